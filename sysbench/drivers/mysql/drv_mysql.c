@@ -1,0 +1,1111 @@
+/*
+ * MySQL / MariaDB driver on the MySQL client C API (libmariadb or Oracle's
+ * libmysqlclient).
+ *
+ * This file owns: the --mysql-* options and their parsed, read-only copy;
+ * one MYSQL handle per connection, chosen round-robin over the configured
+ * hosts, ports and sockets; server-side prepared statements (MYSQL_STMT)
+ * with their parameter and result buffers; result sets of plain queries;
+ * and the mapping of client/server error numbers to "connection lost".
+ * The error policy (what is ignorable, when to reconnect) belongs to the
+ * common layer in sb_driver.c; this file only reports raw outcomes.
+ *
+ * --mysql-ssl is a STRING rather than a BOOL so that the verification level
+ * can be chosen: off (or disabled), preferred, on (or required), verify_ca,
+ * verify_identity, case-insensitive. "on" encrypts without verifying the
+ * server's certificate, as sysbench 1.0's --mysql-ssl=on did.
+ *
+ * connect() returns SB_DB_CONN_LOST when the server could not be reached
+ * (refused, socket missing, dropped during the handshake, shutting down),
+ * so that a reconnect loop keeps trying while a server restarts, and
+ * SB_DB_ERROR for everything a retry cannot fix (bad password, unknown
+ * database, unknown host).
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <mysql.h>
+
+#include "sb_driver.h"
+#include "sb_options.h"
+
+/*
+ * Oracle's libmysqlclient 8.0 dropped my_bool in favour of bool, while
+ * libmariadb and older libmysqlclient keep it; MYSQL_BIND's flag pointers
+ * use whichever the library has.
+ */
+#if defined(MARIADB_PACKAGE_VERSION_ID) || (defined(MYSQL_VERSION_ID) && MYSQL_VERSION_ID < 80000)
+#define SB_MY_BOOL my_bool
+#else
+#define SB_MY_BOOL bool
+#endif
+
+/* Error numbers we depend on, spelled out so that both client libraries
+ * (whose headers differ) compile. */
+#define SB_MY_ER_SERVER_SHUTDOWN 1053
+#define SB_MY_ER_NET_READ_ERROR 1158
+#define SB_MY_ER_NET_WRITE_INTERRUPTED 1161
+#define SB_MY_ER_UNSUPPORTED_PS 1295
+#define SB_MY_ER_CONNECTION_KILLED 1927
+#define SB_MY_ER_CLIENT_INTERACTION_TIMEOUT 4031
+#define SB_MY_CR_CONNECTION_ERROR 2002
+#define SB_MY_CR_CONN_HOST_ERROR 2003
+#define SB_MY_CR_SERVER_GONE_ERROR 2006
+#define SB_MY_CR_SERVER_LOST 2013
+#define SB_MY_CR_SERVER_LOST_EXTENDED 2055
+
+/* Result columns start with this much room and grow on truncation, so a
+ * LONGTEXT column does not reserve its 4 GB declared width. */
+#define SB_MY_COLBUF_MIN 64
+#define SB_MY_COLBUF_MAX_INITIAL 1024
+
+enum sb_mysql_ssl {
+    SB_MYSQL_SSL_OFF = 0,
+    SB_MYSQL_SSL_PREFERRED,
+    SB_MYSQL_SSL_REQUIRED,
+    SB_MYSQL_SSL_VERIFY_CA,
+    SB_MYSQL_SSL_VERIFY_IDENTITY
+};
+
+/* Parsed options: written once by init() in the main thread, read-only
+ * while workers run, freed by done(). */
+struct sb_mysql_config {
+    char **hosts;
+    size_t nhosts;
+    unsigned *ports;
+    size_t nports;
+    char **sockets;
+    size_t nsockets;
+    char *user;
+    char *password;
+    char *db;
+    enum sb_mysql_ssl ssl;
+    char *ssl_ca, *ssl_cert, *ssl_key, *ssl_cipher;
+    bool compression;
+    unsigned connect_timeout;
+    bool dry_run;
+};
+
+static struct sb_mysql_config sb_mysql_cfg;
+
+/* A plain query's result set: the client-buffered rows and a row vector
+ * reused from one query to the next. */
+struct sb_mysql_conn {
+    MYSQL *my;                      /* NULL in dry-run mode */
+    MYSQL_RES *res;                 /* open result of a plain query */
+    struct sb_mysql_stmt *rs_stmt;  /* statement whose result is open */
+    struct sb_value *row;
+    unsigned rowcap;
+    char endpoint[300];
+    bool have_endpoint;
+};
+
+/* A server-side statement with bind arrays sized once at prepare time, so
+ * executions allocate nothing. */
+struct sb_mysql_stmt {
+    MYSQL_STMT *ps;                 /* NULL in dry-run mode */
+    unsigned nparams;
+    MYSQL_BIND *pbind;
+    union {
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+        float f;
+        double d;
+    } *pnum;
+    unsigned long *plen;
+    SB_MY_BOOL *pnull;
+    /* Result side: every column fetched as text. */
+    unsigned nfields;
+    MYSQL_BIND *rbind;
+    char **rbuf;
+    unsigned long *rcap;
+    unsigned long *rlen;
+    SB_MY_BOOL *rnull;
+    SB_MY_BOOL *rerr;
+    struct sb_value *row;
+};
+
+/* ------------------------------------------------------------- options */
+
+static const struct sb_opt_def sb_mysql_options[] = {
+    {"mysql-host", "MySQL server host(s), used round-robin", "localhost", SB_ARG_LIST},
+    {"mysql-port", "MySQL server port(s), used round-robin", "3306", SB_ARG_LIST},
+    {"mysql-socket", "MySQL socket(s); when given, used instead of TCP", "", SB_ARG_LIST},
+    {"mysql-user", "MySQL user", "sbtest", SB_ARG_STRING},
+    {"mysql-password", "MySQL password", "", SB_ARG_STRING},
+    {"mysql-db", "MySQL database name", "sbtest", SB_ARG_STRING},
+    {"mysql-ssl", "SSL mode: off, preferred, on (required), verify_ca, verify_identity", "off", SB_ARG_STRING},
+    {"mysql-ssl-ca", "SSL CA certificate file", "", SB_ARG_STRING},
+    {"mysql-ssl-cert", "SSL client certificate file", "", SB_ARG_STRING},
+    {"mysql-ssl-key", "SSL client key file", "", SB_ARG_STRING},
+    {"mysql-ssl-cipher", "SSL cipher list", "", SB_ARG_STRING},
+    {"mysql-compression", "use the compressed client/server protocol", "off", SB_ARG_BOOL},
+    {"mysql-connect-timeout", "connection timeout in seconds", "10", SB_ARG_INT},
+    {"mysql-ignore-errors", "error numbers to ignore (restart the event), or 'all'", "1213,1020,1205", SB_ARG_LIST},
+    {"mysql-dry-run", "pretend every MySQL call succeeds, without a server", "off", SB_ARG_BOOL},
+    {NULL, NULL, NULL, SB_ARG_BOOL}
+};
+
+/* --------------------------------------------------------------- helpers */
+
+static char *sb_mysql_strdup_opt(const struct sb_optset *opts, const char *name)
+{
+    const char *v = sb_optset_str(opts, name);
+
+    /* An empty string means "not given" for every text option here, and a
+     * NULL is what the client library expects for that. */
+    if (v == NULL || v[0] == '\0')
+        return NULL;
+    return strdup(v);
+}
+
+static int sb_mysql_copy_list(const struct sb_optset *opts, const char *name,
+                              char ***out, size_t *nout)
+{
+    size_t n = 0;
+    char *const *items = sb_optset_list(opts, name, &n);
+    size_t kept = 0;
+
+    *out = NULL;
+    *nout = 0;
+    if (n == 0)
+        return 0;
+    *out = calloc(n, sizeof(**out));
+    if (*out == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        /* "--mysql-host=a,,b" should not produce an empty host name. */
+        if (items[i] == NULL || items[i][0] == '\0')
+            continue;
+        (*out)[kept] = strdup(items[i]);
+        if ((*out)[kept] == NULL)
+            return -1;
+        kept++;
+    }
+    *nout = kept;
+    return 0;
+}
+
+static void sb_mysql_free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+static void sb_mysql_set_err(struct sb_conn *con, unsigned no, const char *state,
+                             const char *msg)
+{
+    con->err.sql_errno = no;
+    snprintf(con->err.sql_state, sizeof(con->err.sql_state), "%s",
+             state != NULL ? state : "");
+    snprintf(con->err.msg, sizeof(con->err.msg), "%s", msg != NULL ? msg : "");
+    /* A multi-line server message would break the one-line error rule. */
+    for (char *p = con->err.msg; *p != '\0'; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+}
+
+static bool sb_mysql_is_conn_lost(unsigned no)
+{
+    switch (no) {
+    case SB_MY_CR_SERVER_GONE_ERROR:
+    case SB_MY_CR_SERVER_LOST:
+    case SB_MY_CR_SERVER_LOST_EXTENDED:
+    case SB_MY_CR_CONNECTION_ERROR:
+    case SB_MY_CR_CONN_HOST_ERROR:
+    case SB_MY_ER_CONNECTION_KILLED:
+    case SB_MY_ER_CLIENT_INTERACTION_TIMEOUT:
+    case SB_MY_ER_SERVER_SHUTDOWN:
+        return true;
+    default:
+        /* ER_NET_READ_ERROR .. ER_NET_WRITE_INTERRUPTED: the server gave up
+         * on the socket and closes it next. */
+        return no >= SB_MY_ER_NET_READ_ERROR && no <= SB_MY_ER_NET_WRITE_INTERRUPTED;
+    }
+}
+
+static enum sb_db_status sb_mysql_conn_error(struct sb_conn *con, MYSQL *my)
+{
+    unsigned no = mysql_errno(my);
+
+    sb_mysql_set_err(con, no, mysql_sqlstate(my), mysql_error(my));
+    return sb_mysql_is_conn_lost(no) ? SB_DB_CONN_LOST : SB_DB_ERROR;
+}
+
+static enum sb_db_status sb_mysql_stmt_error(struct sb_conn *con, MYSQL_STMT *ps)
+{
+    unsigned no = mysql_stmt_errno(ps);
+
+    sb_mysql_set_err(con, no, mysql_stmt_sqlstate(ps), mysql_stmt_error(ps));
+    return sb_mysql_is_conn_lost(no) ? SB_DB_CONN_LOST : SB_DB_ERROR;
+}
+
+static enum sb_db_status sb_mysql_oom(struct sb_conn *con)
+{
+    sb_mysql_set_err(con, 0, "HY001", "out of memory in the MySQL driver");
+    return SB_DB_ERROR;
+}
+
+static bool sb_mysql_streq_ci(const char *a, const char *b)
+{
+    return strcasecmp(a, b) == 0;
+}
+
+/* ------------------------------------------------------- init and done */
+
+static void sb_mysql_free_config(void)
+{
+    struct sb_mysql_config *c = &sb_mysql_cfg;
+
+    sb_mysql_free_list(c->hosts, c->nhosts);
+    sb_mysql_free_list(c->sockets, c->nsockets);
+    free(c->ports);
+    free(c->user);
+    if (c->password != NULL) {
+        /* The password should not linger in freed heap memory. */
+        memset(c->password, 0, strlen(c->password));
+        free(c->password);
+    }
+    free(c->db);
+    free(c->ssl_ca);
+    free(c->ssl_cert);
+    free(c->ssl_key);
+    free(c->ssl_cipher);
+    memset(c, 0, sizeof(*c));
+}
+
+static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    struct sb_mysql_config *c = &sb_mysql_cfg;
+    char *const *ports;
+    size_t nports = 0;
+    const char *ssl;
+    int64_t timeout;
+
+    memset(c, 0, sizeof(*c));
+    if (sb_mysql_copy_list(opts, "mysql-host", &c->hosts, &c->nhosts) != 0 ||
+        sb_mysql_copy_list(opts, "mysql-socket", &c->sockets, &c->nsockets) != 0)
+        goto oom;
+    if (c->nhosts == 0 && c->nsockets == 0) {
+        snprintf(err, errlen, "--mysql-host is empty: give at least one host");
+        goto fail;
+    }
+
+    ports = sb_optset_list(opts, "mysql-port", &nports);
+    if (nports > 0) {
+        c->ports = calloc(nports, sizeof(*c->ports));
+        if (c->ports == NULL)
+            goto oom;
+    }
+    for (size_t i = 0; i < nports; i++) {
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(ports[i], &end, 10);
+        if (ports[i][0] == '\0' || *end != '\0' || errno != 0 || v < 1 || v > 65535) {
+            snprintf(err, errlen,
+                     "invalid value '%s' for --mysql-port: expected a port number 1-65535",
+                     ports[i]);
+            goto fail;
+        }
+        c->ports[c->nports++] = (unsigned)v;
+    }
+    if (c->nports == 0 && c->nsockets == 0) {
+        snprintf(err, errlen, "--mysql-port is empty: give at least one port");
+        goto fail;
+    }
+
+    c->user = sb_mysql_strdup_opt(opts, "mysql-user");
+    c->password = sb_mysql_strdup_opt(opts, "mysql-password");
+    c->db = sb_mysql_strdup_opt(opts, "mysql-db");
+    c->ssl_ca = sb_mysql_strdup_opt(opts, "mysql-ssl-ca");
+    c->ssl_cert = sb_mysql_strdup_opt(opts, "mysql-ssl-cert");
+    c->ssl_key = sb_mysql_strdup_opt(opts, "mysql-ssl-key");
+    c->ssl_cipher = sb_mysql_strdup_opt(opts, "mysql-ssl-cipher");
+
+    ssl = sb_optset_str(opts, "mysql-ssl");
+    if (ssl == NULL || ssl[0] == '\0' || sb_mysql_streq_ci(ssl, "off") ||
+        sb_mysql_streq_ci(ssl, "disabled") || sb_mysql_streq_ci(ssl, "false") ||
+        sb_mysql_streq_ci(ssl, "no") || sb_mysql_streq_ci(ssl, "0"))
+        c->ssl = SB_MYSQL_SSL_OFF;
+    else if (sb_mysql_streq_ci(ssl, "preferred"))
+        c->ssl = SB_MYSQL_SSL_PREFERRED;
+    else if (sb_mysql_streq_ci(ssl, "on") || sb_mysql_streq_ci(ssl, "required") ||
+             sb_mysql_streq_ci(ssl, "true") || sb_mysql_streq_ci(ssl, "yes") ||
+             sb_mysql_streq_ci(ssl, "1"))
+        c->ssl = SB_MYSQL_SSL_REQUIRED;
+    else if (sb_mysql_streq_ci(ssl, "verify_ca"))
+        c->ssl = SB_MYSQL_SSL_VERIFY_CA;
+    else if (sb_mysql_streq_ci(ssl, "verify_identity"))
+        c->ssl = SB_MYSQL_SSL_VERIFY_IDENTITY;
+    else {
+        snprintf(err, errlen,
+                 "invalid value '%s' for --mysql-ssl: expected off, preferred, on, "
+                 "required, verify_ca or verify_identity", ssl);
+        goto fail;
+    }
+
+    c->compression = sb_optset_bool(opts, "mysql-compression");
+    timeout = sb_optset_int(opts, "mysql-connect-timeout");
+    if (timeout < 0 || timeout > 86400) {
+        snprintf(err, errlen,
+                 "invalid value '%" PRId64 "' for --mysql-connect-timeout: expected 0-86400 seconds",
+                 timeout);
+        goto fail;
+    }
+    c->connect_timeout = (unsigned)timeout;
+    c->dry_run = sb_optset_bool(opts, "mysql-dry-run");
+
+    /* The library's global initialisation is not thread-safe, so it runs
+     * here, in the main thread, before any worker connects. */
+    if (mysql_library_init(0, NULL, NULL) != 0) {
+        snprintf(err, errlen, "could not initialise the MySQL client library");
+        goto fail;
+    }
+    return 0;
+
+oom:
+    snprintf(err, errlen, "out of memory reading the MySQL options");
+fail:
+    sb_mysql_free_config();
+    return -1;
+}
+
+static void sb_mysql_done(void)
+{
+    mysql_library_end();
+    sb_mysql_free_config();
+}
+
+static int sb_mysql_thread_init(void)
+{
+    return mysql_thread_init() == 0 ? 0 : -1;
+}
+
+static void sb_mysql_thread_done(void)
+{
+    mysql_thread_end();
+}
+
+/* ---------------------------------------------------------- connection */
+
+static int sb_mysql_apply_ssl(MYSQL *my)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+
+    if (c->ssl_key != NULL || c->ssl_cert != NULL || c->ssl_ca != NULL ||
+        c->ssl_cipher != NULL) {
+#ifdef HAVE_MYSQL_SSL_SET
+        mysql_ssl_set(my, c->ssl_key, c->ssl_cert, c->ssl_ca, NULL, c->ssl_cipher);
+#else
+        if (c->ssl_key != NULL)
+            mysql_options(my, MYSQL_OPT_SSL_KEY, c->ssl_key);
+        if (c->ssl_cert != NULL)
+            mysql_options(my, MYSQL_OPT_SSL_CERT, c->ssl_cert);
+        if (c->ssl_ca != NULL)
+            mysql_options(my, MYSQL_OPT_SSL_CA, c->ssl_ca);
+        if (c->ssl_cipher != NULL)
+            mysql_options(my, MYSQL_OPT_SSL_CIPHER, c->ssl_cipher);
+#endif
+    }
+
+#ifdef MARIADB_PACKAGE_VERSION_ID
+    {
+        /* Connector/C has no single mode option: enforcement and
+         * verification are two switches. */
+        my_bool enforce = c->ssl >= SB_MYSQL_SSL_REQUIRED;
+        my_bool verify = c->ssl >= SB_MYSQL_SSL_VERIFY_CA;
+
+        if (enforce)
+            mysql_options(my, MYSQL_OPT_SSL_ENFORCE, &enforce);
+        mysql_options(my, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+    }
+#else
+    {
+        unsigned mode;
+
+        switch (c->ssl) {
+        case SB_MYSQL_SSL_OFF: mode = SSL_MODE_DISABLED; break;
+        case SB_MYSQL_SSL_PREFERRED: mode = SSL_MODE_PREFERRED; break;
+        case SB_MYSQL_SSL_REQUIRED: mode = SSL_MODE_REQUIRED; break;
+        case SB_MYSQL_SSL_VERIFY_CA: mode = SSL_MODE_VERIFY_CA; break;
+        default: mode = SSL_MODE_VERIFY_IDENTITY; break;
+        }
+        if (mysql_options(my, MYSQL_OPT_SSL_MODE, &mode) != 0)
+            return -1;
+    }
+#endif
+    return 0;
+}
+
+static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+    struct sb_mysql_conn *cp;
+    const char *host = NULL, *sock = NULL;
+    unsigned port = 0;
+    unsigned timeout = c->connect_timeout;
+    enum sb_db_status st;
+
+    cp = calloc(1, sizeof(*cp));
+    if (cp == NULL)
+        return sb_mysql_oom(con);
+
+    if (c->nsockets > 0) {
+        /* A socket names the server fully; the host list is not used. */
+        sock = c->sockets[con->index % c->nsockets];
+        snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s", sock);
+        cp->have_endpoint = true;
+    } else {
+        host = c->hosts[con->index % c->nhosts];
+        port = c->ports[con->index % c->nports];
+        if (strcmp(host, "localhost") != 0) {
+            snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%u", host, port);
+            cp->have_endpoint = true;
+        }
+    }
+
+    if (c->dry_run) {
+        con->priv = cp;
+        return SB_DB_OK;
+    }
+
+    cp->my = mysql_init(NULL);
+    if (cp->my == NULL) {
+        free(cp);
+        return sb_mysql_oom(con);
+    }
+    if (timeout > 0)
+        mysql_options(cp->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+    if (c->compression)
+        mysql_options(cp->my, MYSQL_OPT_COMPRESS, NULL);
+    if (sb_mysql_apply_ssl(cp->my) != 0) {
+        sb_mysql_set_err(con, 0, "", "this MySQL client library does not support the chosen --mysql-ssl mode");
+        mysql_close(cp->my);
+        free(cp);
+        return SB_DB_ERROR;
+    }
+
+    if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) == NULL) {
+        unsigned no = mysql_errno(cp->my);
+
+        sb_mysql_set_err(con, no, mysql_sqlstate(cp->my), mysql_error(cp->my));
+        st = sb_mysql_is_conn_lost(no) ? SB_DB_CONN_LOST : SB_DB_ERROR;
+        mysql_close(cp->my);
+        free(cp);
+        return st;
+    }
+
+    if (!cp->have_endpoint) {
+        /* "localhost" makes the client use its default socket; ask which
+         * one, since the CPU accounting needs to find the server by it. */
+        const char *path = NULL;
+#ifdef MARIADB_PACKAGE_VERSION_ID
+        if (mariadb_get_infov(cp->my, MARIADB_CONNECTION_UNIX_SOCKET, &path) != 0)
+            path = NULL;
+#endif
+#ifdef MYSQL_UNIX_ADDR
+        if (path == NULL)
+            path = MYSQL_UNIX_ADDR;
+#endif
+        if (path != NULL) {
+            snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s", path);
+            cp->have_endpoint = true;
+        }
+    }
+
+    con->priv = cp;
+    return SB_DB_OK;
+}
+
+/* Releases whichever result set is open on the connection. */
+static void sb_mysql_drop_results(struct sb_mysql_conn *cp)
+{
+    if (cp->rs_stmt != NULL) {
+        if (cp->rs_stmt->ps != NULL)
+            mysql_stmt_free_result(cp->rs_stmt->ps);
+        cp->rs_stmt = NULL;
+    }
+    if (cp->res != NULL) {
+        mysql_free_result(cp->res);
+        cp->res = NULL;
+    }
+}
+
+static void sb_mysql_disconnect(struct sb_conn *con)
+{
+    struct sb_mysql_conn *cp = con->priv;
+
+    if (cp == NULL)
+        return;
+    sb_mysql_drop_results(cp);
+    con->rs.active = false;
+    con->rs.priv = NULL;
+    if (cp->my != NULL)
+        mysql_close(cp->my);
+    free(cp->row);
+    free(cp);
+    con->priv = NULL;
+}
+
+/* ------------------------------------------------------- plain queries */
+
+static enum sb_db_status sb_mysql_query(struct sb_conn *con, const char *sql,
+                                        size_t len, struct sb_result *rs)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    MYSQL_RES *res;
+    unsigned nf;
+
+    rs->con = con;
+    rs->active = false;
+    rs->nrows = 0;
+    rs->nfields = 0;
+    if (cp->my == NULL)
+        return SB_DB_OK;   /* dry run */
+
+    /* The common layer frees results first; this only keeps the driver's
+     * state consistent if it did not. */
+    sb_mysql_drop_results(cp);
+
+    if (mysql_real_query(cp->my, sql, (unsigned long)len) != 0)
+        return sb_mysql_conn_error(con, cp->my);
+
+    res = mysql_store_result(cp->my);
+    if (res == NULL) {
+        /* No result is normal for statements without rows; a field count
+         * means rows were due and fetching them failed. */
+        if (mysql_field_count(cp->my) != 0)
+            return sb_mysql_conn_error(con, cp->my);
+        return SB_DB_OK;
+    }
+
+    nf = mysql_num_fields(res);
+    if (nf > cp->rowcap) {
+        struct sb_value *row = realloc(cp->row, nf * sizeof(*row));
+
+        if (row == NULL) {
+            mysql_free_result(res);
+            return sb_mysql_oom(con);
+        }
+        cp->row = row;
+        cp->rowcap = nf;
+    }
+    cp->res = res;
+    cp->rs_stmt = NULL;
+    rs->active = true;
+    rs->nrows = (uint64_t)mysql_num_rows(res);
+    rs->nfields = nf;
+    rs->row = cp->row;
+    rs->priv = cp;
+    return SB_DB_OK;
+}
+
+/* ------------------------------------------------- prepared statements */
+
+static void sb_mysql_free_result_binds(struct sb_mysql_stmt *sp)
+{
+    for (unsigned i = 0; i < sp->nfields; i++)
+        free(sp->rbuf[i]);
+    free(sp->rbind);
+    free(sp->rbuf);
+    free(sp->rcap);
+    free(sp->rlen);
+    free(sp->rnull);
+    free(sp->rerr);
+    free(sp->row);
+    sp->rbind = NULL;
+    sp->rbuf = NULL;
+    sp->rcap = NULL;
+    sp->rlen = NULL;
+    sp->rnull = NULL;
+    sp->rerr = NULL;
+    sp->row = NULL;
+    sp->nfields = 0;
+}
+
+static void sb_mysql_stmt_free(struct sb_mysql_stmt *sp)
+{
+    if (sp == NULL)
+        return;
+    /* mysql_close() detaches a connection's statements, so closing one
+     * after its connection is gone only frees client memory. */
+    if (sp->ps != NULL)
+        mysql_stmt_close(sp->ps);
+    sb_mysql_free_result_binds(sp);
+    free(sp->pbind);
+    free(sp->pnum);
+    free(sp->plen);
+    free(sp->pnull);
+    free(sp);
+}
+
+/*
+ * Binds every result column as text so that sb_value can point at it.
+ * Buffers start small and grow when a value is truncated.
+ */
+static int sb_mysql_setup_result(struct sb_mysql_stmt *sp, unsigned nf)
+{
+    MYSQL_RES *meta = mysql_stmt_result_metadata(sp->ps);
+    MYSQL_FIELD *fields = meta != NULL ? mysql_fetch_fields(meta) : NULL;
+
+    sb_mysql_free_result_binds(sp);
+    sp->rbind = calloc(nf, sizeof(*sp->rbind));
+    sp->rbuf = calloc(nf, sizeof(*sp->rbuf));
+    sp->rcap = calloc(nf, sizeof(*sp->rcap));
+    sp->rlen = calloc(nf, sizeof(*sp->rlen));
+    sp->rnull = calloc(nf, sizeof(*sp->rnull));
+    sp->rerr = calloc(nf, sizeof(*sp->rerr));
+    sp->row = calloc(nf, sizeof(*sp->row));
+    if (sp->rbind == NULL || sp->rbuf == NULL || sp->rcap == NULL ||
+        sp->rlen == NULL || sp->rnull == NULL || sp->rerr == NULL || sp->row == NULL)
+        goto fail;
+    sp->nfields = nf;
+    for (unsigned i = 0; i < nf; i++) {
+        unsigned long cap = SB_MY_COLBUF_MIN;
+
+        if (fields != NULL && fields[i].length + 1 > cap)
+            cap = fields[i].length + 1;
+        if (cap > SB_MY_COLBUF_MAX_INITIAL)
+            cap = SB_MY_COLBUF_MAX_INITIAL;
+        sp->rbuf[i] = malloc(cap);
+        if (sp->rbuf[i] == NULL)
+            goto fail;
+        sp->rcap[i] = cap;
+        sp->rbind[i].buffer_type = MYSQL_TYPE_STRING;
+        sp->rbind[i].buffer = sp->rbuf[i];
+        sp->rbind[i].buffer_length = cap;
+        sp->rbind[i].length = &sp->rlen[i];
+        sp->rbind[i].is_null = &sp->rnull[i];
+        sp->rbind[i].error = &sp->rerr[i];
+    }
+    if (meta != NULL)
+        mysql_free_result(meta);
+    return 0;
+
+fail:
+    if (meta != NULL)
+        mysql_free_result(meta);
+    sb_mysql_free_result_binds(sp);
+    return -1;
+}
+
+static enum sb_db_status sb_mysql_prepare(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    struct sb_mysql_conn *cp = con->priv;
+    struct sb_mysql_stmt *sp;
+    unsigned n;
+
+    /* A re-prepare after a reconnect replaces the old handle. */
+    if (st->priv != NULL) {
+        sb_mysql_stmt_free(st->priv);
+        st->priv = NULL;
+    }
+
+    sp = calloc(1, sizeof(*sp));
+    if (sp == NULL)
+        return sb_mysql_oom(con);
+    n = st->nparams;
+    sp->nparams = n;
+    if (n > 0) {
+        sp->pbind = calloc(n, sizeof(*sp->pbind));
+        sp->pnum = calloc(n, sizeof(*sp->pnum));
+        sp->plen = calloc(n, sizeof(*sp->plen));
+        sp->pnull = calloc(n, sizeof(*sp->pnull));
+        if (sp->pbind == NULL || sp->pnum == NULL || sp->plen == NULL || sp->pnull == NULL) {
+            sb_mysql_stmt_free(sp);
+            return sb_mysql_oom(con);
+        }
+    }
+    if (cp->my == NULL) {
+        st->priv = sp;     /* dry run */
+        return SB_DB_OK;
+    }
+
+    sp->ps = mysql_stmt_init(cp->my);
+    if (sp->ps == NULL) {
+        enum sb_db_status rc = sb_mysql_conn_error(con, cp->my);
+
+        sb_mysql_stmt_free(sp);
+        return rc;
+    }
+    if (mysql_stmt_prepare(sp->ps, st->sql, (unsigned long)st->sql_len) != 0) {
+        unsigned no = mysql_stmt_errno(sp->ps);
+        enum sb_db_status rc;
+
+        if (no == SB_MY_ER_UNSUPPORTED_PS) {
+            /* The server cannot prepare this statement kind; the common
+             * layer substitutes parameters into the text instead. */
+            sb_mysql_stmt_free(sp);
+            st->emulated = true;
+            return SB_DB_OK;
+        }
+        rc = sb_mysql_stmt_error(con, sp->ps);
+        sb_mysql_stmt_free(sp);
+        return rc;
+    }
+    if (mysql_stmt_param_count(sp->ps) != n) {
+        char msg[160];
+
+        snprintf(msg, sizeof(msg),
+                 "the server counts %lu parameters in the statement, the client %u",
+                 (unsigned long)mysql_stmt_param_count(sp->ps), n);
+        sb_mysql_set_err(con, 0, "HY000", msg);
+        sb_mysql_stmt_free(sp);
+        return SB_DB_ERROR;
+    }
+    n = mysql_stmt_field_count(sp->ps);
+    if (n > 0 && sb_mysql_setup_result(sp, n) != 0) {
+        sb_mysql_stmt_free(sp);
+        return sb_mysql_oom(con);
+    }
+    st->priv = sp;
+    return SB_DB_OK;
+}
+
+/* Points the parameter binds at st->params' current values. */
+static void sb_mysql_fill_params(struct sb_stmt *st, struct sb_mysql_stmt *sp)
+{
+    for (unsigned i = 0; i < sp->nparams; i++) {
+        const struct sb_bind *b = st->params[i];
+        MYSQL_BIND *mb = &sp->pbind[i];
+
+        if (b == NULL) {
+            /* An unbound slot is sent as NULL rather than garbage. */
+            sp->pnull[i] = 1;
+            mb->is_null = &sp->pnull[i];
+            mb->buffer_type = MYSQL_TYPE_NULL;
+            mb->buffer = NULL;
+            continue;
+        }
+        sp->pnull[i] = b->is_null;
+        mb->is_null = &sp->pnull[i];
+        mb->length = NULL;
+        mb->is_unsigned = 0;
+        switch (b->type) {
+        case SB_SQL_TINYINT:
+            sp->pnum[i].i8 = (int8_t)b->i;
+            mb->buffer_type = MYSQL_TYPE_TINY;
+            mb->buffer = &sp->pnum[i].i8;
+            break;
+        case SB_SQL_SMALLINT:
+            sp->pnum[i].i16 = (int16_t)b->i;
+            mb->buffer_type = MYSQL_TYPE_SHORT;
+            mb->buffer = &sp->pnum[i].i16;
+            break;
+        case SB_SQL_INT:
+            sp->pnum[i].i32 = (int32_t)b->i;
+            mb->buffer_type = MYSQL_TYPE_LONG;
+            mb->buffer = &sp->pnum[i].i32;
+            break;
+        case SB_SQL_BIGINT:
+            sp->pnum[i].i64 = b->i;
+            mb->buffer_type = MYSQL_TYPE_LONGLONG;
+            mb->buffer = &sp->pnum[i].i64;
+            break;
+        case SB_SQL_FLOAT:
+            sp->pnum[i].f = (float)b->d;
+            mb->buffer_type = MYSQL_TYPE_FLOAT;
+            mb->buffer = &sp->pnum[i].f;
+            break;
+        case SB_SQL_DOUBLE:
+            sp->pnum[i].d = b->d;
+            mb->buffer_type = MYSQL_TYPE_DOUBLE;
+            mb->buffer = &sp->pnum[i].d;
+            break;
+        case SB_SQL_NONE:
+            /* An unset parameter is sent as NULL rather than garbage. */
+            sp->pnull[i] = 1;
+            mb->buffer_type = MYSQL_TYPE_NULL;
+            mb->buffer = NULL;
+            break;
+        default:
+            /* Text and temporal values travel as strings; the server
+             * converts them to the column's type as it would a literal. */
+            sp->plen[i] = (unsigned long)b->len;
+            mb->buffer_type = b->type == SB_SQL_VARCHAR ? MYSQL_TYPE_VAR_STRING
+                                                        : MYSQL_TYPE_STRING;
+            mb->buffer = b->str;
+            mb->buffer_length = (unsigned long)b->cap;
+            mb->length = &sp->plen[i];
+            if (b->str == NULL)
+                sp->pnull[i] = 1;
+            break;
+        }
+    }
+}
+
+static enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_result *rs)
+{
+    struct sb_conn *con = st->con;
+    struct sb_mysql_conn *cp = con->priv;
+    struct sb_mysql_stmt *sp = st->priv;
+    unsigned nf;
+
+    rs->con = con;
+    rs->active = false;
+    rs->nrows = 0;
+    rs->nfields = 0;
+    if (sp == NULL || sp->ps == NULL)
+        return SB_DB_OK;   /* dry run */
+
+    sb_mysql_drop_results(cp);
+    if (sp->nparams > 0) {
+        if (st->params == NULL) {
+            sb_mysql_set_err(con, 0, "HY000", "statement executed before its parameters were bound");
+            return SB_DB_ERROR;
+        }
+        sb_mysql_fill_params(st, sp);
+        if (mysql_stmt_bind_param(sp->ps, sp->pbind) != 0)
+            return sb_mysql_stmt_error(con, sp->ps);
+    }
+    if (mysql_stmt_execute(sp->ps) != 0)
+        return sb_mysql_stmt_error(con, sp->ps);
+
+    nf = mysql_stmt_field_count(sp->ps);
+    if (nf == 0)
+        return SB_DB_OK;
+    /* The shape fixed at prepare time changes only for odd statements
+     * (CALL); rebuilding then keeps the common path allocation-free. */
+    if (nf != sp->nfields && sb_mysql_setup_result(sp, nf) != 0) {
+        mysql_stmt_free_result(sp->ps);
+        return sb_mysql_oom(con);
+    }
+    if (mysql_stmt_bind_result(sp->ps, sp->rbind) != 0 ||
+        mysql_stmt_store_result(sp->ps) != 0) {
+        enum sb_db_status rc = sb_mysql_stmt_error(con, sp->ps);
+
+        mysql_stmt_free_result(sp->ps);
+        return rc;
+    }
+    cp->rs_stmt = sp;
+    rs->active = true;
+    rs->nrows = (uint64_t)mysql_stmt_num_rows(sp->ps);
+    rs->nfields = nf;
+    rs->row = sp->row;
+    rs->priv = cp;
+    return SB_DB_OK;
+}
+
+static void sb_mysql_close(struct sb_stmt *st)
+{
+    struct sb_mysql_conn *cp = st->con != NULL ? st->con->priv : NULL;
+
+    /* A result still open on this statement must not outlive it. */
+    if (cp != NULL && st->priv != NULL && cp->rs_stmt == st->priv) {
+        mysql_stmt_free_result(cp->rs_stmt->ps);
+        cp->rs_stmt = NULL;
+        st->con->rs.active = false;
+        st->con->rs.priv = NULL;
+    }
+    sb_mysql_stmt_free(st->priv);
+    st->priv = NULL;
+}
+
+/* ---------------------------------------------------------- result sets */
+
+static int sb_mysql_fetch_stmt_row(struct sb_result *rs, struct sb_mysql_stmt *sp)
+{
+    int rc = mysql_stmt_fetch(sp->ps);
+
+    if (rc == MYSQL_NO_DATA)
+        return 0;
+    if (rc == 1) {
+        sb_mysql_stmt_error(rs->con, sp->ps);
+        return -1;
+    }
+    if (rc == MYSQL_DATA_TRUNCATED) {
+        bool grown = false;
+
+        for (unsigned i = 0; i < sp->nfields; i++) {
+            unsigned long need;
+            char *buf;
+
+            if (!sp->rerr[i] || sp->rnull[i])
+                continue;
+            need = sp->rlen[i] + 1;
+            buf = realloc(sp->rbuf[i], need);
+            if (buf == NULL) {
+                sb_mysql_oom(rs->con);
+                return -1;
+            }
+            sp->rbuf[i] = buf;
+            sp->rcap[i] = need;
+            sp->rbind[i].buffer = buf;
+            sp->rbind[i].buffer_length = need;
+            if (mysql_stmt_fetch_column(sp->ps, &sp->rbind[i], i, 0) != 0) {
+                sb_mysql_stmt_error(rs->con, sp->ps);
+                return -1;
+            }
+            grown = true;
+        }
+        /* Later rows go straight into the bigger buffers. */
+        if (grown && mysql_stmt_bind_result(sp->ps, sp->rbind) != 0) {
+            sb_mysql_stmt_error(rs->con, sp->ps);
+            return -1;
+        }
+    }
+    for (unsigned i = 0; i < sp->nfields; i++) {
+        if (sp->rnull[i]) {
+            sp->row[i].ptr = NULL;
+            sp->row[i].len = 0;
+        } else {
+            sp->row[i].ptr = sp->rbuf[i];
+            sp->row[i].len = sp->rlen[i];
+        }
+    }
+    rs->row = sp->row;
+    return 1;
+}
+
+static int sb_mysql_fetch_row(struct sb_result *rs)
+{
+    struct sb_mysql_conn *cp = rs->priv;
+    MYSQL_ROW r;
+    unsigned long *lens;
+
+    if (!rs->active || cp == NULL)
+        return 0;
+    if (cp->rs_stmt != NULL)
+        return sb_mysql_fetch_stmt_row(rs, cp->rs_stmt);
+    if (cp->res == NULL)
+        return 0;
+
+    r = mysql_fetch_row(cp->res);
+    if (r == NULL) {
+        /* Stored results cannot fail while fetching, but the API allows it. */
+        if (mysql_errno(cp->my) != 0) {
+            sb_mysql_conn_error(rs->con, cp->my);
+            return -1;
+        }
+        return 0;
+    }
+    lens = mysql_fetch_lengths(cp->res);
+    for (unsigned i = 0; i < rs->nfields; i++) {
+        cp->row[i].ptr = r[i];
+        cp->row[i].len = r[i] != NULL ? lens[i] : 0;
+    }
+    rs->row = cp->row;
+    return 1;
+}
+
+static void sb_mysql_free_result(struct sb_result *rs)
+{
+    struct sb_mysql_conn *cp = rs->priv;
+
+    if (cp != NULL)
+        sb_mysql_drop_results(cp);
+    rs->active = false;
+    rs->nrows = 0;
+    rs->nfields = 0;
+    rs->row = NULL;
+    rs->priv = NULL;
+}
+
+/* ------------------------------------------------------------ the rest */
+
+/* Backslash escaping as the server's default sql_mode expects; used when
+ * there is no connection (dry run) or the library refuses. */
+static size_t sb_mysql_escape_plain(const char *src, size_t len, char *dst)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        char ch = src[i];
+
+        switch (ch) {
+        case '\0': dst[o++] = '\\'; dst[o++] = '0'; break;
+        case '\n': dst[o++] = '\\'; dst[o++] = 'n'; break;
+        case '\r': dst[o++] = '\\'; dst[o++] = 'r'; break;
+        case '\032': dst[o++] = '\\'; dst[o++] = 'Z'; break;
+        case '\\': case '\'': case '"': dst[o++] = '\\'; dst[o++] = ch; break;
+        default: dst[o++] = ch; break;
+        }
+    }
+    return o;
+}
+
+static size_t sb_mysql_quote(struct sb_conn *con, const char *src, size_t len, char *dst)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    size_t n;
+
+    dst[0] = '\'';
+    if (cp != NULL && cp->my != NULL) {
+        unsigned long r = mysql_real_escape_string(cp->my, dst + 1, src, (unsigned long)len);
+
+        /* libmysqlclient refuses (returns -1) under NO_BACKSLASH_ESCAPES,
+         * where only doubled quotes are valid. */
+        if (r == (unsigned long)-1) {
+            n = 0;
+            for (size_t i = 0; i < len; i++) {
+                if (src[i] == '\'')
+                    dst[1 + n++] = '\'';
+                dst[1 + n++] = src[i];
+            }
+        } else {
+            n = r;
+        }
+    } else {
+        n = sb_mysql_escape_plain(src, len, dst + 1);
+    }
+    dst[1 + n] = '\'';
+    dst[2 + n] = '\0';
+    return n + 2;
+}
+
+static const char *sb_mysql_server_version(struct sb_conn *con)
+{
+    struct sb_mysql_conn *cp = con->priv;
+
+    if (cp == NULL || cp->my == NULL)
+        return NULL;
+    return mysql_get_server_info(cp->my);
+}
+
+static int sb_mysql_server_endpoint(struct sb_conn *con, char *buf, size_t len)
+{
+    struct sb_mysql_conn *cp = con->priv;
+
+    if (cp == NULL || cp->my == NULL || !cp->have_endpoint || len == 0)
+        return -1;
+    snprintf(buf, len, "%s", cp->endpoint);
+    return 0;
+}
+
+const struct sb_driver_ops sb_driver_mysql = {
+    .name = "mysql",
+    .description = "MySQL driver",
+    .options = sb_mysql_options,
+    .default_ignorable = "1213,1020,1205",
+    .ignore_option = "mysql-ignore-errors",
+    .init = sb_mysql_init,
+    .done = sb_mysql_done,
+    .thread_init = sb_mysql_thread_init,
+    .thread_done = sb_mysql_thread_done,
+    .connect = sb_mysql_connect,
+    .disconnect = sb_mysql_disconnect,
+    .query = sb_mysql_query,
+    .prepare = sb_mysql_prepare,
+    .execute = sb_mysql_execute,
+    .close = sb_mysql_close,
+    .fetch_row = sb_mysql_fetch_row,
+    .free_result = sb_mysql_free_result,
+    .quote = sb_mysql_quote,
+    .server_version = sb_mysql_server_version,
+    .server_endpoint = sb_mysql_server_endpoint,
+};

@@ -1,0 +1,382 @@
+/*
+ * The embedded SQLite driver, so that a first run needs no server.
+ *
+ * Each connection is its own sqlite3 handle on one database file
+ * (--sqlite-db), opened in WAL mode with a busy timeout; many threads with
+ * one connection each is the normal case. SQLite locks the whole database
+ * for writing, so writers collide: SQLITE_BUSY and SQLITE_LOCKED are
+ * ignorable by default (the event is restarted and counted).
+ *
+ * Result rows are copied into a per-connection arena as they are stepped,
+ * so the row count is known when the result set opens (rs.nrows, as the
+ * server drivers report it) and the statement is free for the next
+ * execution at once. The arena is reused, so steady-state queries do not
+ * allocate.
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_driver.h"
+
+static const struct sb_opt_def sqlite_options[] = {
+    {"sqlite-db", "SQLite database file", "sbtest.db", SB_ARG_FILE},
+    {"sqlite-busy-timeout", "milliseconds a statement waits for a lock before failing with SQLITE_BUSY", "5000", SB_ARG_INT},
+    {"sqlite-journal-mode", "journal mode (PRAGMA journal_mode)", "wal", SB_ARG_STRING},
+    {"sqlite-synchronous", "PRAGMA synchronous: off, normal or full", "normal", SB_ARG_STRING},
+    {"sqlite-ignore-errors", "SQLite result codes to ignore (restart the event), or 'all'", "5,6", SB_ARG_LIST},
+    {NULL, NULL, NULL, 0}
+};
+
+/* Read-only after init. */
+static struct {
+    char path[4096];
+    int busy_timeout;
+    char journal_mode[32];
+    char synchronous[32];
+} cfg;
+
+struct cell {
+    size_t off;
+    size_t len;
+    int null;
+};
+
+/* Buffered rows of the current result set. */
+struct rows {
+    char *data;
+    size_t used, cap;
+    struct cell *cells;
+    size_t ncells, cellcap;
+    struct sb_value *row;
+    unsigned rowcap;
+    uint64_t cursor;
+};
+
+struct sqlite_conn {
+    sqlite3 *db;
+    struct rows rows;
+};
+
+static int sqlite_init(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    const char *s = sb_optset_str(opts, "sqlite-db");
+
+    if (s == NULL || *s == '\0' || strlen(s) >= sizeof(cfg.path)) {
+        snprintf(err, errlen, "invalid value for --sqlite-db: expected a file name");
+        return -1;
+    }
+    snprintf(cfg.path, sizeof(cfg.path), "%s", s);
+    if (sb_optset_int(opts, "sqlite-busy-timeout") < 0) {
+        snprintf(err, errlen, "invalid value for --sqlite-busy-timeout: expected milliseconds");
+        return -1;
+    }
+    cfg.busy_timeout = (int)sb_optset_int(opts, "sqlite-busy-timeout");
+    s = sb_optset_str(opts, "sqlite-journal-mode");
+    snprintf(cfg.journal_mode, sizeof(cfg.journal_mode), "%s", s ? s : "wal");
+    s = sb_optset_str(opts, "sqlite-synchronous");
+    snprintf(cfg.synchronous, sizeof(cfg.synchronous), "%s", s ? s : "normal");
+    /* Pragmas are spliced into SQL text: allow names only. */
+    for (const char *p = cfg.journal_mode; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+            snprintf(err, errlen, "invalid value for --sqlite-journal-mode: '%s'", cfg.journal_mode);
+            return -1;
+        }
+    for (const char *p = cfg.synchronous; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '3'))) {
+            snprintf(err, errlen, "invalid value for --sqlite-synchronous: '%s'", cfg.synchronous);
+            return -1;
+        }
+    return 0;
+}
+
+static void set_error(struct sb_conn *con, sqlite3 *db, int rc)
+{
+    con->err.sql_errno = (unsigned)(rc & 0xff);
+    con->err.sql_state[0] = '\0';
+    snprintf(con->err.msg, sizeof(con->err.msg), "%s",
+             db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+static enum sb_db_status exec_simple(struct sb_conn *con, sqlite3 *db, const char *sql)
+{
+    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        set_error(con, db, rc);
+        return SB_DB_ERROR;
+    }
+    return SB_DB_OK;
+}
+
+static enum sb_db_status sqlite_connect(struct sb_conn *con)
+{
+    struct sqlite_conn *sc = calloc(1, sizeof(*sc));
+    char sql[128];
+    int rc;
+
+    if (sc == NULL) {
+        snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
+        return SB_DB_ERROR;
+    }
+    /* NOMUTEX: each handle is used by one thread only. */
+    rc = sqlite3_open_v2(cfg.path, &sc->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                         NULL);
+    if (rc != SQLITE_OK) {
+        set_error(con, sc->db, rc);
+        snprintf(con->err.msg, sizeof(con->err.msg), "cannot open SQLite database '%.300s': %.150s",
+                 cfg.path, sc->db ? sqlite3_errmsg(sc->db) : sqlite3_errstr(rc));
+        sqlite3_close(sc->db);
+        free(sc);
+        return SB_DB_ERROR;
+    }
+    sqlite3_busy_timeout(sc->db, cfg.busy_timeout);
+    snprintf(sql, sizeof(sql), "PRAGMA journal_mode=%s; PRAGMA synchronous=%s;",
+             cfg.journal_mode, cfg.synchronous);
+    if (exec_simple(con, sc->db, sql) != SB_DB_OK) {
+        char msg[sizeof(con->err.msg)];
+        snprintf(msg, sizeof(msg), "%s", con->err.msg);
+        snprintf(con->err.msg, sizeof(con->err.msg), "cannot open SQLite database '%.300s': %.150s",
+                 cfg.path, msg);
+        sqlite3_close(sc->db);
+        free(sc);
+        return SB_DB_ERROR;
+    }
+    con->priv = sc;
+    return SB_DB_OK;
+}
+
+static void sqlite_disconnect(struct sb_conn *con)
+{
+    struct sqlite_conn *sc = con->priv;
+
+    if (sc == NULL)
+        return;
+    sqlite3_close(sc->db);
+    free(sc->rows.data);
+    free(sc->rows.cells);
+    free(sc->rows.row);
+    free(sc);
+    con->priv = NULL;
+}
+
+/* Appends one column value to the arena. Returns 0 or -1 (no memory). */
+static int push_cell(struct rows *r, sqlite3_stmt *stmt, int col)
+{
+    struct cell *c;
+    const unsigned char *text;
+    size_t len;
+
+    if (r->ncells == r->cellcap) {
+        size_t ncap = r->cellcap ? r->cellcap * 2 : 64;
+        struct cell *nc = realloc(r->cells, ncap * sizeof(*nc));
+        if (nc == NULL)
+            return -1;
+        r->cells = nc;
+        r->cellcap = ncap;
+    }
+    c = &r->cells[r->ncells++];
+    if (sqlite3_column_type(stmt, col) == SQLITE_NULL) {
+        c->null = 1;
+        c->off = c->len = 0;
+        return 0;
+    }
+    text = sqlite3_column_text(stmt, col);
+    len = (size_t)sqlite3_column_bytes(stmt, col);
+    if (r->used + len + 1 > r->cap) {
+        size_t ncap = (r->cap + len + 1) * 2;
+        char *nd = realloc(r->data, ncap);
+        if (nd == NULL)
+            return -1;
+        r->data = nd;
+        r->cap = ncap;
+    }
+    c->null = 0;
+    c->off = r->used;
+    c->len = len;
+    if (len > 0)
+        memcpy(r->data + r->used, text, len);
+    r->data[r->used + len] = '\0';
+    r->used += len + 1;
+    return 0;
+}
+
+/*
+ * Steps a statement to its end. Rows, if any, are buffered and open the
+ * connection's result set.
+ */
+static enum sb_db_status run_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
+                                  struct sb_result *rs)
+{
+    struct sqlite_conn *sc = con->priv;
+    struct rows *r = &sc->rows;
+    int ncols = sqlite3_column_count(stmt);
+    uint64_t nrows = 0;
+    int rc;
+
+    r->used = 0;
+    r->ncells = 0;
+    r->cursor = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        for (int i = 0; i < ncols; i++)
+            if (push_cell(r, stmt, i) != 0) {
+                sqlite3_reset(stmt);
+                snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
+                return SB_DB_ERROR;
+            }
+        nrows++;
+    }
+    if (rc != SQLITE_DONE) {
+        set_error(con, sc->db, rc);
+        sqlite3_reset(stmt);
+        return SB_DB_ERROR;
+    }
+    sqlite3_reset(stmt);
+    if (ncols > 0) {
+        if ((unsigned)ncols > r->rowcap) {
+            struct sb_value *nr = realloc(r->row, (size_t)ncols * sizeof(*nr));
+            if (nr == NULL) {
+                snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
+                return SB_DB_ERROR;
+            }
+            r->row = nr;
+            r->rowcap = (unsigned)ncols;
+        }
+        rs->active = true;
+        rs->nrows = nrows;
+        rs->nfields = (unsigned)ncols;
+        rs->row = r->row;
+        rs->priv = r;
+    }
+    return SB_DB_OK;
+}
+
+static enum sb_db_status sqlite_query(struct sb_conn *con, const char *sql,
+                                      size_t len, struct sb_result *rs)
+{
+    struct sqlite_conn *sc = con->priv;
+    const char *tail = sql, *end = sql + len;
+
+    /* A text may hold several statements; the last one with rows wins. */
+    while (tail < end) {
+        sqlite3_stmt *stmt = NULL;
+        enum sb_db_status st;
+        int rc = sqlite3_prepare_v2(sc->db, tail, (int)(end - tail), &stmt, &tail);
+        if (rc != SQLITE_OK) {
+            set_error(con, sc->db, rc);
+            return SB_DB_ERROR;
+        }
+        if (stmt == NULL) /* only whitespace or a comment was left */
+            break;
+        st = run_stmt(con, stmt, rs);
+        sqlite3_finalize(stmt);
+        if (st != SB_DB_OK)
+            return st;
+    }
+    return SB_DB_OK;
+}
+
+static enum sb_db_status sqlite_prepare(struct sb_stmt *st)
+{
+    struct sqlite_conn *sc = st->con->priv;
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(sc->db, st->sql, (int)st->sql_len, &stmt, NULL);
+
+    if (rc != SQLITE_OK) {
+        set_error(st->con, sc->db, rc);
+        return SB_DB_ERROR;
+    }
+    st->priv = stmt;
+    return SB_DB_OK;
+}
+
+static enum sb_db_status sqlite_execute(struct sb_stmt *st, struct sb_result *rs)
+{
+    struct sqlite_conn *sc = st->con->priv;
+    sqlite3_stmt *stmt = st->priv;
+    int rc = SQLITE_OK;
+
+    for (unsigned i = 0; i < st->nparams && rc == SQLITE_OK; i++) {
+        const struct sb_bind *p = st->params[i];
+        int idx = (int)i + 1;
+        if (p->is_null) {
+            rc = sqlite3_bind_null(stmt, idx);
+            continue;
+        }
+        switch (p->type) {
+        case SB_SQL_TINYINT:
+        case SB_SQL_SMALLINT:
+        case SB_SQL_INT:
+        case SB_SQL_BIGINT:
+            rc = sqlite3_bind_int64(stmt, idx, p->i);
+            break;
+        case SB_SQL_FLOAT:
+        case SB_SQL_DOUBLE:
+            rc = sqlite3_bind_double(stmt, idx, p->d);
+            break;
+        default:
+            /* SQLITE_STATIC: the value outlives the step. */
+            rc = sqlite3_bind_text(stmt, idx, p->str ? p->str : "", (int)p->len,
+                                   SQLITE_STATIC);
+            break;
+        }
+    }
+    if (rc != SQLITE_OK) {
+        set_error(st->con, sc->db, rc);
+        return SB_DB_ERROR;
+    }
+    return run_stmt(st->con, stmt, rs);
+}
+
+static void sqlite_close(struct sb_stmt *st)
+{
+    sqlite3_finalize(st->priv);
+    st->priv = NULL;
+}
+
+static int sqlite_fetch_row(struct sb_result *rs)
+{
+    struct rows *r = rs->priv;
+
+    if (r->cursor >= rs->nrows)
+        return 0;
+    for (unsigned i = 0; i < rs->nfields; i++) {
+        const struct cell *c = &r->cells[r->cursor * rs->nfields + i];
+        r->row[i].ptr = c->null ? NULL : r->data + c->off;
+        r->row[i].len = c->len;
+    }
+    r->cursor++;
+    return 1;
+}
+
+static void sqlite_free_result(struct sb_result *rs)
+{
+    rs->active = false;
+}
+
+static const char *sqlite_server_version(struct sb_conn *con)
+{
+    (void)con;
+    return sqlite3_libversion();
+}
+
+const struct sb_driver_ops sb_driver_sqlite = {
+    .name = "sqlite",
+    .description = "SQLite driver (embedded)",
+    .options = sqlite_options,
+    .default_ignorable = "5,6",
+    .ignore_option = "sqlite-ignore-errors",
+    .init = sqlite_init,
+    .connect = sqlite_connect,
+    .disconnect = sqlite_disconnect,
+    .query = sqlite_query,
+    .prepare = sqlite_prepare,
+    .execute = sqlite_execute,
+    .close = sqlite_close,
+    .fetch_row = sqlite_fetch_row,
+    .free_result = sqlite_free_result,
+    .server_version = sqlite_server_version,
+};

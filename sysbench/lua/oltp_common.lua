@@ -1,0 +1,619 @@
+-- oltp_common.lua: shared code of the bundled OLTP scenarios.
+--
+-- Every oltp_*.lua script (and select_random_*.lua) does
+--
+--     local oltp = require("oltp_common")
+--
+-- which declares the common command-line options, the prepare / prewarm
+-- commands and the cleanup() hook, and returns a module table with the
+-- helpers the scripts build their event() from.
+--
+-- Schema (tables sbtest1 .. sbtest<tables>):
+--   id   INTEGER   primary key (generated unless --auto-inc=off)
+--   k    INTEGER   NOT NULL DEFAULT 0, random in [1, table_size],
+--                  secondary index k_<N> (--create-secondary)
+--   c    CHAR(120) ten groups of 11 random digits joined by '-'
+--   pad  CHAR(60)  five such groups
+--
+-- The SQL is kept standard so that it runs unchanged on the embedded
+-- SQLite driver, MySQL/MariaDB (and MySQL-protocol engines such as TiDB)
+-- and PostgreSQL (and PostgreSQL-protocol engines such as CockroachDB);
+-- only CREATE TABLE differs per driver.
+
+local M = {}
+
+-- ---------------------------------------------------------------------
+-- Options
+-- ---------------------------------------------------------------------
+
+-- Declared here, in one place, for every script that requires us. A
+-- script may add its own with M.add_options().
+local COMMON_OPTIONS = {
+   tables = {"Number of tables", 1},
+   table_size = {"Number of rows per table", 10000},
+   range_size = {"Range size for range SELECT queries", 100},
+   point_selects = {"Number of point SELECT queries per transaction", 10},
+   simple_ranges = {"Number of simple range SELECT queries per transaction", 1},
+   sum_ranges = {"Number of SELECT SUM() queries per transaction", 1},
+   order_ranges = {"Number of SELECT ORDER BY queries per transaction", 1},
+   distinct_ranges = {"Number of SELECT DISTINCT queries per transaction", 1},
+   index_updates = {"Number of UPDATE index queries per transaction", 1},
+   non_index_updates = {"Number of UPDATE non-index queries per transaction", 1},
+   delete_inserts = {"Number of DELETE/INSERT combinations per transaction", 1},
+   range_selects = {"Enable/disable all range SELECT queries", true},
+   auto_inc = {"Use AUTO_INCREMENT column as Primary Key (for MySQL), " ..
+                  "or its alternatives in other DBMS. When disabled, use " ..
+                  "client-generated IDs", true},
+   create_table_options = {"Extra CREATE TABLE options", ""},
+   skip_trx = {"Don't start explicit transactions and execute all queries " ..
+                  "in the AUTOCOMMIT mode", false},
+   secondary = {"Use a secondary index in place of the PRIMARY KEY", false},
+   create_secondary = {"Create a secondary index in addition to the " ..
+                          "PRIMARY KEY", true},
+   reconnect = {"Reconnect after every N events. The default (0) is to " ..
+                   "not reconnect", 0},
+   mysql_storage_engine = {"Storage engine, if MySQL is used", "innodb"},
+   pgsql_variant = {"Use this PostgreSQL variant when running with the " ..
+                       "PostgreSQL driver. The only currently supported " ..
+                       "variant is 'redshift'. When enabled, " ..
+                       "create_secondary is automatically disabled, and " ..
+                       "delete_inserts is set to 0",
+                    nil, sysbench.cmdline.ARG_STRING},
+}
+
+-- Merges option declarations into sysbench.cmdline.options (never
+-- replacing declarations made by somebody else).
+function M.add_options(defs)
+   sysbench.cmdline.options = sysbench.cmdline.options or {}
+   for name, def in pairs(defs) do
+      sysbench.cmdline.options[name] = def
+   end
+end
+
+M.add_options(COMMON_OPTIONS)
+
+-- The effective settings, derived from sysbench.opt by M.init() (options
+-- are parsed after the script body ran, so they cannot be read at load
+-- time). sysbench.opt itself is never modified.
+local cfg
+
+-- Reads and checks the options once per Lua state; returns the settings.
+function M.init()
+   if cfg ~= nil then
+      return cfg
+   end
+   local o = sysbench.opt
+   cfg = {}
+   for name in pairs(COMMON_OPTIONS) do
+      cfg[name] = o[name]
+   end
+   cfg.threads = o.threads or 1
+
+   -- The variant only means something to the PostgreSQL driver.
+   if cfg.pgsql_variant == "" or sysbench.sql.driver():name() ~= "pgsql" then
+      cfg.pgsql_variant = nil
+   end
+   if cfg.pgsql_variant ~= nil then
+      if cfg.pgsql_variant ~= "redshift" then
+         error(string.format("invalid --pgsql-variant '%s': the only " ..
+                                "supported variant is 'redshift'",
+                             cfg.pgsql_variant), 0)
+      end
+      -- Redshift has neither secondary indexes nor cheap single-row DML.
+      cfg.create_secondary = false
+      cfg.delete_inserts = 0
+   end
+
+   if cfg.tables < 1 then
+      error("--tables must be at least 1", 0)
+   end
+   if cfg.table_size < 0 then
+      error("--table-size must not be negative", 0)
+   end
+   if cfg.range_size < 1 then
+      error("--range-size must be at least 1", 0)
+   end
+   if cfg.reconnect < 0 then
+      error("--reconnect must not be negative", 0)
+   end
+   return cfg
+end
+
+-- ---------------------------------------------------------------------
+-- Random data
+-- ---------------------------------------------------------------------
+
+-- n groups of 11 '#' joined by '-': sysbench.rand.string() turns each '#'
+-- into a random digit.
+local function digit_groups(n)
+   local groups = {}
+   for i = 1, n do
+      groups[i] = string.rep("#", 11)
+   end
+   return table.concat(groups, "-")
+end
+
+-- 10 groups of 11 digits plus 9 dashes is 119 characters, 5 groups plus
+-- 4 dashes is 59: both fit their CHAR(120) / CHAR(60) columns.
+M.C_FORMAT = digit_groups(10)
+M.PAD_FORMAT = digit_groups(5)
+
+function M.rand_c()
+   return sysbench.rand.string(M.C_FORMAT)
+end
+
+function M.rand_pad()
+   return sysbench.rand.string(M.PAD_FORMAT)
+end
+
+-- A row id (or k value) with the distribution chosen by --rand-type.
+function M.rand_id()
+   return sysbench.rand.default(1, cfg.table_size)
+end
+
+-- The table for the next transaction, uniformly among all tables.
+function M.rand_table()
+   return sysbench.rand.uniform(1, cfg.tables)
+end
+
+-- ---------------------------------------------------------------------
+-- Schema
+-- ---------------------------------------------------------------------
+
+local function driver_name(drv)
+   return drv:name()
+end
+
+-- Whether ids are generated by the database. SQLite can only generate
+-- them for a primary key, so --secondary there means client ids.
+function M.use_auto_inc(drv)
+   local name = driver_name(drv)
+   if not cfg.auto_inc then
+      return false
+   end
+   if name == "mysql" or name == "pgsql" then
+      return true
+   end
+   if name == "sqlite" then
+      return not cfg.secondary
+   end
+   return false           -- unknown driver: stay portable
+end
+
+-- The CREATE TABLE statement for table n.
+function M.create_table_sql(drv, n)
+   local name = driver_name(drv)
+   local auto = M.use_auto_inc(drv)
+   local id_def, key_def, suffix = "INTEGER NOT NULL", "PRIMARY KEY (id)", ""
+
+   if name == "mysql" then
+      if auto then
+         id_def = "INTEGER NOT NULL AUTO_INCREMENT"
+      end
+      if cfg.secondary then
+         -- InnoDB clusters on a hidden row id; AUTO_INCREMENT needs a key.
+         key_def = string.format("KEY xid_%d (id)", n)
+      end
+      suffix = string.format(" ENGINE = %s", cfg.mysql_storage_engine)
+   elseif name == "pgsql" then
+      if auto then
+         if cfg.pgsql_variant == "redshift" then
+            id_def = "INTEGER IDENTITY(1,1)"
+         else
+            id_def = "SERIAL"
+         end
+      end
+      if cfg.secondary then
+         key_def = nil         -- index created separately
+      end
+   elseif name == "sqlite" then
+      -- "INTEGER" + PRIMARY KEY makes id an alias of the rowid, which
+      -- SQLite assigns itself when an INSERT leaves it out.
+      id_def = "INTEGER"
+      if cfg.secondary then
+         id_def = "INTEGER NOT NULL"
+         key_def = nil
+      end
+   elseif cfg.secondary then
+      key_def = nil
+   end
+
+   local cols = {
+      "id " .. id_def,
+      "k INTEGER DEFAULT '0' NOT NULL",
+      "c CHAR(120) DEFAULT '' NOT NULL",
+      "pad CHAR(60) DEFAULT '' NOT NULL",
+   }
+   if key_def ~= nil then
+      cols[#cols + 1] = key_def
+   end
+   local opts = cfg.create_table_options
+   if opts ~= nil and opts ~= "" then
+      suffix = suffix .. " " .. opts
+   end
+   return string.format("CREATE TABLE sbtest%d (\n  %s\n)%s", n,
+                        table.concat(cols, ",\n  "), suffix)
+end
+
+-- Creates table n, loads cfg.table_size rows and builds the indexes.
+function M.create_table(drv, con, n)
+   local table_name = "sbtest" .. n
+   local name = driver_name(drv)
+
+   print(string.format("Creating table '%s'...", table_name))
+   con:query(M.create_table_sql(drv, n))
+
+   -- With --secondary the id index comes before the load, as MySQL
+   -- declares it inside CREATE TABLE.
+   if cfg.secondary and name ~= "mysql" and cfg.pgsql_variant == nil then
+      con:query(string.format("CREATE INDEX xid_%d ON %s(id)", n, table_name))
+   end
+
+   if cfg.table_size > 0 then
+      print(string.format("Inserting %d records into '%s'",
+                          cfg.table_size, table_name))
+      local auto = M.use_auto_inc(drv)
+      if auto then
+         con:bulk_insert_init(string.format(
+            "INSERT INTO %s (k, c, pad) VALUES", table_name))
+      else
+         con:bulk_insert_init(string.format(
+            "INSERT INTO %s (id, k, c, pad) VALUES", table_name))
+      end
+      for id = 1, cfg.table_size do
+         local k = sysbench.rand.default(1, cfg.table_size)
+         if auto then
+            con:bulk_insert_next(string.format("(%d, '%s', '%s')",
+                                               k, M.rand_c(), M.rand_pad()))
+         else
+            con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')",
+                                               id, k, M.rand_c(),
+                                               M.rand_pad()))
+         end
+      end
+      con:bulk_insert_done()
+   end
+
+   if cfg.create_secondary then
+      print(string.format("Creating a secondary index on '%s'...",
+                          table_name))
+      con:query(string.format("CREATE INDEX k_%d ON %s(k)", n, table_name))
+   end
+end
+
+-- Calls fn(n) for each table this thread owns in a parallel command:
+-- thread t handles tables t+1, t+1+threads, t+1+2*threads, ...
+local function for_my_tables(fn)
+   local threads = cfg.threads
+   if threads < 1 then
+      threads = 1
+   end
+   for n = sysbench.tid % threads + 1, cfg.tables, threads do
+      fn(n)
+   end
+end
+
+-- "prepare": create and load the tables, in parallel over --threads.
+function M.cmd_prepare()
+   M.init()
+   local drv = sysbench.sql.driver()
+   local con = drv:connect()
+   for_my_tables(function(n) M.create_table(drv, con, n) end)
+   con:disconnect()
+end
+
+-- "prewarm": read every table and its k index so they are in the
+-- server's caches before a run.
+function M.cmd_prewarm()
+   M.init()
+   local drv = sysbench.sql.driver()
+   local con = drv:connect()
+   for_my_tables(function(n)
+      print(string.format("Prewarming table 'sbtest%d'", n))
+      -- Reading c and pad forces a pass over the whole rows (the
+      -- clustered index in InnoDB) rather than a smaller index.
+      con:query_row(string.format(
+         "SELECT AVG(id), SUM(LENGTH(c)), SUM(LENGTH(pad)) FROM sbtest%d", n))
+      -- A covering query on k, answered from the k index when it exists.
+      con:query_row(string.format(
+         "SELECT COUNT(k) FROM sbtest%d WHERE k > 0", n))
+   end)
+   con:disconnect()
+end
+
+-- "cleanup": drop all tables (runs once, in the main state).
+function M.cmd_cleanup()
+   M.init()
+   local drv = sysbench.sql.driver()
+   local con = drv:connect()
+   for n = 1, cfg.tables do
+      print(string.format("Dropping table 'sbtest%d'...", n))
+      con:query(string.format("DROP TABLE IF EXISTS sbtest%d", n))
+   end
+   con:disconnect()
+end
+
+sysbench.cmdline.commands = sysbench.cmdline.commands or {}
+sysbench.cmdline.commands.prepare =
+   {M.cmd_prepare, sysbench.cmdline.PARALLEL_COMMAND}
+sysbench.cmdline.commands.prewarm =
+   {M.cmd_prewarm, sysbench.cmdline.PARALLEL_COMMAND}
+
+-- Global hook: the cleanup command.
+function cleanup()
+   M.cmd_cleanup()
+end
+
+-- ---------------------------------------------------------------------
+-- Prepared statements
+-- ---------------------------------------------------------------------
+
+-- Statement kinds: SQL with %d for the table number, then the parameter
+-- types. A type is a sysbench.sql.type name, or {name, max_length}.
+M.STATEMENTS = {
+   point_selects = {"SELECT c FROM sbtest%d WHERE id=?", "INT"},
+   simple_ranges = {"SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ?",
+                    "INT", "INT"},
+   sum_ranges = {"SELECT SUM(k) FROM sbtest%d WHERE id BETWEEN ? AND ?",
+                 "INT", "INT"},
+   order_ranges = {"SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ? " ..
+                      "ORDER BY c", "INT", "INT"},
+   distinct_ranges = {"SELECT DISTINCT c FROM sbtest%d WHERE id BETWEEN ? " ..
+                         "AND ? ORDER BY c", "INT", "INT"},
+   index_updates = {"UPDATE sbtest%d SET k=k+1 WHERE id=?", "INT"},
+   non_index_updates = {"UPDATE sbtest%d SET c=? WHERE id=?",
+                        {"CHAR", 120}, "INT"},
+   deletes = {"DELETE FROM sbtest%d WHERE id=?", "INT"},
+   inserts = {"INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)",
+              "INT", "INT", {"CHAR", 120}, {"CHAR", 60}},
+   -- oltp_insert with generated ids
+   auto_inserts = {"INSERT INTO sbtest%d (k, c, pad) VALUES (?, ?, ?)",
+                   "INT", {"CHAR", 120}, {"CHAR", 60}},
+}
+
+-- Per-thread state (each worker thread has its own Lua state).
+M.drv = nil
+M.con = nil
+M.stmt = {}     -- stmt[table][kind] = prepared statement
+M.param = {}    -- param[table][kind] = {bind params in order}
+local prepared_kinds = {}   -- kinds prepared by M.prepare_statements()
+local extra_statements = {} -- statements from M.prepare_custom()
+local in_trx = false
+local events_since_connect = 0
+
+-- Prepares one statement and binds its parameters.
+local function prepare_one(sql, types)
+   local stmt = M.con:prepare(sql)
+   local params = {}
+   for i, t in ipairs(types) do
+      if type(t) == "table" then
+         params[i] = stmt:bind_create(sysbench.sql.type[t[1]], t[2])
+      else
+         params[i] = stmt:bind_create(sysbench.sql.type[t])
+      end
+   end
+   if #params > 0 then
+      stmt:bind_param(unpack(params))
+   end
+   return stmt, params
+end
+
+-- Prepares the listed statement kinds for every table.
+function M.prepare_statements(kinds)
+   prepared_kinds = kinds
+   for n = 1, cfg.tables do
+      M.stmt[n] = M.stmt[n] or {}
+      M.param[n] = M.param[n] or {}
+      for _, kind in ipairs(kinds) do
+         local def = M.STATEMENTS[kind]
+         if def == nil then
+            error("unknown statement kind '" .. tostring(kind) .. "'", 2)
+         end
+         M.stmt[n][kind], M.param[n][kind] =
+            prepare_one(string.format(def[1], n), {select(2, unpack(def))})
+      end
+   end
+end
+
+-- Prepares a script's own statement (sql with ?, parameter types as in
+-- M.STATEMENTS); it is closed and re-prepared along with the others.
+-- Returns a handle {stmt = ..., param = {...}}.
+function M.prepare_custom(sql, types)
+   local h = {sql = sql, types = types}
+   h.stmt, h.param = prepare_one(sql, types)
+   extra_statements[#extra_statements + 1] = h
+   return h
+end
+
+function M.close_statements()
+   for n, kinds in pairs(M.stmt) do
+      for kind, stmt in pairs(kinds) do
+         stmt:close()
+      end
+      M.stmt[n], M.param[n] = {}, {}
+   end
+   for _, h in ipairs(extra_statements) do
+      h.stmt:close()
+      h.stmt = nil
+   end
+end
+
+local function reprepare_statements()
+   M.prepare_statements(prepared_kinds)
+   for _, h in ipairs(extra_statements) do
+      h.stmt, h.param = prepare_one(h.sql, h.types)
+   end
+end
+
+-- ---------------------------------------------------------------------
+-- Thread life cycle
+-- ---------------------------------------------------------------------
+
+-- Connects this worker and prepares the listed statement kinds.
+-- Scripts call it from thread_init().
+function M.thread_init(kinds)
+   M.init()
+   if cfg.table_size < 1 then
+      error("--table-size must be at least 1 for this command", 0)
+   end
+   M.drv = sysbench.sql.driver()
+   M.con = M.drv:connect()
+   M.prepare_statements(kinds or {})
+   in_trx = false
+   events_since_connect = 0
+end
+
+function M.thread_done()
+   if M.con ~= nil then
+      M.close_statements()
+      M.con:disconnect()
+      M.con = nil
+   end
+end
+
+-- Starts a transaction (unless --skip-trx) on a randomly chosen table and
+-- returns that table's number.
+function M.begin()
+   if not cfg.skip_trx then
+      in_trx = true
+      M.con:query("BEGIN")
+   end
+   return M.rand_table()
+end
+
+-- Ends the transaction started by M.begin(), then reconnects if
+-- --reconnect says it is time.
+function M.commit()
+   if not cfg.skip_trx then
+      M.con:query("COMMIT")
+      in_trx = false
+   end
+   M.event_done()
+end
+
+-- Bookkeeping at the end of every event: --reconnect=N.
+function M.event_done()
+   if cfg.reconnect > 0 then
+      events_since_connect = events_since_connect + 1
+      if events_since_connect >= cfg.reconnect then
+         events_since_connect = 0
+         -- A fresh connection rather than con:reconnect(), which
+         -- crashes sysbench 1.0.20 itself.
+         M.close_statements()
+         M.con:disconnect()
+         M.con = M.drv:connect()
+         reprepare_statements()
+      end
+   end
+end
+
+-- An ignorable error (deadlock, lock wait timeout, serialization failure,
+-- lost connection) aborts the event, which is then run again. Roll back
+-- whatever transaction may still be open so the retry starts clean (on
+-- PostgreSQL an aborted transaction would reject every later statement).
+-- Never let an error escape from here.
+sysbench.hooks = sysbench.hooks or {}
+
+function sysbench.hooks.before_restart_event(err)
+   if in_trx and M.con ~= nil then
+      pcall(M.con.query, M.con, "ROLLBACK")
+   end
+   in_trx = false
+end
+
+-- ---------------------------------------------------------------------
+-- Query groups (each takes the table number)
+-- ---------------------------------------------------------------------
+
+function M.point_selects(n, count)
+   local stmt, p = M.stmt[n].point_selects, M.param[n].point_selects
+   for _ = 1, count or cfg.point_selects do
+      p[1]:set(M.rand_id())
+      stmt:execute()
+   end
+end
+
+-- One kind of range query, count times, each over range_size ids.
+local function ranges(n, kind, count)
+   local stmt, p = M.stmt[n][kind], M.param[n][kind]
+   for _ = 1, count do
+      local first = M.rand_id()
+      p[1]:set(first)
+      p[2]:set(first + cfg.range_size - 1)
+      stmt:execute()
+   end
+end
+
+function M.simple_ranges(n)   ranges(n, "simple_ranges", cfg.simple_ranges) end
+function M.sum_ranges(n)      ranges(n, "sum_ranges", cfg.sum_ranges) end
+function M.order_ranges(n)    ranges(n, "order_ranges", cfg.order_ranges) end
+function M.distinct_ranges(n) ranges(n, "distinct_ranges", cfg.distinct_ranges) end
+
+-- All four range query groups, when --range-selects is on.
+function M.range_selects(n)
+   if cfg.range_selects then
+      M.simple_ranges(n)
+      M.sum_ranges(n)
+      M.order_ranges(n)
+      M.distinct_ranges(n)
+   end
+end
+
+function M.index_updates(n, count)
+   local stmt, p = M.stmt[n].index_updates, M.param[n].index_updates
+   for _ = 1, count or cfg.index_updates do
+      p[1]:set(M.rand_id())
+      stmt:execute()
+   end
+end
+
+function M.non_index_updates(n, count)
+   local stmt, p = M.stmt[n].non_index_updates, M.param[n].non_index_updates
+   for _ = 1, count or cfg.non_index_updates do
+      p[1]:set_rand_str(M.C_FORMAT)
+      p[2]:set(M.rand_id())
+      stmt:execute()
+   end
+end
+
+function M.deletes(n, count)
+   local stmt, p = M.stmt[n].deletes, M.param[n].deletes
+   for _ = 1, count or 1 do
+      p[1]:set(M.rand_id())
+      stmt:execute()
+   end
+end
+
+-- Deletes a random row and inserts it back with new contents.
+function M.delete_inserts(n, count)
+   local del, dp = M.stmt[n].deletes, M.param[n].deletes
+   local ins, ip = M.stmt[n].inserts, M.param[n].inserts
+   for _ = 1, count or cfg.delete_inserts do
+      local id = M.rand_id()
+      dp[1]:set(id)
+      del:execute()
+      ip[1]:set(id)
+      ip[2]:set(M.rand_id())
+      ip[3]:set_rand_str(M.C_FORMAT)
+      ip[4]:set_rand_str(M.PAD_FORMAT)
+      ins:execute()
+   end
+end
+
+-- Statement kinds each group needs, for M.thread_init().
+M.READ_KINDS = {"point_selects", "simple_ranges", "sum_ranges",
+                "order_ranges", "distinct_ranges"}
+M.WRITE_KINDS = {"index_updates", "non_index_updates", "deletes", "inserts"}
+
+-- Concatenates lists of kinds.
+function M.kinds(...)
+   local all = {}
+   for _, list in ipairs({...}) do
+      for _, kind in ipairs(list) do
+         all[#all + 1] = kind
+      end
+   end
+   return all
+end
+
+return M

@@ -1,0 +1,50 @@
+#!/usr/bin/env sysbench
+-- select_random_ranges.lua: per event, one SELECT COUNT(k) over
+-- --number-of-ranges random ranges of k, each --delta wide
+-- (WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ? ...), on a randomly
+-- chosen table. Uses the k index (--create-secondary).
+
+local oltp = require("oltp_common")
+
+oltp.add_options({
+   number_of_ranges = {"Number of random BETWEEN ranges per SELECT", 10},
+   delta = {"Size of BETWEEN ranges", 5},
+})
+
+local queries = {}   -- queries[table] = prepared statement handle
+
+function thread_init()
+   local cfg = oltp.init()
+   local nranges = sysbench.opt.number_of_ranges
+   if nranges < 1 then
+      error("--number-of-ranges must be at least 1", 0)
+   end
+   oltp.thread_init({})
+   local conds, types = {}, {}
+   for i = 1, nranges do
+      conds[i] = "k BETWEEN ? AND ?"
+      types[2 * i - 1], types[2 * i] = "INT", "INT"
+   end
+   for t = 1, cfg.tables do
+      queries[t] = oltp.prepare_custom(string.format(
+         "SELECT COUNT(k) FROM sbtest%d WHERE %s",
+         t, table.concat(conds, " OR ")), types)
+   end
+end
+
+function thread_done()
+   oltp.thread_done()
+end
+
+function event()
+   local q = queries[oltp.rand_table()]
+   local delta = sysbench.opt.delta
+   local p = q.param
+   for i = 1, #p, 2 do
+      local first = oltp.rand_id()
+      p[i]:set(first)
+      p[i + 1]:set(first + delta)
+   end
+   q.stmt:execute()
+   oltp.event_done()
+end

@@ -1,0 +1,318 @@
+/*
+ * sysbench [options] SCRIPT [COMMAND] [script options]
+ *
+ * Parses the general and driver options into the read-only config, loads
+ * the script into the main Lua state, parses the options the script
+ * declares, and dispatches the command. Every error ends in one line and
+ * exit status 1.
+ */
+#include "config.h"
+
+#include <luajit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sb_config.h"
+#include "sb_driver.h"
+#include "sb_log.h"
+#include "sb_lua.h"
+#include "sb_run.h"
+#include "sb_stop.h"
+
+#define MAX_DRIVERS 8
+
+static void print_version_line(void)
+{
+    printf("%s %s (using %s, allocator: %s)\n", PACKAGE_NAME, PACKAGE_VERSION,
+           LUAJIT_VERSION, SB_ALLOCATOR);
+}
+
+static void print_version(void)
+{
+    const struct sb_driver_ops *const *d = sb_driver_list();
+    printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+    printf("LuaJIT: %s\n", LUAJIT_VERSION);
+    printf("drivers:");
+    for (; *d; d++)
+        printf(" %s", (*d)->name);
+    printf("\nallocator: %s\n", SB_ALLOCATOR);
+}
+
+static void print_help(const struct sb_optset *general, struct sb_optset *drv_sets,
+                       size_t ndrv)
+{
+    const struct sb_driver_ops *const *d = sb_driver_list();
+
+    printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n\n");
+    printf("Commands implemented by most scripts: prepare run cleanup help\n");
+    printf("SCRIPT is a path to a Lua file or the name of a bundled script (oltp_read_write, ...);\n");
+    printf("'-' reads the script from standard input. Bundled scripts: %s\n\n",
+           sb_lua_scenario_dir());
+    sb_optset_print_help(general, stdout);
+    printf("\nCompiled-in database drivers:\n");
+    for (; *d; d++)
+        printf("  %s - %s\n", (*d)->name, (*d)->description);
+    for (size_t i = 0; i < ndrv; i++) {
+        printf("\n");
+        sb_optset_print_help(&drv_sets[i], stdout);
+    }
+    printf("\nSee 'sysbench SCRIPT help' for the options of a script.\n");
+}
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Resolves SCRIPT: a path as given, else a bare name (with or without
+ * .lua) in the current directory or the bundled scripts. */
+static char *resolve_script(const char *name)
+{
+    char buf[4096];
+
+    if (is_file(name))
+        return strdup(name);
+    if (strchr(name, '/') == NULL) {
+        const char *ext = strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".lua") == 0 ? "" : ".lua";
+        snprintf(buf, sizeof(buf), "./%s%s", name, ext);
+        if (is_file(buf))
+            return strdup(buf);
+        snprintf(buf, sizeof(buf), "%s/%s%s", sb_lua_scenario_dir(), name, ext);
+        if (is_file(buf))
+            return strdup(buf);
+    }
+    return NULL;
+}
+
+static char *read_stdin(size_t *len)
+{
+    size_t cap = 65536, n = 0, r;
+    char *buf = malloc(cap);
+
+    while (buf != NULL && (r = fread(buf + n, 1, cap - n, stdin)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+static int die(const char *msg)
+{
+    sb_fatal("%s", msg);
+    return 1;
+}
+
+static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd)
+{
+    char err[1024];
+    int kind;
+
+    if (strcmp(cmd, "run") == 0) {
+        int rc = 0;
+        if (!sb_lua_has_function(L, "event") && !sb_lua_has_function(L, "thread_run"))
+            return die("the script defines neither event() nor thread_run(): nothing to run");
+        /* A list of thread counts or rates runs one point after another. */
+        for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++) {
+            size_t nr = sb_config.ntx_rate_list > 0 ? sb_config.ntx_rate_list : 1;
+            for (size_t ri = 0; ri < nr && rc == 0; ri++) {
+                sb_config.threads = sb_config.thread_list[ti];
+                sb_config.tx_rate = sb_config.ntx_rate_list ? sb_config.tx_rate_list[ri] : 0;
+                env->threads = sb_config.threads;
+                if (ti + ri > 0) {
+                    sb_stop_reset();
+                    printf("\n");
+                }
+                rc = sb_run_benchmark(L, env, NULL);
+            }
+        }
+        return rc;
+    }
+    if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
+        printf("%s options:\n", env->script_path ? env->script_path : "script");
+        sb_optset_print_help(env->script_opts, stdout);
+        if (sb_lua_has_function(L, "help") &&
+            sb_lua_call_global(L, "help", -1, NULL, err, sizeof(err)) != 0)
+            return die(err);
+        return 0;
+    }
+    kind = sb_lua_command_kind(L, cmd);
+    if (kind == 2)
+        return sb_run_parallel_command(env, cmd);
+    if (kind == 0 && !sb_lua_has_function(L, cmd)) {
+        snprintf(err, sizeof(err), "command '%s' is not implemented by script %s", cmd,
+                 env->script_path ? env->script_path : "-");
+        return die(err);
+    }
+    if (sb_lua_run_command(L, cmd, -1, err, sizeof(err)) != 0)
+        return die(err);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct sb_optset general, script_opts;
+    struct sb_optset drv_sets[MAX_DRIVERS];
+    const struct sb_optset *drv_ptrs[MAX_DRIVERS + 1];
+    const struct sb_driver_ops *const *drivers = sb_driver_list();
+    struct sb_args args;
+    struct sb_lua_env env;
+    struct sb_lua_thread main_thr;
+    struct sb_rand main_rand;
+    struct sb_db_counters main_counters;
+    char err[1024], drv_err[1024] = "";
+    const char *script = NULL, *cmd = NULL, *cfgfile;
+    char *script_path = NULL;
+    size_t ndrv = 0, posi = 0;
+    const struct sb_arg *unused;
+    lua_State *L;
+    int rc;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    sb_optset_init(&general, "General options");
+    sb_optset_init(&script_opts, "Script options");
+    sb_args_init(&args);
+    if (sb_config_declare(&general, err, sizeof(err)) != 0 ||
+        sb_optset_add_defs(&general, sb_db_options, err, sizeof(err)) != 0 ||
+        sb_optset_add(&general, "test", "script to run (legacy name of the SCRIPT argument)",
+                      NULL, SB_ARG_STRING, err, sizeof(err)) != 0)
+        return die(err);
+    for (; drivers[ndrv] && ndrv < MAX_DRIVERS; ndrv++) {
+        char title[64];
+        snprintf(title, sizeof(title), "%s options", drivers[ndrv]->name);
+        sb_optset_init(&drv_sets[ndrv], title);
+        if (sb_optset_add_defs(&drv_sets[ndrv], drivers[ndrv]->options, err, sizeof(err)) != 0)
+            return die(err);
+        for (const struct sb_opt_def *d = drivers[ndrv]->options; d && d->name; d++)
+            if (strstr(d->name, "password") != NULL)
+                sb_optset_set_secret(&drv_sets[ndrv], d->name);
+        drv_ptrs[ndrv] = &drv_sets[ndrv];
+    }
+    drv_ptrs[ndrv] = NULL;
+
+    if (sb_args_split(&args, argc, argv, err, sizeof(err)) != 0)
+        return die(err);
+    if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
+        return die(err);
+    cfgfile = sb_optset_str(&general, "config-file");
+    if (cfgfile != NULL && *cfgfile) {
+        if (sb_args_read_config(&args, cfgfile, err, sizeof(err)) != 0)
+            return die(err);
+        for (size_t i = 0; i < args.nopts; i++)
+            args.opts[i].used = false;
+        if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
+            return die(err);
+    }
+    for (size_t i = 0; i < ndrv; i++)
+        if (sb_args_apply(&args, &drv_sets[i], err, sizeof(err)) != 0)
+            return die(err);
+
+    if (sb_optset_bool(&general, "version")) {
+        print_version();
+        return 0;
+    }
+    script = sb_optset_str(&general, "test");
+    if (script == NULL && args.npos > posi)
+        script = args.pos[posi++];
+    if (args.npos > posi)
+        cmd = args.pos[posi++];
+    if (args.npos > posi)
+        return die("too many arguments: expected SCRIPT [COMMAND]");
+    if (sb_optset_bool(&general, "help") || script == NULL) {
+        if (script == NULL && !sb_optset_bool(&general, "help")) {
+            print_help(&general, drv_sets, ndrv);
+            return 1;
+        }
+        if (script == NULL) {
+            print_help(&general, drv_sets, ndrv);
+            return 0;
+        }
+        cmd = "help";
+    }
+    if (sb_config_load(&general, err, sizeof(err)) != 0)
+        return die(err);
+    sb_log_set_level(sb_config.verbosity);
+
+    memset(&env, 0, sizeof(env));
+    if (strcmp(script, "-") == 0) {
+        env.script_text = read_stdin(&env.script_len);
+        if (env.script_text == NULL)
+            return die("cannot read the script from standard input");
+    } else {
+        script_path = resolve_script(script);
+        if (script_path == NULL) {
+            snprintf(err, sizeof(err), "cannot find script '%s': no such file, and no bundled script of that name",
+                     script);
+            return die(err);
+        }
+        env.script_path = script_path;
+    }
+    env.command = cmd;
+    env.argc = argc;
+    env.argv = argv;
+    env.general = &general;
+    env.driver_sets = drv_ptrs;
+    env.script_opts = &script_opts;
+    env.threads = sb_config.threads;
+    {
+        const char *name = sb_optset_str(&general, "db-driver");
+        const struct sb_optset *dset = NULL;
+        const struct sb_driver_ops *d = sb_driver_find(name ? name : "");
+        for (size_t i = 0; d && i < ndrv; i++)
+            if (drivers[i] == d)
+                dset = &drv_sets[i];
+        env.driver = sb_db_init(&general, dset, name ? name : "", drv_err, sizeof(drv_err));
+        env.driver_error = drv_err;
+    }
+
+    if (cmd != NULL)
+        print_version_line();
+    sb_rand_seed(&main_rand, sb_config.rand_seed, 0x100000000ULL, &sb_config.rand);
+    memset(&main_counters, 0, sizeof(main_counters));
+    main_thr.tid = -1;
+    main_thr.rand = &main_rand;
+    main_thr.counters = &main_counters;
+    sb_run_install_signals();
+
+    L = sb_lua_new_state(&env, &main_thr, true, err, sizeof(err));
+    if (L == NULL)
+        return die(err);
+    if (sb_lua_declare_script_options(L, &script_opts, err, sizeof(err)) != 0)
+        return die(err);
+    if (sb_args_apply(&args, &script_opts, err, sizeof(err)) != 0)
+        return die(err);
+    unused = sb_args_first_unused(&args);
+    if (unused != NULL) {
+        snprintf(err, sizeof(err), "unknown option: --%s", unused->name);
+        return die(err);
+    }
+    sb_lua_export_options(L, &env);
+    if (cmd == NULL) {
+        rc = 0; /* the script body ran: sysbench as a Lua interpreter */
+    } else {
+        if (strcmp(cmd, "run") != 0)
+            printf("\n");
+        rc = run_command(L, &env, cmd);
+    }
+    sb_lua_close(L);
+    sb_db_done(env.driver);
+    free(script_path);
+    sb_args_free(&args);
+    sb_optset_free(&general);
+    sb_optset_free(&script_opts);
+    for (size_t i = 0; i < ndrv; i++)
+        sb_optset_free(&drv_sets[i]);
+    return rc;
+}

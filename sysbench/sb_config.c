@@ -1,0 +1,240 @@
+/*
+ * General options and their checks; see sb_config.h.
+ */
+#include "sb_config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct sb_config sb_config;
+
+const struct sb_opt_def sb_general_options[] = {
+    {"threads", "number of threads to use, or a comma-separated list for a thread sweep", "1", SB_ARG_LIST},
+    {"events", "limit for total number of events", "0", SB_ARG_INT},
+    {"time", "limit for total execution time in seconds", "10", SB_ARG_DOUBLE},
+    {"warmup-time", "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled", "0", SB_ARG_DOUBLE},
+    {"forced-shutdown", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable", "off", SB_ARG_STRING},
+    {"thread-stack-size", "size of stack per thread", "64K", SB_ARG_SIZE},
+    {"rate", "average transactions rate (Poisson arrivals over all threads); 0 for unlimited rate", "0", SB_ARG_DOUBLE},
+    {"tx-rate", "steady transaction rate over all threads, each thread on its own fixed schedule (list for a rate sweep); 0 for unlimited", "0", SB_ARG_LIST},
+    {"tx-jitter", "random variation of each scheduled start, in microseconds (0 = 10% of the per-thread period)", "0", SB_ARG_DOUBLE},
+    {"tx-late", "what a late thread does: catchup (start missed transactions at once) or skip (drop and count them)", "catchup", SB_ARG_STRING},
+    {"tx-spin", "busy-wait the last N microseconds before a scheduled start instead of sleeping (costs client CPU)", "0", SB_ARG_DOUBLE},
+    {"report-interval", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports", "0", SB_ARG_DOUBLE},
+    {"percentile", "percentiles to calculate in latency statistics (list, each in (0,100]); 0 disables them", "95", SB_ARG_LIST},
+    {"histogram", "print latency histogram in report", "off", SB_ARG_BOOL},
+    {"rand-type", "random numbers distribution {uniform, gaussian, special, pareto, zipfian} to use by default", "special", SB_ARG_STRING},
+    {"rand-seed", "seed for random number generator. When 0, the current time is used as a RNG seed", "0", SB_ARG_INT},
+    {"rand-spec-iter", "number of iterations for the special distribution", "12", SB_ARG_INT},
+    {"rand-spec-pct", "percentage of the entire range where 'special' values will fall in the special distribution", "1", SB_ARG_DOUBLE},
+    {"rand-spec-res", "percentage of 'special' values to use for the special distribution", "75", SB_ARG_DOUBLE},
+    {"rand-pareto-h", "shape parameter for the Pareto distribution", "0.2", SB_ARG_DOUBLE},
+    {"rand-zipfian-exp", "shape parameter (exponent, theta) for the Zipfian distribution", "0.8", SB_ARG_DOUBLE},
+    {"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", "3", SB_ARG_INT},
+    {"config-file", "file containing command line options", NULL, SB_ARG_FILE},
+    {"debug", "print more debugging info (same as --verbosity=5)", "off", SB_ARG_BOOL},
+    {"validate", "perform validation checks where possible (accepted for compatibility)", "off", SB_ARG_BOOL},
+    {"help", "print help and exit", "off", SB_ARG_BOOL},
+    {"version", "print version and exit", "off", SB_ARG_BOOL},
+    {NULL, NULL, NULL, 0}
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, const char *opt,
+                const char *what)
+{
+    snprintf(err, errlen, fmt, opt, what);
+    return -1;
+}
+
+/* Parses a list of positive integers (thread counts). */
+static int load_uint_list(const struct sb_optset *set, const char *name,
+                          unsigned *out, size_t *n, unsigned max_value,
+                          char *err, size_t errlen)
+{
+    size_t count, i;
+    char *const *items = sb_optset_list(set, name, &count);
+
+    if (count == 0)
+        return fail(err, errlen, "invalid value for --%s: %s", name, "expected a number");
+    if (count > SB_MAX_SWEEP)
+        return fail(err, errlen, "too many values for --%s: %s", name, "at most 64");
+    for (i = 0; i < count; i++) {
+        int64_t v;
+        if (sb_parse_int(items[i], &v) != 0 || v < 1 || v > (int64_t)max_value) {
+            snprintf(err, errlen,
+                     "invalid value '%s' for --%s: expected an integer from 1 to %u",
+                     items[i], name, max_value);
+            return -1;
+        }
+        out[i] = (unsigned)v;
+    }
+    *n = count;
+    return 0;
+}
+
+static int load_rates(const struct sb_optset *set, char *err, size_t errlen)
+{
+    size_t count, i;
+    char *const *items = sb_optset_list(set, "tx-rate", &count);
+
+    if (count > SB_MAX_SWEEP)
+        return fail(err, errlen, "too many values for --%s: %s", "tx-rate", "at most 64");
+    for (i = 0; i < count; i++) {
+        double v;
+        if (sb_parse_double(items[i], &v) != 0 || !isfinite(v) || v < 0) {
+            snprintf(err, errlen,
+                     "invalid value '%s' for --tx-rate: expected a non-negative number of transactions per second",
+                     items[i]);
+            return -1;
+        }
+        sb_config.tx_rate_list[i] = v;
+    }
+    sb_config.ntx_rate_list = count;
+    sb_config.tx_rate = count > 0 ? sb_config.tx_rate_list[0] : 0;
+    return 0;
+}
+
+static int load_percentiles(const struct sb_optset *set, char *err, size_t errlen)
+{
+    size_t count, i;
+    char *const *items = sb_optset_list(set, "percentile", &count);
+
+    sb_config.npercentiles = 0;
+    if (count > SB_MAX_PERCENTILES)
+        return fail(err, errlen, "too many values for --%s: %s", "percentile", "at most 16");
+    for (i = 0; i < count; i++) {
+        double v;
+        if (sb_parse_double(items[i], &v) != 0 || !(v >= 0 && v <= 100)) {
+            snprintf(err, errlen,
+                     "invalid value '%s' for --percentile: expected a number from 0 to 100",
+                     items[i]);
+            return -1;
+        }
+        /* sysbench 1.0: 0 disables percentile calculations. */
+        if (v == 0) {
+            if (count != 1)
+                return fail(err, errlen, "invalid value for --%s: %s", "percentile",
+                            "0 (disable) cannot be combined with other percentiles");
+            return 0;
+        }
+        sb_config.percentiles[sb_config.npercentiles++] = v;
+    }
+    return 0;
+}
+
+static int nonneg(const struct sb_optset *set, const char *name, double *out,
+                  char *err, size_t errlen)
+{
+    double v = sb_optset_double(set, name);
+    if (!isfinite(v) || v < 0)
+        return fail(err, errlen, "invalid value for --%s: %s", name,
+                    "expected a non-negative number");
+    *out = v;
+    return 0;
+}
+
+int sb_config_declare(struct sb_optset *set, char *err, size_t errlen)
+{
+    if (sb_optset_add_defs(set, sb_general_options, err, errlen) != 0)
+        return -1;
+    /* sysbench 0.4/0.5 names, still found in old scripts and wrappers. */
+    if (sb_optset_add_alias(set, "num-threads", "threads", err, errlen) != 0 ||
+        sb_optset_add_alias(set, "max-time", "time", err, errlen) != 0 ||
+        sb_optset_add_alias(set, "max-requests", "events", err, errlen) != 0)
+        return -1;
+    return 0;
+}
+
+int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
+{
+    struct sb_config *c = &sb_config;
+    int64_t v;
+    const char *s;
+
+    memset(c, 0, sizeof(*c));
+    if (load_uint_list(set, "threads", c->thread_list, &c->nthread_list,
+                       100000, err, errlen) != 0)
+        return -1;
+    c->threads = c->thread_list[0];
+
+    v = sb_optset_int(set, "events");
+    if (v < 0)
+        return fail(err, errlen, "invalid value for --%s: %s", "events", "expected a non-negative integer");
+    c->events_limit = (uint64_t)v;
+    if (nonneg(set, "time", &c->time_limit, err, errlen) != 0 ||
+        nonneg(set, "warmup-time", &c->warmup_time, err, errlen) != 0 ||
+        nonneg(set, "report-interval", &c->report_interval, err, errlen) != 0 ||
+        nonneg(set, "rate", &c->rate, err, errlen) != 0 ||
+        nonneg(set, "tx-jitter", &c->tx_jitter_us, err, errlen) != 0 ||
+        nonneg(set, "tx-spin", &c->tx_spin_us, err, errlen) != 0)
+        return -1;
+    if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0)
+        return -1;
+
+    s = sb_optset_str(set, "tx-late");
+    if (s && strcmp(s, "catchup") == 0)
+        c->late_policy = SB_LATE_CATCHUP;
+    else if (s && strcmp(s, "skip") == 0)
+        c->late_policy = SB_LATE_SKIP;
+    else
+        return fail(err, errlen, "invalid value '%s' for --%s: expected catchup or skip",
+                    s ? s : "", "tx-late");
+    if (c->rate > 0 && c->ntx_rate_list > 0 && c->tx_rate > 0)
+        return fail(err, errlen, "%s and %s cannot be used together", "--rate", "--tx-rate");
+    if (c->time_limit == 0 && c->events_limit == 0)
+        return fail(err, errlen, "%s%s", "--time=0 and --events=0 would run forever: set a limit",
+                    "");
+    for (size_t i = 0; i < c->ntx_rate_list; i++)
+        for (size_t t = 0; t < c->nthread_list; t++) {
+            if (c->tx_rate_list[i] > 0 &&
+                sb_pacer_check(c->tx_rate_list[i], c->thread_list[t],
+                               c->tx_jitter_us, err, errlen) != 0)
+                return -1;
+        }
+
+    c->histogram = sb_optset_bool(set, "histogram");
+    v = sb_optset_int(set, "verbosity");
+    if (v < 0 || v > 5)
+        return fail(err, errlen, "invalid value for --%s: %s", "verbosity", "expected 0 to 5");
+    c->verbosity = sb_optset_bool(set, "debug") ? 5 : (int)v;
+
+    sb_rand_params_default(&c->rand);
+    s = sb_optset_str(set, "rand-type");
+    if (!s || sb_rand_dist_parse(s, &c->rand.dist) != 0)
+        return fail(err, errlen, "invalid value '%s' for --%s: expected uniform, gaussian, special, pareto or zipfian",
+                    s ? s : "", "rand-type");
+    v = sb_optset_int(set, "rand-spec-iter");
+    if (v < 1 || v > 1000)
+        return fail(err, errlen, "invalid value for --%s: %s", "rand-spec-iter", "expected 1 to 1000");
+    c->rand.spec_iter = (int)v;
+    c->rand.spec_pct = sb_optset_double(set, "rand-spec-pct");
+    c->rand.spec_res = sb_optset_double(set, "rand-spec-res");
+    if (!(c->rand.spec_pct >= 0 && c->rand.spec_pct <= 100))
+        return fail(err, errlen, "invalid value for --%s: %s", "rand-spec-pct", "expected 0 to 100");
+    if (!(c->rand.spec_res >= 0 && c->rand.spec_res <= 100))
+        return fail(err, errlen, "invalid value for --%s: %s", "rand-spec-res", "expected 0 to 100");
+    c->rand.pareto_h = sb_optset_double(set, "rand-pareto-h");
+    if (!(c->rand.pareto_h > 0 && c->rand.pareto_h < 1))
+        return fail(err, errlen, "invalid value for --%s: %s", "rand-pareto-h", "expected a number in (0, 1)");
+    c->rand.zipf_exp = sb_optset_double(set, "rand-zipfian-exp");
+    if (!(c->rand.zipf_exp >= 0))
+        return fail(err, errlen, "invalid value for --%s: %s", "rand-zipfian-exp", "expected a non-negative number");
+    v = sb_optset_int(set, "rand-seed");
+    c->rand_seed_given = v != 0;
+    /* sysbench 1.0: seed 0 means "from the current time". */
+    c->rand_seed = v != 0 ? (uint64_t)v : (uint64_t)time(NULL);
+
+    s = sb_optset_str(set, "forced-shutdown");
+    if (s == NULL || strcmp(s, "off") == 0) {
+        c->forced_shutdown = 0;
+    } else {
+        double d;
+        if (sb_parse_double(s, &d) != 0 || d < 0)
+            return fail(err, errlen, "invalid value '%s' for --%s: expected seconds or off", s,
+                        "forced-shutdown");
+        c->forced_shutdown = d;
+    }
+    return 0;
+}

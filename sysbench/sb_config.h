@@ -1,0 +1,75 @@
+#ifndef SB_CONFIG_H
+#define SB_CONFIG_H
+
+/*
+ * The run configuration: the general options parsed into typed fields.
+ * Built once by main (sb_config_load) and read-only once threads start;
+ * it is one of the three pieces of global state (with the stop flag and
+ * the driver registry).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "sb_options.h"
+#include "sb_rand.h"
+#include "sb_pacer.h"
+
+#define SB_MAX_PERCENTILES 16
+#define SB_MAX_SWEEP 64
+
+struct sb_config {
+    /* --threads may be a list (a sweep); threads is the current point. */
+    unsigned threads;
+    unsigned thread_list[SB_MAX_SWEEP];
+    size_t nthread_list;
+    double time_limit;        /* seconds, 0 = none */
+    uint64_t events_limit;    /* 0 = none */
+    double warmup_time;       /* seconds */
+    double report_interval;   /* seconds, 0 = no interval reports */
+    double percentiles[SB_MAX_PERCENTILES]; /* the first one is "the" one */
+    size_t npercentiles;      /* 0 when --percentile=0 */
+    bool histogram;
+    int verbosity;
+
+    struct sb_rand_params rand;
+    uint64_t rand_seed;       /* the effective seed (time-based if 0) */
+    bool rand_seed_given;
+
+    /* Steady-rate mode (--tx-rate) and Poisson mode (--rate). */
+    double tx_rate;           /* the current point of a rate sweep */
+    double tx_rate_list[SB_MAX_SWEEP];
+    size_t ntx_rate_list;
+    double tx_jitter_us;
+    enum sb_late_policy late_policy;
+    double tx_spin_us;        /* busy-wait the last microseconds */
+    double rate;              /* Poisson arrivals */
+
+    double forced_shutdown;   /* seconds after --time, 0 = off */
+    double sweep_cooldown;    /* seconds between sweep points */
+
+    const char *json_file;    /* borrowed from the option set */
+    const char *csv_file;
+    const char *plot_file;
+    const char *server_pids;
+};
+
+/* The general options, {NULL}-ended, in the order --help prints them. */
+extern const struct sb_opt_def sb_general_options[];
+
+/* The configuration of this process, filled by sb_config_load. */
+extern struct sb_config sb_config;
+
+/* Adds the general options and the legacy aliases (--num-threads,
+ * --max-time, --max-requests) to `set`. Returns 0 or -1 with err. */
+int sb_config_declare(struct sb_optset *set, char *err, size_t errlen);
+
+/*
+ * Fills sb_config from the parsed general options and checks ranges
+ * (threads >= 1, time >= 0, percentiles in (0, 100], a valid --rand-type,
+ * --tx-jitter within the period, ...). Returns 0, or -1 with one line
+ * naming the option in err.
+ */
+int sb_config_load(const struct sb_optset *set, char *err, size_t errlen);
+
+#endif /* SB_CONFIG_H */

@@ -1,0 +1,593 @@
+/*
+ * The driver registry and the layer every driver shares: connections,
+ * statements (server-side or emulated), result sets and the error policy.
+ * See sb_driver.h. The policy below is configuration: fixed by sb_db_init
+ * in the main thread and read-only once threads start.
+ */
+#include "sb_driver.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "sb_clock.h"
+#include "sb_log.h"
+#include "sb_stop.h"
+
+#ifdef USE_SQLITE
+extern const struct sb_driver_ops sb_driver_sqlite;
+#endif
+#ifdef USE_MYSQL
+extern const struct sb_driver_ops sb_driver_mysql;
+#endif
+#ifdef USE_PGSQL
+extern const struct sb_driver_ops sb_driver_pgsql;
+#endif
+
+static const struct sb_driver_ops *const registry[] = {
+#ifdef USE_SQLITE
+    &sb_driver_sqlite,
+#endif
+#ifdef USE_MYSQL
+    &sb_driver_mysql,
+#endif
+#ifdef USE_PGSQL
+    &sb_driver_pgsql,
+#endif
+    NULL
+};
+
+const struct sb_opt_def sb_db_options[] = {
+    {"db-driver", "specifies database driver to use ('help' to get list of available drivers)", "sqlite", SB_ARG_STRING},
+    {"db-ps-mode", "prepared statements usage mode {auto, disable}", "auto", SB_ARG_STRING},
+    {"db-ignore-errors", "error numbers or SQLSTATEs to ignore (restart the event) for every driver, or 'all'", "", SB_ARG_LIST},
+    {"db-reconnect-timeout", "seconds to keep retrying a lost connection before giving up", "60", SB_ARG_DOUBLE},
+    {"db-debug", "print database-specific debug information", "off", SB_ARG_BOOL},
+    {NULL, NULL, NULL, 0}
+};
+
+#define MAX_IGNORE 64
+
+/* The error policy, read-only once threads start. */
+static struct {
+    bool ps_disable;
+    bool ignore_all;
+    char ignore[MAX_IGNORE][16];
+    size_t nignore;
+    double reconnect_timeout;
+    bool debug;
+} policy;
+
+/* Connection numbers pick hosts round-robin across all threads. */
+static unsigned connection_counter;
+
+const struct sb_driver_ops *const *sb_driver_list(void)
+{
+    return registry;
+}
+
+const struct sb_driver_ops *sb_driver_find(const char *name)
+{
+    for (size_t i = 0; registry[i] != NULL; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+static int add_ignore_list(char *const *items, size_t n, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(items[i], "all") == 0) {
+            policy.ignore_all = true;
+            continue;
+        }
+        if (strlen(items[i]) >= sizeof(policy.ignore[0]) || policy.nignore == MAX_IGNORE) {
+            snprintf(err, errlen, "invalid error code '%s' in ignore list", items[i]);
+            return -1;
+        }
+        snprintf(policy.ignore[policy.nignore++], sizeof(policy.ignore[0]), "%s", items[i]);
+    }
+    return 0;
+}
+
+const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
+                                       const struct sb_optset *driver_opts,
+                                       const char *driver_name,
+                                       char *err, size_t errlen)
+{
+    const struct sb_driver_ops *drv = sb_driver_find(driver_name);
+    const char *mode = sb_optset_str(general, "db-ps-mode");
+    char *const *items;
+    size_t n;
+
+    if (drv == NULL) {
+        snprintf(err, errlen, "invalid database driver name: '%s' (compiled in:%s%s%s)",
+                 driver_name,
+#ifdef USE_SQLITE
+                 " sqlite",
+#else
+                 "",
+#endif
+#ifdef USE_MYSQL
+                 " mysql",
+#else
+                 "",
+#endif
+#ifdef USE_PGSQL
+                 " pgsql"
+#else
+                 ""
+#endif
+        );
+        return NULL;
+    }
+    memset(&policy, 0, sizeof(policy));
+    if (mode == NULL || (strcmp(mode, "auto") != 0 && strcmp(mode, "disable") != 0)) {
+        snprintf(err, errlen, "invalid value '%s' for --db-ps-mode: expected auto or disable",
+                 mode ? mode : "");
+        return NULL;
+    }
+    policy.ps_disable = strcmp(mode, "disable") == 0;
+    policy.debug = sb_optset_bool(general, "db-debug");
+    policy.reconnect_timeout = sb_optset_double(general, "db-reconnect-timeout");
+    if (!(policy.reconnect_timeout >= 0)) {
+        snprintf(err, errlen, "invalid value for --db-reconnect-timeout: expected seconds");
+        return NULL;
+    }
+
+    /* The driver's own list (with its defaults), then --db-ignore-errors. */
+    if (drv->ignore_option != NULL && driver_opts != NULL &&
+        sb_optset_find(driver_opts, drv->ignore_option) != NULL) {
+        items = sb_optset_list(driver_opts, drv->ignore_option, &n);
+        if (add_ignore_list(items, n, err, errlen) != 0)
+            return NULL;
+    } else if (drv->default_ignorable != NULL) {
+        char buf[256], *save = NULL, *tok;
+        snprintf(buf, sizeof(buf), "%s", drv->default_ignorable);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            char *one[1] = {tok};
+            if (add_ignore_list(one, 1, err, errlen) != 0)
+                return NULL;
+        }
+    }
+    items = sb_optset_list(general, "db-ignore-errors", &n);
+    if (add_ignore_list(items, n, err, errlen) != 0)
+        return NULL;
+
+    if (drv->init != NULL && drv->init(driver_opts, err, errlen) != 0)
+        return NULL;
+    return drv;
+}
+
+void sb_db_done(const struct sb_driver_ops *drv)
+{
+    if (drv != NULL && drv->done != NULL)
+        drv->done();
+}
+
+static bool is_ignorable(const struct sb_db_error *e)
+{
+    char num[16];
+
+    if (policy.ignore_all)
+        return true;
+    snprintf(num, sizeof(num), "%u", e->sql_errno);
+    for (size_t i = 0; i < policy.nignore; i++) {
+        if (e->sql_errno != 0 && strcmp(policy.ignore[i], num) == 0)
+            return true;
+        if (e->sql_state[0] && strcasecmp(policy.ignore[i], e->sql_state) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void remember_query(struct sb_conn *con, const char *sql, size_t len)
+{
+    free(con->last_query);
+    con->last_query = NULL;
+    if (sql != NULL) {
+        con->last_query = malloc(len + 1);
+        if (con->last_query != NULL) {
+            memcpy(con->last_query, sql, len);
+            con->last_query[len] = '\0';
+        }
+    }
+}
+
+struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
+                              struct sb_db_counters *counters,
+                              struct sb_db_error *err)
+{
+    struct sb_conn *con = calloc(1, sizeof(*con));
+
+    if (con == NULL) {
+        memset(err, 0, sizeof(*err));
+        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        return NULL;
+    }
+    con->drv = drv;
+    con->counters = counters;
+    con->rs.con = con;
+    con->index = __atomic_fetch_add(&connection_counter, 1, __ATOMIC_RELAXED);
+    if (drv->connect(con) != SB_DB_OK) {
+        *err = con->err;
+        free(con);
+        return NULL;
+    }
+    return con;
+}
+
+static void close_server_statements(struct sb_conn *con)
+{
+    for (struct sb_stmt *st = con->stmts; st != NULL; st = st->next)
+        if (!st->emulated && st->priv != NULL) {
+            con->drv->close(st);
+            st->priv = NULL;
+        }
+}
+
+void sb_db_disconnect(struct sb_conn *con)
+{
+    if (con == NULL)
+        return;
+    sb_db_free_result(con);
+    while (con->stmts != NULL)
+        sb_db_close(con->stmts);
+    con->drv->disconnect(con);
+    free(con->last_query);
+    free(con);
+}
+
+/*
+ * Re-opens a lost connection with exponential back-off (10 ms doubling to
+ * 1 s) until it works, the stop flag is raised, or --db-reconnect-timeout
+ * passes. Statements are re-prepared lazily by their next execution.
+ */
+static bool reconnect_with_backoff(struct sb_conn *con)
+{
+    uint64_t start = sb_now_ns();
+    uint64_t delay = 10 * SB_NS_PER_MS;
+    struct sb_db_error lost = con->err;
+
+    sb_db_free_result(con);
+    close_server_statements(con);
+    con->drv->disconnect(con);
+    con->priv = NULL;
+    for (;;) {
+        if (con->drv->connect(con) == SB_DB_OK) {
+            con->generation++;
+            con->err = lost;
+            return true;
+        }
+        if (sb_stopping() ||
+            (double)(sb_now_ns() - start) / 1e9 >= policy.reconnect_timeout)
+            return false;
+        sb_sleep_until_ns(sb_now_ns() + delay);
+        if (delay < SB_NS_PER_SEC)
+            delay *= 2;
+    }
+}
+
+enum sb_db_outcome sb_db_reconnect(struct sb_conn *con)
+{
+    if (!reconnect_with_backoff(con))
+        return SB_DB_FATAL;
+    con->counters->reconnects++;
+    return SB_DB_DONE;
+}
+
+/* Applies the error policy to a driver status. */
+static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
+                                  const char *sql, size_t len)
+{
+    struct sb_db_counters *cnt = con->counters;
+
+    if (st == SB_DB_OK)
+        return SB_DB_DONE;
+    remember_query(con, sql, len);
+    if (st == SB_DB_CONN_LOST) {
+        struct sb_db_error lost = con->err;
+        if (!reconnect_with_backoff(con))
+            return SB_DB_FATAL;
+        cnt->reconnects++;
+        if (cnt->on_error != NULL)
+            cnt->on_error(cnt->ctx, &lost, true);
+        return SB_DB_RECONNECTED;
+    }
+    if (is_ignorable(&con->err)) {
+        cnt->errors++;
+        if (cnt->on_error != NULL)
+            cnt->on_error(cnt->ctx, &con->err, false);
+        if (policy.debug)
+            sb_debug("ignored error %u (%s): %s", con->err.sql_errno,
+                     con->err.sql_state, con->err.msg);
+        return SB_DB_IGNORED;
+    }
+    return SB_DB_FATAL;
+}
+
+static void count_query(struct sb_conn *con, enum sb_query_kind kind)
+{
+    switch (kind) {
+    case SB_QUERY_READ: con->counters->reads++; break;
+    case SB_QUERY_WRITE: con->counters->writes++; break;
+    default: con->counters->other++; break;
+    }
+}
+
+enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
+{
+    enum sb_db_status st;
+
+    sb_db_free_result(con);
+    if (policy.debug)
+        sb_debug("query: %.*s", (int)len, sql);
+    st = con->drv->query(con, sql, len, &con->rs);
+    if (st == SB_DB_OK)
+        count_query(con, sb_sql_classify(sql, len));
+    return outcome(con, st, sql, len);
+}
+
+struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
+{
+    struct sb_stmt *st = calloc(1, sizeof(*st));
+
+    if (st == NULL || (st->sql = malloc(len + 1)) == NULL) {
+        free(st);
+        snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
+        return NULL;
+    }
+    memcpy(st->sql, sql, len);
+    st->sql[len] = '\0';
+    st->sql_len = len;
+    st->con = con;
+    st->nparams = sb_sql_count_placeholders(sql, len);
+    st->kind = sb_sql_classify(sql, len);
+    st->generation = con->generation;
+    st->emulated = policy.ps_disable;
+    if (!st->emulated && con->drv->prepare(st) != SB_DB_OK) {
+        remember_query(con, sql, len);
+        free(st->sql);
+        free(st);
+        return NULL;
+    }
+    st->next = con->stmts;
+    con->stmts = st;
+    return st;
+}
+
+void sb_db_bind(struct sb_stmt *st, struct sb_bind *const *params, unsigned n)
+{
+    st->params = params;
+    (void)n;
+}
+
+/* Appends one parameter, as SQL text, to buf at *pos. */
+static int append_param(struct sb_conn *con, const struct sb_bind *p,
+                        char **buf, size_t *cap, size_t *pos)
+{
+    size_t need = 32;
+    char *b;
+
+    if (!p->is_null && p->str != NULL && p->type >= SB_SQL_TIME)
+        need = 2 * p->len + 3;
+    if (*pos + need + 1 > *cap) {
+        size_t ncap = (*cap + need + 1) * 2;
+        b = realloc(*buf, ncap);
+        if (b == NULL)
+            return -1;
+        *buf = b;
+        *cap = ncap;
+    }
+    b = *buf + *pos;
+    if (p->is_null) {
+        memcpy(b, "NULL", 4);
+        *pos += 4;
+        return 0;
+    }
+    switch (p->type) {
+    case SB_SQL_FLOAT:
+    case SB_SQL_DOUBLE:
+        *pos += (size_t)snprintf(b, need, "%.17g", p->d);
+        return 0;
+    case SB_SQL_TINYINT:
+    case SB_SQL_SMALLINT:
+    case SB_SQL_INT:
+    case SB_SQL_BIGINT:
+        *pos += (size_t)snprintf(b, need, "%lld", (long long)p->i);
+        return 0;
+    default:
+        break;
+    }
+    if (con->drv->quote != NULL) {
+        *pos += con->drv->quote(con, p->str ? p->str : "", p->len, b);
+        return 0;
+    }
+    *b++ = '\'';
+    for (size_t i = 0; i < p->len; i++) {
+        if (p->str[i] == '\'')
+            *b++ = '\'';
+        *b++ = p->str[i];
+    }
+    *b++ = '\'';
+    *pos = (size_t)(b - *buf);
+    return 0;
+}
+
+/*
+ * Client-side emulation: substitutes the bound values for the '?'
+ * placeholders (outside quotes) and runs the text. The buffer is kept in
+ * the statement's priv so steady-state executions do not allocate.
+ */
+struct emul_buf {
+    char *buf;
+    size_t cap;
+};
+
+static enum sb_db_status execute_emulated(struct sb_stmt *st, size_t *textlen)
+{
+    struct sb_conn *con = st->con;
+    struct emul_buf *eb = st->priv;
+    size_t pos = 0;
+    unsigned param = 0;
+    char quote = 0;
+
+    if (eb == NULL) {
+        eb = calloc(1, sizeof(*eb));
+        if (eb == NULL)
+            goto oom;
+        st->priv = eb;
+    }
+    for (size_t i = 0; i < st->sql_len; i++) {
+        char c = st->sql[i];
+        if (pos + 2 > eb->cap) {
+            size_t ncap = eb->cap ? eb->cap * 2 : st->sql_len + 256;
+            char *b = realloc(eb->buf, ncap);
+            if (b == NULL)
+                goto oom;
+            eb->buf = b;
+            eb->cap = ncap;
+        }
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"' || c == '`') {
+            quote = c;
+        } else if (c == '?' && param < st->nparams && st->params != NULL) {
+            if (append_param(con, st->params[param++], &eb->buf, &eb->cap, &pos) != 0)
+                goto oom;
+            continue;
+        }
+        eb->buf[pos++] = c;
+    }
+    eb->buf[pos] = '\0';
+    *textlen = pos;
+    return con->drv->query(con, eb->buf, pos, &con->rs);
+oom:
+    snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
+    con->err.sql_errno = 0;
+    con->err.sql_state[0] = '\0';
+    return SB_DB_ERROR;
+}
+
+enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    enum sb_db_status s;
+    size_t len = 0;
+
+    sb_db_free_result(con);
+    if (st->params == NULL && st->nparams > 0) {
+        con->err.sql_errno = 0;
+        con->err.sql_state[0] = '\0';
+        snprintf(con->err.msg, sizeof(con->err.msg),
+                 "statement has %u parameters but none were bound", st->nparams);
+        remember_query(con, st->sql, st->sql_len);
+        return SB_DB_FATAL;
+    }
+    if (st->emulated) {
+        s = execute_emulated(st, &len);
+    } else {
+        /* After a reconnect the server forgot the statement. */
+        if (st->generation != con->generation) {
+            if (st->priv != NULL)
+                con->drv->close(st);
+            st->priv = NULL;
+            s = con->drv->prepare(st);
+            if (s != SB_DB_OK)
+                return outcome(con, s, st->sql, st->sql_len);
+            st->generation = con->generation;
+            if (st->emulated)
+                return sb_db_execute(st);
+        }
+        s = con->drv->execute(st, &con->rs);
+    }
+    if (s == SB_DB_OK)
+        count_query(con, st->kind);
+    return outcome(con, s, st->sql, st->sql_len);
+}
+
+void sb_db_close(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    struct sb_stmt **pp;
+
+    for (pp = &con->stmts; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == st) {
+            *pp = st->next;
+            break;
+        }
+    if (st->emulated) {
+        struct emul_buf *eb = st->priv;
+        if (eb != NULL)
+            free(eb->buf);
+        free(eb);
+    } else if (st->priv != NULL) {
+        con->drv->close(st);
+    }
+    free(st->sql);
+    free(st);
+}
+
+int sb_db_fetch(struct sb_conn *con)
+{
+    if (!con->rs.active)
+        return 0;
+    return con->drv->fetch_row(&con->rs);
+}
+
+void sb_db_free_result(struct sb_conn *con)
+{
+    if (con->rs.active)
+        con->drv->free_result(&con->rs);
+    con->rs.active = false;
+    con->rs.nrows = 0;
+    con->rs.nfields = 0;
+}
+
+void sb_db_format_error(const struct sb_conn *con, char *buf, size_t len)
+{
+    const char *q = con->last_query;
+    snprintf(buf, len, "%s: error %u (%s): %s%s%.300s", con->drv->name,
+             con->err.sql_errno, con->err.sql_state[0] ? con->err.sql_state : "-",
+             con->err.msg, q ? " in query: " : "", q ? q : "");
+}
+
+unsigned sb_sql_count_placeholders(const char *sql, size_t len)
+{
+    unsigned n = 0;
+    char quote = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        char c = sql[i];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"' || c == '`') {
+            quote = c;
+        } else if (c == '?') {
+            n++;
+        }
+    }
+    return n;
+}
+
+enum sb_query_kind sb_sql_classify(const char *sql, size_t len)
+{
+    size_t i = 0, w = 0;
+    char word[8];
+
+    while (i < len && (isspace((unsigned char)sql[i]) || sql[i] == '('))
+        i++;
+    while (i < len && w < sizeof(word) - 1 && isalpha((unsigned char)sql[i]))
+        word[w++] = (char)toupper((unsigned char)sql[i++]);
+    word[w] = '\0';
+    if (strcmp(word, "SELECT") == 0)
+        return SB_QUERY_READ;
+    if (strcmp(word, "INSERT") == 0 || strcmp(word, "UPDATE") == 0 ||
+        strcmp(word, "DELETE") == 0 || strcmp(word, "REPLACE") == 0)
+        return SB_QUERY_WRITE;
+    return SB_QUERY_OTHER;
+}

@@ -1,0 +1,87 @@
+#ifndef SB_HISTOGRAM_H
+#define SB_HISTOGRAM_H
+
+/*
+ * Latency histogram (pure module: no threads, no I/O).
+ *
+ * Values are nanoseconds. Buckets are log-linear, as in HdrHistogram: each
+ * power of two is split into SB_HIST_SUB equal sub-buckets, so any value
+ * from 1 us to 1 hour is recorded with a relative error of at most 1%
+ * (below 1 us values are exact to within 8 ns; above SB_HIST_MAX_NS they
+ * are clamped into the last bucket and counted in `clamped`).
+ *
+ * One writer, many readers, no locks: the owning thread records with
+ * relaxed atomic stores, and any other thread may take a consistent-enough
+ * snapshot at any time (each counter is read atomically; the set of counters
+ * may be a few records apart, which only matters for the few transactions
+ * in flight). Histograms of the same layout merge exactly by adding counts,
+ * so per-thread histograms combine into one without loss.
+ */
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Sub-buckets per power of two: 128 gives a worst-case error of 1/128. */
+#define SB_HIST_SUB_BITS 7
+#define SB_HIST_SUB (1u << SB_HIST_SUB_BITS)
+/* Largest value recorded without clamping: 2^42 ns, about 73 minutes. */
+#define SB_HIST_MAX_BITS 42
+#define SB_HIST_MAX_NS ((uint64_t)1 << SB_HIST_MAX_BITS)
+/* Number of buckets needed for [0, SB_HIST_MAX_NS). */
+#define SB_HIST_BUCKETS ((SB_HIST_MAX_BITS - SB_HIST_SUB_BITS + 1) * SB_HIST_SUB)
+
+struct sb_hist {
+    uint64_t counts[SB_HIST_BUCKETS];
+    uint64_t total;   /* number of values recorded */
+    uint64_t sum_ns;  /* sum of recorded values (exact, unclamped) */
+    uint64_t min_ns;  /* UINT64_MAX when empty */
+    uint64_t max_ns;  /* 0 when empty */
+    uint64_t clamped; /* values above SB_HIST_MAX_NS */
+};
+
+/* Empties h. */
+void sb_hist_reset(struct sb_hist *h);
+
+/* Records one value. Only the owning thread may call this. */
+void sb_hist_record(struct sb_hist *h, uint64_t ns);
+
+/* Copies src into dst reading every field atomically; safe while the owner
+ * records. */
+void sb_hist_snapshot(struct sb_hist *dst, const struct sb_hist *src);
+
+/* Adds src's counts into dst (dst is not shared while merging). */
+void sb_hist_merge(struct sb_hist *dst, const struct sb_hist *src);
+
+/*
+ * Sets dst = later - earlier for two snapshots of the same histogram, the
+ * values recorded in between. min/max of the difference are those of the
+ * buckets that changed (bucket bounds), since exact extremes are not kept.
+ */
+void sb_hist_diff(struct sb_hist *dst, const struct sb_hist *later,
+                  const struct sb_hist *earlier);
+
+/*
+ * Returns the value at percentile pct (0 < pct <= 100): the upper bound of
+ * the bucket holding the ceil(pct/100 * total)-th smallest value, capped at
+ * max_ns. Returns 0 for an empty histogram.
+ */
+uint64_t sb_hist_percentile(const struct sb_hist *h, double pct);
+
+/* Mean of the recorded values in ns, 0 when empty. */
+double sb_hist_mean(const struct sb_hist *h);
+
+/* Bucket geometry, for printing and for result files. */
+size_t sb_hist_bucket_of(uint64_t ns);
+uint64_t sb_hist_bucket_low(size_t bucket);   /* smallest value in bucket */
+uint64_t sb_hist_bucket_high(size_t bucket);  /* largest value in bucket */
+
+/*
+ * Prints the distribution in sysbench 1.0's style: one line per non-empty
+ * bucket group, "value (ms) ------ distribution ------ count", with a bar
+ * scaled to the largest count. Adjacent buckets are grouped so the output
+ * stays readable (about 10 lines per decade).
+ */
+void sb_hist_print(const struct sb_hist *h, FILE *out);
+
+#endif /* SB_HISTOGRAM_H */

@@ -1,0 +1,33 @@
+#ifndef SB_LOG_H
+#define SB_LOG_H
+
+/*
+ * Messages to the user. Errors are one line on stderr prefixed "FATAL: " or
+ * "WARNING: " as sysbench 1.0 does, so wrappers that grep for them keep
+ * working; --verbosity (0..5, default 3) hides the less important ones.
+ */
+
+#include <stdarg.h>
+
+enum sb_log_level {
+    SB_LOG_FATAL = 0,
+    SB_LOG_ALERT = 1,
+    SB_LOG_WARNING = 2,
+    SB_LOG_NOTICE = 3,
+    SB_LOG_INFO = 4,
+    SB_LOG_DEBUG = 5
+};
+
+/* Sets the threshold; set once from --verbosity before threads start. */
+void sb_log_set_level(int level);
+int sb_log_level(void);
+
+void sb_log(enum sb_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#define sb_fatal(...) sb_log(SB_LOG_FATAL, __VA_ARGS__)
+#define sb_warn(...) sb_log(SB_LOG_WARNING, __VA_ARGS__)
+#define sb_notice(...) sb_log(SB_LOG_NOTICE, __VA_ARGS__)
+#define sb_debug(...) sb_log(SB_LOG_DEBUG, __VA_ARGS__)
+
+#endif /* SB_LOG_H */

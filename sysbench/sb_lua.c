@@ -1,0 +1,592 @@
+/*
+ * Lua states and every call into them; see sb_lua.h.
+ */
+#include "config.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sb_log.h"
+#include "sb_lua.h"
+#include "sb_lua_internal.h"
+#include "sb_report.h"
+
+/* Keeps string errors and adds a traceback after the first line; error
+ * objects that are not strings (SQL error tables) pass through intact so
+ * the caller can inspect them. */
+static int traceback_handler(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return 1;
+    lua_getglobal(L, "debug");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return 1;
+    }
+    lua_getfield(L, -1, "traceback");
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* Describes the error value at the top of the stack in one line. */
+static void describe_error(lua_State *L, char *err, size_t errlen)
+{
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        const char *msg = lua_tostring(L, -1);
+        const char *nl = strchr(msg, '\n');
+        size_t len = nl ? (size_t)(nl - msg) : strlen(msg);
+        snprintf(err, errlen, "%.*s", (int)len, msg);
+        if (nl != NULL && sb_log_level() >= SB_LOG_DEBUG)
+            sb_debug("%s", nl + 1);
+    } else if (lua_istable(L, -1)) {
+        int errno_v, restart;
+        const char *state, *msg, *query;
+        lua_getfield(L, -1, "sql_errno");
+        errno_v = (int)lua_tointeger(L, -1);
+        lua_getfield(L, -2, "sql_state");
+        state = lua_tostring(L, -1);
+        lua_getfield(L, -3, "sql_errmsg");
+        msg = lua_tostring(L, -1);
+        lua_getfield(L, -4, "query");
+        query = lua_tostring(L, -1);
+        lua_getfield(L, -5, "errcode");
+        restart = (int)lua_tointeger(L, -1) == SB_LUA_ERROR_RESTART_EVENT;
+        if (msg != NULL)
+            snprintf(err, errlen, "%sSQL error, errno = %d, state = '%s': %s%s%.300s",
+                     restart ? "unhandled ignorable " : "", errno_v, state ? state : "",
+                     msg, query && *query ? " in query: " : "", query ? query : "");
+        else
+            snprintf(err, errlen, "script raised an error object (a table) that is not a sysbench SQL error");
+        lua_pop(L, 5);
+    } else {
+        snprintf(err, errlen, "script raised an error of type %s",
+                 lua_typename(L, lua_type(L, -1)));
+    }
+}
+
+int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
+{
+    int base = lua_gettop(L) - nargs;
+    int rc;
+
+    lua_pushcfunction(L, traceback_handler);
+    lua_insert(L, base);
+    rc = lua_pcall(L, nargs, nres, base);
+    if (rc != 0) {
+        if (rc == LUA_ERRMEM)
+            snprintf(err, errlen, "Lua: out of memory");
+        else
+            describe_error(L, err, errlen);
+        lua_pop(L, 1);
+        lua_remove(L, base);
+        return -1;
+    }
+    lua_remove(L, base);
+    return 0;
+}
+
+bool sb_lua_has_function(lua_State *L, const char *name)
+{
+    bool yes;
+    lua_getglobal(L, name);
+    yes = lua_isfunction(L, -1);
+    lua_pop(L, 1);
+    return yes;
+}
+
+int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
+                       char *err, size_t errlen)
+{
+    lua_getglobal(L, name);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        if (result)
+            *result = false;
+        return 0;
+    }
+    if (arg >= 0)
+        lua_pushinteger(L, arg);
+    if (sb_lua_pcall(L, arg >= 0 ? 1 : 0, 1, err, errlen) != 0)
+        return -1;
+    if (result)
+        *result = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* ------------------------------------------------------------ modules */
+
+static int load_internal(lua_State *L)
+{
+    const struct sb_lua_module *m = lua_touserdata(L, lua_upvalueindex(1));
+    char chunk[128];
+
+    snprintf(chunk, sizeof(chunk), "@[builtin %s]", m->name);
+    if (luaL_loadbuffer(L, m->source, m->len, chunk) != 0)
+        return lua_error(L);
+    lua_pushstring(L, m->name);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+static void register_internal_modules(lua_State *L)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "preload");
+    for (const struct sb_lua_module *m = sb_lua_internal_modules; m->name; m++) {
+        lua_pushlightuserdata(L, (void *)m);
+        lua_pushcclosure(L, load_internal, 1);
+        lua_setfield(L, -2, m->name);
+    }
+    lua_pushcfunction(L, sb_lua_sql_open);
+    lua_setfield(L, -2, "sysbench.sql.native");
+    lua_pop(L, 2);
+}
+
+/* The directory of installed scenario scripts, or the source tree's when
+ * this binary runs from its build directory. */
+const char *sb_lua_scenario_dir(void)
+{
+    static char dir[PATH_MAX];
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    if (n > 0) {
+        char *slash;
+        exe[n] = '\0';
+        slash = strrchr(exe, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            if (strcmp(exe, SB_ABS_BUILDDIR "/sysbench") == 0) {
+                snprintf(dir, sizeof(dir), "%s", SB_ABS_SRCDIR "/sysbench/lua");
+                return dir;
+            }
+        }
+    }
+    return PKGDATADIR;
+}
+
+static void set_package_path(lua_State *L, const char *script_path)
+{
+    const char *old;
+    char scriptdir[PATH_MAX] = "";
+
+    if (script_path != NULL) {
+        const char *slash = strrchr(script_path, '/');
+        if (slash != NULL && slash != script_path)
+            snprintf(scriptdir, sizeof(scriptdir), "%.*s/?.lua;",
+                     (int)(slash - script_path), script_path);
+    }
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    old = lua_tostring(L, -1);
+    lua_pushfstring(L, "./?.lua;./?/init.lua;%s%s;%s/?.lua;%s/?/init.lua", scriptdir,
+                    old ? old : "", sb_lua_scenario_dir(), sb_lua_scenario_dir());
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 2);
+}
+
+/* ------------------------------------------------------------ reporters */
+
+/* Reads a report stat table (at idx) into s. */
+static void stat_from_table(lua_State *L, int idx, struct sb_report_stat *s)
+{
+    memset(s, 0, sizeof(*s));
+#define GETN(field)                          \
+    lua_getfield(L, idx, #field);            \
+    s->field = lua_tonumber(L, -1);          \
+    lua_pop(L, 1)
+    GETN(threads_running);
+    GETN(time_interval);
+    GETN(time_total);
+    GETN(latency_pct);
+    GETN(events);
+    GETN(reads);
+    GETN(writes);
+    GETN(other);
+    GETN(errors);
+    GETN(reconnects);
+    GETN(queue_length);
+    GETN(concurrency);
+#undef GETN
+}
+
+static int lua_report_default(lua_State *L)
+{
+    struct sb_report_stat s;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    stat_from_table(L, 1, &s);
+    sb_report_print_line(&s, NULL, stdout);
+    return 0;
+}
+
+static int lua_report_csv(lua_State *L)
+{
+    struct sb_report_stat s;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    stat_from_table(L, 1, &s);
+    sb_report_print_csv(&s, stdout);
+    return 0;
+}
+
+static int lua_report_json(lua_State *L)
+{
+    struct sb_report_stat s;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    stat_from_table(L, 1, &s);
+    sb_report_print_json(&s, stdout);
+    return 0;
+}
+
+/* ------------------------------------------------------------ options */
+
+static void push_option_value(lua_State *L, const struct sb_opt *o)
+{
+    switch (o->type) {
+    case SB_ARG_BOOL:
+        lua_pushboolean(L, o->b);
+        break;
+    case SB_ARG_INT:
+    case SB_ARG_SIZE:
+        lua_pushnumber(L, (lua_Number)o->i);
+        break;
+    case SB_ARG_DOUBLE:
+        lua_pushnumber(L, o->d);
+        break;
+    case SB_ARG_LIST:
+        lua_createtable(L, (int)o->nitems, 0);
+        for (size_t i = 0; i < o->nitems; i++) {
+            lua_pushstring(L, o->items[i]);
+            lua_rawseti(L, -2, (int)i + 1);
+        }
+        break;
+    default:
+        if (o->value != NULL)
+            lua_pushstring(L, o->value);
+        else
+            lua_pushnil(L);
+        break;
+    }
+}
+
+static void export_set(lua_State *L, const struct sb_optset *set)
+{
+    for (size_t i = 0; set != NULL && i < set->n; i++) {
+        const struct sb_opt *o = &set->opts[i];
+        char key[128];
+        if (o->alias_of != NULL)
+            continue;
+        snprintf(key, sizeof(key), "%s", o->name);
+        for (char *p = key; *p; p++)
+            if (*p == '-')
+                *p = '_';
+        push_option_value(L, o);
+        lua_setfield(L, -2, key);
+    }
+}
+
+void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env)
+{
+    lua_getglobal(L, "sysbench");
+    lua_newtable(L);
+    export_set(L, env->general);
+    for (size_t i = 0; env->driver_sets && env->driver_sets[i]; i++)
+        export_set(L, env->driver_sets[i]);
+    export_set(L, env->script_opts);
+    lua_setfield(L, -2, "opt");
+    lua_pop(L, 1);
+}
+
+/* Converts a declared default to the option's string form. */
+static int default_string(lua_State *L, int idx, enum sb_opt_type type, char *buf,
+                          size_t len, const char **out)
+{
+    *out = NULL;
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+    case LUA_TNONE:
+        return 0;
+    case LUA_TBOOLEAN:
+        *out = lua_toboolean(L, idx) ? "on" : "off";
+        return 0;
+    case LUA_TNUMBER:
+        snprintf(buf, len, "%.17g", lua_tonumber(L, idx));
+        *out = buf;
+        return 0;
+    case LUA_TSTRING:
+        *out = lua_tostring(L, idx);
+        return 0;
+    case LUA_TTABLE: {
+        size_t pos = 0, n = lua_objlen(L, idx);
+        buf[0] = '\0';
+        for (size_t i = 1; i <= n; i++) {
+            lua_rawgeti(L, idx, (int)i);
+            pos += (size_t)snprintf(buf + pos, pos < len ? len - pos : 0, "%s%s",
+                                    i > 1 ? "," : "", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+            lua_pop(L, 1);
+        }
+        *out = buf;
+        return 0;
+    }
+    default:
+        (void)type;
+        return -1;
+    }
+}
+
+static enum sb_opt_type type_of_default(lua_State *L, int idx)
+{
+    switch (lua_type(L, idx)) {
+    case LUA_TBOOLEAN: return SB_ARG_BOOL;
+    case LUA_TNUMBER: {
+        double d = lua_tonumber(L, idx);
+        return d == (double)(long long)d ? SB_ARG_INT : SB_ARG_DOUBLE;
+    }
+    case LUA_TTABLE: return SB_ARG_LIST;
+    default: return SB_ARG_STRING;
+    }
+}
+
+int sb_lua_declare_script_options(lua_State *L, struct sb_optset *set,
+                                  char *err, size_t errlen)
+{
+    int top = lua_gettop(L);
+    int rc = 0;
+
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "cmdline");
+    if (!lua_istable(L, -1))
+        goto out;
+    lua_getfield(L, -1, "options");
+    if (lua_isnil(L, -1))
+        goto out;
+    if (!lua_istable(L, -1)) {
+        snprintf(err, errlen, "sysbench.cmdline.options must be a table");
+        rc = -1;
+        goto out;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+        const char *name = lua_tostring(L, -2);
+        const char *desc = NULL, *def = NULL;
+        char buf[1024];
+        enum sb_opt_type type;
+        int tbl = lua_gettop(L);
+
+        if (lua_type(L, -2) != LUA_TSTRING || !lua_istable(L, -1)) {
+            snprintf(err, errlen, "sysbench.cmdline.options: each entry must be name = {description, default [, type]}");
+            rc = -1;
+            goto out;
+        }
+        lua_rawgeti(L, tbl, 1);
+        desc = lua_tostring(L, -1);
+        lua_rawgeti(L, tbl, 3);
+        lua_rawgeti(L, tbl, 2);
+        if (lua_isnumber(L, -2))
+            type = (enum sb_opt_type)(lua_tointeger(L, -2) - 1);
+        else
+            type = type_of_default(L, -1);
+        if ((int)type < SB_ARG_BOOL || type > SB_ARG_FILE) {
+            snprintf(err, errlen, "sysbench.cmdline.options.%s: unknown type", name);
+            rc = -1;
+            goto out;
+        }
+        if (default_string(L, -1, type, buf, sizeof(buf), &def) != 0) {
+            snprintf(err, errlen, "sysbench.cmdline.options.%s: unsupported default value", name);
+            rc = -1;
+            goto out;
+        }
+        if (sb_optset_find(set, name) == NULL &&
+            sb_optset_add(set, name, desc ? desc : "", def, type, err, errlen) != 0) {
+            rc = -1;
+            goto out;
+        }
+        lua_settop(L, tbl - 1);
+    }
+out:
+    lua_settop(L, top);
+    return rc;
+}
+
+/* ------------------------------------------------------------ commands */
+
+int sb_lua_command_kind(lua_State *L, const char *name)
+{
+    int kind = 0;
+    int top = lua_gettop(L);
+
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "cmdline");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "commands");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, name);
+            if (lua_istable(L, -1)) {
+                lua_rawgeti(L, -1, 1);
+                if (lua_isfunction(L, -1)) {
+                    lua_rawgeti(L, -2, 2);
+                    lua_getglobal(L, "sysbench");
+                    lua_getfield(L, -1, "cmdline");
+                    lua_getfield(L, -1, "PARALLEL_COMMAND");
+                    kind = lua_equal(L, -1, -4) && !lua_isnil(L, -1) ? 2 : 1;
+                }
+            } else if (lua_isfunction(L, -1)) {
+                kind = 1;
+            }
+        }
+    }
+    lua_settop(L, top);
+    return kind;
+}
+
+int sb_lua_run_command(lua_State *L, const char *name, int tid,
+                       char *err, size_t errlen)
+{
+    int top = lua_gettop(L);
+    bool found = false;
+
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "cmdline");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "commands");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, name);
+            if (lua_istable(L, -1))
+                lua_rawgeti(L, -1, 1);
+            if (lua_isfunction(L, -1))
+                found = true;
+        }
+    }
+    if (!found) {
+        lua_settop(L, top);
+        lua_getglobal(L, name);
+        if (!lua_isfunction(L, -1)) {
+            lua_settop(L, top);
+            snprintf(err, errlen, "command '%s' is not implemented by the script", name);
+            return -1;
+        }
+    }
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+    if (tid >= 0)
+        lua_pushinteger(L, tid);
+    if (sb_lua_pcall(L, tid >= 0 ? 1 : 0, 0, err, errlen) != 0) {
+        lua_settop(L, top);
+        return -1;
+    }
+    lua_settop(L, top);
+    return 0;
+}
+
+/* ------------------------------------------------------------ states */
+
+static void set_sysbench_values(lua_State *L, const struct sb_lua_env *env,
+                                const struct sb_lua_thread *thr)
+{
+    lua_newtable(L);
+    if (thr->tid >= 0) {
+        lua_pushinteger(L, thr->tid);
+        lua_setfield(L, -2, "tid");
+    }
+    lua_pushlightuserdata(L, thr->rand);
+    lua_setfield(L, -2, "__rand_state");
+    lua_pushcfunction(L, lua_report_default);
+    lua_setfield(L, -2, "report_default");
+    lua_pushcfunction(L, lua_report_csv);
+    lua_setfield(L, -2, "report_csv");
+    lua_pushcfunction(L, lua_report_json);
+    lua_setfield(L, -2, "report_json");
+
+    lua_newtable(L); /* cmdline */
+    lua_createtable(L, env->argc, 0);
+    for (int i = 0; i < env->argc; i++) {
+        lua_pushstring(L, env->argv[i]);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, -2, "argv");
+    if (env->command) {
+        lua_pushstring(L, env->command);
+        lua_setfield(L, -2, "command");
+    }
+    lua_pushstring(L, env->script_path ? env->script_path : "-");
+    lua_setfield(L, -2, "script_path");
+    lua_setfield(L, -2, "cmdline");
+    lua_setglobal(L, "sysbench");
+}
+
+static int load_script(lua_State *L, const struct sb_lua_env *env)
+{
+    if (env->script_text != NULL) {
+        const char *s = env->script_text;
+        size_t len = env->script_len;
+        /* Skip a "#!" line as luaL_loadfile does for files. */
+        if (len > 0 && s[0] == '#') {
+            const char *nl = memchr(s, '\n', len);
+            size_t skip = nl ? (size_t)(nl - s) : len;
+            /* Keep the newline so line numbers stay right. */
+            s += skip;
+            len -= skip;
+        }
+        return luaL_loadbuffer(L, s, len, "=stdin");
+    }
+    return luaL_loadfile(L, env->script_path);
+}
+
+lua_State *sb_lua_new_state(const struct sb_lua_env *env,
+                            const struct sb_lua_thread *thr, bool with_opts,
+                            char *err, size_t errlen)
+{
+    lua_State *L = luaL_newstate();
+
+    if (L == NULL) {
+        snprintf(err, errlen, "cannot create a Lua state: out of memory");
+        return NULL;
+    }
+    luaL_openlibs(L);
+    lua_pushlightuserdata(L, (void *)env);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sb_env");
+    lua_pushlightuserdata(L, (void *)thr);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sb_thread");
+    register_internal_modules(L);
+    set_package_path(L, env->script_path);
+    set_sysbench_values(L, env, thr);
+    if (with_opts)
+        sb_lua_export_options(L, env);
+
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "sysbench");
+    if (sb_lua_pcall(L, 1, 0, err, errlen) != 0)
+        goto fail;
+
+    if (env->script_path != NULL || env->script_text != NULL) {
+        int rc = load_script(L, env);
+        if (rc != 0) {
+            const char *msg = lua_tostring(L, -1);
+            if (rc == LUA_ERRFILE)
+                snprintf(err, errlen, "cannot open script '%s': %s", env->script_path,
+                         msg && strstr(msg, "No such file") ? "No such file or directory" : (msg ? msg : "?"));
+            else
+                snprintf(err, errlen, "%s", msg ? msg : "cannot load script");
+            goto fail;
+        }
+        if (sb_lua_pcall(L, 0, 0, err, errlen) != 0)
+            goto fail;
+    }
+    return L;
+fail:
+    lua_close(L);
+    return NULL;
+}
+
+void sb_lua_close(lua_State *L)
+{
+    if (L != NULL)
+        lua_close(L);
+}

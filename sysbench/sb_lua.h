@@ -1,0 +1,108 @@
+#ifndef SB_LUA_H
+#define SB_LUA_H
+
+/*
+ * Lua states: the main state (script body, options, init/done, commands)
+ * and one state per worker thread. Every call into Lua goes through
+ * sb_lua_pcall, which adds a traceback to string errors and turns any error
+ * into one line naming the script, line and message.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <lua.h>
+#include "sb_options.h"
+#include "sb_driver.h"
+#include "sb_rand.h"
+
+/* What every state needs to know about the run; read-only once threads
+ * start. Owned by main. */
+struct sb_lua_env {
+    const char *script_path;   /* NULL when the script comes from stdin */
+    const char *script_text;   /* the script read from stdin, or NULL */
+    size_t script_len;
+    const char *command;       /* NULL when none */
+    int argc;
+    char **argv;               /* the whole command line */
+    const struct sb_optset *general;
+    const struct sb_optset *const *driver_sets; /* NULL-ended */
+    struct sb_optset *script_opts; /* filled from sysbench.cmdline.options */
+    const struct sb_driver_ops *driver; /* the chosen driver (may be NULL) */
+    const char *driver_error;  /* why driver is NULL, for sysbench.sql.driver() */
+    unsigned threads;
+};
+
+/* Per-state binding to its thread's owned objects. */
+struct sb_lua_thread {
+    int tid;                   /* worker id, or -1 for the main state */
+    struct sb_rand *rand;      /* the thread's generator (owned by caller) */
+    struct sb_db_counters *counters; /* where SQL work is counted */
+};
+
+/*
+ * Creates a state: standard libraries, the built-in modules, package.path
+ * (./?.lua, ./?/init.lua, the scenario directory, LUA_PATH), sysbench.*
+ * values for `thr`, and, when with_opts is true, sysbench.opt. Then loads
+ * and runs the script body. Returns NULL with one line in err (capacity
+ * errlen) on failure. The state borrows env and thr, which must outlive it.
+ */
+lua_State *sb_lua_new_state(const struct sb_lua_env *env,
+                            const struct sb_lua_thread *thr, bool with_opts,
+                            char *err, size_t errlen);
+
+/* Closes a state made by sb_lua_new_state. */
+void sb_lua_close(lua_State *L);
+
+/*
+ * Calls the function on the stack below nargs arguments, protected, with a
+ * traceback handler. Returns 0, or -1 with the error formatted in err
+ * ("script.lua:12: message" for string errors; SQL error tables are
+ * described by their fields). The function and arguments are popped; on
+ * success nres results are left.
+ */
+int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen);
+
+/* True when the global function `name` is defined in L. */
+bool sb_lua_has_function(lua_State *L, const char *name);
+
+/*
+ * Calls global function `name` (if defined) with an optional integer
+ * argument (pass arg < 0 for none). Returns 0 when done or not defined,
+ * -1 with err on a Lua error. *result receives the truthiness of its first
+ * return value when result is not NULL.
+ */
+int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
+                       char *err, size_t errlen);
+
+/*
+ * Reads sysbench.cmdline.options from the main state into env->script_opts.
+ * Returns 0 or -1 with a one-line reason (a bad declaration).
+ */
+int sb_lua_declare_script_options(lua_State *L, struct sb_optset *set,
+                                  char *err, size_t errlen);
+
+/* Sets sysbench.opt in L from all option sets of env. */
+void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env);
+
+/* Looks up sysbench.cmdline.commands[name]: returns 1 for a plain command,
+ * 2 for a parallel one, 0 when not defined. */
+int sb_lua_command_kind(lua_State *L, const char *name);
+
+/* Runs sysbench.cmdline.commands[name] (or the global function `name`) in
+ * L, passing the thread id for parallel commands (tid < 0: none). */
+int sb_lua_run_command(lua_State *L, const char *name, int tid,
+                       char *err, size_t errlen);
+
+/* The directory of the bundled scenario scripts this binary uses: the
+ * source tree's when run from its build directory, else the installed one. */
+const char *sb_lua_scenario_dir(void);
+
+/* Registers the sysbench.sql native functions (sb_lua_sql.c); used by
+ * sb_lua.c while building a state. */
+int sb_lua_sql_open(lua_State *L);
+
+/* The error codes of sysbench.error. */
+#define SB_LUA_ERROR_NONE 0
+#define SB_LUA_ERROR_RESTART_EVENT 1
+
+#endif /* SB_LUA_H */

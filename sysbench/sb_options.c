@@ -1,0 +1,992 @@
+/*
+ * Typed command-line options; see sb_options.h.
+ *
+ * Every function reports failure through its return value and a one-line
+ * message in the caller's buffer, so that main can print exactly one clear
+ * line and exit, and so that a bad option can never crash the program.
+ */
+#include "sb_options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Width of the "--name=TYPE" column in help output, as sysbench 1.0 uses. */
+#define SB_HELP_COLUMN 32
+
+/* Nesting limit when following aliases, so a corrupted table cannot loop. */
+#define SB_ALIAS_DEPTH 8
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Formats the reason into err when the caller gave a buffer, and returns -1
+ * so call sites can report and fail in one statement. */
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err != NULL && errlen > 0) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t len;
+    char *copy;
+
+    if (s == NULL)
+        return NULL;
+    len = strlen(s);
+    copy = malloc(len + 1);
+    if (copy != NULL)
+        memcpy(copy, s, len + 1);
+    return copy;
+}
+
+static char *dup_range(const char *s, size_t len)
+{
+    char *copy = malloc(len + 1);
+
+    if (copy != NULL) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
+/* '-' and '_' are the same character in option names, so that both
+ * --table-size and --table_size reach the option declared as table_size. */
+static char name_char(char c)
+{
+    return c == '_' ? '-' : c;
+}
+
+static bool name_eq(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++) {
+        if (name_char(*a) != name_char(*b))
+            return false;
+    }
+    return *a == *b;
+}
+
+static bool str_ieq(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++) {
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    }
+    return *a == *b;
+}
+
+/* Returns the span of s without leading and trailing white space. */
+static void trim_span(const char *s, size_t len, const char **start,
+                      size_t *out_len)
+{
+    while (len > 0 && isspace((unsigned char)*s)) {
+        s++;
+        len--;
+    }
+    while (len > 0 && isspace((unsigned char)s[len - 1]))
+        len--;
+    *start = s;
+    *out_len = len;
+}
+
+static void free_items(char **items, size_t n)
+{
+    size_t i;
+
+    if (items == NULL)
+        return;
+    for (i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}
+
+/* ------------------------------------------------------------- parsers */
+
+int sb_parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"on", "true", "yes", "1"};
+    static const char *const no[] = {"off", "false", "no", "0"};
+    size_t i;
+
+    if (s == NULL)
+        return -1;
+    for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (str_ieq(s, yes[i])) {
+            *out = true;
+            return 0;
+        }
+        if (str_ieq(s, no[i])) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/*
+ * Parses an optionally signed run of decimal digits at the start of s and
+ * stores where it stopped in *end. strtoll alone would also accept leading
+ * white space, which an option value should not silently carry.
+ */
+static int parse_int_prefix(const char *s, int64_t *out, const char **end)
+{
+    const char *p = s;
+    char *stop;
+    long long v;
+
+    if (*p == '+' || *p == '-')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    errno = 0;
+    v = strtoll(s, &stop, 10);
+    if (errno == ERANGE)
+        return -1;
+    *out = (int64_t)v;
+    *end = stop;
+    return 0;
+}
+
+int sb_parse_int(const char *s, int64_t *out)
+{
+    const char *end;
+    int64_t v;
+
+    if (s == NULL || parse_int_prefix(s, &v, &end) != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int sb_parse_size(const char *s, int64_t *out)
+{
+    const char *end;
+    int64_t v;
+    int shift = 0;
+
+    if (s == NULL || parse_int_prefix(s, &v, &end) != 0 || v < 0)
+        return -1;
+    switch (*end) {
+    case '\0':
+        break;
+    case 'k': case 'K':
+        shift = 10;
+        break;
+    case 'm': case 'M':
+        shift = 20;
+        break;
+    case 'g': case 'G':
+        shift = 30;
+        break;
+    case 't': case 'T':
+        shift = 40;
+        break;
+    default:
+        return -1;
+    }
+    if (shift != 0) {
+        if (end[1] != '\0')
+            return -1;
+        if (v > (INT64_MAX >> shift))
+            return -1;
+        v <<= shift;
+    }
+    *out = v;
+    return 0;
+}
+
+int sb_parse_double(const char *s, double *out)
+{
+    const char *p;
+    char *end;
+    double v;
+    bool digits = false;
+
+    if (s == NULL)
+        return -1;
+    /*
+     * Only plain decimal notation is accepted: strtod would also take
+     * "inf", "nan", hexadecimal and leading white space, none of which is a
+     * sensible option value.
+     */
+    for (p = s; *p != '\0'; p++) {
+        if (isdigit((unsigned char)*p))
+            digits = true;
+        else if (strchr("+-.eE", *p) == NULL)
+            return -1;
+    }
+    if (!digits)
+        return -1;
+    errno = 0;
+    v = strtod(s, &end);
+    if (*end != '\0' || end == s)
+        return -1;
+    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL))
+        return -1;
+    if (!isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/*
+ * Splits a LIST value on commas into trimmed items. The whole value being
+ * empty (or blank) gives an empty list, so --percentile= can clear a
+ * default; empty items between commas are kept so consumers can reject them.
+ */
+static int parse_list(const char *s, char ***items_out, size_t *n_out)
+{
+    const char *start;
+    size_t len, n = 0, cap, i;
+    char **items;
+    const char *p, *item_start;
+
+    *items_out = NULL;
+    *n_out = 0;
+    if (s == NULL)
+        return 0;
+    trim_span(s, strlen(s), &start, &len);
+    if (len == 0)
+        return 0;
+    cap = 1;
+    for (i = 0; i < len; i++) {
+        if (start[i] == ',')
+            cap++;
+    }
+    items = calloc(cap, sizeof(*items));
+    if (items == NULL)
+        return -1;
+    item_start = start;
+    for (p = start;; p++) {
+        if (p == start + len || *p == ',') {
+            const char *t;
+            size_t tlen;
+
+            trim_span(item_start, (size_t)(p - item_start), &t, &tlen);
+            items[n] = dup_range(t, tlen);
+            if (items[n] == NULL) {
+                free_items(items, n);
+                return -1;
+            }
+            n++;
+            if (p == start + len)
+                break;
+            item_start = p + 1;
+        }
+    }
+    *items_out = items;
+    *n_out = n;
+    return 0;
+}
+
+static const char *expected_form(enum sb_opt_type type)
+{
+    switch (type) {
+    case SB_ARG_BOOL:
+        return "on/off";
+    case SB_ARG_INT:
+        return "an integer";
+    case SB_ARG_SIZE:
+        return "a size (an integer with an optional K/M/G/T suffix)";
+    case SB_ARG_DOUBLE:
+        return "a number";
+    case SB_ARG_STRING:
+        return "a string";
+    case SB_ARG_LIST:
+        return "a comma-separated list";
+    case SB_ARG_FILE:
+        return "a file name";
+    }
+    return "a value";
+}
+
+/* ---------------------------------------------------------------- sets */
+
+void sb_optset_init(struct sb_optset *set, const char *title)
+{
+    set->title = dup_str(title != NULL ? title : "");
+    set->opts = NULL;
+    set->n = 0;
+    set->cap = 0;
+}
+
+static void opt_free(struct sb_opt *opt)
+{
+    free(opt->name);
+    free(opt->desc);
+    free(opt->def);
+    free(opt->value);
+    free_items(opt->items, opt->nitems);
+    free(opt->alias_of);
+}
+
+void sb_optset_free(struct sb_optset *set)
+{
+    size_t i;
+
+    if (set == NULL)
+        return;
+    for (i = 0; i < set->n; i++)
+        opt_free(&set->opts[i]);
+    free(set->opts);
+    free(set->title);
+    set->opts = NULL;
+    set->title = NULL;
+    set->n = 0;
+    set->cap = 0;
+}
+
+/* Finds an entry by name without following aliases. */
+static struct sb_opt *find_entry(const struct sb_optset *set, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < set->n; i++) {
+        if (name_eq(set->opts[i].name, name))
+            return &set->opts[i];
+    }
+    return NULL;
+}
+
+struct sb_opt *sb_optset_find(const struct sb_optset *set, const char *name)
+{
+    struct sb_opt *opt;
+    int depth;
+
+    if (set == NULL || name == NULL)
+        return NULL;
+    opt = find_entry(set, name);
+    for (depth = 0; opt != NULL && opt->alias_of != NULL; depth++) {
+        if (depth >= SB_ALIAS_DEPTH)
+            return NULL;
+        opt = find_entry(set, opt->alias_of);
+    }
+    return opt;
+}
+
+/* Appends a zeroed entry, growing the array; NULL when out of memory. */
+static struct sb_opt *new_entry(struct sb_optset *set)
+{
+    struct sb_opt *opt;
+
+    if (set->n == set->cap) {
+        size_t cap = set->cap == 0 ? 16 : set->cap * 2;
+        struct sb_opt *grown = realloc(set->opts, cap * sizeof(*grown));
+
+        if (grown == NULL)
+            return NULL;
+        set->opts = grown;
+        set->cap = cap;
+    }
+    opt = &set->opts[set->n];
+    memset(opt, 0, sizeof(*opt));
+    return opt;
+}
+
+/*
+ * Parses value for opt's type into a scratch option and only then moves it
+ * into opt, so a rejected value leaves the option exactly as it was.
+ */
+static int assign_value(struct sb_opt *opt, const char *value, bool user,
+                        char *err, size_t errlen)
+{
+    struct sb_opt parsed;
+    const char *text = value;
+
+    memset(&parsed, 0, sizeof(parsed));
+    if (value == NULL && user) {
+        if (opt->type != SB_ARG_BOOL)
+            return fail(err, errlen, "missing value for --%s: expected %s",
+                        opt->name, expected_form(opt->type));
+        text = "on";
+    }
+    if (text != NULL) {
+        int rc = 0;
+
+        switch (opt->type) {
+        case SB_ARG_BOOL:
+            rc = sb_parse_bool(text, &parsed.b);
+            break;
+        case SB_ARG_INT:
+            rc = sb_parse_int(text, &parsed.i);
+            break;
+        case SB_ARG_SIZE:
+            rc = sb_parse_size(text, &parsed.i);
+            break;
+        case SB_ARG_DOUBLE:
+            rc = sb_parse_double(text, &parsed.d);
+            break;
+        case SB_ARG_LIST:
+            if (parse_list(text, &parsed.items, &parsed.nitems) != 0)
+                return fail(err, errlen, "out of memory while setting --%s",
+                            opt->name);
+            break;
+        case SB_ARG_STRING:
+        case SB_ARG_FILE:
+            break;
+        }
+        if (rc != 0)
+            return fail(err, errlen, "invalid value '%s' for --%s: expected %s",
+                        text, opt->name, expected_form(opt->type));
+        parsed.value = dup_str(text);
+        if (parsed.value == NULL) {
+            free_items(parsed.items, parsed.nitems);
+            return fail(err, errlen, "out of memory while setting --%s",
+                        opt->name);
+        }
+    }
+    /* Numeric views of one another keep typed accessors lenient. */
+    if (opt->type == SB_ARG_INT || opt->type == SB_ARG_SIZE)
+        parsed.d = (double)parsed.i;
+    free(opt->value);
+    free_items(opt->items, opt->nitems);
+    opt->value = parsed.value;
+    opt->b = parsed.b;
+    opt->i = parsed.i;
+    opt->d = parsed.d;
+    opt->items = parsed.items;
+    opt->nitems = parsed.nitems;
+    return 0;
+}
+
+int sb_optset_add(struct sb_optset *set, const char *name, const char *desc,
+                  const char *def, enum sb_opt_type type,
+                  char *err, size_t errlen)
+{
+    struct sb_opt *opt;
+
+    if (name == NULL || name[0] == '\0')
+        return fail(err, errlen, "cannot declare an option with an empty name");
+    if ((int)type < (int)SB_ARG_BOOL || (int)type > (int)SB_ARG_FILE)
+        return fail(err, errlen, "option --%s has an unknown type", name);
+    if (find_entry(set, name) != NULL)
+        return fail(err, errlen, "option --%s is declared twice", name);
+    opt = new_entry(set);
+    if (opt == NULL)
+        return fail(err, errlen, "out of memory while declaring --%s", name);
+    opt->type = type;
+    opt->name = dup_str(name);
+    opt->desc = dup_str(desc != NULL ? desc : "");
+    opt->def = dup_str(def);
+    if (opt->name == NULL || opt->desc == NULL || (def != NULL && opt->def == NULL)) {
+        opt_free(opt);
+        return fail(err, errlen, "out of memory while declaring --%s", name);
+    }
+    if (assign_value(opt, def, false, NULL, 0) != 0) {
+        opt_free(opt);
+        return fail(err, errlen, "invalid default '%s' for --%s: expected %s",
+                    def, name, expected_form(type));
+    }
+    set->n++;
+    return 0;
+}
+
+int sb_optset_add_defs(struct sb_optset *set, const struct sb_opt_def *defs,
+                       char *err, size_t errlen)
+{
+    const struct sb_opt_def *d;
+
+    if (defs == NULL)
+        return 0;
+    for (d = defs; d->name != NULL; d++) {
+        if (sb_optset_add(set, d->name, d->desc, d->def, d->type,
+                          err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int sb_optset_add_alias(struct sb_optset *set, const char *alias,
+                        const char *target, char *err, size_t errlen)
+{
+    struct sb_opt *t, *opt;
+    char *alias_name, *target_name, *desc;
+    size_t desclen;
+
+    if (alias == NULL || alias[0] == '\0')
+        return fail(err, errlen, "cannot declare an alias with an empty name");
+    if (find_entry(set, alias) != NULL)
+        return fail(err, errlen, "option --%s is declared twice", alias);
+    t = sb_optset_find(set, target);
+    if (t == NULL)
+        return fail(err, errlen, "alias --%s refers to unknown option --%s",
+                    alias, target != NULL ? target : "");
+    /* Aliases point at the real option, never at another alias, so lookups
+     * need one step. */
+    alias_name = dup_str(alias);
+    target_name = dup_str(t->name);
+    desclen = strlen(t->name) + 32;
+    desc = malloc(desclen);
+    if (alias_name == NULL || target_name == NULL || desc == NULL) {
+        free(alias_name);
+        free(target_name);
+        free(desc);
+        return fail(err, errlen, "out of memory while declaring --%s", alias);
+    }
+    snprintf(desc, desclen, "alias of --%s", t->name);
+    /* new_entry may move the array, so t must not be used after it. */
+    opt = new_entry(set);
+    if (opt == NULL) {
+        free(alias_name);
+        free(target_name);
+        free(desc);
+        return fail(err, errlen, "out of memory while declaring --%s", alias);
+    }
+    opt->name = alias_name;
+    opt->alias_of = target_name;
+    opt->desc = desc;
+    opt->type = sb_optset_find(set, target_name)->type;
+    set->n++;
+    return 0;
+}
+
+void sb_optset_set_secret(struct sb_optset *set, const char *name)
+{
+    struct sb_opt *opt = sb_optset_find(set, name);
+
+    if (opt != NULL)
+        opt->secret = true;
+}
+
+int sb_opt_set(struct sb_opt *opt, const char *value, char *err, size_t errlen)
+{
+    if (opt == NULL)
+        return fail(err, errlen, "unknown option");
+    if (opt->alias_of != NULL)
+        return fail(err, errlen,
+                    "--%s is an alias: set it through the option set",
+                    opt->name);
+    if (assign_value(opt, value, true, err, errlen) != 0)
+        return -1;
+    opt->set = true;
+    return 0;
+}
+
+/* ----------------------------------------------------------- accessors */
+
+bool sb_optset_bool(const struct sb_optset *set, const char *name)
+{
+    const struct sb_opt *opt = sb_optset_find(set, name);
+
+    return opt != NULL && opt->type == SB_ARG_BOOL && opt->b;
+}
+
+int64_t sb_optset_int(const struct sb_optset *set, const char *name)
+{
+    const struct sb_opt *opt = sb_optset_find(set, name);
+
+    if (opt == NULL)
+        return 0;
+    switch (opt->type) {
+    case SB_ARG_INT:
+    case SB_ARG_SIZE:
+        return opt->i;
+    case SB_ARG_DOUBLE:
+        /* Out-of-range doubles would be undefined behaviour to convert. */
+        if (!(opt->d > -9.2e18 && opt->d < 9.2e18))
+            return opt->d > 0 ? INT64_MAX : INT64_MIN;
+        return (int64_t)opt->d;
+    case SB_ARG_BOOL:
+        return opt->b ? 1 : 0;
+    default:
+        return 0;
+    }
+}
+
+double sb_optset_double(const struct sb_optset *set, const char *name)
+{
+    const struct sb_opt *opt = sb_optset_find(set, name);
+
+    if (opt == NULL)
+        return 0;
+    switch (opt->type) {
+    case SB_ARG_DOUBLE:
+        return opt->d;
+    case SB_ARG_INT:
+    case SB_ARG_SIZE:
+        return (double)opt->i;
+    case SB_ARG_BOOL:
+        return opt->b ? 1 : 0;
+    default:
+        return 0;
+    }
+}
+
+const char *sb_optset_str(const struct sb_optset *set, const char *name)
+{
+    const struct sb_opt *opt = sb_optset_find(set, name);
+
+    return opt != NULL ? opt->value : NULL;
+}
+
+char *const *sb_optset_list(const struct sb_optset *set, const char *name,
+                            size_t *n)
+{
+    const struct sb_opt *opt = sb_optset_find(set, name);
+
+    if (opt == NULL || opt->type != SB_ARG_LIST) {
+        if (n != NULL)
+            *n = 0;
+        return NULL;
+    }
+    if (n != NULL)
+        *n = opt->nitems;
+    return opt->items;
+}
+
+/* ---------------------------------------------------------------- help */
+
+static const char *placeholder(enum sb_opt_type type)
+{
+    switch (type) {
+    case SB_ARG_BOOL:
+        return "[=on|off]";
+    case SB_ARG_INT:
+    case SB_ARG_DOUBLE:
+        return "=N";
+    case SB_ARG_SIZE:
+        return "=SIZE";
+    case SB_ARG_STRING:
+        return "=STRING";
+    case SB_ARG_LIST:
+        return "=[LIST,...]";
+    case SB_ARG_FILE:
+        return "=FILENAME";
+    }
+    return "=VALUE";
+}
+
+/*
+ * Aliases are left out: they exist so old command lines keep working, and
+ * advertising them would only invite their use.
+ */
+void sb_optset_print_help(const struct sb_optset *set, FILE *out)
+{
+    size_t i;
+
+    if (set == NULL || out == NULL)
+        return;
+    if (set->title != NULL && set->title[0] != '\0') {
+        size_t tlen = strlen(set->title);
+
+        fprintf(out, "%s%s\n", set->title,
+                set->title[tlen - 1] == ':' ? "" : ":");
+    }
+    for (i = 0; i < set->n; i++) {
+        const struct sb_opt *opt = &set->opts[i];
+        size_t width;
+
+        if (opt->alias_of != NULL)
+            continue;
+        fprintf(out, "  --%s%s", opt->name, placeholder(opt->type));
+        width = 2 + strlen(opt->name) + strlen(placeholder(opt->type));
+        if (width < SB_HELP_COLUMN)
+            fprintf(out, "%*s", (int)(SB_HELP_COLUMN - width), "");
+        else
+            fputc(' ', out);
+        fputs(opt->desc != NULL ? opt->desc : "", out);
+        /* A secret's default is hidden but its existence is not. */
+        if (opt->def != NULL) {
+            if (opt->secret)
+                fprintf(out, " [%s]", opt->def[0] != '\0' ? "***" : "");
+            else
+                fprintf(out, " [%s]", opt->def);
+        }
+        fputc('\n', out);
+    }
+}
+
+/* ---------------------------------------------------------------- argv */
+
+void sb_args_init(struct sb_args *a)
+{
+    memset(a, 0, sizeof(*a));
+}
+
+void sb_args_free(struct sb_args *a)
+{
+    size_t i;
+
+    if (a == NULL)
+        return;
+    for (i = 0; i < a->nopts; i++) {
+        free(a->opts[i].name);
+        free(a->opts[i].value);
+    }
+    free(a->opts);
+    for (i = 0; i < a->npos; i++)
+        free(a->pos[i]);
+    free(a->pos);
+    memset(a, 0, sizeof(*a));
+}
+
+/* Makes room for one more option; the slot at a->nopts is then free. */
+static int reserve_opt(struct sb_args *a)
+{
+    if (a->nopts == a->optcap) {
+        size_t cap = a->optcap == 0 ? 16 : a->optcap * 2;
+        struct sb_arg *grown = realloc(a->opts, cap * sizeof(*grown));
+
+        if (grown == NULL)
+            return -1;
+        a->opts = grown;
+        a->optcap = cap;
+    }
+    return 0;
+}
+
+/* Builds an argument from a name span and an optional value. */
+static int make_arg(struct sb_arg *arg, const char *name, size_t namelen,
+                    const char *value, size_t valuelen)
+{
+    arg->name = dup_range(name, namelen);
+    arg->value = value != NULL ? dup_range(value, valuelen) : NULL;
+    arg->used = false;
+    if (arg->name == NULL || (value != NULL && arg->value == NULL)) {
+        free(arg->name);
+        free(arg->value);
+        return -1;
+    }
+    return 0;
+}
+
+static int push_pos(struct sb_args *a, const char *word)
+{
+    char *copy;
+
+    if (a->npos == a->poscap) {
+        size_t cap = a->poscap == 0 ? 8 : a->poscap * 2;
+        char **grown = realloc(a->pos, cap * sizeof(*grown));
+
+        if (grown == NULL)
+            return -1;
+        a->pos = grown;
+        a->poscap = cap;
+    }
+    copy = dup_str(word);
+    if (copy == NULL)
+        return -1;
+    a->pos[a->npos++] = copy;
+    return 0;
+}
+
+int sb_args_split(struct sb_args *a, int argc, char *const argv[],
+                  char *err, size_t errlen)
+{
+    int i;
+    bool options_done = false;
+
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *eq;
+
+        if (arg == NULL)
+            continue;
+        /*
+         * Anything not starting with "--" is a word: the script, the
+         * command, a lone "-" for standard input, or a script's own
+         * argument (sysbench 1.0 treats single-dash words the same way).
+         */
+        if (options_done || strncmp(arg, "--", 2) != 0) {
+            if (push_pos(a, arg) != 0)
+                return fail(err, errlen, "out of memory");
+            continue;
+        }
+        if (arg[2] == '\0') {
+            options_done = true;
+            continue;
+        }
+        eq = strchr(arg + 2, '=');
+        if (eq == arg + 2)
+            return fail(err, errlen,
+                        "malformed option '%s': expected --name or --name=value",
+                        arg);
+        if (reserve_opt(a) != 0)
+            return fail(err, errlen, "out of memory");
+        if (eq != NULL) {
+            if (make_arg(&a->opts[a->nopts], arg + 2, (size_t)(eq - arg - 2),
+                         eq + 1, strlen(eq + 1)) != 0)
+                return fail(err, errlen, "out of memory");
+        } else if (make_arg(&a->opts[a->nopts], arg + 2, strlen(arg + 2),
+                            NULL, 0) != 0) {
+            return fail(err, errlen, "out of memory");
+        }
+        a->nopts++;
+    }
+    return 0;
+}
+
+/* Reads one line of any length; returns its length or -1 at end of file. */
+static long read_line(FILE *f, char **buf, size_t *cap)
+{
+    size_t len = 0;
+    int c;
+
+    while ((c = getc(f)) != EOF) {
+        if (len + 1 >= *cap) {
+            size_t ncap = *cap == 0 ? 256 : *cap * 2;
+            char *grown = realloc(*buf, ncap);
+
+            if (grown == NULL)
+                return -2;
+            *buf = grown;
+            *cap = ncap;
+        }
+        if (c == '\n')
+            break;
+        (*buf)[len++] = (char)c;
+    }
+    if (c == EOF && len == 0)
+        return -1;
+    if (*buf == NULL)
+        return -1;
+    (*buf)[len] = '\0';
+    return (long)len;
+}
+
+int sb_args_read_config(struct sb_args *a, const char *path,
+                        char *err, size_t errlen)
+{
+    FILE *f;
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, nfile = 0, i;
+    struct sb_arg *file_args = NULL;
+    size_t file_cap = 0;
+    long len;
+    int rc = 0;
+
+    if (path == NULL)
+        return fail(err, errlen, "no config file given");
+    f = fopen(path, "r");
+    if (f == NULL)
+        return fail(err, errlen, "cannot open config file '%s': %s", path,
+                    strerror(errno));
+    while ((len = read_line(f, &line, &cap)) >= 0) {
+        const char *s, *eq, *name, *value = NULL;
+        size_t slen, namelen, valuelen = 0;
+
+        lineno++;
+        trim_span(line, (size_t)len, &s, &slen);
+        if (slen == 0 || s[0] == '#')
+            continue;
+        /* Tolerate "--name=value", as users paste command lines. */
+        if (slen >= 2 && s[0] == '-' && s[1] == '-') {
+            s += 2;
+            slen -= 2;
+        }
+        eq = memchr(s, '=', slen);
+        if (eq != NULL) {
+            trim_span(s, (size_t)(eq - s), &name, &namelen);
+            trim_span(eq + 1, slen - (size_t)(eq - s) - 1, &value, &valuelen);
+        } else {
+            name = s;
+            namelen = slen;
+        }
+        if (namelen == 0) {
+            rc = fail(err, errlen, "%s:%zu: missing option name", path, lineno);
+            break;
+        }
+        if (nfile == file_cap) {
+            size_t ncap = file_cap == 0 ? 16 : file_cap * 2;
+            struct sb_arg *grown = realloc(file_args, ncap * sizeof(*grown));
+
+            if (grown == NULL) {
+                rc = fail(err, errlen, "%s:%zu: out of memory", path, lineno);
+                break;
+            }
+            file_args = grown;
+            file_cap = ncap;
+        }
+        if (make_arg(&file_args[nfile], name, namelen, value, valuelen) != 0) {
+            rc = fail(err, errlen, "%s:%zu: out of memory", path, lineno);
+            break;
+        }
+        nfile++;
+    }
+    if (rc == 0 && len == -2)
+        rc = fail(err, errlen, "%s:%zu: out of memory", path, lineno + 1);
+    if (rc == 0 && ferror(f))
+        rc = fail(err, errlen, "cannot read config file '%s'", path);
+    fclose(f);
+    free(line);
+
+    /*
+     * Options apply in order and a later one overrides an earlier one, so
+     * putting the file's entries first lets the command line win.
+     */
+    if (rc == 0 && nfile > 0) {
+        size_t need = a->nopts + nfile;
+
+        if (need > a->optcap) {
+            struct sb_arg *grown = realloc(a->opts, need * sizeof(*grown));
+
+            if (grown == NULL) {
+                rc = fail(err, errlen, "out of memory");
+            } else {
+                a->opts = grown;
+                a->optcap = need;
+            }
+        }
+        if (rc == 0) {
+            memmove(a->opts + nfile, a->opts, a->nopts * sizeof(*a->opts));
+            memcpy(a->opts, file_args, nfile * sizeof(*file_args));
+            a->nopts += nfile;
+            nfile = 0;
+        }
+    }
+    for (i = 0; i < nfile; i++) {
+        free(file_args[i].name);
+        free(file_args[i].value);
+    }
+    free(file_args);
+    return rc;
+}
+
+int sb_args_apply(struct sb_args *a, struct sb_optset *set,
+                  char *err, size_t errlen)
+{
+    size_t i;
+
+    if (a == NULL || set == NULL)
+        return 0;
+    for (i = 0; i < a->nopts; i++) {
+        struct sb_arg *arg = &a->opts[i];
+        struct sb_opt *opt;
+
+        if (arg->used)
+            continue;
+        opt = sb_optset_find(set, arg->name);
+        if (opt == NULL)
+            continue;
+        if (sb_opt_set(opt, arg->value, err, errlen) != 0)
+            return -1;
+        arg->used = true;
+    }
+    return 0;
+}
+
+const struct sb_arg *sb_args_first_unused(const struct sb_args *a)
+{
+    size_t i;
+
+    if (a == NULL)
+        return NULL;
+    for (i = 0; i < a->nopts; i++) {
+        if (!a->opts[i].used)
+            return &a->opts[i];
+    }
+    return NULL;
+}

@@ -1,0 +1,173 @@
+#ifndef SB_OPTIONS_H
+#define SB_OPTIONS_H
+
+/*
+ * Typed command-line options (pure module: no globals, no I/O but the
+ * config file reader and the help printer, which take their FILE/path).
+ *
+ * An option set holds named, typed options with defaults. The general
+ * options, each driver's options and each script's options are separate
+ * sets; main splits argv once (sb_args_split) and offers every --name=value
+ * to the sets in turn. Names compare with '-' and '_' equal, so
+ * --table-size and --table_size are the same option.
+ *
+ * Types and accepted syntax (sysbench 1.0's):
+ *   BOOL    on/off, true/false, yes/no, 1/0; a bare --name means on
+ *   INT     a signed decimal integer
+ *   SIZE    an integer with an optional K/M/G/T suffix (powers of 1024)
+ *   DOUBLE  a decimal number
+ *   STRING  any text
+ *   LIST    comma-separated items (an empty value is an empty list)
+ *   FILE    a path (not checked here)
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum sb_opt_type {
+    SB_ARG_BOOL,
+    SB_ARG_INT,
+    SB_ARG_SIZE,
+    SB_ARG_DOUBLE,
+    SB_ARG_STRING,
+    SB_ARG_LIST,
+    SB_ARG_FILE
+};
+
+/* A static definition, as modules declare their options. */
+struct sb_opt_def {
+    const char *name;  /* with dashes: "report-interval" */
+    const char *desc;
+    const char *def;   /* default in string form; NULL means unset/empty */
+    enum sb_opt_type type;
+};
+
+struct sb_opt {
+    char *name;        /* owned; as declared */
+    char *desc;        /* owned */
+    char *def;         /* owned; may be NULL */
+    enum sb_opt_type type;
+    char *value;       /* owned; the current value in string form or NULL */
+    bool set;          /* given by the user (command line or config file) */
+    bool secret;       /* value never printed (passwords) */
+    /* Parsed forms of value, valid for the matching type. */
+    bool b;
+    int64_t i;         /* INT and SIZE */
+    double d;
+    char **items;      /* LIST: owned array of owned strings */
+    size_t nitems;
+    char *alias_of;    /* owned; non-NULL makes this an alias entry */
+};
+
+struct sb_optset {
+    char *title;       /* owned; heading for help output */
+    struct sb_opt *opts;
+    size_t n, cap;
+};
+
+/* Initialises an empty set titled `title` (copied). */
+void sb_optset_init(struct sb_optset *set, const char *title);
+/* Frees everything the set owns. */
+void sb_optset_free(struct sb_optset *set);
+
+/*
+ * Adds an option and sets it to its default. Returns 0, or -1 with a
+ * one-line reason in err when the name is empty, already present, or the
+ * default does not parse as the type.
+ */
+int sb_optset_add(struct sb_optset *set, const char *name, const char *desc,
+                  const char *def, enum sb_opt_type type,
+                  char *err, size_t errlen);
+
+/* Adds every definition of a table ending with a {NULL} entry. */
+int sb_optset_add_defs(struct sb_optset *set, const struct sb_opt_def *defs,
+                       char *err, size_t errlen);
+
+/* Makes `alias` another name for existing option `target`; setting the
+ * alias sets the target (used for --num-threads and friends). */
+int sb_optset_add_alias(struct sb_optset *set, const char *alias,
+                        const char *target, char *err, size_t errlen);
+
+/* Marks an option secret: help and dumps show it as "***". */
+void sb_optset_set_secret(struct sb_optset *set, const char *name);
+
+/* Finds an option by name ('-' == '_'), following aliases. NULL if none. */
+struct sb_opt *sb_optset_find(const struct sb_optset *set, const char *name);
+
+/*
+ * Sets an option from a string (value NULL means a bare --name, allowed
+ * only for BOOL). Returns 0, or -1 with a one-line reason in err naming
+ * the option and what was expected, e.g.
+ * "invalid value 'abc' for --threads: expected an integer".
+ */
+int sb_opt_set(struct sb_opt *opt, const char *value, char *err, size_t errlen);
+
+/* Typed accessors; the option must exist and be of a matching type. */
+bool sb_optset_bool(const struct sb_optset *set, const char *name);
+int64_t sb_optset_int(const struct sb_optset *set, const char *name);
+double sb_optset_double(const struct sb_optset *set, const char *name);
+/* NULL when the option has no value. */
+const char *sb_optset_str(const struct sb_optset *set, const char *name);
+/* Returns the list's items and stores their count in *n. */
+char *const *sb_optset_list(const struct sb_optset *set, const char *name,
+                            size_t *n);
+
+/* Value parsers, shared with the Lua layer. Each returns 0 or -1. */
+int sb_parse_bool(const char *s, bool *out);
+int sb_parse_int(const char *s, int64_t *out);
+int sb_parse_size(const char *s, int64_t *out);
+int sb_parse_double(const char *s, double *out);
+
+/* Prints "  --name=TYPE   description [default]" lines, sysbench style. */
+void sb_optset_print_help(const struct sb_optset *set, FILE *out);
+
+/* ---------------------------------------------------------------- argv */
+
+struct sb_arg {
+    char *name;   /* owned; without the leading dashes */
+    char *value;  /* owned; NULL for a bare --name */
+    bool used;    /* claimed by some option set */
+};
+
+struct sb_args {
+    struct sb_arg *opts;  /* every --name[=value], in order */
+    size_t nopts, optcap;
+    char **pos;           /* positional words, owned, in order */
+    size_t npos, poscap;
+};
+
+void sb_args_init(struct sb_args *a);
+void sb_args_free(struct sb_args *a);
+
+/*
+ * Splits argv[1..argc-1] into options and positional words. "--" ends
+ * option parsing; a lone "-" is positional (script from stdin). Returns 0,
+ * or -1 with a reason in err for a malformed argument such as "--" + "=x".
+ */
+int sb_args_split(struct sb_args *a, int argc, char *const argv[],
+                  char *err, size_t errlen);
+
+/*
+ * Appends "name=value" lines from a config file as options (blank lines and
+ * lines starting with '#' are skipped; surrounding spaces are trimmed; a
+ * line without '=' is a bare option). Options already in `a` from the
+ * command line win: the file's entries are inserted before them. Returns 0,
+ * or -1 with "FILE:LINE: reason" or the open error in err.
+ */
+int sb_args_read_config(struct sb_args *a, const char *path,
+                        char *err, size_t errlen);
+
+/*
+ * Offers every not-yet-used argument to `set`: each whose name the set
+ * knows is parsed into it and marked used. Returns 0, or -1 with the first
+ * parse error in err.
+ */
+int sb_args_apply(struct sb_args *a, struct sb_optset *set,
+                  char *err, size_t errlen);
+
+/* Returns the first argument no set claimed, or NULL. */
+const struct sb_arg *sb_args_first_unused(const struct sb_args *a);
+
+#endif /* SB_OPTIONS_H */

@@ -1,0 +1,244 @@
+/*
+ * Text reports; see sb_report.h. Column positions copy sysbench 1.0's
+ * output (values at column 41, latency values right-aligned at column 53)
+ * because parsers written for it split on those layouts.
+ */
+#include "sb_report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+static double per_sec(double n, double t)
+{
+    return t > 0 ? n / t : 0;
+}
+
+void sb_report_stat_from(struct sb_report_stat *s, const struct sb_stats *st,
+                         double interval, double total, unsigned threads,
+                         double pct)
+{
+    memset(s, 0, sizeof(*s));
+    s->threads_running = threads;
+    s->time_interval = interval;
+    s->time_total = total;
+    s->latency_pct = pct > 0 ? (double)sb_hist_percentile(&st->response, pct) / 1e9 : 0;
+    s->events = (double)st->c[SB_STAT_EVENTS];
+    s->reads = (double)st->c[SB_STAT_READS];
+    s->writes = (double)st->c[SB_STAT_WRITES];
+    s->other = (double)st->c[SB_STAT_OTHER];
+    s->errors = (double)st->c[SB_STAT_ERRORS];
+    s->reconnects = (double)st->c[SB_STAT_RECONNECTS];
+    if (st->response.total > 0) {
+        s->latency_min = (double)st->response.min_ns / 1e9;
+        s->latency_max = (double)st->response.max_ns / 1e9;
+        s->latency_avg = sb_hist_mean(&st->response) / 1e9;
+        s->latency_sum = (double)st->response.sum_ns / 1e9;
+    }
+}
+
+static void pct_label(char *buf, size_t len, double pct)
+{
+    snprintf(buf, len, "%g", pct);
+}
+
+void sb_report_print_line(const struct sb_report_stat *s,
+                          const struct sb_report_extra *x, FILE *out)
+{
+    double t = s->time_interval;
+    double q = s->reads + s->writes + s->other;
+    bool sql = x ? x->sql : q > 0;
+    char pl[32];
+
+    pct_label(pl, sizeof(pl), x && x->pct > 0 ? x->pct : 95);
+    if (sql)
+        fprintf(out,
+                "[ %.0fs ] thds: %.0f tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) "
+                "lat (ms,%s%%): %.2f err/s: %.2f reconn/s: %.2f",
+                s->time_total, s->threads_running, per_sec(s->events, t), per_sec(q, t),
+                per_sec(s->reads, t), per_sec(s->writes, t), per_sec(s->other, t), pl,
+                s->latency_pct * 1000, per_sec(s->errors, t), per_sec(s->reconnects, t));
+    else
+        fprintf(out, "[ %.0fs ] thds: %.0f eps: %.2f lat (ms,%s%%): %.2f", s->time_total,
+                s->threads_running, per_sec(s->events, t), pl, s->latency_pct * 1000);
+    if (x != NULL && x->rate_mode)
+        fprintf(out, " target: %.2f lag (ms,%s%%): %.2f backlog: %llu", x->target_tps, pl,
+                x->lag_pct_ms, (unsigned long long)x->backlog);
+    fputc('\n', out);
+    fflush(out);
+}
+
+void sb_report_print_csv(const struct sb_report_stat *s, FILE *out)
+{
+    double t = s->time_interval;
+    fprintf(out, "%.0f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", s->time_total,
+            s->threads_running, per_sec(s->events, t),
+            per_sec(s->reads + s->writes + s->other, t), per_sec(s->reads, t),
+            per_sec(s->writes, t), per_sec(s->other, t), s->latency_pct * 1000,
+            per_sec(s->errors, t), per_sec(s->reconnects, t));
+    fflush(out);
+}
+
+void sb_report_print_json(const struct sb_report_stat *s, FILE *out)
+{
+    double t = s->time_interval;
+    fprintf(out,
+            "{\"time\": %.0f, \"threads\": %.0f, \"tps\": %.2f, \"qps\": {\"total\": %.2f, "
+            "\"reads\": %.2f, \"writes\": %.2f, \"other\": %.2f}, \"latency\": %.2f, "
+            "\"errors\": %.2f, \"reconnects\": %.2f}\n",
+            s->time_total, s->threads_running, per_sec(s->events, t),
+            per_sec(s->reads + s->writes + s->other, t), per_sec(s->reads, t),
+            per_sec(s->writes, t), per_sec(s->other, t), s->latency_pct * 1000,
+            per_sec(s->errors, t), per_sec(s->reconnects, t));
+    fflush(out);
+}
+
+/* "    label:" padded so the value starts at column 41. */
+static void field(FILE *out, int indent, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void field(FILE *out, int indent, const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    int n = fprintf(out, "%*s%s", indent, "", label);
+    fprintf(out, "%*s", n < 41 ? 41 - n : 1, "");
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
+}
+
+/* "         label:" with the value right-aligned at column 53. */
+static void lat_field(FILE *out, const char *label, double ms)
+{
+    char v[64];
+    int pad;
+    snprintf(v, sizeof(v), "%.2f", ms);
+    pad = 44 - (int)strlen(label) - (int)strlen(v);
+    fprintf(out, "         %s%*s%s\n", label, pad > 1 ? pad : 1, "", v);
+}
+
+static void stddev(const double *v, unsigned n, double *avg, double *sd)
+{
+    double s = 0, ss = 0;
+    for (unsigned i = 0; i < n; i++)
+        s += v[i];
+    *avg = n ? s / n : 0;
+    for (unsigned i = 0; i < n; i++)
+        ss += (v[i] - *avg) * (v[i] - *avg);
+    *sd = n ? sqrt(ss / n) : 0;
+}
+
+static void print_percentiles(FILE *out, const struct sb_hist *h, const double *pcts,
+                              size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char label[48];
+        snprintf(label, sizeof(label), "%gth percentile:", pcts[i]);
+        lat_field(out, label, (double)sb_hist_percentile(h, pcts[i]) / 1e6);
+    }
+}
+
+void sb_report_print_final(const struct sb_final *f, FILE *out)
+{
+    const struct sb_stats *t = f->total;
+    const struct sb_hist *h = &t->response;
+    double secs = f->time_total;
+    uint64_t ev = t->c[SB_STAT_EVENTS];
+    uint64_t q = t->c[SB_STAT_READS] + t->c[SB_STAT_WRITES] + t->c[SB_STAT_OTHER];
+    double evs[4096], avg, sd;
+    unsigned n = f->threads < 4096 ? f->threads : 4096;
+
+    if (f->sql) {
+        fprintf(out, "SQL statistics:\n    queries performed:\n");
+        field(out, 8, "read:", "%llu", (unsigned long long)t->c[SB_STAT_READS]);
+        field(out, 8, "write:", "%llu", (unsigned long long)t->c[SB_STAT_WRITES]);
+        field(out, 8, "other:", "%llu", (unsigned long long)t->c[SB_STAT_OTHER]);
+        field(out, 8, "total:", "%llu", (unsigned long long)q);
+        field(out, 4, "transactions:", "%-6llu (%.2f per sec.)", (unsigned long long)ev,
+              per_sec((double)ev, secs));
+        field(out, 4, "queries:", "%-6llu (%.2f per sec.)", (unsigned long long)q,
+              per_sec((double)q, secs));
+        field(out, 4, "ignored errors:", "%-6llu (%.2f per sec.)",
+              (unsigned long long)t->c[SB_STAT_ERRORS],
+              per_sec((double)t->c[SB_STAT_ERRORS], secs));
+        field(out, 4, "reconnects:", "%-6llu (%.2f per sec.)",
+              (unsigned long long)t->c[SB_STAT_RECONNECTS],
+              per_sec((double)t->c[SB_STAT_RECONNECTS], secs));
+        fputc('\n', out);
+    }
+    fprintf(out, "General statistics:\n");
+    field(out, 4, "total time:", "%.4fs", secs);
+    field(out, 4, "total number of events:", "%llu", (unsigned long long)ev);
+    fputc('\n', out);
+
+    fprintf(out, "Latency (ms):\n");
+    lat_field(out, "min:", h->total ? (double)h->min_ns / 1e6 : 0);
+    lat_field(out, "avg:", sb_hist_mean(h) / 1e6);
+    lat_field(out, "max:", (double)h->max_ns / 1e6);
+    print_percentiles(out, h, f->percentiles, f->npercentiles);
+    lat_field(out, "sum:", (double)h->sum_ns / 1e6);
+    fputc('\n', out);
+    if (f->histogram) {
+        fprintf(out, "Latency histogram (values are in milliseconds)\n");
+        sb_hist_print(h, out);
+        fputc('\n', out);
+    }
+
+    fprintf(out, "Threads fairness:\n");
+    for (unsigned i = 0; i < n; i++)
+        evs[i] = (double)f->thread_events[i];
+    stddev(evs, n, &avg, &sd);
+    fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", avg, sd);
+    stddev(f->thread_busy, n, &avg, &sd);
+    fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n", avg, sd);
+    fputc('\n', out);
+
+    if (t->ncodes > 0) {
+        bool any = false;
+        for (unsigned i = 0; i < t->ncodes; i++)
+            any = any || t->codes[i].count > 0;
+        if (any) {
+            fprintf(out, "Errors by code:\n");
+            for (unsigned i = 0; i < t->ncodes; i++) {
+                char label[64];
+                if (t->codes[i].count == 0)
+                    continue;
+                snprintf(label, sizeof(label), "%s %s:",
+                         t->codes[i].reconnect ? "reconnect after" : "ignored", t->codes[i].code);
+                field(out, 4, label, "%-6llu (%.2f per sec.)",
+                      (unsigned long long)t->codes[i].count,
+                      per_sec((double)t->codes[i].count, secs));
+            }
+            fputc('\n', out);
+        }
+    }
+
+    if (f->rate_mode) {
+        double achieved = per_sec((double)ev, secs);
+        fprintf(out, "Rate (%s):\n", f->rate_mode == 1 ? "--tx-rate, fixed schedule per thread"
+                                                      : "--rate, Poisson arrivals");
+        field(out, 4, "target:", "%.2f per sec.", f->target_tps);
+        field(out, 4, "achieved:", "%.2f per sec. (%.2f%% of target)", achieved,
+              f->target_tps > 0 ? 100.0 * achieved / f->target_tps : 0);
+        if (f->rate_mode == 1)
+            field(out, 4, "jitter:", "%.0f us", f->jitter_us);
+        field(out, 4, "late starts:", "%-6llu (%.2f%%)",
+              (unsigned long long)t->c[SB_STAT_LATE],
+              ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
+        field(out, 4, "skipped:", "%llu", (unsigned long long)t->c[SB_STAT_SKIPPED]);
+        field(out, 4, "max backlog:", "%llu", (unsigned long long)f->max_backlog);
+        fputc('\n', out);
+        fprintf(out, "Service time (ms, from actual start):\n");
+        lat_field(out, "min:", t->service.total ? (double)t->service.min_ns / 1e6 : 0);
+        lat_field(out, "avg:", sb_hist_mean(&t->service) / 1e6);
+        lat_field(out, "max:", (double)t->service.max_ns / 1e6);
+        print_percentiles(out, &t->service, f->percentiles, f->npercentiles);
+        fputc('\n', out);
+        fprintf(out, "Start lag (ms, actual start - due time):\n");
+        lat_field(out, "avg:", sb_hist_mean(&t->lag) / 1e6);
+        lat_field(out, "max:", (double)t->lag.max_ns / 1e6);
+        print_percentiles(out, &t->lag, f->percentiles, f->npercentiles);
+        fputc('\n', out);
+    }
+    fflush(out);
+}

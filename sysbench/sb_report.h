@@ -1,0 +1,82 @@
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+
+/*
+ * Text reports in sysbench 1.0's format (shared/LUA_API.md, "The report
+ * scripts parse"), so existing parsers read them; new information goes in
+ * trailing fields and new sections, never into the old ones.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "sb_stats.h"
+
+/* The figures of one report, as the Lua report hooks receive them
+ * (counts, not rates; times in seconds). */
+struct sb_report_stat {
+    double threads_running;
+    double time_interval;
+    double time_total;
+    double latency_pct;       /* the first --percentile, seconds */
+    double events, reads, writes, other, errors, reconnects;
+    double queue_length, concurrency;
+    double latency_min, latency_max, latency_avg, latency_sum; /* final only */
+};
+
+/* New trailing fields of an interval line. */
+struct sb_report_extra {
+    bool sql;                 /* print tps/qps rather than eps */
+    double pct;               /* which percentile latency_pct is */
+    bool rate_mode;
+    double target_tps;        /* the interval's target rate */
+    double lag_pct_ms;        /* lag at the percentile, ms */
+    uint64_t backlog;         /* transactions due but not started */
+};
+
+/*
+ * Prints an interval line:
+ * "[ 2s ] thds: 8 tps: 412.00 qps: 8240.00 (r/w/o: ...) lat (ms,95%): 21.50
+ *  err/s: 0.00 reconn/s: 0.00" and, in rate modes, trailing
+ * "target: T lag (ms,95%): L backlog: B". x may be NULL (defaults: SQL
+ * fields shown when any query was counted, 95th percentile).
+ */
+void sb_report_print_line(const struct sb_report_stat *s,
+                          const struct sb_report_extra *x, FILE *out);
+
+/* "time,threads,tps,qps,reads,writes,other,latency,errors,reconnects". */
+void sb_report_print_csv(const struct sb_report_stat *s, FILE *out);
+
+/* One JSON object per line with the same figures. */
+void sb_report_print_json(const struct sb_report_stat *s, FILE *out);
+
+/* Everything the final report prints. */
+struct sb_final {
+    const struct sb_stats *total;  /* merged over threads */
+    double time_total;             /* seconds */
+    unsigned threads;
+    const uint64_t *thread_events; /* per thread */
+    const double *thread_busy;     /* per thread, seconds inside events */
+    const double *percentiles;
+    size_t npercentiles;
+    bool histogram;
+    bool sql;                      /* print the SQL statistics section */
+    /* Rate modes. */
+    int rate_mode;                 /* 0 none, 1 --tx-rate, 2 --rate */
+    double target_tps;
+    double jitter_us;
+    uint64_t max_backlog;
+};
+
+/* Prints the final report: SQL statistics (if sql), General statistics,
+ * Latency (ms), optional histogram, Threads fairness, then the new
+ * sections (errors by code; schedule, service time and lag in rate mode). */
+void sb_report_print_final(const struct sb_final *f, FILE *out);
+
+/* Fills a stat from merged interval statistics. */
+void sb_report_stat_from(struct sb_report_stat *s, const struct sb_stats *st,
+                         double interval, double total, unsigned threads,
+                         double pct);
+
+#endif /* SB_REPORT_H */

@@ -1,0 +1,549 @@
+/*
+ * One benchmark run and parallel commands; see sb_run.h.
+ */
+#include "sb_run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "sb_clock.h"
+#include "sb_log.h"
+#include "sb_report.h"
+#include "sb_stop.h"
+#include "sb_worker.h"
+
+int sb_stop_reason_value;
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+    sb_request_stop(SB_STOP_SIGNAL);
+}
+
+void sb_run_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int sb_run_signal(void)
+{
+    return stop_signal;
+}
+
+static double secs(uint64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* Everything the reporter keeps between intervals. */
+struct reporter {
+    struct sb_run *run;
+    lua_State *L;
+    struct sb_stats *prev;     /* per worker, last snapshot */
+    int *prev_epoch;
+    struct sb_stats cur, sum, delta;
+    uint64_t start_ns, last_ns;
+    uint64_t max_backlog;
+    bool sql;                  /* any query seen: tps/qps format */
+    bool hook;                 /* the script replaces interval reports */
+};
+
+static uint64_t backlog_now(struct sb_run *run, uint64_t now)
+{
+    uint64_t b = 0;
+
+    if (run->mode == SB_PACE_POISSON) {
+        pthread_mutex_lock(&run->arrivals_lock);
+        b = sb_arrivals_backlog(&run->arrivals, now);
+        pthread_mutex_unlock(&run->arrivals_lock);
+    } else if (run->mode == SB_PACE_FIXED) {
+        /* A thread's backlog is the slots already due beyond the one it is
+         * working on; derived from its latest start lag. */
+        double period = (double)run->nthreads / run->rate * 1e9;
+        for (unsigned i = 0; i < run->nthreads; i++) {
+            uint64_t due = __atomic_load_n(&run->workers[i].due_ns, __ATOMIC_RELAXED);
+            if (due != 0 && now > due)
+                b += (uint64_t)((double)(now - due) / period);
+        }
+    }
+    return b;
+}
+
+static bool has_hook(lua_State *L, const char *name)
+{
+    bool yes = false;
+    lua_getglobal(L, "sysbench");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "hooks");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, name);
+            yes = lua_isfunction(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return yes;
+}
+
+/* Pushes a report stat as the Lua table scripts' hooks receive. */
+static void push_stat(lua_State *L, const struct sb_report_stat *s, bool final)
+{
+    lua_newtable(L);
+#define SETN(field)                    \
+    lua_pushnumber(L, s->field);       \
+    lua_setfield(L, -2, #field)
+    SETN(threads_running);
+    SETN(time_interval);
+    SETN(time_total);
+    SETN(latency_pct);
+    SETN(events);
+    SETN(reads);
+    SETN(writes);
+    SETN(other);
+    SETN(errors);
+    SETN(reconnects);
+    if (final) {
+        SETN(latency_min);
+        SETN(latency_max);
+        SETN(latency_avg);
+        SETN(latency_sum);
+    } else {
+        SETN(queue_length);
+        SETN(concurrency);
+    }
+#undef SETN
+}
+
+static int call_hook(lua_State *L, const char *name, const struct sb_report_stat *s,
+                     bool final)
+{
+    char err[1024];
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "hooks");
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    lua_remove(L, -2);
+    push_stat(L, s, final);
+    if (sb_lua_pcall(L, 1, 0, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Merges snapshots of every worker, counting a worker whose statistics
+ * still belong to warmup as empty. */
+static void collect(struct reporter *r, uint64_t now)
+{
+    struct sb_run *run = r->run;
+    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+
+    sb_stats_reset(&r->sum);
+    sb_stats_reset(&r->delta);
+    r->sum.ncodes = r->delta.ncodes = 0;
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        struct sb_worker *w = &run->workers[i];
+        struct sb_stats *d = &r->cur;
+        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != epoch) {
+            sb_stats_reset(&r->prev[i]);
+            r->prev[i].ncodes = 0;
+            r->prev_epoch[i] = epoch;
+            continue;
+        }
+        sb_stats_snapshot(&r->cur, &w->stats);
+        if (r->prev_epoch[i] != epoch) {
+            sb_stats_reset(&r->prev[i]);
+            r->prev[i].ncodes = 0;
+            r->prev_epoch[i] = epoch;
+        }
+        /* delta += cur - prev, then prev = cur. */
+        {
+            static struct sb_stats one;
+            sb_stats_diff(&one, d, &r->prev[i]);
+            sb_stats_merge(&r->delta, &one);
+        }
+        r->prev[i] = r->cur;
+        sb_stats_merge(&r->sum, &r->cur);
+    }
+    (void)now;
+}
+
+static void interval_report(struct reporter *r, uint64_t now)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    double pct = cfg->npercentiles ? cfg->percentiles[0] : 95;
+    struct sb_report_stat s;
+    struct sb_report_extra x;
+    uint64_t backlog;
+
+    collect(r, now);
+    if (r->delta.c[SB_STAT_READS] + r->delta.c[SB_STAT_WRITES] + r->delta.c[SB_STAT_OTHER] > 0)
+        r->sql = true;
+    sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(now - r->start_ns),
+                        run->nthreads, cfg->npercentiles ? pct : 0);
+    backlog = backlog_now(run, now);
+    if (backlog > r->max_backlog)
+        r->max_backlog = backlog;
+    s.queue_length = (double)backlog;
+    s.concurrency = run->nthreads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
+    r->last_ns = now;
+    if (r->hook) {
+        call_hook(r->L, "report_intermediate", &s, false);
+        return;
+    }
+    memset(&x, 0, sizeof(x));
+    x.sql = r->sql;
+    x.pct = pct;
+    x.rate_mode = run->mode != SB_PACE_NONE;
+    x.target_tps = run->rate;
+    x.lag_pct_ms = (double)sb_hist_percentile(&r->delta.lag, pct) / 1e6;
+    x.backlog = backlog;
+    sb_report_print_line(&s, &x, stdout);
+}
+
+static void print_header(const struct sb_run *run)
+{
+    const struct sb_config *cfg = run->cfg;
+
+    printf("\nRunning the test with following options:\n");
+    printf("Number of threads: %u\n", run->nthreads);
+    if (run->mode == SB_PACE_FIXED)
+        printf("Target transaction rate: %.2f per second, each thread on a fixed schedule "
+               "(period %.1f us, jitter %.1f us, late policy %s)\n",
+               run->rate, (double)run->nthreads / run->rate * 1e6, run->jitter_us,
+               cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
+    else if (run->mode == SB_PACE_POISSON)
+        printf("Target transaction rate: %.2f per second (Poisson arrivals)\n", run->rate);
+    if (cfg->warmup_time > 0)
+        printf("Warmup time: %gs\n", cfg->warmup_time);
+    if (cfg->report_interval > 0)
+        printf("Report intermediate results every %g second(s)\n", cfg->report_interval);
+    if (cfg->rand_seed_given)
+        printf("Initializing random number generator from seed (%llu).\n",
+               (unsigned long long)cfg->rand_seed);
+    else
+        printf("Initializing random number generator from current time\n");
+    printf("\n\nInitializing worker threads...\n\n");
+    fflush(stdout);
+}
+
+/* Waits for every worker, giving up after --forced-shutdown. */
+static void join_workers(struct sb_run *run, uint64_t deadline_ns)
+{
+    const struct sb_config *cfg = run->cfg;
+
+    if (cfg->forced_shutdown > 0 && deadline_ns > 0) {
+        uint64_t force = deadline_ns + (uint64_t)(cfg->forced_shutdown * 1e9);
+        while (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
+            if (sb_now_ns() >= force) {
+                sb_fatal("forced shutdown: %u thread(s) still running %gs after the time limit",
+                         run->nthreads - run->finished, cfg->forced_shutdown);
+                fflush(stdout);
+                _exit(1);
+            }
+            sb_sleep_until_ns(sb_now_ns() + 10 * SB_NS_PER_MS);
+        }
+    }
+    for (unsigned i = 0; i < run->nthreads; i++)
+        pthread_join(run->workers[i].thread, NULL);
+}
+
+static int start_threads(struct sb_run *run, void *(*fn)(void *))
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        int rc = pthread_create(&run->workers[i].thread, &attr, fn, &run->workers[i]);
+        if (rc != 0) {
+            sb_fatal("cannot create thread %u: %s", i, strerror(rc));
+            exit(1);
+        }
+    }
+    pthread_attr_destroy(&attr);
+    return 0;
+}
+
+int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
+                     struct sb_run_result *res)
+{
+    const struct sb_config *cfg = &sb_config;
+    struct sb_run *run = calloc(1, sizeof(*run));
+    struct reporter *r = calloc(1, sizeof(*r));
+    char err[1024];
+    uint64_t now, start, deadline = 0, warm_end = 0, next_report = 0, end;
+    int rc = 0;
+    unsigned n = cfg->threads;
+
+    if (run == NULL || r == NULL) {
+        sb_fatal("out of memory");
+        return 1;
+    }
+    run->cfg = cfg;
+    run->env = env;
+    run->nthreads = n;
+    if (cfg->tx_rate > 0) {
+        run->mode = SB_PACE_FIXED;
+        run->rate = cfg->tx_rate;
+        run->jitter_us = cfg->tx_jitter_us > 0 ? cfg->tx_jitter_us
+                                               : 0.1 * (double)n / cfg->tx_rate * 1e6;
+    } else if (cfg->rate > 0) {
+        run->mode = SB_PACE_POISSON;
+        run->rate = cfg->rate;
+    }
+    run->workers = calloc(n, sizeof(*run->workers));
+    r->prev = calloc(n, sizeof(*r->prev));
+    r->prev_epoch = calloc(n, sizeof(int));
+    if (run->workers == NULL || r->prev == NULL || r->prev_epoch == NULL) {
+        sb_fatal("out of memory");
+        return 1;
+    }
+    for (unsigned i = 0; i < n; i++)
+        sb_worker_init(&run->workers[i], run, (int)i);
+    sb_worker_table_set(run->workers, n);
+    pthread_barrier_init(&run->ready, NULL, n + 1);
+    pthread_barrier_init(&run->go, NULL, n + 1);
+    pthread_mutex_init(&run->arrivals_lock, NULL);
+    r->run = run;
+    r->L = L;
+    r->hook = has_hook(L, "report_intermediate");
+
+    print_header(run);
+    if (sb_lua_call_global(L, "init", -1, NULL, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        return 1;
+    }
+    /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    start_threads(run, sb_worker_main);
+    pthread_barrier_wait(&run->ready);
+    for (unsigned i = 0; i < n; i++)
+        if (run->workers[i].failed) {
+            sb_fatal("%s", run->workers[i].err);
+            rc = 1;
+            break;
+        }
+    now = sb_now_ns();
+    /* Start the schedule a little ahead so no first slot is due in the
+     * past because of negative jitter. */
+    run->t0_ns = now + (uint64_t)(run->jitter_us * 500.0) + SB_NS_PER_MS;
+    if (run->mode == SB_PACE_POISSON)
+        sb_arrivals_init(&run->arrivals, run->rate, run->t0_ns, cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL,
+                         &cfg->rand);
+    start = now;
+    if (cfg->warmup_time > 0) {
+        warm_end = start + (uint64_t)(cfg->warmup_time * 1e9);
+        printf("Warming up for %g second(s)...\n", cfg->warmup_time);
+    }
+    if (cfg->time_limit > 0)
+        deadline = start + (uint64_t)((cfg->warmup_time + cfg->time_limit) * 1e9);
+    if (rc == 0)
+        printf("Threads started!\n\n");
+    fflush(stdout);
+    r->start_ns = r->last_ns = warm_end ? warm_end : start;
+    if (cfg->report_interval > 0)
+        next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
+    pthread_barrier_wait(&run->go);
+
+    /* The main thread is the reporter and the timekeeper. */
+    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < n) {
+        uint64_t wake = now + 100 * SB_NS_PER_MS;
+        if (warm_end && warm_end < wake)
+            wake = warm_end;
+        if (next_report && next_report < wake)
+            wake = next_report;
+        if (deadline && deadline < wake)
+            wake = deadline;
+        sb_sleep_until_ns(wake);
+        now = sb_now_ns();
+        if (warm_end && now >= warm_end) {
+            if (run->mode == SB_PACE_POISSON) {
+                pthread_mutex_lock(&run->arrivals_lock);
+                sb_arrivals_rebase(&run->arrivals, now);
+                pthread_mutex_unlock(&run->arrivals_lock);
+            }
+            __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
+            warm_end = 0;
+        }
+        if (next_report && now >= next_report) {
+            interval_report(r, now);
+            next_report += (uint64_t)(cfg->report_interval * 1e9);
+            if (next_report <= now)
+                next_report = now + (uint64_t)(cfg->report_interval * 1e9);
+        }
+        if (deadline && now >= deadline)
+            sb_request_stop(SB_STOP_DONE);
+    }
+    /* Workers that ended on their own (event() returned true, or a custom
+     * thread_run finished) leave the stop flag unset. */
+    sb_request_stop(SB_STOP_DONE);
+    join_workers(run, deadline);
+    end = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (run->workers[i].failed && rc == 0) {
+            sb_fatal("%s", run->workers[i].err);
+            rc = 1;
+        }
+        if (run->workers[i].end_ns > end)
+            end = run->workers[i].end_ns;
+    }
+    if (rc != 0) {
+        free(r->prev);
+        free(r->prev_epoch);
+        return rc;
+    }
+
+    /* Final figures: every worker's own statistics, merged. */
+    {
+        struct sb_stats *total = calloc(1, sizeof(*total));
+        uint64_t *ev = calloc(n, sizeof(uint64_t));
+        double *busy = calloc(n, sizeof(double));
+        struct sb_final f;
+        double t = secs(end - r->start_ns);
+        uint64_t b;
+
+        sb_stats_reset(total);
+        total->ncodes = 0;
+        for (unsigned i = 0; i < n; i++) {
+            struct sb_worker *w = &run->workers[i];
+            if (w->epoch != run->epoch) /* never left warmup */
+                continue;
+            sb_stats_merge(total, &w->stats);
+            ev[i] = w->stats.c[SB_STAT_EVENTS];
+            busy[i] = secs(w->stats.c[SB_STAT_BUSY_NS]);
+        }
+        if (run->mode == SB_PACE_POISSON)
+            b = run->arrivals.max_backlog;
+        else
+            b = backlog_now(run, end);
+        if (b > r->max_backlog)
+            r->max_backlog = b;
+        if (total->c[SB_STAT_READS] + total->c[SB_STAT_WRITES] + total->c[SB_STAT_OTHER] > 0)
+            r->sql = true;
+        if (sb_stop_reason() == SB_STOP_SIGNAL)
+            printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
+        printf("\n");
+        if (has_hook(L, "report_cumulative")) {
+            struct sb_report_stat s;
+            sb_report_stat_from(&s, total, t, t, n,
+                                cfg->npercentiles ? cfg->percentiles[0] : 0);
+            if (call_hook(L, "report_cumulative", &s, true) != 0)
+                rc = 1;
+        } else {
+            memset(&f, 0, sizeof(f));
+            f.total = total;
+            f.time_total = t;
+            f.threads = n;
+            f.thread_events = ev;
+            f.thread_busy = busy;
+            f.percentiles = cfg->percentiles;
+            f.npercentiles = cfg->npercentiles;
+            f.histogram = cfg->histogram;
+            f.sql = r->sql;
+            f.rate_mode = run->mode == SB_PACE_FIXED ? 1 : run->mode == SB_PACE_POISSON ? 2 : 0;
+            f.target_tps = run->rate;
+            f.jitter_us = run->jitter_us;
+            f.max_backlog = r->max_backlog;
+            sb_report_print_final(&f, stdout);
+        }
+        if (res != NULL) {
+            res->total = *total;
+            res->time_total = t;
+            res->threads = n;
+            res->rate = run->rate;
+            res->max_backlog = r->max_backlog;
+            res->sql = r->sql;
+        }
+        free(total);
+        free(ev);
+        free(busy);
+    }
+    if (sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = 1;
+    }
+    sb_worker_table_set(NULL, 0);
+    for (unsigned i = 0; i < n; i++)
+        sb_lua_close(run->workers[i].L);
+    pthread_barrier_destroy(&run->ready);
+    pthread_barrier_destroy(&run->go);
+    free(run->workers);
+    free(run);
+    free(r->prev);
+    free(r->prev_epoch);
+    free(r);
+    if (rc == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
+        rc = 128 + sb_run_signal();
+    return rc;
+}
+
+/* ------------------------------------------------------------ commands */
+
+struct cmd_thread {
+    const struct sb_lua_env *env;
+    const char *name;
+    int tid;
+    struct sb_rand rand;
+    struct sb_db_counters counters;
+    struct sb_lua_thread lt;
+    pthread_t thread;
+    char err[1024];
+    bool failed;
+};
+
+static void *command_main(void *arg)
+{
+    struct cmd_thread *c = arg;
+    lua_State *L = sb_lua_new_state(c->env, &c->lt, true, c->err, sizeof(c->err));
+
+    if (L == NULL || sb_lua_run_command(L, c->name, c->tid, c->err, sizeof(c->err)) != 0)
+        c->failed = true;
+    sb_lua_close(L);
+    return NULL;
+}
+
+int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
+{
+    unsigned n = env->threads;
+    struct cmd_thread *t = calloc(n, sizeof(*t));
+    int rc = 0;
+
+    if (t == NULL) {
+        sb_fatal("out of memory");
+        return 1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        t[i].env = env;
+        t[i].name = name;
+        t[i].tid = (int)i;
+        sb_rand_seed(&t[i].rand, sb_config.rand_seed, i, &sb_config.rand);
+        t[i].lt.tid = (int)i;
+        t[i].lt.rand = &t[i].rand;
+        t[i].lt.counters = &t[i].counters;
+        if (pthread_create(&t[i].thread, NULL, command_main, &t[i]) != 0) {
+            sb_fatal("cannot create thread %u", i);
+            exit(1);
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        pthread_join(t[i].thread, NULL);
+        if (t[i].failed && rc == 0) {
+            sb_fatal("%s", t[i].err);
+            rc = 1;
+        }
+    }
+    free(t);
+    return rc;
+}

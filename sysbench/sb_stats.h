@@ -1,0 +1,74 @@
+#ifndef SB_STATS_H
+#define SB_STATS_H
+
+/*
+ * Per-thread statistics. Each worker owns one struct sb_stats and is its
+ * only writer; the reporter and the main thread read it concurrently with
+ * relaxed atomic loads (sb_stats_snapshot) and merge snapshots themselves.
+ * Nothing here takes a lock, and the hot path does no read-modify-write
+ * atomics, so threads never contend on a shared cache line.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "sb_histogram.h"
+#include "sb_driver.h"
+
+/* Distinct error codes remembered per thread for the report. */
+#define SB_STATS_MAX_CODES 16
+
+struct sb_error_count {
+    char code[16];        /* "1213", "40P01", ...; "other" for overflow */
+    bool reconnect;       /* a lost connection rather than an ignored error */
+    uint64_t count;
+};
+
+enum sb_counter {
+    SB_STAT_EVENTS,       /* transactions finished */
+    SB_STAT_READS,
+    SB_STAT_WRITES,
+    SB_STAT_OTHER,
+    SB_STAT_ERRORS,       /* ignored errors (events restarted) */
+    SB_STAT_RECONNECTS,
+    SB_STAT_LATE,         /* starts after their due time */
+    SB_STAT_SKIPPED,      /* slots dropped by --tx-late=skip */
+    SB_STAT_BUSY_NS,      /* time spent inside events (fairness) */
+    SB_STAT_NCOUNTERS
+};
+
+struct sb_stats {
+    uint64_t c[SB_STAT_NCOUNTERS];
+    struct sb_hist response;  /* end - due time (== service without a rate) */
+    struct sb_hist service;   /* end - actual start */
+    struct sb_hist lag;       /* actual start - due time */
+    struct sb_error_count codes[SB_STATS_MAX_CODES];
+    unsigned ncodes;
+};
+
+/* Empties s. Only the owner (or anyone before the owner starts). */
+void sb_stats_reset(struct sb_stats *s);
+
+/* Adds delta to a counter; owner only. A relaxed load and store, not an
+ * atomic add: only one thread writes, and a locked instruction per query
+ * would cost more than the rest of the bookkeeping. */
+static inline void sb_stats_add(struct sb_stats *s, enum sb_counter c, uint64_t delta)
+{
+    __atomic_store_n(&s->c[c], __atomic_load_n(&s->c[c], __ATOMIC_RELAXED) + delta,
+                     __ATOMIC_RELAXED);
+}
+
+/* Counts an ignored error or a reconnect under its code; owner only. */
+void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
+                         bool reconnect);
+
+/* Copies src into dst with atomic loads; safe while the owner writes. */
+void sb_stats_snapshot(struct sb_stats *dst, const struct sb_stats *src);
+
+/* dst += src (counters, histograms, codes). */
+void sb_stats_merge(struct sb_stats *dst, const struct sb_stats *src);
+
+/* dst = later - earlier, two snapshots of the same statistics. */
+void sb_stats_diff(struct sb_stats *dst, const struct sb_stats *later,
+                   const struct sb_stats *earlier);
+
+#endif /* SB_STATS_H */

@@ -1,0 +1,216 @@
+/*
+ * Worker threads; see sb_worker.h.
+ */
+#include "sb_worker.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sb_clock.h"
+#include "sb_config.h"
+#include "sb_log.h"
+#include "sb_run.h"
+#include "sb_stop.h"
+
+/* Set by the run while no worker thread is alive; read-only otherwise. */
+static struct sb_worker *worker_table;
+static unsigned worker_count;
+
+void sb_worker_table_set(struct sb_worker *workers, unsigned n)
+{
+    worker_table = workers;
+    worker_count = n;
+}
+
+struct sb_worker *sb_worker_get(int tid)
+{
+    if (tid < 0 || (unsigned)tid >= worker_count)
+        return NULL;
+    return &worker_table[tid];
+}
+
+static void on_db_error(void *ctx, const struct sb_db_error *err, bool reconnect)
+{
+    struct sb_worker *w = ctx;
+    sb_stats_count_code(&w->stats, err, reconnect);
+}
+
+void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
+{
+    memset(w, 0, sizeof(*w));
+    w->tid = tid;
+    w->run = run;
+    sb_rand_seed(&w->rand, run->cfg->rand_seed, (uint64_t)tid, &run->cfg->rand);
+    w->db.on_error = on_db_error;
+    w->db.ctx = w;
+    w->lt.tid = tid;
+    w->lt.rand = &w->rand;
+    w->lt.counters = &w->db;
+    w->pacing = run->mode != SB_PACE_NONE;
+    sb_stats_reset(&w->stats);
+}
+
+void sb_worker_publish(struct sb_worker *w)
+{
+    struct sb_stats *s = &w->stats;
+    /* Plain stores of values only this thread changes. */
+    __atomic_store_n(&s->c[SB_STAT_READS], w->db.reads, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->c[SB_STAT_WRITES], w->db.writes, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->c[SB_STAT_OTHER], w->db.other, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->c[SB_STAT_ERRORS], w->db.errors, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->c[SB_STAT_RECONNECTS], w->db.reconnects, __ATOMIC_RELAXED);
+}
+
+/* Warmup is over: forget everything measured so far and drop any backlog
+ * so the measured run starts on schedule. */
+static void reset_after_warmup(struct sb_worker *w, int epoch, uint64_t now)
+{
+    w->db.reads = w->db.writes = w->db.other = 0;
+    w->db.errors = w->db.reconnects = 0;
+    sb_stats_reset(&w->stats);
+    if (w->run->mode == SB_PACE_FIXED)
+        sb_pacer_rebase(&w->pacer, now);
+    __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
+}
+
+/* Sleeps until `due`, waking at least every 50 ms to notice a stop. The
+ * last --tx-spin microseconds are busy-waited when asked for. */
+static bool wait_until(const struct sb_run *run, uint64_t due)
+{
+    uint64_t spin = (uint64_t)(run->cfg->tx_spin_us * 1000.0);
+    uint64_t now = sb_now_ns();
+
+    while (now + spin < due) {
+        uint64_t until = due - spin;
+        if (until > now + 50 * SB_NS_PER_MS)
+            until = now + 50 * SB_NS_PER_MS;
+        sb_sleep_until_ns(until);
+        if (sb_stopping())
+            return false;
+        now = sb_now_ns();
+    }
+    while (now < due)
+        now = sb_now_ns();
+    return true;
+}
+
+bool sb_worker_more_events(struct sb_worker *w)
+{
+    struct sb_run *run = w->run;
+    int epoch;
+    uint64_t now, due;
+
+    if (sb_stopping())
+        return false;
+    if (run->cfg->events_limit > 0 &&
+        __atomic_fetch_add(&run->claimed, 1, __ATOMIC_RELAXED) >= run->cfg->events_limit) {
+        sb_request_stop(SB_STOP_DONE);
+        return false;
+    }
+    epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+    if (!w->pacing) {
+        if (epoch != w->epoch)
+            reset_after_warmup(w, epoch, 0);
+        return true;
+    }
+    now = sb_now_ns();
+    if (epoch != w->epoch)
+        reset_after_warmup(w, epoch, now);
+    if (run->mode == SB_PACE_FIXED) {
+        uint64_t skipped = w->pacer.skipped;
+        due = sb_pacer_next(&w->pacer, &w->rand, now);
+        if (w->pacer.skipped != skipped)
+            sb_stats_add(&w->stats, SB_STAT_SKIPPED, w->pacer.skipped - skipped);
+    } else {
+        pthread_mutex_lock(&run->arrivals_lock);
+        due = sb_arrivals_take(&run->arrivals, now);
+        pthread_mutex_unlock(&run->arrivals_lock);
+    }
+    w->due_ns = due;
+    if (due < now)
+        sb_stats_add(&w->stats, SB_STAT_LATE, 1);
+    else if (!wait_until(run, due))
+        return false;
+    return true;
+}
+
+void sb_worker_event_start(struct sb_worker *w)
+{
+    w->start_ns = sb_now_ns();
+    if (!w->pacing)
+        w->due_ns = w->start_ns;
+}
+
+void sb_worker_event_stop(struct sb_worker *w)
+{
+    uint64_t end = sb_now_ns();
+    uint64_t service = end - w->start_ns;
+
+    if (w->pacing) {
+        sb_hist_record(&w->stats.response, end - w->due_ns);
+        sb_hist_record(&w->stats.service, service);
+        sb_hist_record(&w->stats.lag, w->start_ns > w->due_ns ? w->start_ns - w->due_ns : 0);
+    } else {
+        /* Closed loop: response and service time are the same thing. */
+        sb_hist_record(&w->stats.response, service);
+    }
+    sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
+    sb_stats_add(&w->stats, SB_STAT_BUSY_NS, service);
+    sb_worker_publish(w);
+}
+
+static void fail(struct sb_worker *w)
+{
+    w->failed = true;
+    sb_request_stop(SB_STOP_ERROR);
+}
+
+void *sb_worker_main(void *arg)
+{
+    struct sb_worker *w = arg;
+    struct sb_run *run = w->run;
+    bool ok;
+
+    w->L = sb_lua_new_state(run->env, &w->lt, true, w->err, sizeof(w->err));
+    ok = w->L != NULL;
+    if (ok && sb_lua_call_global(w->L, "thread_init", w->tid, NULL, w->err, sizeof(w->err)) != 0)
+        ok = false;
+    if (!ok)
+        fail(w);
+    pthread_barrier_wait(&run->ready);
+    pthread_barrier_wait(&run->go);
+
+    if (ok && !sb_stopping()) {
+        w->epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+        if (run->mode == SB_PACE_FIXED)
+            sb_pacer_init(&w->pacer, run->rate, run->nthreads, (unsigned)w->tid,
+                          run->jitter_us, run->cfg->late_policy, run->t0_ns);
+        /* The script's own loop if it has one, else the built-in one. */
+        if (sb_lua_has_function(w->L, "thread_run")) {
+            lua_getglobal(w->L, "thread_run");
+        } else {
+            lua_getglobal(w->L, "sysbench");
+            lua_getfield(w->L, -1, "__run_events");
+            lua_remove(w->L, -2);
+        }
+        lua_pushinteger(w->L, w->tid);
+        if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
+            ok = false;
+            fail(w);
+        }
+    }
+    sb_worker_publish(w);
+    if (w->L != NULL) {
+        char err2[1024];
+        if (sb_lua_call_global(w->L, "thread_done", w->tid, NULL, err2, sizeof(err2)) != 0 &&
+            ok) {
+            snprintf(w->err, sizeof(w->err), "%s", err2);
+            fail(w);
+        }
+        sb_worker_publish(w);
+    }
+    w->end_ns = sb_now_ns();
+    __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}

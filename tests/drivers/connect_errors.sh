@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+#
+# A connection that cannot be made ends the program with status 1 and one
+# clear line on stderr, promptly, and never prints the password.
+
+set -euo pipefail
+# shellcheck source=/dev/null
+. "$SB_CASE_LIB"
+
+cat >connect.lua <<'LUA'
+local con = sysbench.sql.driver():connect()
+print("connected")
+con:disconnect()
+LUA
+
+# A port nothing listens on: the first free one above the MariaDB port.
+closed_port() {
+    local p=$(( SB_MYSQL_PORT + 1 ))
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do
+        p=$((p + 1))
+    done
+    echo "$p"
+}
+
+# expect_connect_failure PATTERN SECRET ARGS...
+expect_connect_failure() {
+    local pattern=$1 secret=$2 rc=0
+    shift 2
+    sb_run out.txt err.txt "$@" connect.lua || rc=$?
+    if [ "$rc" -ne 1 ]; then
+        sb_show out.txt err.txt
+        sb_fail "expected exit status 1, got $rc"
+        return 1
+    fi
+    if grep -q '^connected' out.txt; then
+        sb_fail "the script ran past connect()"
+        return 1
+    fi
+    sb_expect_one_line_error err.txt "$pattern" || return 1
+    if [ -n "$secret" ]; then
+        sb_expect_absent "$secret" out.txt err.txt || return 1
+    fi
+}
+
+mysql_common="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=sbtest --mysql-db=sbtest"
+pgsql_common="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=sbtest --pgsql-db=sbtest"
+
+connect_ok() {
+    local rc=0
+    # shellcheck disable=SC2046
+    sb_run out.txt err.txt $(sb_driver_args "$1") connect.lua || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        sb_show out.txt err.txt
+        sb_fail "exit status $rc"
+        return 1
+    fi
+    grep -q '^connected' out.txt || { sb_show out.txt; sb_fail "no 'connected' line"; return 1; }
+}
+
+wrong_password() {
+    local drv=$1 common port
+    if [ "$drv" = mysql ]; then common=$mysql_common; port=$SB_MYSQL_PORT; else common=$pgsql_common; port=$SB_PGSQL_PORT; fi
+    # shellcheck disable=SC2086
+    expect_connect_failure "[Aa]ccess denied|password authentication failed" "Wr0ngSecret" \
+        $common --"$drv"-port="$port" --"$drv"-password=Wr0ngSecret
+}
+
+wrong_port() {
+    local drv=$1 common
+    if [ "$drv" = mysql ]; then common=$mysql_common; else common=$pgsql_common; fi
+    # shellcheck disable=SC2086
+    expect_connect_failure "[Cc]onnect|[Rr]efused" "sbpass" \
+        $common --"$drv"-port="$(closed_port)" --"$drv"-password=sbpass
+}
+
+missing_database() {
+    local drv=$1 port
+    if [ "$drv" = mysql ]; then port=$SB_MYSQL_PORT; else port=$SB_PGSQL_PORT; fi
+    expect_connect_failure "no_such_db" "sbpass" \
+        --db-driver="$drv" --"$drv"-host=127.0.0.1 --"$drv"-port="$port" --"$drv"-user=sbtest \
+        --"$drv"-password=sbpass --"$drv"-db=no_such_db
+}
+
+for drv in mysql pgsql; do
+    sb_case "$drv-connect-ok" connect_ok "$drv"
+    sb_case "$drv-wrong-password" wrong_password "$drv"
+    sb_case "$drv-wrong-port" wrong_port "$drv"
+    sb_case "$drv-missing-database" missing_database "$drv"
+done

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+#
+# The server test suite (one automake test): starts throwaway MariaDB and
+# PostgreSQL servers once, runs every case file in tests/drivers/*.sh
+# against them, prints one PASS/FAIL line per case and "N passed, M failed",
+# and stops the servers on any exit, including failures and interrupts.
+#
+# Environment (set by "make check"): SB_BIN the built binary, SB_SRCDIR the
+# source tree, SB_BUILDDIR the build tree. Without installed servers or
+# without the binary this fails: a server test never passes by default.
+
+# automake may start us with a plain sh; everything below is bash.
+if [ -z "${BASH_VERSION:-}" ]; then
+    exec bash "$0" "$@"
+fi
+
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SB_SRCDIR=${SB_SRCDIR:-$(cd "$HERE/../.." && pwd)}
+SB_BUILDDIR=${SB_BUILDDIR:-$SB_SRCDIR}
+SB_BIN=${SB_BIN:-$SB_BUILDDIR/sysbench/sysbench}
+export SB_SRCDIR SB_BUILDDIR SB_BIN
+
+if [ ! -x "$SB_BIN" ]; then
+    echo "FAIL: sysbench binary not found at $SB_BIN"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# Short paths: unix socket paths are limited to about 100 bytes.
+WORK=$(mktemp -d /tmp/sbtest.XXXXXX)
+# PostgreSQL runs as user postgres and must reach its data inside WORK.
+chmod 755 "$WORK"
+SERVERS="$WORK/srv"
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    bash "$HERE/servers.sh" stop "$SERVERS" || true
+    rm -rf -- "$WORK"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if ! bash "$HERE/servers.sh" start "$SERVERS"; then
+    echo "FAIL: could not start the test servers"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+set -a
+# shellcheck source=/dev/null
+. "$SERVERS/servers.env"
+set +a
+export SB_CASE_LIB="$HERE/case_lib.sh"
+echo "# MariaDB $SB_MYSQL_VERSION, PostgreSQL $SB_PGSQL_VERSION"
+
+passed=0
+failed=0
+shopt -s nullglob
+files=("$SB_SRCDIR"/tests/drivers/*.sh)
+if [ "${#files[@]}" -eq 0 ]; then
+    echo "FAIL: no case files in $SB_SRCDIR/tests/drivers"
+    failed=1
+fi
+
+for f in "${files[@]}"; do
+    base=$(basename "$f" .sh)
+    dir="$WORK/cases/$base"
+    mkdir -p "$dir"
+    out="$dir/.results"
+    rc=0
+    # Each file runs in its own process and directory, so one case file
+    # cannot break another's environment.
+    (cd "$dir" && bash "$f") >"$out" 2>&1 || rc=$?
+    cat "$out"
+    p=$(grep -c '^PASS: ' "$out" || true)
+    m=$(grep -c '^FAIL: ' "$out" || true)
+    if [ "$rc" -ne 0 ] && [ "$m" -eq 0 ]; then
+        echo "FAIL: $base (the case file exited with status $rc)"
+        m=1
+    elif [ "$p" -eq 0 ] && [ "$m" -eq 0 ]; then
+        echo "FAIL: $base (the case file ran no cases)"
+        m=1
+    fi
+    passed=$((passed + p))
+    failed=$((failed + m))
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
