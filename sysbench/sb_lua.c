@@ -14,6 +14,7 @@
 #include "sb_log.h"
 #include "sb_lua.h"
 #include "sb_lua_internal.h"
+#include "sb_config.h"
 #include "sb_report.h"
 
 /* Keeps string errors and adds a traceback after the first line; error
@@ -287,7 +288,14 @@ static void export_set(lua_State *L, const struct sb_optset *set)
         for (char *p = key; *p; p++)
             if (*p == '-')
                 *p = '_';
-        push_option_value(L, o);
+        /* --threads and --tx-rate take lists for sweeps, but scripts read
+         * them as numbers: they see the point being run. */
+        if (strcmp(key, "threads") == 0)
+            lua_pushnumber(L, sb_config.threads);
+        else if (strcmp(key, "tx_rate") == 0)
+            lua_pushnumber(L, sb_config.tx_rate);
+        else
+            push_option_value(L, o);
         lua_setfield(L, -2, key);
     }
 }

@@ -41,9 +41,19 @@ cleanup() {
     rm -rf -- "$WORK"
     exit "$rc"
 }
+# The running case file, in a process group of its own so that an
+# interrupt can stop it and whatever it started.
+child=
+
+on_signal() {
+    if [ -n "$child" ]; then
+        kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || true
+    fi
+    exit "$1"
+}
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
 
 if ! bash "$HERE/servers.sh" start "$SERVERS"; then
     echo "FAIL: could not start the test servers"
@@ -74,7 +84,12 @@ for f in "${files[@]}"; do
     rc=0
     # Each file runs in its own process and directory, so one case file
     # cannot break another's environment.
-    (cd "$dir" && bash "$f") >"$out" 2>&1 || rc=$?
+    # Waiting on a background child keeps this shell responsive to signals.
+    # shellcheck disable=SC2016
+    setsid bash -c 'cd "$1" && exec bash "$2"' sb_case_file "$dir" "$f" >"$out" 2>&1 &
+    child=$!
+    wait "$child" || rc=$?
+    child=
     cat "$out"
     p=$(grep -c '^PASS: ' "$out" || true)
     m=$(grep -c '^FAIL: ' "$out" || true)
