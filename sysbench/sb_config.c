@@ -16,7 +16,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"time", "limit for total execution time in seconds", "10", SB_ARG_DOUBLE},
     {"warmup-time", "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled", "0", SB_ARG_DOUBLE},
     {"forced-shutdown", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable", "off", SB_ARG_STRING},
-    {"thread-stack-size", "size of stack per thread", "64K", SB_ARG_SIZE},
+    {"thread-stack-size", "size of stack per thread (0 = the system default)", "0", SB_ARG_SIZE},
     {"rate", "average transactions rate (Poisson arrivals over all threads); 0 for unlimited rate", "0", SB_ARG_DOUBLE},
     {"tx-rate", "steady transaction rate over all threads, each thread on its own fixed schedule (list for a rate sweep); 0 for unlimited", "0", SB_ARG_LIST},
     {"tx-jitter", "random variation of each scheduled start, in microseconds (0 = 10% of the per-thread period)", "0", SB_ARG_DOUBLE},
@@ -194,6 +194,11 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
                 return -1;
         }
 
+    v = sb_optset_int(set, "thread-stack-size");
+    if (v != 0 && v < 65536)
+        return fail(err, errlen, "invalid value for --%s: %s", "thread-stack-size",
+                    "expected 0 or at least 64K");
+    c->thread_stack_size = (size_t)v;
     c->histogram = sb_optset_bool(set, "histogram");
     v = sb_optset_int(set, "verbosity");
     if (v < 0 || v > 5)

@@ -45,6 +45,7 @@ struct sb_config {
     double tx_spin_us;        /* busy-wait the last microseconds */
     double rate;              /* Poisson arrivals */
 
+    size_t thread_stack_size; /* 0 = the system default */
     double forced_shutdown;   /* seconds after --time, 0 = off */
     double sweep_cooldown;    /* seconds between sweep points */
 

@@ -265,6 +265,8 @@ static int start_threads(struct sb_run *run, void *(*fn)(void *))
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
+    if (run->cfg->thread_stack_size > 0)
+        pthread_attr_setstacksize(&attr, run->cfg->thread_stack_size);
     for (unsigned i = 0; i < run->nthreads; i++) {
         int rc = pthread_create(&run->workers[i].thread, &attr, fn, &run->workers[i]);
         if (rc != 0) {

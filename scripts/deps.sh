@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages needed to build sysbench, and with
+# --servers also MariaDB and PostgreSQL for the driver tests.
+set -euo pipefail
+
+pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
+      libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check)
+if [ "${1:-}" = "--servers" ]; then
+    pkgs+=(mariadb-server mariadb-client postgresql postgresql-client)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+echo "Installing: ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
