@@ -354,7 +354,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     if (rc == 0)
         printf("Threads started!\n\n");
     fflush(stdout);
-    r->start_ns = r->last_ns = warm_end ? warm_end : start;
+    /* Measure from the end of warmup, or in rate modes from the first
+     * scheduled start, so "achieved" compares like with like. */
+    r->start_ns = r->last_ns = warm_end ? warm_end
+                                        : run->mode != SB_PACE_NONE ? run->t0_ns : start;
     if (cfg->report_interval > 0)
         next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
     pthread_barrier_wait(&run->go);

@@ -127,7 +127,8 @@ bool sb_worker_more_events(struct sb_worker *w)
         due = sb_arrivals_take(&run->arrivals, now);
         pthread_mutex_unlock(&run->arrivals_lock);
     }
-    w->due_ns = due;
+    /* The reporter reads due_ns to estimate the backlog. */
+    __atomic_store_n(&w->due_ns, due, __ATOMIC_RELAXED);
     if (due < now)
         sb_stats_add(&w->stats, SB_STAT_LATE, 1);
     else if (!wait_until(run, due))
