@@ -481,8 +481,13 @@ int sb_lua_run_command(lua_State *L, const char *name, int tid,
             return -1;
         }
     }
-    lua_replace(L, top + 1);
-    lua_settop(L, top + 1);
+    /* The function found in sysbench.cmdline.commands sits above the tables
+     * that led to it; a global is already the only value above top, and
+     * lua_replace() onto its own slot would pop it. */
+    if (found) {
+        lua_replace(L, top + 1);
+        lua_settop(L, top + 1);
+    }
     if (tid >= 0)
         lua_pushinteger(L, tid);
     if (sb_lua_pcall(L, tid >= 0 ? 1 : 0, 0, err, errlen) != 0) {

@@ -480,8 +480,6 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         rc = 1;
     }
     sb_worker_table_set(NULL, 0);
-    for (unsigned i = 0; i < n; i++)
-        sb_lua_close(run->workers[i].L);
     pthread_barrier_destroy(&run->ready);
     pthread_barrier_destroy(&run->go);
     free(run->workers);
@@ -511,11 +509,17 @@ struct cmd_thread {
 static void *command_main(void *arg)
 {
     struct cmd_thread *c = arg;
-    lua_State *L = sb_lua_new_state(c->env, &c->lt, true, c->err, sizeof(c->err));
+    const struct sb_driver_ops *drv = c->env->driver;
+    lua_State *L;
 
+    if (drv != NULL && drv->thread_init != NULL)
+        drv->thread_init();
+    L = sb_lua_new_state(c->env, &c->lt, true, c->err, sizeof(c->err));
     if (L == NULL || sb_lua_run_command(L, c->name, c->tid, c->err, sizeof(c->err)) != 0)
         c->failed = true;
     sb_lua_close(L);
+    if (drv != NULL && drv->thread_done != NULL)
+        drv->thread_done();
     return NULL;
 }
 

@@ -173,6 +173,11 @@ void *sb_worker_main(void *arg)
     struct sb_run *run = w->run;
     bool ok;
 
+    const struct sb_driver_ops *drv = run->env->driver;
+
+    /* Client libraries keep per-thread state (mysql_thread_init). */
+    if (drv != NULL && drv->thread_init != NULL)
+        drv->thread_init();
     w->L = sb_lua_new_state(run->env, &w->lt, true, w->err, sizeof(w->err));
     ok = w->L != NULL;
     if (ok && sb_lua_call_global(w->L, "thread_init", w->tid, NULL, w->err, sizeof(w->err)) != 0)
@@ -212,6 +217,12 @@ void *sb_worker_main(void *arg)
         sb_worker_publish(w);
     }
     w->end_ns = sb_now_ns();
+    /* Connections are closed with the Lua state, before the library's
+     * per-thread state goes. */
+    sb_lua_close(w->L);
+    w->L = NULL;
+    if (drv != NULL && drv->thread_done != NULL)
+        drv->thread_done();
     __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
     return NULL;
 }
