@@ -22,119 +22,10 @@
  * database, unknown host).
  */
 
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
 
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
+#include "drv_mysql.h"
 
-#include <mysql.h>
-
-#include "sb_driver.h"
-#include "sb_options.h"
-
-/*
- * Oracle's libmysqlclient 8.0 dropped my_bool in favour of bool, while
- * libmariadb and older libmysqlclient keep it; MYSQL_BIND's flag pointers
- * use whichever the library has.
- */
-#if defined(MARIADB_PACKAGE_VERSION_ID) || (defined(MYSQL_VERSION_ID) && MYSQL_VERSION_ID < 80000)
-#define SB_MY_BOOL my_bool
-#else
-#define SB_MY_BOOL bool
-#endif
-
-/* Error numbers we depend on, spelled out so that both client libraries
- * (whose headers differ) compile. */
-#define SB_MY_ER_SERVER_SHUTDOWN 1053
-#define SB_MY_ER_NET_READ_ERROR 1158
-#define SB_MY_ER_NET_WRITE_INTERRUPTED 1161
-#define SB_MY_ER_UNSUPPORTED_PS 1295
-#define SB_MY_ER_CONNECTION_KILLED 1927
-#define SB_MY_ER_CLIENT_INTERACTION_TIMEOUT 4031
-#define SB_MY_CR_CONNECTION_ERROR 2002
-#define SB_MY_CR_CONN_HOST_ERROR 2003
-#define SB_MY_CR_SERVER_GONE_ERROR 2006
-#define SB_MY_CR_SERVER_LOST 2013
-#define SB_MY_CR_SERVER_LOST_EXTENDED 2055
-
-/* Result columns start with this much room and grow on truncation, so a
- * LONGTEXT column does not reserve its 4 GB declared width. */
-#define SB_MY_COLBUF_MIN 64
-#define SB_MY_COLBUF_MAX_INITIAL 1024
-
-enum sb_mysql_ssl {
-    SB_MYSQL_SSL_OFF = 0,
-    SB_MYSQL_SSL_PREFERRED,
-    SB_MYSQL_SSL_REQUIRED,
-    SB_MYSQL_SSL_VERIFY_CA,
-    SB_MYSQL_SSL_VERIFY_IDENTITY
-};
-
-/* Parsed options: written once by init() in the main thread, read-only
- * while workers run, freed by done(). */
-struct sb_mysql_config {
-    char **hosts;
-    size_t nhosts;
-    unsigned *ports;
-    size_t nports;
-    char **sockets;
-    size_t nsockets;
-    char *user;
-    char *password;
-    char *db;
-    enum sb_mysql_ssl ssl;
-    char *ssl_ca, *ssl_cert, *ssl_key, *ssl_cipher;
-    bool compression;
-    unsigned connect_timeout;
-    bool dry_run;
-};
-
-static struct sb_mysql_config sb_mysql_cfg;
-
-/* A plain query's result set: the client-buffered rows and a row vector
- * reused from one query to the next. */
-struct sb_mysql_conn {
-    MYSQL *my;                      /* NULL in dry-run mode */
-    MYSQL_RES *res;                 /* open result of a plain query */
-    struct sb_mysql_stmt *rs_stmt;  /* statement whose result is open */
-    struct sb_value *row;
-    unsigned rowcap;
-    char endpoint[300];
-    bool have_endpoint;
-};
-
-/* A server-side statement with bind arrays sized once at prepare time, so
- * executions allocate nothing. */
-struct sb_mysql_stmt {
-    MYSQL_STMT *ps;                 /* NULL in dry-run mode */
-    unsigned nparams;
-    MYSQL_BIND *pbind;
-    union {
-        int8_t i8;
-        int16_t i16;
-        int32_t i32;
-        int64_t i64;
-        float f;
-        double d;
-    } *pnum;
-    unsigned long *plen;
-    SB_MY_BOOL *pnull;
-    /* Result side: every column fetched as text. */
-    unsigned nfields;
-    MYSQL_BIND *rbind;
-    char **rbuf;
-    unsigned long *rcap;
-    unsigned long *rlen;
-    SB_MY_BOOL *rnull;
-    SB_MY_BOOL *rerr;
-    struct sb_value *row;
-};
+struct sb_mysql_config sb_mysql_cfg;
 
 /* ------------------------------------------------------------- options */
 
@@ -204,7 +95,7 @@ static void sb_mysql_free_list(char **list, size_t n)
     free(list);
 }
 
-static void sb_mysql_set_err(struct sb_conn *con, unsigned no, const char *state,
+void sb_mysql_set_err(struct sb_conn *con, unsigned no, const char *state,
                              const char *msg)
 {
     con->err.sql_errno = no;
@@ -217,7 +108,7 @@ static void sb_mysql_set_err(struct sb_conn *con, unsigned no, const char *state
             *p = ' ';
 }
 
-static bool sb_mysql_is_conn_lost(unsigned no)
+bool sb_mysql_is_conn_lost(unsigned no)
 {
     switch (no) {
     case SB_MY_CR_SERVER_GONE_ERROR:
@@ -236,7 +127,7 @@ static bool sb_mysql_is_conn_lost(unsigned no)
     }
 }
 
-static enum sb_db_status sb_mysql_conn_error(struct sb_conn *con, MYSQL *my)
+enum sb_db_status sb_mysql_conn_error(struct sb_conn *con, MYSQL *my)
 {
     unsigned no = mysql_errno(my);
 
@@ -244,7 +135,7 @@ static enum sb_db_status sb_mysql_conn_error(struct sb_conn *con, MYSQL *my)
     return sb_mysql_is_conn_lost(no) ? SB_DB_CONN_LOST : SB_DB_ERROR;
 }
 
-static enum sb_db_status sb_mysql_stmt_error(struct sb_conn *con, MYSQL_STMT *ps)
+enum sb_db_status sb_mysql_stmt_error(struct sb_conn *con, MYSQL_STMT *ps)
 {
     unsigned no = mysql_stmt_errno(ps);
 
@@ -252,7 +143,7 @@ static enum sb_db_status sb_mysql_stmt_error(struct sb_conn *con, MYSQL_STMT *ps
     return sb_mysql_is_conn_lost(no) ? SB_DB_CONN_LOST : SB_DB_ERROR;
 }
 
-static enum sb_db_status sb_mysql_oom(struct sb_conn *con)
+enum sb_db_status sb_mysql_oom(struct sb_conn *con)
 {
     sb_mysql_set_err(con, 0, "HY001", "out of memory in the MySQL driver");
     return SB_DB_ERROR;
@@ -532,7 +423,7 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
 }
 
 /* Releases whichever result set is open on the connection. */
-static void sb_mysql_drop_results(struct sb_mysql_conn *cp)
+void sb_mysql_drop_results(struct sb_mysql_conn *cp)
 {
     if (cp->rs_stmt != NULL) {
         if (cp->rs_stmt->ps != NULL)
@@ -614,363 +505,6 @@ static enum sb_db_status sb_mysql_query(struct sb_conn *con, const char *sql,
     return SB_DB_OK;
 }
 
-/* ------------------------------------------------- prepared statements */
-
-static void sb_mysql_free_result_binds(struct sb_mysql_stmt *sp)
-{
-    for (unsigned i = 0; i < sp->nfields; i++)
-        free(sp->rbuf[i]);
-    free(sp->rbind);
-    free(sp->rbuf);
-    free(sp->rcap);
-    free(sp->rlen);
-    free(sp->rnull);
-    free(sp->rerr);
-    free(sp->row);
-    sp->rbind = NULL;
-    sp->rbuf = NULL;
-    sp->rcap = NULL;
-    sp->rlen = NULL;
-    sp->rnull = NULL;
-    sp->rerr = NULL;
-    sp->row = NULL;
-    sp->nfields = 0;
-}
-
-static void sb_mysql_stmt_free(struct sb_mysql_stmt *sp)
-{
-    if (sp == NULL)
-        return;
-    /* mysql_close() detaches a connection's statements, so closing one
-     * after its connection is gone only frees client memory. */
-    if (sp->ps != NULL)
-        mysql_stmt_close(sp->ps);
-    sb_mysql_free_result_binds(sp);
-    free(sp->pbind);
-    free(sp->pnum);
-    free(sp->plen);
-    free(sp->pnull);
-    free(sp);
-}
-
-/*
- * Binds every result column as text so that sb_value can point at it.
- * Buffers start small and grow when a value is truncated.
- */
-static int sb_mysql_setup_result(struct sb_mysql_stmt *sp, unsigned nf)
-{
-    MYSQL_RES *meta = mysql_stmt_result_metadata(sp->ps);
-    MYSQL_FIELD *fields = meta != NULL ? mysql_fetch_fields(meta) : NULL;
-
-    sb_mysql_free_result_binds(sp);
-    sp->rbind = calloc(nf, sizeof(*sp->rbind));
-    sp->rbuf = calloc(nf, sizeof(*sp->rbuf));
-    sp->rcap = calloc(nf, sizeof(*sp->rcap));
-    sp->rlen = calloc(nf, sizeof(*sp->rlen));
-    sp->rnull = calloc(nf, sizeof(*sp->rnull));
-    sp->rerr = calloc(nf, sizeof(*sp->rerr));
-    sp->row = calloc(nf, sizeof(*sp->row));
-    if (sp->rbind == NULL || sp->rbuf == NULL || sp->rcap == NULL ||
-        sp->rlen == NULL || sp->rnull == NULL || sp->rerr == NULL || sp->row == NULL)
-        goto fail;
-    sp->nfields = nf;
-    for (unsigned i = 0; i < nf; i++) {
-        unsigned long cap = SB_MY_COLBUF_MIN;
-
-        if (fields != NULL && fields[i].length + 1 > cap)
-            cap = fields[i].length + 1;
-        if (cap > SB_MY_COLBUF_MAX_INITIAL)
-            cap = SB_MY_COLBUF_MAX_INITIAL;
-        sp->rbuf[i] = malloc(cap);
-        if (sp->rbuf[i] == NULL)
-            goto fail;
-        sp->rcap[i] = cap;
-        sp->rbind[i].buffer_type = MYSQL_TYPE_STRING;
-        sp->rbind[i].buffer = sp->rbuf[i];
-        sp->rbind[i].buffer_length = cap;
-        sp->rbind[i].length = &sp->rlen[i];
-        sp->rbind[i].is_null = &sp->rnull[i];
-        sp->rbind[i].error = &sp->rerr[i];
-    }
-    if (meta != NULL)
-        mysql_free_result(meta);
-    return 0;
-
-fail:
-    if (meta != NULL)
-        mysql_free_result(meta);
-    sb_mysql_free_result_binds(sp);
-    return -1;
-}
-
-static enum sb_db_status sb_mysql_prepare(struct sb_stmt *st)
-{
-    struct sb_conn *con = st->con;
-    struct sb_mysql_conn *cp = con->priv;
-    struct sb_mysql_stmt *sp;
-    unsigned n;
-
-    /* A re-prepare after a reconnect replaces the old handle. */
-    if (st->priv != NULL) {
-        sb_mysql_stmt_free(st->priv);
-        st->priv = NULL;
-    }
-
-    sp = calloc(1, sizeof(*sp));
-    if (sp == NULL)
-        return sb_mysql_oom(con);
-    n = st->nparams;
-    sp->nparams = n;
-    if (n > 0) {
-        sp->pbind = calloc(n, sizeof(*sp->pbind));
-        sp->pnum = calloc(n, sizeof(*sp->pnum));
-        sp->plen = calloc(n, sizeof(*sp->plen));
-        sp->pnull = calloc(n, sizeof(*sp->pnull));
-        if (sp->pbind == NULL || sp->pnum == NULL || sp->plen == NULL || sp->pnull == NULL) {
-            sb_mysql_stmt_free(sp);
-            return sb_mysql_oom(con);
-        }
-    }
-    if (cp->my == NULL) {
-        st->priv = sp;     /* dry run */
-        return SB_DB_OK;
-    }
-
-    sp->ps = mysql_stmt_init(cp->my);
-    if (sp->ps == NULL) {
-        enum sb_db_status rc = sb_mysql_conn_error(con, cp->my);
-
-        sb_mysql_stmt_free(sp);
-        return rc;
-    }
-    if (mysql_stmt_prepare(sp->ps, st->sql, (unsigned long)st->sql_len) != 0) {
-        unsigned no = mysql_stmt_errno(sp->ps);
-        enum sb_db_status rc;
-
-        if (no == SB_MY_ER_UNSUPPORTED_PS) {
-            /* The server cannot prepare this statement kind; the common
-             * layer substitutes parameters into the text instead. */
-            sb_mysql_stmt_free(sp);
-            st->emulated = true;
-            return SB_DB_OK;
-        }
-        rc = sb_mysql_stmt_error(con, sp->ps);
-        sb_mysql_stmt_free(sp);
-        return rc;
-    }
-    if (mysql_stmt_param_count(sp->ps) != n) {
-        char msg[160];
-
-        snprintf(msg, sizeof(msg),
-                 "the server counts %lu parameters in the statement, the client %u",
-                 (unsigned long)mysql_stmt_param_count(sp->ps), n);
-        sb_mysql_set_err(con, 0, "HY000", msg);
-        sb_mysql_stmt_free(sp);
-        return SB_DB_ERROR;
-    }
-    n = mysql_stmt_field_count(sp->ps);
-    if (n > 0 && sb_mysql_setup_result(sp, n) != 0) {
-        sb_mysql_stmt_free(sp);
-        return sb_mysql_oom(con);
-    }
-    st->priv = sp;
-    return SB_DB_OK;
-}
-
-/* Points the parameter binds at st->params' current values. */
-static void sb_mysql_fill_params(struct sb_stmt *st, struct sb_mysql_stmt *sp)
-{
-    for (unsigned i = 0; i < sp->nparams; i++) {
-        const struct sb_bind *b = st->params[i];
-        MYSQL_BIND *mb = &sp->pbind[i];
-
-        if (b == NULL) {
-            /* An unbound slot is sent as NULL rather than garbage. */
-            sp->pnull[i] = 1;
-            mb->is_null = &sp->pnull[i];
-            mb->buffer_type = MYSQL_TYPE_NULL;
-            mb->buffer = NULL;
-            continue;
-        }
-        sp->pnull[i] = b->is_null;
-        mb->is_null = &sp->pnull[i];
-        mb->length = NULL;
-        mb->is_unsigned = 0;
-        switch (b->type) {
-        case SB_SQL_TINYINT:
-            sp->pnum[i].i8 = (int8_t)b->i;
-            mb->buffer_type = MYSQL_TYPE_TINY;
-            mb->buffer = &sp->pnum[i].i8;
-            break;
-        case SB_SQL_SMALLINT:
-            sp->pnum[i].i16 = (int16_t)b->i;
-            mb->buffer_type = MYSQL_TYPE_SHORT;
-            mb->buffer = &sp->pnum[i].i16;
-            break;
-        case SB_SQL_INT:
-            sp->pnum[i].i32 = (int32_t)b->i;
-            mb->buffer_type = MYSQL_TYPE_LONG;
-            mb->buffer = &sp->pnum[i].i32;
-            break;
-        case SB_SQL_BIGINT:
-            sp->pnum[i].i64 = b->i;
-            mb->buffer_type = MYSQL_TYPE_LONGLONG;
-            mb->buffer = &sp->pnum[i].i64;
-            break;
-        case SB_SQL_FLOAT:
-            sp->pnum[i].f = (float)b->d;
-            mb->buffer_type = MYSQL_TYPE_FLOAT;
-            mb->buffer = &sp->pnum[i].f;
-            break;
-        case SB_SQL_DOUBLE:
-            sp->pnum[i].d = b->d;
-            mb->buffer_type = MYSQL_TYPE_DOUBLE;
-            mb->buffer = &sp->pnum[i].d;
-            break;
-        case SB_SQL_NONE:
-            /* An unset parameter is sent as NULL rather than garbage. */
-            sp->pnull[i] = 1;
-            mb->buffer_type = MYSQL_TYPE_NULL;
-            mb->buffer = NULL;
-            break;
-        default:
-            /* Text and temporal values travel as strings; the server
-             * converts them to the column's type as it would a literal. */
-            sp->plen[i] = (unsigned long)b->len;
-            mb->buffer_type = b->type == SB_SQL_VARCHAR ? MYSQL_TYPE_VAR_STRING
-                                                        : MYSQL_TYPE_STRING;
-            mb->buffer = b->str;
-            mb->buffer_length = (unsigned long)b->cap;
-            mb->length = &sp->plen[i];
-            if (b->str == NULL)
-                sp->pnull[i] = 1;
-            break;
-        }
-    }
-}
-
-static enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_result *rs)
-{
-    struct sb_conn *con = st->con;
-    struct sb_mysql_conn *cp = con->priv;
-    struct sb_mysql_stmt *sp = st->priv;
-    unsigned nf;
-
-    rs->con = con;
-    rs->active = false;
-    rs->nrows = 0;
-    rs->nfields = 0;
-    if (sp == NULL || sp->ps == NULL)
-        return SB_DB_OK;   /* dry run */
-
-    sb_mysql_drop_results(cp);
-    if (sp->nparams > 0) {
-        if (st->params == NULL) {
-            sb_mysql_set_err(con, 0, "HY000", "statement executed before its parameters were bound");
-            return SB_DB_ERROR;
-        }
-        sb_mysql_fill_params(st, sp);
-        if (mysql_stmt_bind_param(sp->ps, sp->pbind) != 0)
-            return sb_mysql_stmt_error(con, sp->ps);
-    }
-    if (mysql_stmt_execute(sp->ps) != 0)
-        return sb_mysql_stmt_error(con, sp->ps);
-
-    nf = mysql_stmt_field_count(sp->ps);
-    if (nf == 0)
-        return SB_DB_OK;
-    /* The shape fixed at prepare time changes only for odd statements
-     * (CALL); rebuilding then keeps the common path allocation-free. */
-    if (nf != sp->nfields && sb_mysql_setup_result(sp, nf) != 0) {
-        mysql_stmt_free_result(sp->ps);
-        return sb_mysql_oom(con);
-    }
-    if (mysql_stmt_bind_result(sp->ps, sp->rbind) != 0 ||
-        mysql_stmt_store_result(sp->ps) != 0) {
-        enum sb_db_status rc = sb_mysql_stmt_error(con, sp->ps);
-
-        mysql_stmt_free_result(sp->ps);
-        return rc;
-    }
-    cp->rs_stmt = sp;
-    rs->active = true;
-    rs->nrows = (uint64_t)mysql_stmt_num_rows(sp->ps);
-    rs->nfields = nf;
-    rs->row = sp->row;
-    rs->priv = cp;
-    return SB_DB_OK;
-}
-
-static void sb_mysql_close(struct sb_stmt *st)
-{
-    struct sb_mysql_conn *cp = st->con != NULL ? st->con->priv : NULL;
-
-    /* A result still open on this statement must not outlive it. */
-    if (cp != NULL && st->priv != NULL && cp->rs_stmt == st->priv) {
-        mysql_stmt_free_result(cp->rs_stmt->ps);
-        cp->rs_stmt = NULL;
-        st->con->rs.active = false;
-        st->con->rs.priv = NULL;
-    }
-    sb_mysql_stmt_free(st->priv);
-    st->priv = NULL;
-}
-
-/* ---------------------------------------------------------- result sets */
-
-static int sb_mysql_fetch_stmt_row(struct sb_result *rs, struct sb_mysql_stmt *sp)
-{
-    int rc = mysql_stmt_fetch(sp->ps);
-
-    if (rc == MYSQL_NO_DATA)
-        return 0;
-    if (rc == 1) {
-        sb_mysql_stmt_error(rs->con, sp->ps);
-        return -1;
-    }
-    if (rc == MYSQL_DATA_TRUNCATED) {
-        bool grown = false;
-
-        for (unsigned i = 0; i < sp->nfields; i++) {
-            unsigned long need;
-            char *buf;
-
-            if (!sp->rerr[i] || sp->rnull[i])
-                continue;
-            need = sp->rlen[i] + 1;
-            buf = realloc(sp->rbuf[i], need);
-            if (buf == NULL) {
-                sb_mysql_oom(rs->con);
-                return -1;
-            }
-            sp->rbuf[i] = buf;
-            sp->rcap[i] = need;
-            sp->rbind[i].buffer = buf;
-            sp->rbind[i].buffer_length = need;
-            if (mysql_stmt_fetch_column(sp->ps, &sp->rbind[i], i, 0) != 0) {
-                sb_mysql_stmt_error(rs->con, sp->ps);
-                return -1;
-            }
-            grown = true;
-        }
-        /* Later rows go straight into the bigger buffers. */
-        if (grown && mysql_stmt_bind_result(sp->ps, sp->rbind) != 0) {
-            sb_mysql_stmt_error(rs->con, sp->ps);
-            return -1;
-        }
-    }
-    for (unsigned i = 0; i < sp->nfields; i++) {
-        if (sp->rnull[i]) {
-            sp->row[i].ptr = NULL;
-            sp->row[i].len = 0;
-        } else {
-            sp->row[i].ptr = sp->rbuf[i];
-            sp->row[i].len = sp->rlen[i];
-        }
-    }
-    rs->row = sp->row;
-    return 1;
-}
 
 static int sb_mysql_fetch_row(struct sb_result *rs)
 {
