@@ -32,6 +32,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"rand-spec-res", "percentage of 'special' values to use for the special distribution", "75", SB_ARG_DOUBLE},
     {"rand-pareto-h", "shape parameter for the Pareto distribution", "0.2", SB_ARG_DOUBLE},
     {"rand-zipfian-exp", "shape parameter (exponent, theta) for the Zipfian distribution", "0.8", SB_ARG_DOUBLE},
+    {"server-pid", "PIDs of the database server processes for CPU accounting (default: found through the connection's socket or port)", "", SB_ARG_LIST},
     {"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", "3", SB_ARG_INT},
     {"config-file", "file containing command line options", NULL, SB_ARG_FILE},
     {"debug", "print more debugging info (same as --verbosity=5)", "off", SB_ARG_BOOL},

@@ -242,3 +242,37 @@ void sb_report_print_final(const struct sb_final *f, FILE *out)
     }
     fflush(out);
 }
+
+static void cpu_row(FILE *out, const char *label, bool measured, double user,
+                    double sys, double total, double util)
+{
+    if (!measured || isnan(total)) {
+        fprintf(out, "    %-34s%10s %10s %10s %8s\n", label, "n/a", "n/a", "n/a", "n/a");
+        return;
+    }
+    fprintf(out, "    %-34s%10.1f %10.1f %10.1f %7.2f%%\n", label, user, sys, total, util);
+}
+
+void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
+                         FILE *out)
+{
+    char label[64];
+
+    fprintf(out, "CPU cost per transaction (us of CPU; utilisation of all %u CPUs):\n",
+            c->ncpus);
+    fprintf(out, "    %-34s%10s %10s %10s %8s\n", "", "user", "system", "total", "util");
+    cpu_row(out, "client:", c->client.measured, c->client.user_us_per_tx,
+            c->client.system_us_per_tx, c->client.total_us_per_tx, c->client.util_pct);
+    cpu_row(out, "server:", c->server.measured, c->server.user_us_per_tx,
+            c->server.system_us_per_tx, c->server.total_us_per_tx, c->server.util_pct);
+    snprintf(label, sizeof(label), "machine:");
+    cpu_row(out, label, c->machine.measured, c->machine.user_us_per_tx,
+            c->machine.system_us_per_tx, c->machine.busy_us_per_tx, c->machine.util_pct);
+    fprintf(out, "    server processes: %s\n", server_label);
+    if (c->machine.measured)
+        fprintf(out, "    machine: user %.2f%%, system %.2f%%, iowait %.2f%%, steal %.2f%%, idle %.2f%%\n",
+                c->machine.user_pct, c->machine.system_pct, c->machine.iowait_pct,
+                c->machine.steal_pct, c->machine.idle_pct);
+    fputc('\n', out);
+    fflush(out);
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "sb_stats.h"
+#include "sb_cpu.h"
 
 /* The figures of one report, as the Lua report hooks receive them
  * (counts, not rates; times in seconds). */
@@ -73,6 +74,15 @@ struct sb_final {
  * Latency (ms), optional histogram, Threads fairness, then the new
  * sections (errors by code; schedule, service time and lag in rate mode). */
 void sb_report_print_final(const struct sb_final *f, FILE *out);
+
+/*
+ * Prints the "CPU cost per transaction" section: CPU microseconds per
+ * transaction (user, system, total) and utilisation as a share of all CPUs,
+ * for the client, the server (server_label says which processes, or why
+ * it was not measured) and the machine.
+ */
+void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
+                         FILE *out);
 
 /* Fills a stat from merged interval statistics. */
 void sb_report_stat_from(struct sb_report_stat *s, const struct sb_stats *st,

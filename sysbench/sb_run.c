@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sb_clock.h"
+#include "sb_cpu.h"
 #include "sb_log.h"
 #include "sb_report.h"
 #include "sb_stop.h"
@@ -240,6 +241,74 @@ static void print_header(const struct sb_run *run)
     fflush(stdout);
 }
 
+/*
+ * Finds the server's processes for CPU accounting: --server-pid when
+ * given, else the local process listening where the driver connects.
+ * PostgreSQL forks a backend per connection, so its whole process tree is
+ * counted. Returns true when found; otherwise `label` says why not.
+ */
+static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
+                        char *label, size_t len)
+{
+    size_t n;
+    char *const *pids = sb_optset_list(env->general, "server-pid", &n);
+    const struct sb_driver_ops *drv = env->driver;
+    char why[256], endpoint[320];
+    struct sb_db_counters cnt;
+    struct sb_db_error err;
+    struct sb_conn *con;
+    int found;
+
+    memset(srv, 0, sizeof(*srv));
+    if (n > 0) {
+        char list[512] = "";
+        size_t pos = 0;
+        for (size_t i = 0; i < n; i++)
+            pos += (size_t)snprintf(list + pos, pos < sizeof(list) ? sizeof(list) - pos : 0,
+                                    "%s%s", i ? "," : "", pids[i]);
+        found = sb_cpu_parse_pid_list(list, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+        if (found <= 0) {
+            snprintf(label, len, "not measured (--server-pid: %s)", why);
+            return false;
+        }
+        srv->npids = (size_t)found;
+        srv->include_children = true;
+        snprintf(label, len, "--server-pid=%s and their children", list);
+        return true;
+    }
+    if (drv == NULL) {
+        snprintf(label, len, "not measured (no database driver)");
+        return false;
+    }
+    if (drv->server_endpoint == NULL) {
+        snprintf(label, len, "not measured (%s runs inside the client: its CPU is the client's)",
+                 drv->name);
+        return false;
+    }
+    memset(&cnt, 0, sizeof(cnt));
+    con = sb_db_connect(drv, &cnt, &err);
+    if (con == NULL) {
+        snprintf(label, len, "not measured (cannot connect: %.200s)", err.msg);
+        return false;
+    }
+    found = drv->server_endpoint(con, endpoint, sizeof(endpoint));
+    sb_db_disconnect(con);
+    if (found != 0) {
+        snprintf(label, len, "not measured (the driver cannot tell where the server listens)");
+        return false;
+    }
+    found = sb_cpu_find_server(endpoint, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+    if (found <= 0) {
+        snprintf(label, len, "not measured (%s)", why);
+        return false;
+    }
+    srv->npids = (size_t)found;
+    srv->include_children = strcmp(drv->name, "pgsql") == 0;
+    snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
+             srv->include_children ? " and its children" : "", endpoint);
+    return true;
+}
+
 /* Waits for every worker, giving up after --forced-shutdown. */
 static void join_workers(struct sb_run *run, uint64_t deadline_ns)
 {
@@ -286,6 +355,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     struct reporter *r = calloc(1, sizeof(*r));
     char err[1024];
     uint64_t now, start, deadline = 0, warm_end = 0, next_report = 0, end;
+    struct sb_cpu_server cpu_srv;
+    struct sb_cpu_sample cpu_before, cpu_after;
+    char cpu_label[512];
+    bool cpu_ok;
     int rc = 0;
     unsigned n = cfg->threads;
 
@@ -323,6 +396,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     r->hook = has_hook(L, "report_intermediate");
 
     print_header(run);
+    cpu_ok = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label));
     if (sb_lua_call_global(L, "init", -1, NULL, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         return 1;
@@ -360,6 +434,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                                         : run->mode != SB_PACE_NONE ? run->t0_ns : start;
     if (cfg->report_interval > 0)
         next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
+    sb_cpu_sample(&cpu_before, cpu_ok ? &cpu_srv : NULL);
     pthread_barrier_wait(&run->go);
 
     /* The main thread is the reporter and the timekeeper. */
@@ -380,6 +455,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                 pthread_mutex_unlock(&run->arrivals_lock);
             }
             __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
+            sb_cpu_sample(&cpu_before, cpu_ok ? &cpu_srv : NULL);
             warm_end = 0;
         }
         if (next_report && now >= next_report) {
@@ -395,6 +471,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
      * thread_run finished) leave the stop flag unset. */
     sb_request_stop(SB_STOP_DONE);
     join_workers(run, deadline);
+    sb_cpu_sample(&cpu_after, cpu_ok ? &cpu_srv : NULL);
     end = 0;
     for (unsigned i = 0; i < n; i++) {
         if (run->workers[i].failed && rc == 0) {
@@ -462,6 +539,11 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             f.jitter_us = run->jitter_us;
             f.max_backlog = r->max_backlog;
             sb_report_print_final(&f, stdout);
+            {
+                struct sb_cpu_report cr;
+                sb_cpu_compute(&cpu_before, &cpu_after, total->c[SB_STAT_EVENTS], &cr);
+                sb_report_print_cpu(&cr, cpu_label, stdout);
+            }
         }
         if (res != NULL) {
             res->total = *total;
