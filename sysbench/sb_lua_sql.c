@@ -137,6 +137,27 @@ static int script_says_ignorable(lua_State *L)
 }
 
 /*
+ * Pushes "file:line: " for the innermost script frame. The SQL helpers
+ * written in Lua (query_row, bulk inserts) run in the built-in modules,
+ * and a message naming "[builtin sysbench.sql]" would not tell the user
+ * which line of their script failed, so built-in frames are skipped.
+ */
+static void push_script_where(lua_State *L)
+{
+    lua_Debug ar;
+
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) == 0 || ar.currentline <= 0)
+            continue;
+        if (strncmp(ar.short_src, "[builtin ", 9) == 0)
+            continue;
+        lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+        return;
+    }
+    lua_pushliteral(L, "");
+}
+
+/*
  * Turns an outcome into Lua behaviour: nothing for success; an error table
  * with errcode RESTART_EVENT for ignored errors and reconnects; otherwise a
  * string error "SQL error, errno = N, state = 'S': message" (unless the
@@ -162,7 +183,7 @@ static void raise_outcome(lua_State *L, int conn_idx, struct lconn *c,
     {
         char line[1024];
         sb_db_format_error(con, line, sizeof(line));
-        luaL_where(L, 1);
+        push_script_where(L);
         lua_pushfstring(L, "SQL error, errno = %d, state = '%s': %s", (int)con->err.sql_errno,
                         con->err.sql_state, line);
         lua_concat(L, 2);

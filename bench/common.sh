@@ -1,0 +1,94 @@
+# Shared helpers for the bench/*.sh scripts.  Sourced, not run.
+# Needs: bash, awk, /usr/bin/time (Debian package "time"), coreutils timeout.
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# Our binary: $SB_BIN, else the out-of-tree build, else the in-tree build.
+if [[ -z "${SB_BIN:-}" ]]; then
+  for c in /tmp/b/sysbench/sysbench "$BENCH_DIR/../sysbench/sysbench"; do
+    if [[ -x "$c" ]]; then SB_BIN=$c; break; fi
+  done
+fi
+PEER_BIN=${PEER_BIN:-/usr/bin/sysbench}
+TIME_BIN=${TIME_BIN:-/usr/bin/time}
+
+check_tools() {
+  if [[ -z "${SB_BIN:-}" || ! -x "$SB_BIN" ]]; then
+    echo "error: our sysbench binary not found; set SB_BIN=/path/to/sysbench" >&2; exit 2
+  fi
+  if [[ ! -x "$PEER_BIN" ]]; then
+    echo "error: peer binary $PEER_BIN not found; set PEER_BIN (apt-get install sysbench)" >&2; exit 2
+  fi
+  if [[ ! -x "$TIME_BIN" ]]; then
+    echo "error: $TIME_BIN not found (apt-get install -y time)" >&2; exit 2
+  fi
+}
+
+# Scratch directory with the empty-event script; removed on exit unless KEEP=1.
+make_workdir() {
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/sbbench.XXXXXX")
+  if [[ "${KEEP:-0}" != 1 ]]; then trap 'rm -rf "$WORK"' EXIT; fi
+  EMPTY_LUA=$WORK/empty.lua
+  printf 'function event() end\n' > "$EMPTY_LUA"
+  CMDLOG=$WORK/commands.txt
+  : > "$CMDLOG"
+}
+
+# run_one NAME WALL_LIMIT CMD...
+#   Runs CMD under /usr/bin/time (client user+sys CPU of the whole process),
+#   guarded by timeout WALL_LIMIT seconds (a hang shows as rc 124/137).
+#   Leaves $WORK/NAME.out (stdout+stderr), $WORK/NAME.time ("user sys wall")
+#   and sets RC.  The command line is appended to $CMDLOG.
+run_one() {
+  local name=$1 limit=$2; shift 2
+  printf '%q ' "$@" >> "$CMDLOG"; echo >> "$CMDLOG"
+  set +e
+  "$TIME_BIN" -f "%U %S %e" -o "$WORK/$name.time" \
+      timeout -k 5 "$limit" "$@" > "$WORK/$name.out" 2>&1
+  RC=$?
+  set -e
+  [[ -s "$WORK/$name.time" ]] || echo "0 0 0" > "$WORK/$name.time"
+  # time(1) writes "Command exited with non-zero status N" first on failure.
+  tail -n 1 "$WORK/$name.time" > "$WORK/$name.time.tmp" && mv "$WORK/$name.time.tmp" "$WORK/$name.time"
+}
+
+# Field extractors (print "" when absent).
+events_of()  { awk -F: '/total number of events:/ {gsub(/ /,"",$2); print $2; exit}' "$WORK/$1.out"; }
+ttime_of()   { awk -F: '/total time:/ {gsub(/[ s]/,"",$2); print $2; exit}' "$WORK/$1.out"; }
+cpu_of()     { awk '{printf "%.2f", $1+$2}' "$WORK/$1.time"; }
+wall_of()    { awk '{print $3}' "$WORK/$1.time"; }
+
+# Percentile P (e.g. 99.9) from the section whose heading matches REGEX.
+pct_in_section() { # NAME REGEX P
+  awk -v re="$2" -v p="$3" '
+    $0 ~ re {s=1; next}
+    s && /^[^ ]/ {s=0}
+    s && /^ *$/ {s=0}
+    s && index($0, p "th percentile:") {print $NF; exit}' "$WORK/$1.out"
+}
+
+# Interval statistics of the "[ Ns ] ... eps: X" (or tps:) lines:
+# prints "n mean stddev min max".
+interval_stats() {
+  awk '/^\[ *[0-9]+s \]/ {
+         for (i = 1; i <= NF; i++) if ($i == "eps:" || $i == "tps:") {
+           v = $(i+1) + 0; n++; s += v; ss += v*v
+           if (n == 1 || v < mn) mn = v; if (n == 1 || v > mx) mx = v }
+       }
+       END { if (n == 0) { print "0 - - - -"; exit }
+             m = s/n; var = ss/n - m*m; if (var < 0) var = 0
+             printf "%d %.0f %.0f %.0f %.0f\n", n, m, sqrt(var), mn, mx }' "$WORK/$1.out"
+}
+
+print_commands() {
+  echo
+  echo "Commands run (in order; $EMPTY_LUA contains 'function event() end'):"
+  sed 's/^/  /' "$CMDLOG"
+}
+
+print_env() {
+  echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "host:    $(uname -srm), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "ours:    $SB_BIN ($("$SB_BIN" --version 2>&1 | head -n 1))"
+  echo "peer:    $PEER_BIN ($("$PEER_BIN" --version 2>&1 | head -n 1))"
+}

@@ -1,0 +1,20 @@
+-- event() returning a true value stops its thread: thread N stops after
+-- N + 3 events, so with --threads=3 the run holds 3 + 4 + 5 = 12 events
+-- and ends long before --time.
+
+-- Worker threads share stdout: one write per line keeps their lines whole
+-- (print() writes its text and the newline separately).
+local function print(s) io.write(tostring(s) .. "\n") end
+
+local calls = 0
+
+function event(thread_id)
+  calls = calls + 1
+  if calls >= thread_id + 3 then
+    return true
+  end
+end
+
+function thread_done(thread_id)
+  print(string.format("stopped%d=%d", thread_id, calls))
+end
