@@ -72,3 +72,12 @@ function thread_done()
   print(string.format("hook_ok%d=%s", sysbench.tid, tostring(hook_ok)))
   if caught then print(string.format("caught%d=%d", sysbench.tid, caught)) end
 end
+
+-- Creates the database (and turns on WAL) before the threads connect.
+sysbench.cmdline.commands = {
+  setup = {function()
+    local c = sysbench.sql.driver():connect()
+    c:query("CREATE TABLE IF NOT EXISTS ok_table (x INTEGER)")
+    c:disconnect()
+  end},
+}

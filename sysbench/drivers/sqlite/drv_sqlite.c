@@ -101,14 +101,30 @@ static void set_error(struct sb_conn *con, sqlite3 *db, int rc)
              db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
 
-static enum sb_db_status exec_simple(struct sb_conn *con, sqlite3 *db, const char *sql)
+/*
+ * Runs the connection pragmas, retrying while the database is busy.
+ * Switching the journal mode needs the database to itself, and SQLite
+ * reports SQLITE_BUSY at once rather than through the busy handler when
+ * another connection holds a lock, which happens whenever several threads
+ * connect to a fresh file together. Retry every millisecond up to the
+ * busy timeout so a connect never fails on that race.
+ */
+static enum sb_db_status exec_pragmas(struct sb_conn *con, sqlite3 *db, const char *sql)
 {
-    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        set_error(con, db, rc);
-        return SB_DB_ERROR;
+    int waited_ms = 0;
+
+    for (;;) {
+        int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return SB_DB_OK;
+        if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+            waited_ms >= cfg.busy_timeout) {
+            set_error(con, db, rc);
+            return SB_DB_ERROR;
+        }
+        sqlite3_sleep(1);
+        waited_ms++;
     }
-    return SB_DB_OK;
 }
 
 static enum sb_db_status sqlite_connect(struct sb_conn *con)
@@ -136,7 +152,7 @@ static enum sb_db_status sqlite_connect(struct sb_conn *con)
     sqlite3_busy_timeout(sc->db, cfg.busy_timeout);
     snprintf(sql, sizeof(sql), "PRAGMA journal_mode=%s; PRAGMA synchronous=%s;",
              cfg.journal_mode, cfg.synchronous);
-    if (exec_simple(con, sc->db, sql) != SB_DB_OK) {
+    if (exec_pragmas(con, sc->db, sql) != SB_DB_OK) {
         char msg[sizeof(con->err.msg)];
         snprintf(msg, sizeof(msg), "%s", con->err.msg);
         snprintf(con->err.msg, sizeof(con->err.msg), "cannot open SQLite database '%.300s': %.150s",
