@@ -142,7 +142,15 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd)
     }
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
-        sb_optset_print_help(env->script_opts, stdout);
+        /* The script's options, sorted and spelled with dashes. */
+        lua_getglobal(L, "sysbench");
+        lua_getfield(L, -1, "cmdline");
+        lua_getfield(L, -1, "print_test_options");
+        lua_remove(L, -2);
+        lua_remove(L, -2);
+        if (sb_lua_pcall(L, 0, 0, err, sizeof(err)) != 0)
+            return die(err);
+        fflush(stdout);
         if (sb_lua_has_function(L, "help") &&
             sb_lua_call_global(L, "help", -1, NULL, err, sizeof(err)) != 0)
             return die(err);

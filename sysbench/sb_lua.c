@@ -194,6 +194,40 @@ static void set_package_path(lua_State *L, const char *script_path)
     lua_pop(L, 2);
 }
 
+/*
+ * print() that writes each line with one stdio call. Lua's own print makes
+ * a call per argument and another for the newline, so lines printed by
+ * several worker threads at once came out interleaved.
+ */
+static int lua_print_line(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+
+    lua_getglobal(L, "tostring");
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        const char *s;
+        lua_pushvalue(L, n + 1);
+        lua_pushvalue(L, i);
+        lua_call(L, 1, 1);
+        s = lua_tostring(L, -1);
+        if (s == NULL)
+            return luaL_error(L, "'tostring' must return a string to 'print'");
+        if (i > 1)
+            luaL_addchar(&b, '\t');
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, '\n');
+    luaL_pushresult(&b);
+    {
+        size_t len;
+        const char *line = lua_tolstring(L, -1, &len);
+        fwrite(line, 1, len, stdout);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ reporters */
 
 /* Reads a report stat table (at idx) into s. */
@@ -563,6 +597,8 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
         return NULL;
     }
     luaL_openlibs(L);
+    lua_pushcfunction(L, lua_print_line);
+    lua_setglobal(L, "print");
     lua_pushlightuserdata(L, (void *)env);
     lua_setfield(L, LUA_REGISTRYINDEX, "sb_env");
     lua_pushlightuserdata(L, (void *)thr);

@@ -10,6 +10,7 @@
  * are views of the connection's one current result and become invalid
  * (an error, not a crash) once the connection runs another statement.
  */
+#include <errno.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdlib.h>
@@ -589,6 +590,37 @@ static void param_set_text(struct sb_bind *p, const char *v, size_t len)
     p->len = len;
 }
 
+/*
+ * An integer argument: a Lua number, a numeric string, or a LuaJIT 64-bit
+ * integer (cdata such as 123LL or sb_rand's uniform_uint64()), which
+ * converts through tostring() without the precision loss of a double.
+ */
+static int64_t check_int64(lua_State *L, int idx)
+{
+    const char *s;
+    char *end;
+    long long v;
+
+    if (lua_type(L, idx) == LUA_TNUMBER)
+        return (int64_t)lua_tonumber(L, idx);
+    lua_getglobal(L, "tostring");
+    lua_pushvalue(L, idx);
+    lua_call(L, 1, 1);
+    s = lua_tostring(L, -1);
+    if (s == NULL)
+        luaL_argerror(L, idx, "integer expected");
+    errno = 0;
+    if (strstr(s, "ULL") != NULL)
+        v = (long long)strtoull(s, &end, 10);
+    else
+        v = strtoll(s, &end, 10);
+    if (end == s || errno != 0 ||
+        (*end != '\0' && strcmp(end, "LL") != 0 && strcmp(end, "ULL") != 0))
+        luaL_argerror(L, idx, "integer expected");
+    lua_pop(L, 1);
+    return (int64_t)v;
+}
+
 static int param_set(lua_State *L)
 {
     struct sb_bind *p = luaL_checkudata(L, 1, MT_PARAM);
@@ -603,7 +635,7 @@ static int param_set(lua_State *L)
     case SB_SQL_SMALLINT:
     case SB_SQL_INT:
     case SB_SQL_BIGINT:
-        p->i = (int64_t)luaL_checknumber(L, 2);
+        p->i = check_int64(L, 2);
         break;
     case SB_SQL_FLOAT:
     case SB_SQL_DOUBLE:

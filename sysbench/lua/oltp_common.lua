@@ -29,35 +29,28 @@ local M = {}
 -- Declared here, in one place, for every script that requires us. A
 -- script may add its own with M.add_options().
 local COMMON_OPTIONS = {
-   tables = {"Number of tables", 1},
-   table_size = {"Number of rows per table", 10000},
-   range_size = {"Range size for range SELECT queries", 100},
-   point_selects = {"Number of point SELECT queries per transaction", 10},
-   simple_ranges = {"Number of simple range SELECT queries per transaction", 1},
-   sum_ranges = {"Number of SELECT SUM() queries per transaction", 1},
-   order_ranges = {"Number of SELECT ORDER BY queries per transaction", 1},
-   distinct_ranges = {"Number of SELECT DISTINCT queries per transaction", 1},
-   index_updates = {"Number of UPDATE index queries per transaction", 1},
-   non_index_updates = {"Number of UPDATE non-index queries per transaction", 1},
-   delete_inserts = {"Number of DELETE/INSERT combinations per transaction", 1},
-   range_selects = {"Enable/disable all range SELECT queries", true},
-   auto_inc = {"Use AUTO_INCREMENT column as Primary Key (for MySQL), " ..
-                  "or its alternatives in other DBMS. When disabled, use " ..
-                  "client-generated IDs", true},
-   create_table_options = {"Extra CREATE TABLE options", ""},
-   skip_trx = {"Don't start explicit transactions and execute all queries " ..
-                  "in the AUTOCOMMIT mode", false},
-   secondary = {"Use a secondary index in place of the PRIMARY KEY", false},
-   create_secondary = {"Create a secondary index in addition to the " ..
-                          "PRIMARY KEY", true},
-   reconnect = {"Reconnect after every N events. The default (0) is to " ..
-                   "not reconnect", 0},
-   mysql_storage_engine = {"Storage engine, if MySQL is used", "innodb"},
-   pgsql_variant = {"Use this PostgreSQL variant when running with the " ..
-                       "PostgreSQL driver. The only currently supported " ..
-                       "variant is 'redshift'. When enabled, " ..
-                       "create_secondary is automatically disabled, and " ..
-                       "delete_inserts is set to 0",
+   tables = {"how many sbtestN tables to create and spread the load over", 1},
+   table_size = {"rows loaded into each table by prepare", 10000},
+   range_size = {"ids covered by each range query (BETWEEN a AND a+size-1)", 100},
+   point_selects = {"single-row lookups by primary key in each transaction", 10},
+   simple_ranges = {"plain range reads of column c in each transaction", 1},
+   sum_ranges = {"range reads that add up column k, per transaction", 1},
+   order_ranges = {"range reads sorted by c, per transaction", 1},
+   distinct_ranges = {"range reads of distinct c values sorted by c, per transaction", 1},
+   index_updates = {"updates of the indexed column k, per transaction", 1},
+   non_index_updates = {"updates of the unindexed column c, per transaction", 1},
+   delete_inserts = {"rows deleted and inserted back, per transaction", 1},
+   range_selects = {"run the range reads at all (off skips every kind)", true},
+   auto_inc = {"let the database number new rows (AUTO_INCREMENT, SERIAL " ..
+                  "or INTEGER PRIMARY KEY); off: the script picks the ids", true},
+   create_table_options = {"text appended to each CREATE TABLE statement", ""},
+   skip_trx = {"send no BEGIN/COMMIT: every statement commits on its own", false},
+   secondary = {"make id a plain indexed column instead of the primary key", false},
+   create_secondary = {"build the index on k after loading each table", true},
+   reconnect = {"drop and re-open the connection every N events (0: never)", 0},
+   mysql_storage_engine = {"ENGINE of the tables on MySQL/MariaDB", "innodb"},
+   pgsql_variant = {"PostgreSQL dialect; 'redshift' also drops the k index " ..
+                       "and the delete/insert pairs",
                     nil, sysbench.cmdline.ARG_STRING},
 }
 

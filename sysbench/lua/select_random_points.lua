@@ -6,8 +6,7 @@
 local oltp = require("oltp_common")
 
 oltp.add_options({
-   random_points = {"Number of random points in the IN() clause in " ..
-                       "generated SELECTs", 10},
+   random_points = {"ids listed in the IN (...) of each query", 10},
 })
 
 local queries = {}   -- queries[table] = prepared statement handle

@@ -7,8 +7,8 @@
 local oltp = require("oltp_common")
 
 oltp.add_options({
-   number_of_ranges = {"Number of random BETWEEN ranges per SELECT", 10},
-   delta = {"Size of BETWEEN ranges", 5},
+   number_of_ranges = {"BETWEEN ranges joined by OR in each query", 10},
+   delta = {"width of each BETWEEN range", 5},
 })
 
 local queries = {}   -- queries[table] = prepared statement handle

@@ -572,4 +572,32 @@ sb oltp_read_write run --sqlite-db=empty.db --tables=1 --table-size=10 --time=2
 assert_exit 1
 assert_fatal "sbtest1"
 
+tcase "print() from several threads writes whole lines"
+cat >pr.lua <<'EOF'
+function event()
+  print("thread", sysbench.tid, "says", "a line long enough to be split if print were not atomic")
+end
+EOF
+sb pr.lua run --threads=2 --events=20000
+assert_exit 0
+assert_eq "$(grep -c '^thread	[01]	says	a line long enough to be split if print were not atomic$' out)" 20000 \
+    "whole lines printed"
+
+tcase "p:set takes LuaJIT 64-bit integers and numeric strings for BIGINT"
+cat >i64.lua <<'EOF'
+local con = sysbench.sql.driver():connect()
+con:query("CREATE TABLE t (a BIGINT)")
+local st = con:prepare("INSERT INTO t VALUES (?)")
+local p = st:bind_create(sysbench.sql.type.BIGINT)
+st:bind_param(p)
+for _, v in ipairs({123, 9007199254740993LL, -5LL, "42"}) do p:set(v); st:execute() end
+local rs = con:query("SELECT a FROM t ORDER BY rowid")
+for i = 1, rs.nrows do io.write("v=", rs:fetch_row()[1], "\n") end
+io.write("bad=", tostring(pcall(p.set, p, "12abc")), "\n")
+EOF
+sb --sqlite-db=i64.db i64.lua
+assert_exit 0
+assert_eq "$(grep '^v=' out | tr '\n' ' ')" "v=123 v=9007199254740993 v=-5 v=42 " "values stored"
+assert_contains out "bad=false"
+
 finish

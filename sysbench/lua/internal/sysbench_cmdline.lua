@@ -56,7 +56,8 @@ function cmdline.print_test_options()
   table.sort(names)
   for _, name in ipairs(names) do
     local o = opts[name]
-    local left = "  --" .. name:gsub("_", "-") .. placeholder(o)
+    -- Names as the script declared them, as sysbench 1.0 prints them.
+    local left = "  --" .. name .. placeholder(o)
     io.write(string.format("%-33s %s [%s]\n", left, o[1] or "", default_text(o[2])))
   end
 end
