@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+#
+# CPU cost per transaction must measure the server, not just print a
+# number: a transaction whose server work is ten times heavier must show
+# about ten times the server CPU per transaction while the client's CPU per
+# transaction stays put, the server processes must be the harness's own
+# server, and no utilisation may exceed 100% of the machine.
+
+set -euo pipefail
+# shellcheck source=/dev/null
+. "$SB_CASE_LIB"
+
+# The server burns CPU in proportion to --work; the client does the same
+# small amount of work whatever --work is.
+cat >work.lua <<'LUA'
+sysbench.cmdline.options = {
+  work = {"server-side iterations per transaction", 1000},
+}
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  local n = sysbench.opt.work
+  if sysbench.opt.db_driver == "mysql" then
+    sql = string.format("SELECT BENCHMARK(%d, MD5('sysbench'))", n)
+  else
+    sql = string.format("SELECT count(*) FROM generate_series(1, %d)", n)
+  end
+end
+function event()
+  con:query_row(sql)
+end
+LUA
+
+# cpu_total OUT ROW: the "total" column (us per transaction) of a row of
+# the CPU section.
+cpu_total() {
+    awk -v row="$2:" '$1 == row { print $4 }' "$1"
+}
+
+check_utilisation() {
+    local f=$1 u
+    for u in $(awk '$1 ~ /^(client|server|machine):$/ && $5 ~ /%$/ { sub("%", "", $5); print $5 }' "$f"); do
+        if awk -v u="$u" 'BEGIN { exit !(u > 100) }'; then
+            sb_fail "utilisation $u% exceeds 100%"
+            return 1
+        fi
+    done
+}
+
+heavier_work() {
+    local drv=$1 light heavy pid
+    if [ "$drv" = mysql ]; then light=50000; pid=$SB_MYSQL_PID; else light=200000; pid=$SB_PGSQL_PID; fi
+    heavy=$((light * 10))
+    # shellcheck disable=SC2046
+    sb_run light.txt light.err $(sb_driver_args "$drv") --threads=1 --events=40 --time=0 \
+        work.lua run --work="$light" || { sb_show light.txt light.err; return 1; }
+    # shellcheck disable=SC2046
+    sb_run heavy.txt heavy.err $(sb_driver_args "$drv") --threads=1 --events=40 --time=0 \
+        work.lua run --work="$heavy" || { sb_show heavy.txt heavy.err; return 1; }
+    sb_show light.txt heavy.txt | grep -A8 "CPU cost" || true
+    grep -q "server processes: pid $pid" light.txt ||
+        { sb_fail "the server processes are not the harness's server (pid $pid)"; return 1; }
+    check_utilisation light.txt || return 1
+    check_utilisation heavy.txt || return 1
+    awk -v l="$(cpu_total light.txt server)" -v h="$(cpu_total heavy.txt server)" \
+        'BEGIN { r = h / l; printf "server ratio %.2f\n", r; exit !(r >= 5 && r <= 20) }' ||
+        { sb_fail "server CPU per transaction did not grow about tenfold"; return 1; }
+    awk -v l="$(cpu_total light.txt client)" -v h="$(cpu_total heavy.txt client)" \
+        'BEGIN { r = h / l; printf "client ratio %.2f\n", r; exit !(r >= 0.33 && r <= 3) }' ||
+        { sb_fail "client CPU per transaction changed with server work"; return 1; }
+}
+
+for drv in mysql pgsql; do
+    sb_case "$drv-cpu-follows-server-work" heavier_work "$drv"
+done
