@@ -93,3 +93,51 @@ sb_expect_absent() {
         return 1
     fi
 }
+
+# sb_cli DRIVER SQL: runs SQL as the administrator (MariaDB root over the
+# unix socket, PostgreSQL postgres over its socket directory) in database
+# sbtest, and prints the rows tab-separated without headers. Checks use it
+# to look at the server's own view rather than trusting the binary.
+sb_cli() {
+    case "$1" in
+    mysql)
+        mariadb --no-defaults -S "$SB_MYSQL_SOCKET" -uroot -N -B -D "$SB_MYSQL_DB" -e "$2"
+        ;;
+    pgsql)
+        psql -X -q -A -t -F $'\t' -v ON_ERROR_STOP=1 -h "$SB_PGSQL_SOCKET_DIR" \
+            -p "$SB_PGSQL_PORT" -U postgres -d "$SB_PGSQL_DB" -c "$2"
+        ;;
+    *) echo "unknown driver $1" >&2; return 1 ;;
+    esac
+}
+
+# sb_report_num FILE LABEL: the first number after LABEL (for example
+# "transactions:") in a report, or nothing when the label is missing.
+sb_report_num() {
+    awk -v label="$2" '{
+        i = index($0, label)
+        if (i > 0) {
+            rest = substr($0, i + length(label))
+            if (match(rest, /[0-9]+(\.[0-9]+)?/)) {
+                print substr(rest, RSTART, RLENGTH)
+                exit
+            }
+        }
+    }' "$1"
+}
+
+# sb_expect_positive FILE LABEL: the report shows LABEL with a value > 0.
+sb_expect_positive() {
+    local v
+    v=$(sb_report_num "$1" "$2")
+    if [ -z "$v" ]; then
+        sb_show "$1"
+        sb_fail "no '$2' in the report"
+        return 1
+    fi
+    if ! awk -v v="$v" 'BEGIN { exit !(v > 0) }'; then
+        sb_show "$1"
+        sb_fail "'$2' is $v, expected more than 0"
+        return 1
+    fi
+}
