@@ -17,8 +17,10 @@
 
 #include "sb_config.h"
 #include "sb_driver.h"
+#include "sb_clock.h"
 #include "sb_log.h"
 #include "sb_lua.h"
+#include "sb_output.h"
 #include "sb_run.h"
 #include "sb_stop.h"
 
@@ -115,31 +117,83 @@ static int die(const char *msg)
     return 1;
 }
 
-static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd)
+/* Sleeps --sweep-cooldown seconds between two points, so the server
+ * settles (flushes, purges) before the next one. Returns false when a
+ * signal asked to stop meanwhile. */
+static bool sweep_cooldown(void)
+{
+    uint64_t until;
+
+    if (sb_config.sweep_cooldown <= 0)
+        return true;
+    printf("Cooling down for %g second(s) before the next point...\n", sb_config.sweep_cooldown);
+    fflush(stdout);
+    until = sb_now_ns() + (uint64_t)(sb_config.sweep_cooldown * 1e9);
+    while (!sb_stopping() && sb_now_ns() < until) {
+        uint64_t step = sb_now_ns() + 100 * SB_NS_PER_MS;
+        sb_sleep_until_ns(step < until ? step : until);
+    }
+    return !sb_stopping();
+}
+
+/*
+ * The "run" command: one benchmark per point of the --threads and
+ * --tx-rate lists, every point with the same seed and options, then the
+ * sweep table and the result files.
+ */
+static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main_rand)
+{
+    struct sb_output out;
+    char err[1024];
+    size_t nr = sb_config.ntx_rate_list > 0 ? sb_config.ntx_rate_list : 1;
+    bool sweep = sb_config.nthread_list > 1 || nr > 1;
+    int rc = 0;
+
+    if (!sb_lua_has_function(L, "event") && !sb_lua_has_function(L, "thread_run"))
+        return die("the script defines neither event() nor thread_run(): nothing to run");
+    /* A bad --json or --csv path must stop us before any work is done. */
+    if (sb_output_open(&out, &sb_config, err, sizeof(err)) != 0)
+        return die(err);
+    for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++) {
+        for (size_t ri = 0; ri < nr && rc == 0; ri++) {
+            sb_config.threads = sb_config.thread_list[ti];
+            sb_config.tx_rate = sb_config.ntx_rate_list ? sb_config.tx_rate_list[ri] : 0;
+            env->threads = sb_config.threads;
+            if (ti + ri > 0) {
+                sb_stop_reset();
+                if (!sweep_cooldown()) {
+                    rc = 128 + sb_run_signal();
+                    break;
+                }
+                printf("\n");
+            }
+            /* init() runs in the main state: give it the same random
+             * sequence at every point. */
+            sb_rand_seed(main_rand, sb_config.rand_seed, 0x100000000ULL, &sb_config.rand);
+            rc = sb_run_benchmark(L, env, &out);
+        }
+    }
+    if (sweep && rc != 1)
+        sb_output_print_sweep(&out, stdout);
+    if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    if (sb_output_close(&out, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    return rc;
+}
+
+static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
+                       struct sb_rand *main_rand)
 {
     char err[1024];
     int kind;
 
-    if (strcmp(cmd, "run") == 0) {
-        int rc = 0;
-        if (!sb_lua_has_function(L, "event") && !sb_lua_has_function(L, "thread_run"))
-            return die("the script defines neither event() nor thread_run(): nothing to run");
-        /* A list of thread counts or rates runs one point after another. */
-        for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++) {
-            size_t nr = sb_config.ntx_rate_list > 0 ? sb_config.ntx_rate_list : 1;
-            for (size_t ri = 0; ri < nr && rc == 0; ri++) {
-                sb_config.threads = sb_config.thread_list[ti];
-                sb_config.tx_rate = sb_config.ntx_rate_list ? sb_config.tx_rate_list[ri] : 0;
-                env->threads = sb_config.threads;
-                if (ti + ri > 0) {
-                    sb_stop_reset();
-                    printf("\n");
-                }
-                rc = sb_run_benchmark(L, env, NULL);
-            }
-        }
-        return rc;
-    }
+    if (strcmp(cmd, "run") == 0)
+        return run_points(L, env, main_rand);
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted and spelled with dashes. */
@@ -312,7 +366,7 @@ int main(int argc, char **argv)
     } else {
         if (strcmp(cmd, "run") != 0)
             printf("\n");
-        rc = run_command(L, &env, cmd);
+        rc = run_command(L, &env, cmd, &main_rand);
     }
     sb_lua_close(L);
     sb_db_done(env.driver);

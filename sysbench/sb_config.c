@@ -32,6 +32,9 @@ const struct sb_opt_def sb_general_options[] = {
     {"rand-spec-res", "percentage of 'special' values to use for the special distribution", "75", SB_ARG_DOUBLE},
     {"rand-pareto-h", "shape parameter for the Pareto distribution", "0.2", SB_ARG_DOUBLE},
     {"rand-zipfian-exp", "shape parameter (exponent, theta) for the Zipfian distribution", "0.8", SB_ARG_DOUBLE},
+    {"json", "write the results (options, environment, every interval, the final figures and the latency histogram of each point) as one JSON document to FILE", NULL, SB_ARG_FILE},
+    {"csv", "write the interval series (one row per --report-interval) as CSV to FILE", NULL, SB_ARG_FILE},
+    {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
     {"server-pid", "PIDs of the database server processes for CPU accounting (default: found through the connection's socket or port)", "", SB_ARG_LIST},
     {"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", "3", SB_ARG_INT},
     {"config-file", "file containing command line options", NULL, SB_ARG_FILE},
@@ -169,7 +172,8 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
         nonneg(set, "report-interval", &c->report_interval, err, errlen) != 0 ||
         nonneg(set, "rate", &c->rate, err, errlen) != 0 ||
         nonneg(set, "tx-jitter", &c->tx_jitter_us, err, errlen) != 0 ||
-        nonneg(set, "tx-spin", &c->tx_spin_us, err, errlen) != 0)
+        nonneg(set, "tx-spin", &c->tx_spin_us, err, errlen) != 0 ||
+        nonneg(set, "sweep-cooldown", &c->sweep_cooldown, err, errlen) != 0)
         return -1;
     if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0)
         return -1;
@@ -231,6 +235,12 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     c->rand_seed_given = v != 0;
     /* sysbench 1.0: seed 0 means "from the current time". */
     c->rand_seed = v != 0 ? (uint64_t)v : (uint64_t)time(NULL);
+
+    c->json_file = sb_optset_str(set, "json");
+    c->csv_file = sb_optset_str(set, "csv");
+    if (c->json_file != NULL && c->csv_file != NULL && *c->json_file &&
+        strcmp(c->json_file, c->csv_file) == 0)
+        return fail(err, errlen, "%s and %s name the same file", "--json", "--csv");
 
     s = sb_optset_str(set, "forced-shutdown");
     if (s == NULL || strcmp(s, "off") == 0) {

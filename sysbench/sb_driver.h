@@ -179,6 +179,11 @@ struct sb_driver_ops {
      * NULL means SQL-standard quoting (quotes doubled). */
     size_t (*quote)(struct sb_conn *con, const char *src, size_t len, char *dst);
 
+    /* The version of the client library the driver was built with (for
+     * result files): writes it into buf (capacity len) and returns 0, or
+     * returns -1 if unknown. Needs no connection and no init. May be NULL. */
+    int (*client_version)(char *buf, size_t len);
+
     /* The server's version string, or NULL. */
     const char *(*server_version)(struct sb_conn *con);
     /* Where the server listens, for finding its process (CPU accounting):

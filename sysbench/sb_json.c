@@ -37,9 +37,9 @@ static void before_item(struct sb_json *j, bool is_key)
 {
     if (j->depth == 0) {
         /* A second top-level value would make the document invalid. */
-        if (j->has_members[0])
+        if (j->top_written || is_key)
             j->misuse = true;
-        j->has_members[0] = true;
+        j->top_written = true;
         return;
     }
     if (!is_key && j->kind[j->depth - 1] == SB_JSON_IN_OBJECT) {
@@ -199,6 +199,11 @@ char *sb_json_format_double(double v, char *buf, size_t len)
         if (strtod(buf, NULL) == v)
             break;
     }
+    /* A script may still change LC_NUMERIC through os.setlocale; JSON
+     * numbers must keep the '.' whatever the locale says. */
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
     return buf;
 }
 
@@ -260,7 +265,7 @@ void sb_json_kv_null(struct sb_json *j, const char *key)
 
 int sb_json_finish(struct sb_json *j)
 {
-    if (j->depth != 0 || j->after_key || !j->has_members[0])
+    if (j->depth != 0 || j->after_key || !j->top_written)
         j->misuse = true;
     fputc('\n', j->out);
     if (fflush(j->out) != 0 || ferror(j->out))

@@ -47,6 +47,7 @@ struct sb_json {
     /* Containers opened "inline" print on one line even when pretty;
      * inline_from is the depth of the outermost inline one (or -1). */
     int inline_from;
+    bool top_written;          /* the document's one top-level value */
     bool after_key;            /* a key was written; its value is due */
     bool misuse;               /* a call broke the grammar */
 };

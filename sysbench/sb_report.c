@@ -64,6 +64,18 @@ void sb_report_print_line(const struct sb_report_stat *s,
     if (x != NULL && x->rate_mode)
         fprintf(out, " target: %.2f lag (ms,%s%%): %.2f backlog: %llu", x->target_tps, pl,
                 x->lag_pct_ms, (unsigned long long)x->backlog);
+    if (x != NULL && x->cpu) {
+        char c[32], v[32];
+        if (isfinite(x->cpu_client_pct))
+            snprintf(c, sizeof(c), "%.2f", x->cpu_client_pct);
+        else
+            snprintf(c, sizeof(c), "n/a");
+        if (isfinite(x->cpu_server_pct))
+            snprintf(v, sizeof(v), "%.2f", x->cpu_server_pct);
+        else
+            snprintf(v, sizeof(v), "n/a");
+        fprintf(out, " cpu (client/server %%): %s/%s", c, v);
+    }
     fputc('\n', out);
     fflush(out);
 }

@@ -34,14 +34,20 @@ struct sb_report_extra {
     double target_tps;        /* the interval's target rate */
     double lag_pct_ms;        /* lag at the percentile, ms */
     uint64_t backlog;         /* transactions due but not started */
+    /* CPU utilisation over the interval as a share of all CPUs; NAN when
+     * not measured (printed "n/a"). Printed only with cpu set. */
+    bool cpu;
+    double cpu_client_pct;
+    double cpu_server_pct;
 };
 
 /*
  * Prints an interval line:
  * "[ 2s ] thds: 8 tps: 412.00 qps: 8240.00 (r/w/o: ...) lat (ms,95%): 21.50
  *  err/s: 0.00 reconn/s: 0.00" and, in rate modes, trailing
- * "target: T lag (ms,95%): L backlog: B". x may be NULL (defaults: SQL
- * fields shown when any query was counted, 95th percentile).
+ * "target: T lag (ms,95%): L backlog: B", then with x->cpu
+ * "cpu (client/server %): C/S". x may be NULL (defaults: SQL fields shown
+ * when any query was counted, 95th percentile, no trailing fields).
  */
 void sb_report_print_line(const struct sb_report_stat *s,
                           const struct sb_report_extra *x, FILE *out);

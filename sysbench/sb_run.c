@@ -4,6 +4,7 @@
 #include "sb_run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "sb_clock.h"
 #include "sb_cpu.h"
 #include "sb_log.h"
+#include "sb_output.h"
 #include "sb_report.h"
 #include "sb_stop.h"
 #include "sb_worker.h"
@@ -58,6 +60,9 @@ struct reporter {
     uint64_t max_backlog;
     bool sql;                  /* any query seen: tps/qps format */
     bool hook;                 /* the script replaces interval reports */
+    struct sb_output *out;     /* result collector, or NULL */
+    const struct sb_cpu_server *cpu_srv; /* NULL: server not measured */
+    struct sb_cpu_sample cpu_prev; /* taken at the start of the interval */
 };
 
 static uint64_t backlog_now(struct sb_run *run, uint64_t now)
@@ -181,6 +186,41 @@ static void collect(struct reporter *r, uint64_t now)
     (void)now;
 }
 
+/* Hands one interval to the result files (--json, --csv). */
+static void record_interval(struct reporter *r, const struct sb_report_stat *s,
+                            uint64_t backlog, double cpu_client, double cpu_server)
+{
+    struct sb_output *o = r->out;
+    struct sb_interval iv;
+    double t = s->time_interval;
+
+    if (o == NULL)
+        return;
+    memset(&iv, 0, sizeof(iv));
+    /* Whole milliseconds: how late after the scheduled end the reporter
+     * woke is noise, and 1.000143 is no use as a time stamp. */
+    iv.time_s = round(s->time_total * 1000) / 1000;
+    iv.interval_s = t;
+    iv.threads = (unsigned)s->threads_running;
+    iv.events = r->delta.c[SB_STAT_EVENTS];
+    iv.tps = t > 0 ? s->events / t : 0;
+    iv.reads_ps = t > 0 ? s->reads / t : 0;
+    iv.writes_ps = t > 0 ? s->writes / t : 0;
+    iv.other_ps = t > 0 ? s->other / t : 0;
+    iv.qps = iv.reads_ps + iv.writes_ps + iv.other_ps;
+    iv.errors_ps = t > 0 ? s->errors / t : 0;
+    iv.reconnects_ps = t > 0 ? s->reconnects / t : 0;
+    for (size_t i = 0; i < o->npcts; i++) {
+        iv.latency_ms[i] = (double)sb_hist_percentile(&r->delta.response, o->pcts[i]) / 1e6;
+        iv.lag_ms[i] = (double)sb_hist_percentile(&r->delta.lag, o->pcts[i]) / 1e6;
+    }
+    iv.backlog = backlog;
+    iv.cpu_client_pct = cpu_client;
+    iv.cpu_server_pct = cpu_server;
+    if (sb_output_add_interval(o, &iv) != 0)
+        sb_warn("out of memory: an interval is missing from the result files");
+}
+
 static void interval_report(struct reporter *r, uint64_t now)
 {
     struct sb_run *run = r->run;
@@ -189,6 +229,9 @@ static void interval_report(struct reporter *r, uint64_t now)
     struct sb_report_stat s;
     struct sb_report_extra x;
     uint64_t backlog;
+    struct sb_cpu_sample cpu_now;
+    struct sb_cpu_report cr;
+    double cpu_client, cpu_server;
 
     collect(r, now);
     if (r->delta.c[SB_STAT_READS] + r->delta.c[SB_STAT_WRITES] + r->delta.c[SB_STAT_OTHER] > 0)
@@ -201,6 +244,12 @@ static void interval_report(struct reporter *r, uint64_t now)
     s.queue_length = (double)backlog;
     s.concurrency = run->nthreads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
     r->last_ns = now;
+    sb_cpu_sample(&cpu_now, r->cpu_srv);
+    sb_cpu_compute(&r->cpu_prev, &cpu_now, r->delta.c[SB_STAT_EVENTS], &cr);
+    r->cpu_prev = cpu_now;
+    cpu_client = cr.client.measured ? cr.client.util_pct : NAN;
+    cpu_server = cr.server.measured ? cr.server.util_pct : NAN;
+    record_interval(r, &s, backlog, cpu_client, cpu_server);
     if (r->hook) {
         call_hook(r->L, "report_intermediate", &s, false);
         return;
@@ -212,7 +261,23 @@ static void interval_report(struct reporter *r, uint64_t now)
     x.target_tps = run->rate;
     x.lag_pct_ms = (double)sb_hist_percentile(&r->delta.lag, pct) / 1e6;
     x.backlog = backlog;
+    x.cpu = true;
+    x.cpu_client_pct = cpu_client;
+    x.cpu_server_pct = cpu_server;
     sb_report_print_line(&s, &x, stdout);
+}
+
+static enum sb_output_rate_mode output_rate_mode(enum sb_pace_mode mode)
+{
+    switch (mode) {
+    case SB_PACE_FIXED:
+        return SB_OUTPUT_RATE_FIXED;
+    case SB_PACE_POISSON:
+        return SB_OUTPUT_RATE_POISSON;
+    case SB_PACE_NONE:
+    default:
+        return SB_OUTPUT_RATE_NONE;
+    }
 }
 
 static void print_header(const struct sb_run *run)
@@ -246,20 +311,44 @@ static void print_header(const struct sb_run *run)
  * given, else the local process listening where the driver connects.
  * PostgreSQL forks a backend per connection, so its whole process tree is
  * counted. Returns true when found; otherwise `label` says why not.
+ *
+ * A server driver gets one probe connection, which also yields the
+ * server's version string for the result files (version, "" if unknown).
+ * An embedded engine runs inside the client, so its library version is
+ * the server's, and no probe is made (it would create a database file).
  */
 static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
-                        char *label, size_t len)
+                        char *label, size_t len, char *version, size_t vlen)
 {
     size_t n;
     char *const *pids = sb_optset_list(env->general, "server-pid", &n);
     const struct sb_driver_ops *drv = env->driver;
-    char why[256], endpoint[320];
+    char why[256], endpoint[320], conn_err[256] = "";
+    bool connected = false, have_endpoint = false;
     struct sb_db_counters cnt;
     struct sb_db_error err;
     struct sb_conn *con;
     int found;
 
     memset(srv, 0, sizeof(*srv));
+    version[0] = '\0';
+    if (drv != NULL && drv->server_endpoint == NULL && drv->client_version != NULL &&
+        drv->client_version(version, vlen) != 0)
+        version[0] = '\0';
+    if (drv != NULL && drv->server_endpoint != NULL) {
+        memset(&cnt, 0, sizeof(cnt));
+        con = sb_db_connect(drv, &cnt, &err);
+        if (con != NULL) {
+            const char *v = drv->server_version ? drv->server_version(con) : NULL;
+            connected = true;
+            if (v != NULL)
+                snprintf(version, vlen, "%s", v);
+            have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
+            sb_db_disconnect(con);
+        } else {
+            snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
+        }
+    }
     if (n > 0) {
         char list[512] = "";
         size_t pos = 0;
@@ -285,15 +374,11 @@ static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
                  drv->name);
         return false;
     }
-    memset(&cnt, 0, sizeof(cnt));
-    con = sb_db_connect(drv, &cnt, &err);
-    if (con == NULL) {
-        snprintf(label, len, "not measured (cannot connect: %.200s)", err.msg);
+    if (!connected) {
+        snprintf(label, len, "not measured (cannot connect: %s)", conn_err);
         return false;
     }
-    found = drv->server_endpoint(con, endpoint, sizeof(endpoint));
-    sb_db_disconnect(con);
-    if (found != 0) {
+    if (!have_endpoint) {
         snprintf(label, len, "not measured (the driver cannot tell where the server listens)");
         return false;
     }
@@ -348,7 +433,7 @@ static int start_threads(struct sb_run *run, void *(*fn)(void *))
 }
 
 int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
-                     struct sb_run_result *res)
+                     struct sb_output *out)
 {
     const struct sb_config *cfg = &sb_config;
     struct sb_run *run = calloc(1, sizeof(*run));
@@ -357,7 +442,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     uint64_t now, start, deadline = 0, warm_end = 0, next_report = 0, end;
     struct sb_cpu_server cpu_srv;
     struct sb_cpu_sample cpu_before, cpu_after;
-    char cpu_label[512];
+    char cpu_label[512], server_version[256];
     bool cpu_ok;
     int rc = 0;
     unsigned n = cfg->threads;
@@ -394,9 +479,18 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     r->run = run;
     r->L = L;
     r->hook = has_hook(L, "report_intermediate");
+    r->out = out;
 
     print_header(run);
-    cpu_ok = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label));
+    cpu_ok = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
+                         sizeof(server_version));
+    r->cpu_srv = cpu_ok ? &cpu_srv : NULL;
+    if (out != NULL &&
+        sb_output_begin_point(out, n, output_rate_mode(run->mode), run->rate,
+                              run->jitter_us) == NULL) {
+        sb_fatal("out of memory");
+        return 1;
+    }
     if (sb_lua_call_global(L, "init", -1, NULL, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         return 1;
@@ -435,6 +529,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     if (cfg->report_interval > 0)
         next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
     sb_cpu_sample(&cpu_before, cpu_ok ? &cpu_srv : NULL);
+    r->cpu_prev = cpu_before;
     pthread_barrier_wait(&run->go);
 
     /* The main thread is the reporter and the timekeeper. */
@@ -456,6 +551,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             }
             __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
             sb_cpu_sample(&cpu_before, cpu_ok ? &cpu_srv : NULL);
+            r->cpu_prev = cpu_before;
             warm_end = 0;
         }
         if (next_report && now >= next_report) {
@@ -493,6 +589,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         uint64_t *ev = calloc(n, sizeof(uint64_t));
         double *busy = calloc(n, sizeof(double));
         struct sb_final f;
+        struct sb_cpu_report cr;
         double t = secs(end - r->start_ns);
         uint64_t b;
 
@@ -517,6 +614,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         if (sb_stop_reason() == SB_STOP_SIGNAL)
             printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
         printf("\n");
+        sb_cpu_compute(&cpu_before, &cpu_after, total->c[SB_STAT_EVENTS], &cr);
         if (has_hook(L, "report_cumulative")) {
             struct sb_report_stat s;
             sb_report_stat_from(&s, total, t, t, n,
@@ -539,19 +637,24 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             f.jitter_us = run->jitter_us;
             f.max_backlog = r->max_backlog;
             sb_report_print_final(&f, stdout);
-            {
-                struct sb_cpu_report cr;
-                sb_cpu_compute(&cpu_before, &cpu_after, total->c[SB_STAT_EVENTS], &cr);
-                sb_report_print_cpu(&cr, cpu_label, stdout);
-            }
+            sb_report_print_cpu(&cr, cpu_label, stdout);
         }
-        if (res != NULL) {
-            res->total = *total;
-            res->time_total = t;
-            res->threads = n;
-            res->rate = run->rate;
-            res->max_backlog = r->max_backlog;
-            res->sql = r->sql;
+        if (out != NULL) {
+            struct sb_point_final pf;
+            memset(&pf, 0, sizeof(pf));
+            pf.total = total;
+            pf.time_s = t;
+            pf.max_backlog = r->max_backlog;
+            pf.sql = r->sql;
+            pf.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
+            pf.cpu = &cr;
+            pf.server_label = cpu_label;
+            if (sb_output_end_point(out, &pf) != 0)
+                sb_warn("out of memory: a point's final figures are missing from the result files");
+            /* Only a script that ran queries used the driver; one that
+             * did not says nothing about any server. */
+            if (r->sql && env->driver != NULL)
+                sb_output_set_server(out, env->driver->name, server_version);
         }
         free(total);
         free(ev);

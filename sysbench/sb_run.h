@@ -44,25 +44,19 @@ struct sb_run {
     struct sb_arrivals arrivals;
 };
 
-/* Figures of a finished run, for sweeps and result files. */
-struct sb_run_result {
-    struct sb_stats total;         /* merged over threads */
-    double time_total;
-    unsigned threads;
-    double rate;
-    uint64_t max_backlog;
-    bool sql;
-};
+struct sb_output;
 
 /*
  * Runs the "run" command once with cfg->threads threads: init() in the
  * main state L, the workers, interval reports, the final report (or the
  * report_cumulative hook), done(). Returns 0, 1 on a fatal error (already
  * reported), or 128+signal when interrupted (the report of what ran is
- * still printed). res, if not NULL, receives the figures.
+ * still printed). out, if not NULL, receives the point: its intervals,
+ * final figures, CPU report and the server version (sb_output.h); it is
+ * borrowed and used by the calling (main) thread only.
  */
 int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
-                     struct sb_run_result *res);
+                     struct sb_output *out);
 
 /* Runs a parallel command in env->threads threads, each with its own
  * state. Returns 0 or 1 (error reported). */

@@ -621,6 +621,17 @@ static int sb_mysql_server_endpoint(struct sb_conn *con, char *buf, size_t len)
     return 0;
 }
 
+/* The client library's version, for result files. */
+static int sb_mysql_client_version(char *buf, size_t len)
+{
+    const char *v = mysql_get_client_info();
+
+    if (v == NULL)
+        return -1;
+    snprintf(buf, len, "%s", v);
+    return 0;
+}
+
 const struct sb_driver_ops sb_driver_mysql = {
     .name = "mysql",
     .description = "MySQL driver",
@@ -640,6 +651,7 @@ const struct sb_driver_ops sb_driver_mysql = {
     .fetch_row = sb_mysql_fetch_row,
     .free_result = sb_mysql_free_result,
     .quote = sb_mysql_quote,
+    .client_version = sb_mysql_client_version,
     .server_version = sb_mysql_server_version,
     .server_endpoint = sb_mysql_server_endpoint,
 };

@@ -790,6 +790,19 @@ static int sb_pgsql_server_endpoint(struct sb_conn *con, char *buf, size_t len)
     return 0;
 }
 
+/* The client library's version, for result files. */
+static int sb_pgsql_client_version(char *buf, size_t len)
+{
+    int v = PQlibVersion();
+
+    /* Since PostgreSQL 10 the number is major * 10000 + minor. */
+    if (v >= 100000)
+        snprintf(buf, len, "%d.%d", v / 10000, v % 10000);
+    else
+        snprintf(buf, len, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+    return 0;
+}
+
 const struct sb_driver_ops sb_driver_pgsql = {
     .name = "pgsql",
     .description = "PostgreSQL driver",
@@ -809,6 +822,7 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .fetch_row = sb_pgsql_fetch_row,
     .free_result = sb_pgsql_free_result,
     .quote = sb_pgsql_quote,
+    .client_version = sb_pgsql_client_version,
     .server_version = sb_pgsql_server_version,
     .server_endpoint = sb_pgsql_server_endpoint,
 };

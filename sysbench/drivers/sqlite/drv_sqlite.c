@@ -379,6 +379,13 @@ static const char *sqlite_server_version(struct sb_conn *con)
     return sqlite3_libversion();
 }
 
+/* The client library's version, for result files. */
+static int sqlite_client_version(char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", sqlite3_libversion());
+    return 0;
+}
+
 const struct sb_driver_ops sb_driver_sqlite = {
     .name = "sqlite",
     .description = "SQLite driver (embedded)",
@@ -394,5 +401,6 @@ const struct sb_driver_ops sb_driver_sqlite = {
     .close = sqlite_close,
     .fetch_row = sqlite_fetch_row,
     .free_result = sqlite_free_result,
+    .client_version = sqlite_client_version,
     .server_version = sqlite_server_version,
 };

@@ -1,0 +1,152 @@
+#ifndef SB_OUTPUT_H
+#define SB_OUTPUT_H
+
+/*
+ * Results of a "run" command for machines and for sweeps: the figures of
+ * every point of a sweep (every interval and the final figures), written
+ * as one JSON document (--json=FILE) and as a CSV interval series
+ * (--csv=FILE), and the sweep summary table printed after the last point.
+ * The JSON schema is documented in doc/results.md.
+ *
+ * Ownership: main creates one struct sb_output per invocation
+ * (sb_output_open), the run feeds it point by point from the main thread
+ * (sb_output_begin_point, sb_output_add_interval, sb_output_end_point),
+ * and main writes and frees it (sb_output_write_json, sb_output_close).
+ * Nothing here is touched by worker threads.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "sb_config.h"
+#include "sb_cpu.h"
+#include "sb_lua.h"
+#include "sb_stats.h"
+
+/* How a point was paced, as struct sb_final's rate_mode. */
+enum sb_output_rate_mode {
+    SB_OUTPUT_RATE_NONE = 0,   /* closed loop */
+    SB_OUTPUT_RATE_FIXED = 1,  /* --tx-rate */
+    SB_OUTPUT_RATE_POISSON = 2 /* --rate */
+};
+
+/* One interval report (--report-interval) of a point. Rates are per
+ * second over the interval; latencies are at the output's percentiles. */
+struct sb_interval {
+    double time_s;             /* end of the interval, seconds since the
+                                  start of measurement */
+    double interval_s;         /* its length */
+    unsigned threads;          /* threads still running */
+    uint64_t events;
+    double tps, qps, reads_ps, writes_ps, other_ps;
+    double errors_ps, reconnects_ps;
+    double latency_ms[SB_MAX_PERCENTILES]; /* response time */
+    double lag_ms[SB_MAX_PERCENTILES];     /* start lag */
+    uint64_t backlog;          /* transactions due but not started */
+    double cpu_client_pct;     /* share of all CPUs; NAN if not measured */
+    double cpu_server_pct;     /* NAN if not measured */
+};
+
+/* The final figures of a point, as sb_run computes them. Everything is
+ * borrowed for the duration of sb_output_end_point, which copies it. */
+struct sb_point_final {
+    const struct sb_stats *total;   /* merged over threads */
+    double time_s;                  /* measured time */
+    uint64_t max_backlog;
+    bool sql;                       /* queries were counted */
+    bool interrupted;               /* stopped by SIGINT/SIGTERM */
+    const struct sb_cpu_report *cpu;
+    const char *server_label;       /* which server processes, or why not */
+};
+
+/* One point of a sweep (a single run is a sweep of one point). */
+struct sb_point {
+    unsigned threads;
+    enum sb_output_rate_mode rate_mode;
+    double target_tps;              /* 0 without a rate */
+    double jitter_us;               /* --tx-rate only */
+    struct sb_interval *intervals;  /* owned */
+    size_t nintervals, cap;
+    bool complete;                  /* the final figures are set */
+    bool interrupted;
+    struct sb_stats *total;         /* owned; NULL until complete */
+    double time_s;
+    uint64_t max_backlog;
+    bool sql;
+    struct sb_cpu_report cpu;
+    char server_label[512];
+};
+
+struct sb_output {
+    FILE *json;                     /* owned; NULL without --json */
+    FILE *csv;                      /* owned; NULL without --csv */
+    const char *json_path;          /* borrowed from the config */
+    const char *csv_path;
+    /* Percentiles reported per interval and in the final figures: the
+     * --percentile list, or 95 alone when percentiles are disabled. */
+    double pcts[SB_MAX_PERCENTILES];
+    size_t npcts;
+    struct sb_point *points;        /* owned */
+    size_t npoints, cap;
+    char server_version[256];       /* "" until a probe connection got one */
+    char driver_name[32];           /* the driver used, "" if none */
+    time_t started, finished;       /* wall clock, for the document */
+    bool write_failed;              /* a CSV row could not be written */
+};
+
+/*
+ * Prepares o for this invocation: creates (truncates) the --json and --csv
+ * files at once, so a bad path stops the program before the run starts,
+ * and writes the CSV header. cfg is read for the file names and the
+ * percentiles. Returns 0, or -1 with one line naming the file and the
+ * reason in err; o is then closed already.
+ */
+int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
+                   char *err, size_t errlen);
+
+/* Starts the next point. Returns it (owned by o; valid until the next
+ * begin_point or close), or NULL when out of memory. */
+struct sb_point *sb_output_begin_point(struct sb_output *o, unsigned threads,
+                                       enum sb_output_rate_mode mode,
+                                       double target_tps, double jitter_us);
+
+/* Appends an interval to the current point and writes its CSV row.
+ * Returns 0, or -1 when out of memory (the interval is dropped). */
+int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv);
+
+/* Stores the final figures of the current point (copied). Returns 0, or
+ * -1 when out of memory. */
+int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f);
+
+/* Records the server version string (copied) and the driver name, if no
+ * version has been recorded yet. version may be NULL (ignored). */
+void sb_output_set_server(struct sb_output *o, const char *driver,
+                          const char *version);
+
+/*
+ * Writes the JSON document (see doc/results.md) to the --json file, if
+ * any: the tool and its build, the command line and every option of env's
+ * option sets (values of secret options as null, and redacted on the
+ * command line), the environment and every point. Returns 0, or -1 with
+ * one line in err on a write error.
+ */
+int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
+                         char *err, size_t errlen);
+
+/*
+ * Prints the sweep summary: one row per completed point with threads, the
+ * target rate (when any point had one), TPS, QPS, p95 and p99 response
+ * time, CPU microseconds per transaction (client, server, machine) and
+ * throughput relative to the first point. Prints nothing without
+ * completed points.
+ */
+void sb_output_print_sweep(const struct sb_output *o, FILE *out);
+
+/* Closes the files and frees the points. Returns 0, or -1 with one line
+ * in err if a file could not be written or closed. */
+int sb_output_close(struct sb_output *o, char *err, size_t errlen);
+
+#endif /* SB_OUTPUT_H */

@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+#
+# Result files and sweeps: --json (one document per invocation: a valid
+# document whose figures agree with the text report, with no password in
+# it), --csv (one row per interval), CPU figures on interval lines, the
+# sweep table of --threads and --tx-rate lists, --sweep-cooldown, and bad
+# result file paths (one FATAL line before any work).
+#
+# Run by `make check`, or by hand: bash tests/cli/results_tests.sh
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "python3 is needed to read the JSON documents" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+write_ev() {
+    echo 'function event() end' >ev.lua
+}
+
+# A script that runs real queries, so the SQL figures and the driver show.
+write_sql() {
+    cat >sql.lua <<'EOF'
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v INTEGER)")
+end
+function event()
+  con:query("SELECT 1")
+  con:query("INSERT INTO t (v) VALUES (1)")
+end
+EOF
+}
+
+# jget FILE EXPR: prints EXPR evaluated in Python with `d` the document in
+# FILE (booleans, null, lists and objects printed as JSON). When FILE is
+# not valid JSON or EXPR fails it prints "<error: ...>" instead, which no
+# assertion expects (it runs in $(...), where `fail` could not mark the
+# case).
+jget() {
+    python3 - "$1" "$2" <<'EOF' 2>&1
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    v = eval(sys.argv[2])
+except Exception as e:
+    print("<error: %s: %s>" % (type(e).__name__, e))
+    sys.exit(0)
+print(json.dumps(v) if isinstance(v, (bool, type(None), dict, list)) else v)
+EOF
+}
+
+# ---------------------------------------------------------------- --json
+
+tcase "--json writes a valid document that agrees with the text report"
+write_sql
+sb --sqlite-db=db sql.lua run --threads=2 --time=2 --report-interval=1 \
+    --percentile=50,95,99 --json=r.json
+assert_exit 0
+assert_eq "$(jget r.json 'd["format"]')" sysbench-result "format"
+ev=$(report_num out "total number of events:")
+assert_gt "${ev:-0}" 0 "events"
+assert_eq "$(jget r.json 'len(d["points"])')" 1 "number of points"
+assert_eq "$(jget r.json 'd["points"][0]["final"]["events"]')" "$ev" "final.events"
+assert_eq "$(jget r.json 'd["points"][0]["histogram"]["count"]')" "$ev" "histogram.count"
+assert_eq "$(jget r.json 'sum(b[2] for b in d["points"][0]["histogram"]["buckets"])')" "$ev" \
+    "sum of bucket counts"
+# Buckets are ordered, non-empty, with low <= high.
+assert_eq "$(jget r.json 'all(b[0] <= b[1] and b[2] > 0 for b in d["points"][0]["histogram"]["buckets"])')" \
+    true "bucket bounds"
+reads=$(report_num out "read:")
+assert_eq "$(jget r.json 'd["points"][0]["final"]["queries"]["reads"]')" "$reads" "queries.reads"
+assert_eq "$(jget r.json 'sorted(d["points"][0]["final"]["latency_ms"]["response"]["percentiles"])')" \
+    '["50", "95", "99"]' "percentile keys"
+p99=$(report_num out "99th percentile:")
+assert_num "$(jget r.json 'round(d["points"][0]["final"]["latency_ms"]["response"]["percentiles"]["99"], 2)')" \
+    == "$p99" "p99"
+assert_eq "$(jget r.json 'd["points"][0]["threads"]')" 2 "threads"
+assert_eq "$(jget r.json 'd["environment"]["driver"]')" sqlite "driver"
+assert_eq "$(jget r.json 'd["environment"]["server_version"]')" \
+    "$(jget r.json '[x["client_version"] for x in d["tool"]["drivers"] if x["name"] == "sqlite"][0]')" \
+    "server_version (SQLite: the library's)"
+assert_gt "$(jget r.json 'd["environment"]["cpu"]["online"]')" 0 "cpu count"
+assert_ne "$(jget r.json 'd["environment"]["kernel"]["release"]')" "" "kernel"
+assert_eq "$(jget r.json 'd["tool"]["allocator"]')" "$("$SB_BIN" --version | sed -n 's/^allocator: //p')" \
+    "allocator"
+assert_eq "$(jget r.json 'd["options"]["general"]["threads"]')" '["2"]' "options.general.threads"
+assert_eq "$(jget r.json '"json" in d["options"]["given"]')" true "options.given"
+assert_eq "$(jget r.json 'd["points"][0]["final"]["cpu"]["client"]["measured"]')" true "cpu.client"
+assert_eq "$(jget r.json 'len(d["points"][0]["intervals"])')" 2 "intervals"
+
+tcase "--json never contains a password"
+write_ev
+sb ev.lua run --events=100 --db-driver=mysql --mysql-password=secretpw \
+    --pgsql-password=otherpw --json=r.json
+assert_exit 0
+assert_eq "$(jget r.json 'd["format"]')" sysbench-result "format"
+assert_not_contains r.json secretpw
+assert_not_contains r.json otherpw
+assert_eq "$(jget r.json 'd["options"]["drivers"]["mysql"]["mysql-password"]')" null "mysql-password"
+assert_contains r.json '"--mysql-password=<redacted>"'
+
+tcase "--json escapes strings per RFC 8259"
+cat >esc.lua <<'EOF'
+sysbench.cmdline.options = { label = {"a label", ""} }
+function event() end
+EOF
+label=$'quote" backslash\\ tab\t bell\a unicode \xc3\xa9'
+sb esc.lua run --events=10 "--label=$label" --json=r.json
+assert_exit 0
+got=$(jget r.json 'd["options"]["script"]["label"]')
+assert_eq "$got" "$label" "label read back"
+
+tcase "--json records an interrupted run"
+write_ev
+sb_bg ev.lua run --time=30 --report-interval=1 --json=r.json
+sleep 2.5
+kill -INT "$SB_PID"
+sb_wait
+assert_exit 130
+assert_eq "$(jget r.json 'd["points"][0]["interrupted"]')" true "interrupted"
+assert_eq "$(jget r.json 'd["points"][0]["final"]["events"]')" \
+    "$(report_num out "total number of events:")" "events"
+
+# ---------------------------------------------------------------- --csv
+
+tcase "--csv has a header and one row per interval"
+write_ev
+sb ev.lua run --time=3 --report-interval=1 --csv=r.csv --json=r.json
+assert_exit 0
+assert_match r.csv '^point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,cpu_client_pct,cpu_server_pct$'
+n=$(grep -c '^\[ ' out)
+assert_ge "$n" 2 "interval lines"
+assert_lines r.csv $((n + 1))
+assert_count r.csv '^1,1,,[0-9.]+,[0-9.]+,' "$n"
+assert_eq "$(jget r.json 'len(d["points"][0]["intervals"])')" "$n" "JSON intervals"
+# Every row has 16 fields; the server column is empty (SQLite is embedded).
+assert_eq "$(awk -F, 'NR > 1 && (NF != 16 || $16 != "") { bad++ } END { print bad + 0 }' r.csv)" 0 \
+    "malformed rows"
+
+tcase "interval lines end with the CPU fields"
+write_ev
+sb ev.lua run --time=2 --report-interval=1
+assert_exit 0
+assert_count out '^\[ [0-9]+s \] thds: 1 eps: [0-9.]+ lat \(ms,95%\): [0-9.]+ cpu \(client/server %\): [0-9]+\.[0-9]{2}/n/a$' 2
+
+tcase "CPU fields follow the rate fields"
+write_ev
+sb ev.lua run --time=2 --report-interval=1 --tx-rate=100
+assert_exit 0
+assert_match out 'target: 100\.00 lag \(ms,95%\): [0-9.]+ backlog: [0-9]+ cpu \(client/server %\): [0-9.]+/n/a$'
+
+# ---------------------------------------------------------------- sweeps
+
+tcase "--threads=1,2 prints the sweep table and two points"
+write_ev
+sb ev.lua run --threads=1,2 --time=1 --json=r.json
+assert_exit 0
+assert_contains out "Sweep summary (2 points"
+assert_match out '^ +threads +tps +qps +p95 +p99 +cpu client +cpu server +cpu mach\. +relative$'
+assert_match out '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +1\.00x$'
+assert_match out '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +[0-9]+\.[0-9]{2}x$'
+assert_count out 'General statistics:' 2
+assert_eq "$(jget r.json '[p["threads"] for p in d["points"]]')" '[1, 2]' "points' threads"
+assert_eq "$(jget r.json 'all(p["complete"] for p in d["points"])')" true "complete"
+
+tcase "a single point prints no sweep table"
+write_ev
+sb ev.lua run --threads=2 --time=1
+assert_exit 0
+assert_not_contains out "Sweep summary"
+
+tcase "--tx-rate sweep shows the target column"
+write_ev
+sb ev.lua run --tx-rate=50,100 --time=1 --json=r.json
+assert_exit 0
+assert_match out '^ +threads +target +tps'
+assert_match out '^ +1 +50\.00 +[0-9.]+ .* 1\.00x$'
+assert_match out '^ +1 +100\.00 +[0-9.]+ '
+assert_eq "$(jget r.json '[p["target_tps"] for p in d["points"]]')" '[50, 100]' "targets"
+assert_eq "$(jget r.json 'd["points"][1]["final"]["rate"]["mode"]')" tx-rate "rate mode"
+
+tcase "every point uses the same seed"
+cat >seed.lua <<'EOF'
+function init() print("init=" .. sysbench.rand.uniform(1, 1000000000)) end
+function thread_init() print("thread=" .. sysbench.rand.uniform(1, 1000000000)) end
+function event() end
+EOF
+sb seed.lua run --threads=1,1 --events=10 --rand-seed=42
+assert_exit 0
+assert_eq "$(grep -c '^init=' out)" 2 "init lines"
+assert_eq "$(grep '^init=' out | sort -u | wc -l)" 1 "distinct init values"
+assert_eq "$(grep '^thread=' out | sort -u | wc -l)" 1 "distinct thread values"
+
+tcase "--sweep-cooldown pauses between points"
+write_ev
+start=$(date +%s%N)
+sb ev.lua run --threads=1,1 --events=10 --sweep-cooldown=1.5
+end=$(date +%s%N)
+assert_exit 0
+assert_count out 'Cooling down for 1.5 second' 1
+assert_ge $(( (end - start) / 1000000 )) 1500 "wall-clock milliseconds"
+
+# ---------------------------------------------------------------- bad paths
+
+bad_paths=(
+    "--json=.|--json file '.'"
+    "--json=no/such/dir/r.json|--json file 'no/such/dir/r.json'"
+    "--csv=.|--csv file '.'"
+    "--csv=no/such/dir/r.csv|--csv file 'no/such/dir/r.csv'"
+    "--sweep-cooldown=-1|--sweep-cooldown"
+    "--json=same --csv=same|name the same file"
+)
+for entry in "${bad_paths[@]}"; do
+    args=${entry%%|*}
+    want=${entry#*|}
+    tcase "bad result option: $args"
+    write_ev
+    echo 'function init() print("init ran") end' >>ev.lua
+    # shellcheck disable=SC2086 # $args is a list of options on purpose.
+    sb ev.lua run --time=1 $args
+    assert_exit 1
+    assert_fatal "$want"
+    assert_lines err 1
+    assert_not_contains out "init ran"
+    assert_not_contains out "Threads started"
+done
+
+tcase "an unwritable --json file is refused before the run"
+write_ev
+mkdir ro && touch ro/r.json && chmod 0444 ro/r.json
+if [ "$(id -u)" = 0 ]; then
+    # root writes through file modes; a path under a regular file cannot
+    # be created by anyone.
+    touch plain
+    sb ev.lua run --time=1 --json=plain/r.json
+    assert_fatal "--json file 'plain/r.json'"
+else
+    sb ev.lua run --time=1 --json=ro/r.json
+    assert_fatal "--json file 'ro/r.json'"
+fi
+assert_exit 1
+assert_not_contains out "Threads started"
+
+finish
