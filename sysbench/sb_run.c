@@ -221,7 +221,12 @@ static void record_interval(struct reporter *r, const struct sb_report_stat *s,
         sb_warn("out of memory: an interval is missing from the result files");
 }
 
-static void interval_report(struct reporter *r, uint64_t now)
+/*
+ * Reports the interval ending at `now`. It is labelled with the scheduled
+ * tick, not with `now`: when the main thread wakes late on a loaded machine
+ * a label rounded from `now` could repeat or skip a second.
+ */
+static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
 {
     struct sb_run *run = r->run;
     const struct sb_config *cfg = run->cfg;
@@ -236,7 +241,7 @@ static void interval_report(struct reporter *r, uint64_t now)
     collect(r, now);
     if (r->delta.c[SB_STAT_READS] + r->delta.c[SB_STAT_WRITES] + r->delta.c[SB_STAT_OTHER] > 0)
         r->sql = true;
-    sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(now - r->start_ns),
+    sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
                         run->nthreads, cfg->npercentiles ? pct : 0);
     backlog = backlog_now(run, now);
     if (backlog > r->max_backlog)
@@ -555,10 +560,11 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             warm_end = 0;
         }
         if (next_report && now >= next_report) {
-            interval_report(r, now);
-            next_report += (uint64_t)(cfg->report_interval * 1e9);
-            if (next_report <= now)
-                next_report = now + (uint64_t)(cfg->report_interval * 1e9);
+            interval_report(r, now, next_report);
+            /* Ticks missed while the main thread was descheduled are
+             * folded into this report; the schedule keeps its phase. */
+            while (next_report <= now)
+                next_report += (uint64_t)(cfg->report_interval * 1e9);
         }
         if (deadline && now >= deadline)
             sb_request_stop(SB_STOP_DONE);
