@@ -522,8 +522,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         warm_end = start + (uint64_t)(cfg->warmup_time * 1e9);
         printf("Warming up for %g second(s)...\n", cfg->warmup_time);
     }
-    if (cfg->time_limit > 0)
-        deadline = start + (uint64_t)((cfg->warmup_time + cfg->time_limit) * 1e9);
+
     if (rc == 0)
         printf("Threads started!\n\n");
     fflush(stdout);
@@ -533,6 +532,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                                         : run->mode != SB_PACE_NONE ? run->t0_ns : start;
     if (cfg->report_interval > 0)
         next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
+    /* --time counts from the same origin as the reports, so the last
+     * interval line falls on the deadline rather than just after it. */
+    if (cfg->time_limit > 0)
+        deadline = r->start_ns + (uint64_t)(cfg->time_limit * 1e9);
     sb_cpu_sample(&cpu_before, cpu_ok ? &cpu_srv : NULL);
     r->cpu_prev = cpu_before;
     pthread_barrier_wait(&run->go);

@@ -402,4 +402,15 @@ tt=$(report_num out "total time:")
 assert_le "${tt:-99}" 1.5 "measured total time"
 assert_ge $(( (end - start) / 1000000 )) 1900 "wall-clock milliseconds"
 
+tcase "every interval line is printed, the last one too, in rate modes"
+cat >empty.lua <<'EOF'
+function event() end
+EOF
+sb empty.lua run --threads=2 --time=3 --report-interval=1 --tx-rate=500
+assert_exit 0
+assert_eq "$(grep -oE '^\[ [0-9]+s \]' out | tr -d '[] ' | tr '\n' ' ')" "1s 2s 3s " "interval labels"
+sb empty.lua run --threads=2 --time=2 --report-interval=1
+assert_exit 0
+assert_eq "$(grep -oE '^\[ [0-9]+s \]' out | tr -d '[] ' | tr '\n' ' ')" "1s 2s " "interval labels, closed loop"
+
 finish
