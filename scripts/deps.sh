@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
-      libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check)
+      libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check gnuplot-nox)
 if [ "${1:-}" = "--servers" ]; then
     pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3)
 fi

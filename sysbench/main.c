@@ -18,9 +18,11 @@
 #include "sb_config.h"
 #include "sb_driver.h"
 #include "sb_clock.h"
+#include "sb_compare.h"
 #include "sb_log.h"
 #include "sb_lua.h"
 #include "sb_output.h"
+#include "sb_plot.h"
 #include "sb_run.h"
 #include "sb_stop.h"
 
@@ -48,7 +50,8 @@ static void print_help(const struct sb_optset *general, struct sb_optset *drv_se
 {
     const struct sb_driver_ops *const *d = sb_driver_list();
 
-    printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n\n");
+    printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
+    printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n\n");
     printf("Commands implemented by most scripts: prepare run cleanup help\n");
     printf("SCRIPT is a path to a Lua file or the name of a bundled script (oltp_read_write, ...);\n");
     printf("'-' reads the script from standard input. Bundled scripts: %s\n\n",
@@ -154,6 +157,12 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     /* A bad --json or --csv path must stop us before any work is done. */
     if (sb_output_open(&out, &sb_config, err, sizeof(err)) != 0)
         return die(err);
+    /* So is a bad --plot name or a missing gnuplot. */
+    if (sb_config.plot_file != NULL && sb_plot_check(sb_config.plot_file, err, sizeof(err)) != 0) {
+        char ignored[256];
+        sb_output_close(&out, ignored, sizeof(ignored));
+        return die(err);
+    }
     for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++) {
         for (size_t ri = 0; ri < nr && rc == 0; ri++) {
             sb_config.threads = sb_config.thread_list[ti];
@@ -178,6 +187,11 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
+    }
+    if (sb_config.plot_file != NULL && rc == 0 &&
+        sb_plot_output(&out, env, sb_config.plot_file, stdout, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = 1;
     }
     if (sb_output_close(&out, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
@@ -243,6 +257,9 @@ int main(int argc, char **argv)
     int rc;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* compare reads result files: no script, driver or Lua state. */
+    if (sb_compare_requested(argc, argv))
+        return sb_compare_main(argc, argv, stdout);
     sb_optset_init(&general, "General options");
     sb_optset_init(&script_opts, "Script options");
     sb_args_init(&args);

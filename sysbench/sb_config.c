@@ -34,6 +34,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"rand-zipfian-exp", "shape parameter (exponent, theta) for the Zipfian distribution", "0.8", SB_ARG_DOUBLE},
     {"json", "write the results (options, environment, every interval, the final figures and the latency histogram of each point) as one JSON document to FILE", NULL, SB_ARG_FILE},
     {"csv", "write the interval series (one row per --report-interval) as CSV to FILE", NULL, SB_ARG_FILE},
+    {"plot", "after the run, draw charts (throughput, relative throughput, CPU per transaction, latency percentiles) with gnuplot to FILE-throughput.png etc.; FILE ends in .png or .svg", NULL, SB_ARG_FILE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
     {"server-pid", "PIDs of the database server processes for CPU accounting (default: found through the connection's socket or port)", "", SB_ARG_LIST},
     {"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", "3", SB_ARG_INT},
@@ -241,6 +242,10 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (c->json_file != NULL && c->csv_file != NULL && *c->json_file &&
         strcmp(c->json_file, c->csv_file) == 0)
         return fail(err, errlen, "%s and %s name the same file", "--json", "--csv");
+
+    c->plot_file = sb_optset_str(set, "plot");
+    if (c->plot_file != NULL && *c->plot_file == '\0')
+        c->plot_file = NULL;
 
     s = sb_optset_str(set, "forced-shutdown");
     if (s == NULL || strcmp(s, "off") == 0) {

@@ -818,12 +818,18 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
 int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
                          char *err, size_t errlen)
 {
-    struct sb_json j;
-
     if (o->json == NULL)
         return 0;
+    return sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen);
+}
+
+int sb_output_write_json_to(struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
+                            const char *name, char *err, size_t errlen)
+{
+    struct sb_json j;
+
     o->finished = time(NULL);
-    sb_json_init(&j, o->json, true);
+    sb_json_init(&j, fp, true);
     sb_json_begin_object(&j);
     sb_json_kv_string(&j, "format", "sysbench-result");
     sb_json_kv_int(&j, "format_version", SB_OUTPUT_FORMAT_VERSION);
@@ -848,7 +854,7 @@ int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
     sb_json_end_object(&j);
     errno = 0;
     if (sb_json_finish(&j) != 0) {
-        snprintf(err, errlen, "cannot write the --json file '%s': %s", o->json_path,
+        snprintf(err, errlen, "cannot write the --json file '%s': %s", name,
                  errno ? strerror(errno) : "internal error in the JSON writer");
         return -1;
     }

@@ -136,6 +136,12 @@ void sb_output_set_server(struct sb_output *o, const char *driver,
 int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
                          char *err, size_t errlen);
 
+/* The same document written to fp (borrowed, left open), for instance a
+ * memory stream the charts of --plot are drawn from; name is the file's
+ * name in the error message. */
+int sb_output_write_json_to(struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
+                            const char *name, char *err, size_t errlen);
+
 /*
  * Prints the sweep summary: one row per completed point with threads, the
  * target rate (when any point had one), TPS, QPS, p95 and p99 response

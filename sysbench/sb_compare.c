@@ -1,0 +1,419 @@
+/*
+ * The compare command; see sb_compare.h.
+ *
+ * The output is one table per figure (throughput, each latency
+ * percentile, each side's CPU cost) rather than one wide table, so that
+ * any number of files fits the terminal: a row per matched sweep point,
+ * a column per file, then a ratio column per file after the first.
+ */
+#include "config.h"
+
+#include "sb_compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_log.h"
+#include "sb_plot.h"
+#include "sb_resfile.h"
+
+/* Percentiles shown at most (p95, p99 and those every file stored). */
+#define MAX_SHOWN_PCTS 8
+
+struct compare_args {
+    const char **files;     /* borrowed from argv */
+    size_t nfiles;
+    const char *labels;     /* --labels value, or NULL */
+    const char *plot;       /* --plot value, or NULL */
+    bool help;
+};
+
+/* What a table shows of a point. */
+struct metric {
+    const char *title;      /* the table's heading */
+    int decimals;           /* digits after the point for values >= 1 */
+    double pct;             /* for latency tables: the percentile */
+    double (*get)(const struct sb_resfile_point *p, double pct);
+};
+
+static double get_tps(const struct sb_resfile_point *p, double pct)
+{
+    (void)pct;
+    return p->tps;
+}
+
+static double get_latency(const struct sb_resfile_point *p, double pct)
+{
+    return sb_resfile_percentile_ms(p, pct);
+}
+
+static double get_cpu_client(const struct sb_resfile_point *p, double pct)
+{
+    (void)pct;
+    return p->client.measured ? p->client.total_us : NAN;
+}
+
+static double get_cpu_server(const struct sb_resfile_point *p, double pct)
+{
+    (void)pct;
+    return p->server.measured ? p->server.total_us : NAN;
+}
+
+static double get_cpu_machine(const struct sb_resfile_point *p, double pct)
+{
+    (void)pct;
+    return p->machine_busy_us;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage:\n"
+            "  sysbench compare A.json B.json [C.json ...] [--labels=a,b,...] [--plot=FILE.png|FILE.svg]\n\n"
+            "Prints the results of two or more --json files side by side, sweep point by\n"
+            "sweep point (matched by thread count and target rate), with the ratio of each\n"
+            "file to the first. --labels names the files in the tables and charts (default:\n"
+            "the file name without .json); --plot draws throughput, relative throughput, CPU\n"
+            "per transaction and latency percentile charts with gnuplot.\n");
+}
+
+bool sb_compare_requested(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            continue;
+        return strcmp(argv[i], "compare") == 0;
+    }
+    return false;
+}
+
+static int parse_args(struct compare_args *a, int argc, char **argv, char *err, size_t errlen)
+{
+    bool seen_cmd = false;
+
+    memset(a, 0, sizeof(*a));
+    a->files = calloc((size_t)argc, sizeof(*a->files));
+    if (a->files == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!seen_cmd && strcmp(s, "compare") == 0) {
+            seen_cmd = true;
+        } else if (strncmp(s, "--labels=", 9) == 0) {
+            a->labels = s + 9;
+        } else if (strncmp(s, "--plot=", 7) == 0) {
+            a->plot = s + 7;
+            if (*a->plot == '\0') {
+                snprintf(err, errlen, "--plot needs a file name ending in .png or .svg");
+                return -1;
+            }
+        } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            a->help = true;
+        } else if (s[0] == '-' && s[1] != '\0') {
+            snprintf(err, errlen, "unknown option for compare: %s (expected --labels=, --plot= or --help)",
+                     s);
+            return -1;
+        } else {
+            a->files[a->nfiles++] = s;
+        }
+    }
+    if (!a->help && a->nfiles < 2) {
+        snprintf(err, errlen, "compare needs at least two result files (got %zu); usage: "
+                 "sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png]", a->nfiles);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Splits --labels into one label per file. Returns the labels (an array
+ * of nfiles owned strings), or NULL with err when their number is wrong,
+ * one is empty, or memory ran out.
+ */
+static char **make_labels(const struct compare_args *a, char *err, size_t errlen)
+{
+    char **labels = calloc(a->nfiles, sizeof(*labels));
+    const char *s = a->labels;
+    size_t n = 0;
+
+    if (labels == NULL)
+        goto oom;
+    if (s == NULL) {
+        for (n = 0; n < a->nfiles; n++)
+            if ((labels[n] = sb_resfile_default_label(a->files[n])) == NULL)
+                goto oom;
+        return labels;
+    }
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        if (len == 0 || n == a->nfiles) {
+            snprintf(err, errlen, "--labels needs %zu non-empty comma-separated names, one per file",
+                     a->nfiles);
+            goto fail;
+        }
+        if ((labels[n] = strndup(s, len)) == NULL)
+            goto oom;
+        n++;
+        s += len;
+        if (*s == '\0')
+            break;
+        s++;
+    }
+    if (n != a->nfiles) {
+        snprintf(err, errlen, "--labels has %zu name%s for %zu files", n, n == 1 ? "" : "s",
+                 a->nfiles);
+        goto fail;
+    }
+    return labels;
+oom:
+    snprintf(err, errlen, "out of memory");
+fail:
+    for (size_t i = 0; labels != NULL && i < a->nfiles; i++)
+        free(labels[i]);
+    free(labels);
+    return NULL;
+}
+
+static void fmt_value(char *buf, size_t len, double v, int decimals)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", decimals, v);
+}
+
+static void fmt_ratio(char *buf, size_t len, double v, double base)
+{
+    if (isnan(v) || isnan(base) || !(base > 0))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.2fx", v / base);
+}
+
+static int width_of(const char *s, int min)
+{
+    int w = (int)strlen(s);
+    return w > min ? w : min;
+}
+
+/* Prints one table: a row per key, the value of each file, then each
+ * file's ratio to the first. Prints nothing when no file has a value. */
+static void print_table(FILE *out, const struct metric *m, const struct sb_resfile *res,
+                        const struct sb_resfile_grid *g)
+{
+    char cell[64], name[64];
+    int kw = 7, vw[64], rw[64];
+    size_t nres = g->nres < 64 ? g->nres : 64;
+    int decimals = m->decimals;
+    bool any = false;
+
+    for (size_t k = 0; k < g->nkeys; k++) {
+        for (size_t r = 0; r < nres; r++) {
+            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
+            if (p != NULL && p->complete && !isnan(m->get(p, m->pct)))
+                any = true;
+        }
+        sb_resfile_key_name(g, k, name, sizeof(name));
+        kw = width_of(name, kw);
+    }
+    if (!any) {
+        fprintf(out, "%s: not measured in any file\n\n", m->title);
+        return;
+    }
+    /* One precision per table, so that the column reads evenly: one
+     * more digit when some value is below 1 (sub-millisecond latencies). */
+    for (size_t k = 0; k < g->nkeys; k++)
+        for (size_t r = 0; r < nres; r++) {
+            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
+            double v = p != NULL && p->complete ? m->get(p, m->pct) : NAN;
+            if (!isnan(v) && v != 0 && fabs(v) < 1)
+                decimals = m->decimals + 1;
+        }
+    fprintf(out, "%s:\n", m->title);
+    kw = width_of(g->rates_vary && !g->threads_vary ? "target" : "threads", kw);
+    fprintf(out, "%*s", kw + 1, g->rates_vary && !g->threads_vary ? "target" : "threads");
+    for (size_t r = 0; r < nres; r++) {
+        vw[r] = width_of(res[r].label, 10);
+        fprintf(out, "  %*s", vw[r], res[r].label);
+    }
+    for (size_t r = 1; r < nres; r++) {
+        snprintf(cell, sizeof(cell), "%s/%s", res[r].label, res[0].label);
+        rw[r] = width_of(cell, 7);
+        fprintf(out, "  %*s", rw[r], cell);
+    }
+    fputc('\n', out);
+    for (size_t k = 0; k < g->nkeys; k++) {
+        const struct sb_resfile_point *base = sb_resfile_grid_cell(g, 0, k);
+        double bv = base != NULL && base->complete ? m->get(base, m->pct) : NAN;
+
+        sb_resfile_key_name(g, k, name, sizeof(name));
+        fprintf(out, "%*s", kw + 1, name);
+        for (size_t r = 0; r < nres; r++) {
+            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
+            fmt_value(cell, sizeof(cell), p != NULL && p->complete ? m->get(p, m->pct) : NAN,
+                      decimals);
+            fprintf(out, "  %*s", vw[r], cell);
+        }
+        for (size_t r = 1; r < nres; r++) {
+            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
+            fmt_ratio(cell, sizeof(cell), p != NULL && p->complete ? m->get(p, m->pct) : NAN, bv);
+            fprintf(out, "  %*s", rw[r], cell);
+        }
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+}
+
+/* Whether every complete point of every file stored percentile pct. */
+static bool all_stored(const struct sb_resfile *res, size_t n, double pct)
+{
+    for (size_t r = 0; r < n; r++) {
+        for (size_t i = 0; i < res[r].npoints; i++) {
+            const struct sb_resfile_point *p = &res[r].points[i];
+            bool found = false;
+            if (!p->complete)
+                continue;
+            for (size_t j = 0; j < p->npcts && !found; j++)
+                found = fabs(p->pcts[j] - pct) < 1e-9;
+            if (!found)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The latency percentiles to show: 95 and 99, which the histogram always
+ * gives, and any other that every file stored (its --percentile list). */
+static size_t shown_percentiles(const struct sb_resfile *res, size_t n, double *pcts)
+{
+    size_t np = 0;
+
+    pcts[np++] = 95;
+    pcts[np++] = 99;
+    for (size_t i = 0; i < res[0].npoints && np < MAX_SHOWN_PCTS; i++) {
+        const struct sb_resfile_point *p = &res[0].points[i];
+        for (size_t j = 0; j < p->npcts && np < MAX_SHOWN_PCTS; j++) {
+            bool dup = false;
+            for (size_t k = 0; k < np; k++)
+                dup = dup || fabs(pcts[k] - p->pcts[j]) < 1e-9;
+            if (!dup && all_stored(res, n, p->pcts[j]))
+                pcts[np++] = p->pcts[j];
+        }
+    }
+    /* Ascending, as the text report lists them. */
+    for (size_t i = 1; i < np; i++)
+        for (size_t j = i; j > 0 && pcts[j - 1] > pcts[j]; j--) {
+            double t = pcts[j];
+            pcts[j] = pcts[j - 1];
+            pcts[j - 1] = t;
+        }
+    return np;
+}
+
+static void print_files(FILE *out, const struct sb_resfile *res, size_t n)
+{
+    int lw = 5, fw = 4;
+
+    for (size_t r = 0; r < n; r++) {
+        lw = width_of(res[r].label, lw);
+        fw = width_of(res[r].path, fw);
+    }
+    fprintf(out, "Comparing %zu result files; ratios are against '%s' (the first).\n", n,
+            res[0].label);
+    fprintf(out, "  %-*s  %-*s  %6s  %s\n", lw, "label", fw, "file", "points",
+            "script / server version / sysbench's allocator / started");
+    for (size_t r = 0; r < n; r++)
+        fprintf(out, "  %-*s  %-*s  %6zu  %s / %s / %s / %s\n", lw, res[r].label, fw,
+                res[r].path, res[r].npoints, *res[r].script ? res[r].script : "?",
+                *res[r].server_version ? res[r].server_version : "?",
+                *res[r].allocator ? res[r].allocator : "?",
+                *res[r].started_at ? res[r].started_at : "?");
+    fputc('\n', out);
+}
+
+static void print_all(FILE *out, const struct sb_resfile *res, size_t n,
+                      const struct sb_resfile_grid *g)
+{
+    double pcts[MAX_SHOWN_PCTS];
+    size_t np = shown_percentiles(res, n, pcts);
+    struct metric m;
+    char title[128];
+
+    print_files(out, res, n);
+    m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0, get_tps};
+    print_table(out, &m, res, g);
+    for (size_t i = 0; i < np; i++) {
+        snprintf(title, sizeof(title), "Response time, %gth percentile (ms; lower is better)",
+                 pcts[i]);
+        m = (struct metric){title, 2, pcts[i], get_latency};
+        print_table(out, &m, res, g);
+    }
+    m = (struct metric){"CPU per transaction, client (us user+system; lower is better)", 1, 0,
+                        get_cpu_client};
+    print_table(out, &m, res, g);
+    m = (struct metric){"CPU per transaction, server (us user+system; lower is better)", 1, 0,
+                        get_cpu_server};
+    print_table(out, &m, res, g);
+    m = (struct metric){"CPU per transaction, whole machine (us busy; lower is better)", 1, 0,
+                        get_cpu_machine};
+    print_table(out, &m, res, g);
+    fflush(out);
+}
+
+int sb_compare_main(int argc, char **argv, FILE *out)
+{
+    struct compare_args a;
+    struct sb_resfile *res = NULL;
+    struct sb_resfile_grid g;
+    char **labels = NULL, err[1024];
+    size_t loaded = 0;
+    int rc = 1;
+
+    memset(&g, 0, sizeof(g));
+    if (parse_args(&a, argc, argv, err, sizeof(err)) != 0)
+        goto fail;
+    if (a.help) {
+        usage(out);
+        rc = 0;
+        goto done;
+    }
+    /* A missing gnuplot or a bad chart name is found before any file is
+     * read, as with the run command. */
+    if (a.plot != NULL && sb_plot_check(a.plot, err, sizeof(err)) != 0)
+        goto fail;
+    labels = make_labels(&a, err, sizeof(err));
+    if (labels == NULL)
+        goto fail;
+    res = calloc(a.nfiles, sizeof(*res));
+    if (res == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto fail;
+    }
+    for (; loaded < a.nfiles; loaded++)
+        if (sb_resfile_load(&res[loaded], a.files[loaded], labels[loaded], err, sizeof(err)) != 0)
+            goto fail;
+    if (sb_resfile_grid_build(&g, res, a.nfiles) != 0) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto fail;
+    }
+    print_all(out, res, a.nfiles, &g);
+    if (a.plot != NULL && sb_plot_write(res, a.nfiles, a.plot, out, err, sizeof(err)) != 0)
+        goto fail;
+    rc = 0;
+    goto done;
+fail:
+    sb_fatal("%s", err);
+done:
+    sb_resfile_grid_free(&g);
+    for (size_t i = 0; i < loaded; i++)
+        sb_resfile_free(&res[i]);
+    free(res);
+    for (size_t i = 0; labels != NULL && i < a.nfiles; i++)
+        free(labels[i]);
+    free(labels);
+    free(a.files);
+    return rc;
+}

@@ -1,0 +1,391 @@
+/*
+ * Result files read back; see sb_resfile.h.
+ */
+#include "config.h"
+
+#include "sb_resfile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_or_empty(const char *s)
+{
+    return strdup(s != NULL ? s : "");
+}
+
+/* A non-negative integer field, for counts and nanoseconds; 0 when the
+ * field is missing or not a number. */
+static uint64_t get_u64(const struct sb_jv *v)
+{
+    double d = sb_jv_num(v);
+    return d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
+}
+
+static void read_cpu(struct sb_resfile_cpu *c, const struct sb_jv *side)
+{
+    c->measured = sb_jv_true(sb_jv_get(side, "measured"));
+    c->user_us = c->measured ? sb_jv_num(sb_jv_get(side, "user_us_per_tx")) : NAN;
+    c->system_us = c->measured ? sb_jv_num(sb_jv_get(side, "system_us_per_tx")) : NAN;
+    c->total_us = c->measured ? sb_jv_num(sb_jv_get(side, "total_us_per_tx")) : NAN;
+}
+
+/* Copies the histogram's buckets, skipping malformed ones: a file edited
+ * by hand must not make the charts fail, only lose those buckets. */
+static int read_histogram(struct sb_resfile_point *pt, const struct sb_jv *h)
+{
+    const struct sb_jv *b = sb_jv_get(h, "buckets");
+    size_t n = sb_jv_len(b);
+
+    pt->hist_count = get_u64(sb_jv_get(h, "count"));
+    pt->hist_max_ns = get_u64(sb_jv_get(h, "max_ns"));
+    if (n == 0)
+        return 0;
+    pt->buckets = calloc(n, sizeof(*pt->buckets));
+    if (pt->buckets == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct sb_jv *e = sb_jv_at(b, i);
+        struct sb_resfile_bucket bk;
+        if (sb_jv_len(e) != 3)
+            continue;
+        bk.low_ns = get_u64(sb_jv_at(e, 0));
+        bk.high_ns = get_u64(sb_jv_at(e, 1));
+        bk.count = get_u64(sb_jv_at(e, 2));
+        if (bk.count == 0 || bk.high_ns < bk.low_ns)
+            continue;
+        /* Buckets must stay in increasing order for the percentiles. */
+        if (pt->nbuckets > 0 && bk.low_ns <= pt->buckets[pt->nbuckets - 1].high_ns)
+            continue;
+        pt->buckets[pt->nbuckets++] = bk;
+    }
+    if (pt->hist_max_ns == 0 && pt->nbuckets > 0)
+        pt->hist_max_ns = pt->buckets[pt->nbuckets - 1].high_ns;
+    return 0;
+}
+
+static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p)
+{
+    const struct sb_jv *fin = sb_jv_get(p, "final");
+    const struct sb_jv *pm;
+    const char *mode = sb_jv_str(sb_jv_get(p, "rate_mode"));
+    double th = sb_jv_num(sb_jv_get(p, "threads"));
+
+    memset(pt, 0, sizeof(*pt));
+    pt->threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
+    pt->rated = mode != NULL && strcmp(mode, "none") != 0;
+    pt->target_tps = pt->rated ? sb_jv_num(sb_jv_get(p, "target_tps")) : NAN;
+    pt->complete = sb_jv_true(sb_jv_get(p, "complete")) && fin != NULL &&
+                   fin->type == SB_JV_OBJECT;
+    pt->tps = pt->qps = pt->machine_busy_us = NAN;
+    pt->client.user_us = pt->client.system_us = pt->client.total_us = NAN;
+    pt->server = pt->client;
+    if (!pt->complete)
+        return 0;
+    pt->tps = sb_jv_num(sb_jv_get(fin, "tps"));
+    pt->qps = sb_jv_num(sb_jv_get(fin, "qps"));
+    read_cpu(&pt->client, sb_jv_path(fin, "cpu.client"));
+    read_cpu(&pt->server, sb_jv_path(fin, "cpu.server"));
+    if (sb_jv_true(sb_jv_path(fin, "cpu.machine.measured")))
+        pt->machine_busy_us = sb_jv_num(sb_jv_path(fin, "cpu.machine.busy_us_per_tx"));
+    pm = sb_jv_path(fin, "latency_ms.response.percentiles");
+    if (pm != NULL && pm->type == SB_JV_OBJECT) {
+        for (size_t i = 0; i < pm->n && pt->npcts < sizeof(pt->pcts) / sizeof(pt->pcts[0]); i++) {
+            char *end;
+            double pct = strtod(pm->keys[i], &end);
+            if (*end != '\0' || end == pm->keys[i])
+                continue;
+            pt->pcts[pt->npcts] = pct;
+            pt->pct_ms[pt->npcts++] = sb_jv_num(&pm->items[i]);
+        }
+    }
+    return read_histogram(pt, sb_jv_get(p, "histogram"));
+}
+
+/* The script's base name without ".lua": "oltp_read_write". */
+static char *script_name(const char *script)
+{
+    const char *base;
+    char *s;
+    size_t len;
+
+    if (script == NULL)
+        return strdup("");
+    base = strrchr(script, '/');
+    base = base ? base + 1 : script;
+    s = strdup(base);
+    if (s != NULL && (len = strlen(s)) > 4 && strcmp(s + len - 4, ".lua") == 0)
+        s[len - 4] = '\0';
+    return s;
+}
+
+int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const char *path,
+                        const char *label, char *err, size_t errlen)
+{
+    const char *fmt = sb_jv_str(sb_jv_get(doc, "format"));
+    const struct sb_jv *ver = sb_jv_get(doc, "format_version");
+    const struct sb_jv *pts = sb_jv_get(doc, "points");
+
+    memset(r, 0, sizeof(*r));
+    if (fmt == NULL || strcmp(fmt, "sysbench-result") != 0) {
+        snprintf(err, errlen, "'%s' is not a sysbench result file (no \"format\": \"sysbench-result\")",
+                 path);
+        return -1;
+    }
+    if (sb_jv_num(ver) != SB_RESFILE_FORMAT_VERSION) {
+        char v[64];
+        if (ver != NULL && ver->type == SB_JV_NUMBER)
+            snprintf(v, sizeof(v), "%g", ver->number);
+        else
+            snprintf(v, sizeof(v), "%s", ver == NULL ? "missing" : "not a number");
+        snprintf(err, errlen, "'%s' has format_version %s; this sysbench reads version %d", path,
+                 v, SB_RESFILE_FORMAT_VERSION);
+        return -1;
+    }
+    if (sb_jv_len(pts) == 0) {
+        snprintf(err, errlen, "'%s' has no points (the run wrote no results)", path);
+        return -1;
+    }
+    r->path = strdup(path);
+    r->label = strdup(label);
+    r->script = script_name(sb_jv_str(sb_jv_get(doc, "script")));
+    r->server_version = dup_or_empty(sb_jv_str(sb_jv_path(doc, "environment.server_version")));
+    r->allocator = dup_or_empty(sb_jv_str(sb_jv_path(doc, "tool.allocator")));
+    r->started_at = dup_or_empty(sb_jv_str(sb_jv_get(doc, "started_at")));
+    r->points = calloc(pts->n, sizeof(*r->points));
+    if (r->path == NULL || r->label == NULL || r->script == NULL || r->server_version == NULL ||
+        r->allocator == NULL || r->started_at == NULL || r->points == NULL)
+        goto oom;
+    for (size_t i = 0; i < pts->n; i++) {
+        r->npoints++;
+        if (read_point(&r->points[i], &pts->items[i]) != 0)
+            goto oom;
+    }
+    return 0;
+oom:
+    sb_resfile_free(r);
+    snprintf(err, errlen, "cannot read '%s': out of memory", path);
+    return -1;
+}
+
+int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
+                   char *err, size_t errlen)
+{
+    struct sb_jv *doc = sb_jv_parse_file(path, err, errlen);
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    if (doc == NULL)
+        return -1;
+    rc = sb_resfile_from_json(r, doc, path, label, err, errlen);
+    sb_jv_free(doc);
+    return rc;
+}
+
+void sb_resfile_free(struct sb_resfile *r)
+{
+    for (size_t i = 0; i < r->npoints; i++)
+        free(r->points[i].buckets);
+    free(r->points);
+    free(r->path);
+    free(r->label);
+    free(r->script);
+    free(r->server_version);
+    free(r->allocator);
+    free(r->started_at);
+    memset(r, 0, sizeof(*r));
+}
+
+double sb_resfile_percentile_ms(const struct sb_resfile_point *p, double pct)
+{
+    uint64_t total = 0, target, seen = 0;
+    double x;
+
+    for (size_t i = 0; i < p->nbuckets; i++)
+        total += p->buckets[i].count;
+    if (total == 0) {
+        for (size_t i = 0; i < p->npcts; i++)
+            if (fabs(p->pcts[i] - pct) < 1e-9)
+                return p->pct_ms[i];
+        return NAN;
+    }
+    /* The same rank as sb_hist_percentile, so that compare prints what
+     * the run's own report printed. */
+    x = pct * (double)total / 100.0;
+    x = ceil(x - x * 1e-12);
+    if (x < 1.0)
+        target = 1;
+    else if (x >= (double)total)
+        target = total;
+    else
+        target = (uint64_t)x;
+    for (size_t i = 0; i < p->nbuckets; i++) {
+        seen += p->buckets[i].count;
+        if (seen >= target) {
+            uint64_t v = p->buckets[i].high_ns;
+            if (p->hist_max_ns > 0 && v > p->hist_max_ns)
+                v = p->hist_max_ns;
+            return (double)v / 1e6;
+        }
+    }
+    return (double)p->hist_max_ns / 1e6;
+}
+
+char *sb_resfile_default_label(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    char *s;
+    size_t len;
+
+    base = base && base[1] ? base + 1 : path;
+    s = strdup(base);
+    if (s != NULL && (len = strlen(s)) > 5 && strcmp(s + len - 5, ".json") == 0)
+        s[len - 5] = '\0';
+    return s;
+}
+
+static bool same_rate(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+static bool same_key(const struct sb_resfile_key *a, const struct sb_resfile_key *b)
+{
+    return a->threads == b->threads && a->rated == b->rated &&
+           same_rate(a->target_tps, b->target_tps) && a->occurrence == b->occurrence;
+}
+
+/* Orders keys by threads, then closed loop before rates, then rate, then
+ * repetition: the order a sweep table reads naturally. */
+static int key_cmp(const void *pa, const void *pb)
+{
+    const struct sb_resfile_key *a = pa, *b = pb;
+
+    if (a->threads != b->threads)
+        return a->threads < b->threads ? -1 : 1;
+    if (a->rated != b->rated)
+        return a->rated ? 1 : -1;
+    if (a->rated && !same_rate(a->target_tps, b->target_tps))
+        return a->target_tps < b->target_tps ? -1 : 1;
+    if (a->occurrence != b->occurrence)
+        return a->occurrence < b->occurrence ? -1 : 1;
+    return 0;
+}
+
+/* The key of point i of r: its pair and how many earlier points of r have
+ * the same pair. */
+static void point_key(const struct sb_resfile *r, size_t i, struct sb_resfile_key *k)
+{
+    const struct sb_resfile_point *p = &r->points[i];
+
+    k->threads = p->threads;
+    k->rated = p->rated;
+    k->target_tps = p->rated ? p->target_tps : NAN;
+    k->occurrence = 0;
+    for (size_t j = 0; j < i; j++) {
+        const struct sb_resfile_point *q = &r->points[j];
+        if (q->threads == p->threads && q->rated == p->rated &&
+            (!p->rated || same_rate(q->target_tps, p->target_tps)))
+            k->occurrence++;
+    }
+}
+
+int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *res, size_t n)
+{
+    size_t total = 0;
+
+    memset(g, 0, sizeof(*g));
+    g->nres = n;
+    for (size_t r = 0; r < n; r++)
+        total += res[r].npoints;
+    g->keys = calloc(total ? total : 1, sizeof(*g->keys));
+    if (g->keys == NULL)
+        return -1;
+    for (size_t r = 0; r < n; r++) {
+        for (size_t i = 0; i < res[r].npoints; i++) {
+            struct sb_resfile_key k;
+            bool seen = false;
+            point_key(&res[r], i, &k);
+            for (size_t j = 0; j < g->nkeys && !seen; j++)
+                seen = same_key(&g->keys[j], &k);
+            if (!seen)
+                g->keys[g->nkeys++] = k;
+        }
+    }
+    qsort(g->keys, g->nkeys, sizeof(*g->keys), key_cmp);
+    g->cells = calloc(n * g->nkeys + 1, sizeof(*g->cells));
+    if (g->cells == NULL) {
+        sb_resfile_grid_free(g);
+        return -1;
+    }
+    for (size_t r = 0; r < n; r++) {
+        for (size_t i = 0; i < res[r].npoints; i++) {
+            struct sb_resfile_key k;
+            point_key(&res[r], i, &k);
+            for (size_t j = 0; j < g->nkeys; j++)
+                if (same_key(&g->keys[j], &k))
+                    g->cells[r * g->nkeys + j] = &res[r].points[i];
+        }
+    }
+    for (size_t j = 0; j < g->nkeys; j++) {
+        if (g->keys[j].rated)
+            g->any_rated = true;
+        if (g->keys[j].threads != g->keys[0].threads)
+            g->threads_vary = true;
+        if (g->keys[j].rated != g->keys[0].rated ||
+            !same_rate(g->keys[j].target_tps, g->keys[0].target_tps))
+            g->rates_vary = true;
+    }
+    return 0;
+}
+
+const struct sb_resfile_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
+                                                  size_t k)
+{
+    return r < g->nres && k < g->nkeys ? g->cells[r * g->nkeys + k] : NULL;
+}
+
+static void rate_name(char *buf, size_t len, const struct sb_resfile_key *k)
+{
+    if (k->rated)
+        snprintf(buf, len, "%g", k->target_tps);
+    else
+        snprintf(buf, len, "max");
+}
+
+void sb_resfile_key_name(const struct sb_resfile_grid *g, size_t k, char *buf, size_t len)
+{
+    const struct sb_resfile_key *key = &g->keys[k];
+    char rate[64];
+
+    rate_name(rate, sizeof(rate), key);
+    if (g->rates_vary && !g->threads_vary)
+        snprintf(buf, len, "%s", rate);
+    else if (g->rates_vary)
+        snprintf(buf, len, "%u @ %s", key->threads, rate);
+    else
+        snprintf(buf, len, "%u", key->threads);
+    if (key->occurrence > 0) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, " (#%u)", key->occurrence + 1);
+    }
+}
+
+const char *sb_resfile_grid_axis(const struct sb_resfile_grid *g)
+{
+    if (g->rates_vary && !g->threads_vary)
+        return "target rate (tx/s)";
+    if (g->rates_vary)
+        return "threads @ target rate (tx/s)";
+    return "threads";
+}
+
+void sb_resfile_grid_free(struct sb_resfile_grid *g)
+{
+    free(g->keys);
+    free(g->cells);
+    memset(g, 0, sizeof(*g));
+}

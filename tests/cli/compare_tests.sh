@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+#
+# The compare command and the charts: two sweeps on the SQLite default
+# (an event doing a fixed amount of Lua work, and one doing twice that)
+# compared side by side with ratios checked against the figures in the
+# files; points present in only some files; rate sweeps matched by target;
+# --labels; --plot on compare and on a sweep run (four PNG or SVG files);
+# and the error paths, each one FATAL line and exit status 1.
+#
+# Run by `make check`, or by hand: bash tests/cli/compare_tests.sh
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "python3 is needed to read the JSON documents" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# The two workloads; the second does twice the Lua work per event.
+write_work() {
+    cat >work1.lua <<'EOF'
+function event() local s = 0 for i = 1, 20000 do s = s + i % 7 end end
+EOF
+    cat >work2.lua <<'EOF'
+function event() local s = 0 for i = 1, 40000 do s = s + i % 7 end end
+EOF
+}
+
+# The sweep result files every case below reads, made once.
+FIX=$_T_ROOT/fixtures
+mkdir -p "$FIX"
+(
+    cd "$FIX" || exit 1
+    write_work
+    "$SB_BIN" work1.lua run --threads=1,2 --time=1 --percentile=50,95 --json=one.json >one.out 2>&1 &&
+        "$SB_BIN" work2.lua run --threads=1,2 --time=1 --percentile=50,95 --json=two.json >two.out 2>&1 &&
+        "$SB_BIN" work1.lua run --threads=1,4 --time=1 --json=three.json >three.out 2>&1
+) || {
+    echo "cannot make the result files:" >&2
+    cat "$FIX"/*.out >&2
+}
+
+# table FILE HEADING: the rows of the table under the line starting with
+# HEADING (up to the blank line that ends it), header row excluded.
+table() {
+    awk -v h="$2" 'index($0, h) == 1 { f = 1; getline; next } f && NF == 0 { exit } f' "$1"
+}
+
+# cell FILE HEADING ROWKEY COL: field COL of the row whose first field is
+# ROWKEY in that table.
+cell() {
+    table "$1" "$2" | awk -v k="$3" -v c="$4" '$1 == k { print $c; exit }'
+}
+
+# py EXPR FILES...: EXPR in Python with d[0], d[1], ... the documents and
+# pt(i, threads) the point of document i with that thread count.
+py() {
+    local expr=$1
+    shift
+    python3 - "$expr" "$@" <<'EOF' 2>&1
+import json, math, sys
+d = [json.load(open(f)) for f in sys.argv[2:]]
+def pt(i, threads):
+    return [p for p in d[i]["points"] if p["threads"] == threads][0]
+def pct(p, q):
+    # The run's own rule: the upper bound of the bucket holding the
+    # ceil(q% of count)-th value, at most the maximum.
+    h = p["histogram"]
+    total = sum(b[2] for b in h["buckets"])
+    x = q * total / 100.0
+    target = max(1, min(total, math.ceil(x - x * 1e-12)))
+    seen = 0
+    for lo, hi, c in h["buckets"]:
+        seen += c
+        if seen >= target:
+            return min(hi, h["max_ns"]) / 1e6
+try:
+    print(eval(sys.argv[1]))
+except Exception as e:
+    print("<error: %s: %s>" % (type(e).__name__, e))
+EOF
+}
+
+# is_png FILE: FILE starts with the PNG signature.
+is_png() {
+    [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+
+tcase "the result files for the comparison were written"
+for f in one two three; do
+    [ -s "$FIX/$f.json" ] || fail "$f.json missing"
+done
+
+# ---------------------------------------------------------------- tables
+
+tcase "compare prints TPS side by side with the ratio computed from the files"
+cp "$FIX/one.json" "$FIX/two.json" .
+sb compare one.json two.json
+assert_exit 0
+assert_contains out "Comparing 2 result files; ratios are against 'one' (the first)."
+for th in 1 2; do
+    want=$(py "'%.2f' % pt(0, $th)['final']['tps']" one.json two.json)
+    assert_eq "$(cell out Throughput "$th" 2)" "$want" "tps of one at $th threads"
+    want=$(py "'%.2f' % pt(0, $th)['final']['tps']" two.json one.json)
+    assert_eq "$(cell out Throughput "$th" 3)" "$want" "tps of two at $th threads"
+    want=$(py "'%.2fx' % (pt(1, $th)['final']['tps'] / pt(0, $th)['final']['tps'])" one.json two.json)
+    assert_eq "$(cell out Throughput "$th" 4)" "$want" "tps ratio at $th threads"
+done
+# Twice the work per event: about half the throughput (loose bounds, the
+# machine is shared).
+r=$(cell out Throughput 1 4)
+assert_gt "${r%x}" 0.3 "tps ratio at 1 thread"
+assert_lt "${r%x}" 0.75 "tps ratio at 1 thread"
+assert_not_contains out "one/two"
+assert_match out '^ +threads +one +two +two/one$'
+
+tcase "compare prints p95 and p99 from the histograms and the shared p50"
+cp "$FIX/one.json" "$FIX/two.json" .
+sb compare one.json two.json
+assert_exit 0
+for q in 50 95 99; do
+    heading="Response time, ${q}th percentile (ms"
+    v=$(cell out "$heading" 2 2)
+    want=$(py "pct(pt(0, 2), $q)" one.json)
+    assert_num "$v" ">=" 0 "p$q of one" || continue
+    # Printed with 2 to 4 decimals: equal within the last printed digit.
+    assert_num "$(awk -v a="$v" -v b="$want" 'BEGIN { d = a - b; print (d < 0 ? -d : d) <= 0.00501 }')" == 1 \
+        "p$q of one at 2 threads: printed $v, file gives $want"
+    want=$(py "'%.2fx' % (pct(pt(1, 2), $q) / pct(pt(0, 2), $q))" one.json two.json)
+    assert_eq "$(cell out "$heading" 2 4)" "$want" "p$q ratio"
+done
+
+tcase "compare prints client and machine CPU per transaction; the server is not measured"
+cp "$FIX/one.json" "$FIX/two.json" .
+sb compare one.json two.json
+assert_exit 0
+want=$(py "'%.1f' % pt(0, 1)['final']['cpu']['client']['total_us_per_tx']" one.json)
+assert_eq "$(cell out "CPU per transaction, client" 1 2)" "$want" "client cpu"
+want=$(py "'%.2fx' % (pt(1, 1)['final']['cpu']['client']['total_us_per_tx'] / pt(0, 1)['final']['cpu']['client']['total_us_per_tx'])" one.json two.json)
+assert_eq "$(cell out "CPU per transaction, client" 1 4)" "$want" "client cpu ratio"
+assert_contains out "CPU per transaction, server (us user+system; lower is better): not measured in any file"
+assert_contains out "CPU per transaction, whole machine"
+
+tcase "points present in only some files are shown with '-'"
+cp "$FIX/one.json" "$FIX/two.json" "$FIX/three.json" .
+sb compare one.json two.json three.json
+assert_exit 0
+assert_eq "$(cell out Throughput 4 2)" "-" "one at 4 threads"
+assert_eq "$(cell out Throughput 4 3)" "-" "two at 4 threads"
+assert_num "$(cell out Throughput 4 4)" ">" 0 "three at 4 threads"
+assert_eq "$(cell out Throughput 4 6)" "-" "three/one at 4 threads"
+assert_eq "$(cell out Throughput 2 4)" "-" "three at 2 threads"
+want=$(py "'%.2fx' % (pt(2, 1)['final']['tps'] / pt(0, 1)['final']['tps'])" one.json two.json three.json)
+assert_eq "$(cell out Throughput 1 6)" "$want" "three/one at 1 thread"
+assert_eq "$(table out Throughput | awk '{ print $1 }' | tr '\n' ' ')" "1 2 4 " "rows"
+
+tcase "--labels names the files"
+cp "$FIX/one.json" "$FIX/two.json" .
+sb compare one.json two.json --labels=base,double
+assert_exit 0
+assert_match out '^ +threads +base +double +double/base$'
+
+tcase "rate sweeps are matched by target rate"
+write_work
+"$SB_BIN" work1.lua run --tx-rate=100,200 --time=1 --json=r1.json >/dev/null 2>&1
+"$SB_BIN" work2.lua run --tx-rate=200,300 --time=1 --json=r2.json >/dev/null 2>&1
+sb compare r1.json r2.json
+assert_exit 0
+assert_match out '^ +target +r1 +r2 +r2/r1$'
+assert_eq "$(table out Throughput | awk '{ print $1 }' | tr '\n' ' ')" "100 200 300 " "targets"
+assert_eq "$(cell out Throughput 100 3)" "-" "r2 at 100"
+assert_num "$(cell out Throughput 200 3)" ">" 0 "r2 at 200"
+
+# ---------------------------------------------------------------- charts
+
+tcase "compare --plot=FILE.png writes four PNG charts"
+cp "$FIX/one.json" "$FIX/two.json" .
+sb compare one.json two.json --plot=out.png
+assert_exit 0
+assert_contains out "Charts written: out-throughput.png out-relative.png out-cpu.png out-latency.png"
+for c in throughput relative cpu latency; do
+    is_png "out-$c.png" || fail "out-$c.png is not a PNG"
+done
+assert_eq "$(ls | grep -c '\.png$')" 4 "png files"
+
+tcase "compare --plot=FILE.svg writes four SVG charts"
+cp "$FIX/one.json" "$FIX/two.json" "$FIX/three.json" .
+sb compare one.json two.json three.json --plot=sub/c.svg
+assert_exit 1
+assert_fatal "cannot write the --plot charts to 'sub'"
+mkdir sub
+sb compare one.json two.json three.json --plot=sub/c.svg
+assert_exit 0
+for c in throughput relative cpu latency; do
+    [ -s "sub/c-$c.svg" ] || fail "sub/c-$c.svg missing or empty"
+    grep -q '<svg' "sub/c-$c.svg" || fail "sub/c-$c.svg is not SVG"
+done
+
+tcase "run --plot on a sweep writes the four charts after the sweep"
+write_work
+sb work1.lua run --threads=1,2 --time=1 --plot=run.png
+assert_exit 0
+assert_contains out "Sweep summary"
+assert_contains out "Charts written: run-throughput.png run-relative.png run-cpu.png run-latency.png"
+for c in throughput relative cpu latency; do
+    is_png "run-$c.png" || fail "run-$c.png is not a PNG"
+done
+
+tcase "no temporary files are left behind"
+cp "$FIX/one.json" "$FIX/two.json" .
+mkdir tmp
+TMPDIR=$PWD/tmp sb compare one.json two.json --plot=x.png
+assert_exit 0
+assert_eq "$(ls tmp | wc -l)" 0 "entries left in TMPDIR"
+
+# ---------------------------------------------------------------- errors
+
+tcase "compare needs two files"
+cp "$FIX/one.json" .
+sb compare one.json
+assert_exit 1
+assert_fatal "compare needs at least two result files (got 1)"
+
+tcase "compare: unreadable file"
+cp "$FIX/one.json" .
+sb compare one.json missing.json
+assert_exit 1
+assert_fatal "cannot read 'missing.json': No such file or directory"
+
+tcase "compare: a directory is not a result file"
+cp "$FIX/one.json" .
+mkdir d.json
+sb compare one.json d.json
+assert_exit 1
+assert_fatal "cannot read 'd.json': Is a directory"
+
+tcase "compare: not JSON"
+cp "$FIX/one.json" .
+echo 'function event() end' >script.lua
+sb compare one.json script.lua
+assert_exit 1
+assert_fatal "'script.lua' is not JSON: invalid literal at line 1, column 1"
+
+tcase "compare: a truncated result file"
+cp "$FIX/one.json" .
+head -c 500 one.json >cut.json
+sb compare one.json cut.json
+assert_exit 1
+assert_fatal "'cut.json' is not JSON"
+
+tcase "compare: JSON that is not a result"
+cp "$FIX/one.json" .
+echo '{"points": []}' >other.json
+sb compare one.json other.json
+assert_exit 1
+assert_fatal "'other.json' is not a sysbench result file"
+
+tcase "compare: wrong format_version"
+cp "$FIX/one.json" .
+python3 -c 'import json,sys; d=json.load(open("one.json")); d["format_version"]=2; json.dump(d, open("v2.json","w"))'
+sb compare one.json v2.json
+assert_exit 1
+assert_fatal "'v2.json' has format_version 2; this sysbench reads version 1"
+
+tcase "compare: no points"
+cp "$FIX/one.json" .
+python3 -c 'import json,sys; d=json.load(open("one.json")); d["points"]=[]; json.dump(d, open("empty.json","w"))'
+sb compare one.json empty.json
+assert_exit 1
+assert_fatal "'empty.json' has no points"
+
+tcase "compare: bad options"
+cp "$FIX/one.json" "$FIX/two.json" .
+sb compare one.json two.json --labels=a
+assert_exit 1
+assert_fatal "--labels has 1 name for 2 files"
+sb compare one.json two.json --labels=a,
+assert_exit 1
+assert_fatal "--labels needs 2 non-empty comma-separated names"
+sb compare one.json two.json --plot=out.jpg
+assert_exit 1
+assert_fatal "invalid value 'out.jpg' for --plot: expected a file name ending in .png or .svg"
+sb compare one.json two.json --colour=red
+assert_exit 1
+assert_fatal "unknown option for compare: --colour=red"
+
+tcase "missing gnuplot: one FATAL line, for compare and before a run"
+cp "$FIX/one.json" "$FIX/two.json" .
+SB_GNUPLOT=/nonexistent/gnuplot sb compare one.json two.json --plot=out.png
+assert_exit 1
+assert_fatal "--plot needs gnuplot, which was not found (looked for '/nonexistent/gnuplot')"
+write_work
+start=$(date +%s)
+SB_GNUPLOT=/nonexistent/gnuplot sb work1.lua run --threads=1,2 --time=5 --plot=out.png --json=r.json
+assert_exit 1
+assert_fatal "--plot needs gnuplot"
+assert_le $(( $(date +%s) - start )) 2 "seconds before the error"
+[ -s r.json ] && fail "the run went ahead"
+
+tcase "run: --plot with a bad name is refused before the run"
+write_work
+sb work1.lua run --time=5 --plot=chart.gif
+assert_exit 1
+assert_fatal "invalid value 'chart.gif' for --plot"
+assert_not_contains out "total number of events"
+
+tcase "a failing gnuplot is reported with its message"
+cp "$FIX/one.json" "$FIX/two.json" .
+printf '#!/bin/sh\necho "line 1: simulated failure" >&2\nexit 3\n' >fakegp
+chmod +x fakegp
+SB_GNUPLOT=$PWD/fakegp sb compare one.json two.json --plot=out.png
+assert_exit 1
+assert_fatal "gnuplot failed (exit status 3): line 1: simulated failure"
+
+finish
