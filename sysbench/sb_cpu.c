@@ -2,6 +2,8 @@
  * CPU accounting; see sb_cpu.h. Linux only: everything but the client's own
  * times comes from /proc.
  */
+#include "config.h"
+
 #include "sb_cpu.h"
 
 #include <arpa/inet.h>
@@ -295,17 +297,27 @@ pid_t sb_cpu_gettid(void)
     return (pid_t)syscall(SYS_gettid);
 }
 
-int sb_cpu_sample_self(struct sb_cpu_times *out)
+static int sample_rusage(int who, struct sb_cpu_times *out)
 {
     struct rusage ru;
 
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
+    if (getrusage(who, &ru) != 0)
         return -1;
     out->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ULL +
                    (uint64_t)ru.ru_utime.tv_usec * 1000ULL;
     out->system_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL +
                      (uint64_t)ru.ru_stime.tv_usec * 1000ULL;
     return 0;
+}
+
+int sb_cpu_sample_self(struct sb_cpu_times *out)
+{
+    return sample_rusage(RUSAGE_SELF, out);
+}
+
+int sb_cpu_sample_this_thread(struct sb_cpu_times *out)
+{
+    return sample_rusage(RUSAGE_THREAD, out);
 }
 
 /* Reads and parses one /proc stat file. */

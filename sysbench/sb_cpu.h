@@ -227,6 +227,19 @@ pid_t sb_cpu_gettid(void);
 int sb_cpu_sample_self(struct sb_cpu_times *out);
 
 /*
+ * Reads the CPU times of the calling thread alone (getrusage with
+ * RUSAGE_THREAD), to the microsecond. Returns 0, or -1 with errno set.
+ */
+int sb_cpu_sample_this_thread(struct sb_cpu_times *out);
+
+/* One worker thread's CPU over the measured run, for the report. */
+struct sb_cpu_thread {
+    double user_s;
+    double system_s;
+    uint64_t events;      /* transactions the thread finished */
+};
+
+/*
  * Reads the CPU times of one thread of this process, by Linux thread id
  * (see sb_cpu_gettid), from /proc/self/task/<tid>/stat. Returns 0, or -1
  * if the thread does not exist (any more) or the file is unreadable.

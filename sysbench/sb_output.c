@@ -181,6 +181,13 @@ int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f)
     p->sql = f->sql;
     p->interrupted = f->interrupted;
     p->cpu = *f->cpu;
+    if (f->thread_cpu != NULL && f->nthread_cpu > 0) {
+        p->thread_cpu = malloc(f->nthread_cpu * sizeof(*p->thread_cpu));
+        if (p->thread_cpu != NULL) {
+            memcpy(p->thread_cpu, f->thread_cpu, f->nthread_cpu * sizeof(*p->thread_cpu));
+            p->nthread_cpu = f->nthread_cpu;
+        }
+    }
     snprintf(p->server_label, sizeof(p->server_label), "%s",
              f->server_label ? f->server_label : "");
     p->complete = true;
@@ -218,6 +225,7 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
     for (size_t i = 0; i < o->npoints; i++) {
         free(o->points[i].intervals);
         free(o->points[i].total);
+        free(o->points[i].thread_cpu);
     }
     free(o->points);
     o->points = NULL;
@@ -706,6 +714,17 @@ static void json_cpu(struct sb_json *j, const struct sb_point *p)
     sb_json_kv_uint(j, "transactions", c->transactions);
     sb_json_kv_string(j, "server_processes", p->server_label);
     json_cpu_figures(j, "client", &c->client);
+    sb_json_key(j, "threads");
+    sb_json_begin_array(j);
+    for (unsigned i = 0; i < p->nthread_cpu; i++) {
+        sb_json_begin_object(j);
+        sb_json_kv_uint(j, "thread", i);
+        sb_json_kv_double(j, "user_s", p->thread_cpu[i].user_s);
+        sb_json_kv_double(j, "system_s", p->thread_cpu[i].system_s);
+        sb_json_kv_uint(j, "events", p->thread_cpu[i].events);
+        sb_json_end_object(j);
+    }
+    sb_json_end_array(j);
     json_cpu_figures(j, "server", &c->server);
     sb_json_key(j, "machine");
     sb_json_begin_object(j);

@@ -60,6 +60,8 @@ struct sb_point_final {
     bool interrupted;               /* stopped by SIGINT/SIGTERM */
     const struct sb_cpu_report *cpu;
     const char *server_label;       /* which server processes, or why not */
+    const struct sb_cpu_thread *thread_cpu; /* per worker thread, copied */
+    unsigned nthread_cpu;
 };
 
 /* One point of a sweep (a single run is a sweep of one point). */
@@ -78,6 +80,8 @@ struct sb_point {
     bool sql;
     struct sb_cpu_report cpu;
     char server_label[512];
+    struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
+    unsigned nthread_cpu;
 };
 
 struct sb_output {

@@ -266,6 +266,7 @@ static void cpu_row(FILE *out, const char *label, bool measured, double user,
 }
 
 void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
+                         const struct sb_cpu_thread *threads, unsigned nthreads,
                          FILE *out)
 {
     char label[64];
@@ -275,12 +276,38 @@ void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label
     fprintf(out, "    %-34s%10s %10s %10s %8s\n", "", "user", "system", "total", "util");
     cpu_row(out, "client:", c->client.measured, c->client.user_us_per_tx,
             c->client.system_us_per_tx, c->client.total_us_per_tx, c->client.util_pct);
+    if (threads != NULL && nthreads > 0) {
+        /* The workers' own threads: the client's CPU less the reporter
+         * and the Lua/connection set-up around the measured run. */
+        double u = 0, sy = 0, tx = (double)c->transactions;
+        for (unsigned i = 0; i < nthreads; i++) {
+            u += threads[i].user_s;
+            sy += threads[i].system_s;
+        }
+        cpu_row(out, "client workers:", tx > 0, u * 1e6 / tx, sy * 1e6 / tx,
+                (u + sy) * 1e6 / tx,
+                c->elapsed_s > 0 && c->ncpus > 0
+                    ? fmin(100.0, 100.0 * (u + sy) / (c->elapsed_s * c->ncpus)) : 0);
+    }
     cpu_row(out, "server:", c->server.measured, c->server.user_us_per_tx,
             c->server.system_us_per_tx, c->server.total_us_per_tx, c->server.util_pct);
     snprintf(label, sizeof(label), "machine:");
     cpu_row(out, label, c->machine.measured, c->machine.user_us_per_tx,
             c->machine.system_us_per_tx, c->machine.busy_us_per_tx, c->machine.util_pct);
     fprintf(out, "    server processes: %s\n", server_label);
+    if (threads != NULL && nthreads > 0 && c->elapsed_s > 0) {
+        double lo = 1e300, hi = 0, sum = 0;
+        for (unsigned i = 0; i < nthreads; i++) {
+            double t = threads[i].user_s + threads[i].system_s;
+            lo = fmin(lo, t);
+            hi = fmax(hi, t);
+            sum += t;
+        }
+        fprintf(out, "    worker threads: %u, CPU per thread min/avg/max %.3f/%.3f/%.3f s "
+                "(%.1f%%/%.1f%%/%.1f%% of one CPU)\n", nthreads, lo, sum / nthreads, hi,
+                100.0 * lo / c->elapsed_s, 100.0 * sum / nthreads / c->elapsed_s,
+                100.0 * hi / c->elapsed_s);
+    }
     if (c->machine.measured)
         fprintf(out, "    machine: user %.2f%%, system %.2f%%, iowait %.2f%%, steal %.2f%%, idle %.2f%%\n",
                 c->machine.user_pct, c->machine.system_pct, c->machine.iowait_pct,

@@ -85,9 +85,12 @@ void sb_report_print_final(const struct sb_final *f, FILE *out);
  * Prints the "CPU cost per transaction" section: CPU microseconds per
  * transaction (user, system, total) and utilisation as a share of all CPUs,
  * for the client, the server (server_label says which processes, or why
- * it was not measured) and the machine.
+ * it was not measured) and the machine. threads (nthreads entries, may be
+ * NULL) adds the worker threads' own share of the client and how evenly
+ * it is spread over them.
  */
 void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
+                         const struct sb_cpu_thread *threads, unsigned nthreads,
                          FILE *out);
 
 /* Fills a stat from merged interval statistics. */

@@ -596,6 +596,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     {
         struct sb_stats *total = calloc(1, sizeof(*total));
         uint64_t *ev = calloc(n, sizeof(uint64_t));
+        struct sb_cpu_thread *tcpu = calloc(n, sizeof(*tcpu));
         double *busy = calloc(n, sizeof(double));
         struct sb_final f;
         struct sb_cpu_report cr;
@@ -611,6 +612,11 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             sb_stats_merge(total, &w->stats);
             ev[i] = w->stats.c[SB_STAT_EVENTS];
             busy[i] = secs(w->stats.c[SB_STAT_BUSY_NS]);
+            if (tcpu != NULL) {
+                tcpu[i].user_s = secs(w->cpu_end.user_ns - w->cpu_start.user_ns);
+                tcpu[i].system_s = secs(w->cpu_end.system_ns - w->cpu_start.system_ns);
+                tcpu[i].events = ev[i];
+            }
         }
         if (run->mode == SB_PACE_POISSON)
             b = run->arrivals.max_backlog;
@@ -646,7 +652,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             f.jitter_us = run->jitter_us;
             f.max_backlog = r->max_backlog;
             sb_report_print_final(&f, stdout);
-            sb_report_print_cpu(&cr, cpu_label, stdout);
+            sb_report_print_cpu(&cr, cpu_label, tcpu, n, stdout);
         }
         if (out != NULL) {
             struct sb_point_final pf;
@@ -658,6 +664,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             pf.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
             pf.cpu = &cr;
             pf.server_label = cpu_label;
+            pf.thread_cpu = tcpu;
+            pf.nthread_cpu = n;
             if (sb_output_end_point(out, &pf) != 0)
                 sb_warn("out of memory: a point's final figures are missing from the result files");
             /* Only a script that ran queries used the driver; one that
@@ -668,6 +676,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         free(total);
         free(ev);
         free(busy);
+        free(tcpu);
     }
     if (sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);

@@ -71,6 +71,7 @@ static void reset_after_warmup(struct sb_worker *w, int epoch, uint64_t now)
     sb_stats_reset(&w->stats);
     if (w->run->mode == SB_PACE_FIXED)
         sb_pacer_rebase(&w->pacer, now);
+    sb_cpu_sample_this_thread(&w->cpu_start);
     __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
 }
 
@@ -189,6 +190,7 @@ void *sb_worker_main(void *arg)
 
     if (ok && !sb_stopping()) {
         w->epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+        sb_cpu_sample_this_thread(&w->cpu_start);
         if (run->mode == SB_PACE_FIXED)
             sb_pacer_init(&w->pacer, run->rate, run->nthreads, (unsigned)w->tid,
                           run->jitter_us, run->cfg->late_policy, run->t0_ns);
@@ -206,6 +208,7 @@ void *sb_worker_main(void *arg)
             fail(w);
         }
     }
+    sb_cpu_sample_this_thread(&w->cpu_end);
     sb_worker_publish(w);
     if (w->L != NULL) {
         char err2[1024];

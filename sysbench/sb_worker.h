@@ -14,6 +14,7 @@
 #include <lua.h>
 
 #include "sb_lua.h"
+#include "sb_cpu.h"
 #include "sb_pacer.h"
 #include "sb_rand.h"
 #include "sb_stats.h"
@@ -34,6 +35,10 @@ struct sb_worker {
     uint64_t due_ns;               /* due time of the current event */
     uint64_t start_ns;             /* actual start of the current event */
     uint64_t end_ns;               /* when the thread finished */
+    /* This thread's own CPU time at the start of the measured run (after
+     * warmup) and when its event loop ended; thread_init and thread_done
+     * are outside the window. */
+    struct sb_cpu_times cpu_start, cpu_end;
     bool pacing;                   /* a rate mode is on */
     bool failed;
     char err[1024];

@@ -245,4 +245,27 @@ fi
 assert_exit 1
 assert_not_contains out "Threads started"
 
+tcase "per worker thread CPU: one entry per thread, consistent with the client"
+cat >burn.lua <<'EOF'
+-- Thread 1 does three times the Lua work of thread 0 per event.
+function event(tid)
+  local x = 0
+  for i = 1, (tid == 1 and 3000 or 1000) do x = x + i end
+end
+EOF
+sb burn.lua run --threads=2 --events=20000 --time=0 --json=c.json
+assert_exit 0
+assert_contains out "client workers:"
+assert_match out "worker threads: 2, CPU per thread min/avg/max"
+assert_eq "$(jget c.json 'len(d["points"][0]["final"]["cpu"]["threads"])')" 2 "thread entries"
+assert_eq "$(jget c.json 'sum(t["events"] for t in d["points"][0]["final"]["cpu"]["threads"])')" 20000 \
+    "events over the threads"
+# Threads take events as they come, so compare CPU per event: thread 1 burns
+# more per event than thread 0.
+assert_eq "$(jget c.json '(lambda t: (t[1]["user_s"]+t[1]["system_s"])/t[1]["events"] > 1.5*(t[0]["user_s"]+t[0]["system_s"])/t[0]["events"])(d["points"][0]["final"]["cpu"]["threads"])')" \
+    true "heavier thread costs more per event"
+# The workers' CPU is part of the whole process's.
+assert_eq "$(jget c.json '(lambda c: sum(t["user_s"]+t["system_s"] for t in c["threads"]) <= c["client"]["cpu_s"] * 1.05 + 0.01)(d["points"][0]["final"]["cpu"])')" \
+    true "workers within the client total"
+
 finish
