@@ -89,6 +89,23 @@ void sb_hist_record(struct sb_hist *h, uint64_t ns)
         STORE(&h->clamped, LOAD(&h->clamped) + 1);
 }
 
+void sb_hist_add_bucket(struct sb_hist *h, uint64_t ns, uint64_t count)
+{
+    size_t b = sb_hist_bucket_of(ns);
+
+    if (count == 0)
+        return;
+    h->counts[b] += count;
+    h->total += count;
+    h->sum_ns += count * ns;
+    if (ns < h->min_ns)
+        h->min_ns = ns;
+    if (sb_hist_bucket_high(b) > h->max_ns)
+        h->max_ns = sb_hist_bucket_high(b);
+    if (ns >= SB_HIST_MAX_NS)
+        h->clamped += count;
+}
+
 void sb_hist_snapshot(struct sb_hist *dst, const struct sb_hist *src)
 {
     size_t i;

@@ -46,6 +46,16 @@ void sb_hist_reset(struct sb_hist *h);
 /* Records one value. Only the owning thread may call this. */
 void sb_hist_record(struct sb_hist *h, uint64_t ns);
 
+/*
+ * Adds `count` values to the bucket holding `ns`: a histogram written out
+ * as its non-empty buckets (result files store each bucket's bounds and
+ * count) is rebuilt with the same counts, so its percentiles are computed
+ * by the same rule as the run's. min, max and sum become bucket bounds;
+ * a caller that stored the exact extremes sets them afterwards. Not for a
+ * histogram another thread records into.
+ */
+void sb_hist_add_bucket(struct sb_hist *h, uint64_t ns, uint64_t count);
+
 /* Copies src into dst reading every field atomically; safe while the owner
  * records. */
 void sb_hist_snapshot(struct sb_hist *dst, const struct sb_hist *src);

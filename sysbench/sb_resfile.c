@@ -62,6 +62,15 @@ static int read_histogram(struct sb_resfile_point *pt, const struct sb_jv *h)
     }
     if (pt->hist_max_ns == 0 && pt->nbuckets > 0)
         pt->hist_max_ns = pt->buckets[pt->nbuckets - 1].high_ns;
+    if (pt->nbuckets > 0) {
+        pt->hist = malloc(sizeof(*pt->hist));
+        if (pt->hist == NULL)
+            return -1;
+        sb_hist_reset(pt->hist);
+        for (size_t i = 0; i < pt->nbuckets; i++)
+            sb_hist_add_bucket(pt->hist, pt->buckets[i].low_ns, pt->buckets[i].count);
+        pt->hist->max_ns = pt->hist_max_ns;
+    }
     return 0;
 }
 
@@ -185,8 +194,10 @@ int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
 
 void sb_resfile_free(struct sb_resfile *r)
 {
-    for (size_t i = 0; i < r->npoints; i++)
+    for (size_t i = 0; i < r->npoints; i++) {
         free(r->points[i].buckets);
+        free(r->points[i].hist);
+    }
     free(r->points);
     free(r->path);
     free(r->label);
@@ -199,37 +210,14 @@ void sb_resfile_free(struct sb_resfile *r)
 
 double sb_resfile_percentile_ms(const struct sb_resfile_point *p, double pct)
 {
-    uint64_t total = 0, target, seen = 0;
-    double x;
-
-    for (size_t i = 0; i < p->nbuckets; i++)
-        total += p->buckets[i].count;
-    if (total == 0) {
+    /* Without buckets, only a percentile the run stored is known. */
+    if (p->hist == NULL || p->hist->total == 0) {
         for (size_t i = 0; i < p->npcts; i++)
             if (fabs(p->pcts[i] - pct) < 1e-9)
                 return p->pct_ms[i];
         return NAN;
     }
-    /* The same rank as sb_hist_percentile, so that compare prints what
-     * the run's own report printed. */
-    x = pct * (double)total / 100.0;
-    x = ceil(x - x * 1e-12);
-    if (x < 1.0)
-        target = 1;
-    else if (x >= (double)total)
-        target = total;
-    else
-        target = (uint64_t)x;
-    for (size_t i = 0; i < p->nbuckets; i++) {
-        seen += p->buckets[i].count;
-        if (seen >= target) {
-            uint64_t v = p->buckets[i].high_ns;
-            if (p->hist_max_ns > 0 && v > p->hist_max_ns)
-                v = p->hist_max_ns;
-            return (double)v / 1e6;
-        }
-    }
-    return (double)p->hist_max_ns / 1e6;
+    return (double)sb_hist_percentile(p->hist, pct) / 1e6;
 }
 
 char *sb_resfile_default_label(const char *path)

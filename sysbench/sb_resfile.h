@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "sb_histogram.h"
 
 #include "sb_json_read.h"
 
@@ -47,6 +48,9 @@ struct sb_resfile_point {
     struct sb_resfile_bucket *buckets; /* owned */
     size_t nbuckets;
     uint64_t hist_count, hist_max_ns;
+    /* The same buckets as a histogram, for percentiles; owned, NULL when
+     * the file has none. */
+    struct sb_hist *hist;
 };
 
 /* One result file. */
