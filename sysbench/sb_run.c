@@ -55,7 +55,9 @@ struct reporter {
     lua_State *L;
     struct sb_stats *prev;     /* per worker, last snapshot */
     int *prev_epoch;
-    struct sb_stats cur, sum, delta;
+    /* Scratch space for collect(): a snapshot, one worker's share of the
+     * interval, and the interval over all workers. */
+    struct sb_stats cur, one, delta;
     uint64_t start_ns, last_ns;
     uint64_t max_backlog;
     bool sql;                  /* any query seen: tps/qps format */
@@ -149,41 +151,34 @@ static int call_hook(lua_State *L, const char *name, const struct sb_report_stat
     return 0;
 }
 
-/* Merges snapshots of every worker, counting a worker whose statistics
- * still belong to warmup as empty. */
-static void collect(struct reporter *r, uint64_t now)
+/* Forgets worker i's previous snapshot: its statistics start again. */
+static void restart_prev(struct reporter *r, unsigned i, int epoch)
+{
+    sb_stats_reset(&r->prev[i]);
+    r->prev[i].ncodes = 0;
+    r->prev_epoch[i] = epoch;
+}
+
+/* Sets r->delta to what every worker did since the last report, counting a
+ * worker whose statistics still belong to warmup as empty. */
+static void collect(struct reporter *r)
 {
     struct sb_run *run = r->run;
     int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
 
-    sb_stats_reset(&r->sum);
     sb_stats_reset(&r->delta);
-    r->sum.ncodes = r->delta.ncodes = 0;
+    r->delta.ncodes = 0;
     for (unsigned i = 0; i < run->nthreads; i++) {
         struct sb_worker *w = &run->workers[i];
-        struct sb_stats *d = &r->cur;
-        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != epoch) {
-            sb_stats_reset(&r->prev[i]);
-            r->prev[i].ncodes = 0;
-            r->prev_epoch[i] = epoch;
+        if (r->prev_epoch[i] != epoch)
+            restart_prev(r, i, epoch);
+        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != epoch)
             continue;
-        }
         sb_stats_snapshot(&r->cur, &w->stats);
-        if (r->prev_epoch[i] != epoch) {
-            sb_stats_reset(&r->prev[i]);
-            r->prev[i].ncodes = 0;
-            r->prev_epoch[i] = epoch;
-        }
-        /* delta += cur - prev, then prev = cur. */
-        {
-            static struct sb_stats one;
-            sb_stats_diff(&one, d, &r->prev[i]);
-            sb_stats_merge(&r->delta, &one);
-        }
+        sb_stats_diff(&r->one, &r->cur, &r->prev[i]);
+        sb_stats_merge(&r->delta, &r->one);
         r->prev[i] = r->cur;
-        sb_stats_merge(&r->sum, &r->cur);
     }
-    (void)now;
 }
 
 /* Hands one interval to the result files (--json, --csv). */
@@ -238,7 +233,7 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     struct sb_cpu_report cr;
     double cpu_client, cpu_server;
 
-    collect(r, now);
+    collect(r);
     if (r->delta.c[SB_STAT_READS] + r->delta.c[SB_STAT_WRITES] + r->delta.c[SB_STAT_OTHER] > 0)
         r->sql = true;
     sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
@@ -325,8 +320,8 @@ static void print_header(const struct sb_run *run)
 static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
                         char *label, size_t len, char *version, size_t vlen)
 {
-    size_t n;
-    char *const *pids = sb_optset_list(env->general, "server-pid", &n);
+    /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
+    const char *pids = sb_optset_str(env->general, "server-pid");
     const struct sb_driver_ops *drv = env->driver;
     char why[256], endpoint[320], conn_err[256] = "";
     bool connected = false, have_endpoint = false;
@@ -354,20 +349,15 @@ static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
             snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
         }
     }
-    if (n > 0) {
-        char list[512] = "";
-        size_t pos = 0;
-        for (size_t i = 0; i < n; i++)
-            pos += (size_t)snprintf(list + pos, pos < sizeof(list) ? sizeof(list) - pos : 0,
-                                    "%s%s", i ? "," : "", pids[i]);
-        found = sb_cpu_parse_pid_list(list, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+    if (pids != NULL && *pids != '\0') {
+        found = sb_cpu_parse_pid_list(pids, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
         if (found <= 0) {
-            snprintf(label, len, "not measured (--server-pid: %s)", why);
+            snprintf(label, len, "not measured (%s)", why);
             return false;
         }
         srv->npids = (size_t)found;
         srv->include_children = true;
-        snprintf(label, len, "--server-pid=%s and their children", list);
+        snprintf(label, len, "--server-pid=%s and their children", pids);
         return true;
     }
     if (drv == NULL) {
@@ -615,7 +605,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                 continue;
             sb_stats_merge(total, &w->stats);
             ev[i] = w->stats.c[SB_STAT_EVENTS];
-            busy[i] = secs(w->stats.c[SB_STAT_BUSY_NS]);
+            /* Time inside events is the sum of service times, which the
+             * closed loop records as response times. */
+            busy[i] = secs(run->mode != SB_PACE_NONE ? w->stats.service.sum_ns
+                                                     : w->stats.response.sum_ns);
             if (tcpu != NULL) {
                 tcpu[i].user_s = secs(w->cpu_end.user_ns - w->cpu_start.user_ns);
                 tcpu[i].system_s = secs(w->cpu_end.system_ns - w->cpu_start.system_ns);

@@ -32,7 +32,6 @@ enum sb_counter {
     SB_STAT_RECONNECTS,
     SB_STAT_LATE,         /* starts after their due time */
     SB_STAT_SKIPPED,      /* slots dropped by --tx-late=skip */
-    SB_STAT_BUSY_NS,      /* time spent inside events (fairness) */
     SB_STAT_NCOUNTERS
 };
 

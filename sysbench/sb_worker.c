@@ -158,7 +158,6 @@ void sb_worker_event_stop(struct sb_worker *w)
         sb_hist_record(&w->stats.response, service);
     }
     sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
-    sb_stats_add(&w->stats, SB_STAT_BUSY_NS, service);
     sb_worker_publish(w);
 }
 
@@ -172,9 +171,8 @@ void *sb_worker_main(void *arg)
 {
     struct sb_worker *w = arg;
     struct sb_run *run = w->run;
-    bool ok;
-
     const struct sb_driver_ops *drv = run->env->driver;
+    bool ok;
 
     /* Client libraries keep per-thread state (mysql_thread_init). */
     if (drv != NULL && drv->thread_init != NULL)
