@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the bench/*.sh scripts.  Sourced, not run.
 # Needs: bash, awk, /usr/bin/time (Debian package "time"), coreutils timeout.
 
@@ -52,11 +53,16 @@ run_one() {
   tail -n 1 "$WORK/$name.time" > "$WORK/$name.time.tmp" && mv "$WORK/$name.time.tmp" "$WORK/$name.time"
 }
 
+# bin_of TOOL: the binary of "ours" or "peer" (also "ours:MODE", "peer:MODE").
+bin_of() { if [[ ${1%%:*} == ours ]]; then echo "$SB_BIN"; else echo "$PEER_BIN"; fi; }
+
 # Field extractors (print "" when absent).
 events_of()  { awk -F: '/total number of events:/ {gsub(/ /,"",$2); print $2; exit}' "$WORK/$1.out"; }
 ttime_of()   { awk -F: '/total time:/ {gsub(/[ s]/,"",$2); print $2; exit}' "$WORK/$1.out"; }
 cpu_of()     { awk '{printf "%.2f", $1+$2}' "$WORK/$1.time"; }
 wall_of()    { awk '{print $3}' "$WORK/$1.time"; }
+# "transactions: N (X per sec.)" -> X
+tps_of()     { awk '/^ *transactions:/ {gsub(/\(/,"",$3); print $3; exit}' "$WORK/$1.out"; }
 
 # Percentile P (e.g. 99.9) from the section whose heading matches REGEX.
 pct_in_section() { # NAME REGEX P
@@ -67,17 +73,44 @@ pct_in_section() { # NAME REGEX P
     s && index($0, p "th percentile:") {print $NF; exit}' "$WORK/$1.out"
 }
 
-# Interval statistics of the "[ Ns ] ... eps: X" (or tps:) lines:
-# prints "n mean stddev min max".
+# Rate-mode figures (n/a when the run does not report them; sysbench 1.0
+# reports none of them but its "queue length").
+# Start-lag percentile P of our "Start lag" section.
+lag_of()  { local v; v=$(pct_in_section "$1" '^Start lag' "$2"); echo "${v:-n/a}"; }
+# Our late-start share.
+late_of() { awk '/^ *late starts:/ {gsub(/[()]/,"",$4); print $4; f=1; exit} END {if (!f) print "n/a"}' "$WORK/$1.out"; }
+# Ours: "max backlog:"; the peer: "qN", its largest interval "queue length".
+backlog_of() {
+  awk '/^ *max backlog:/ {print $3; f=1; exit}
+       /queue length:/ {for (i=1;i<=NF;i++) if ($i=="length:") {v=$(i+1)+0; if (v>m) m=v; q=1}}
+       END {if (!f) print (q ? "q" (m+0) : "n/a")}' "$WORK/$1.out"
+}
+
+# interval_stats NAME [SKIP [DECIMALS]]: statistics of the per-second
+# figure of the "[ Ns ] ... eps: X" (or tps:) lines, the first SKIP (0 or
+# 1, default 0) lines left out, printed with DECIMALS (default 0)
+# decimals: "n mean stddev min max".
 interval_stats() {
-  awk '/^\[ *[0-9]+s \]/ {
+  awk -v skip="${2:-0}" -v dec="${3:-0}" '/^\[ *[0-9]+s \]/ {
          for (i = 1; i <= NF; i++) if ($i == "eps:" || $i == "tps:") {
+           if (skip && !skipped) { skipped = 1; break }
            v = $(i+1) + 0; n++; s += v; ss += v*v
            if (n == 1 || v < mn) mn = v; if (n == 1 || v > mx) mx = v }
        }
        END { if (n == 0) { print "0 - - - -"; exit }
              m = s/n; var = ss/n - m*m; if (var < 0) var = 0
-             printf "%d %.0f %.0f %.0f %.0f\n", n, m, sqrt(var), mn, mx }' "$WORK/$1.out"
+             f = "%." dec "f"
+             printf "%d " f " " f " " f " " f "\n", n, m, sqrt(var), mn, mx }' "$WORK/$1.out"
+}
+
+# print_intervals PREFIX MODES...: the interval lines of the runs named
+# PREFIX-TOOL-OPTION, one block per mode (MODE = ours:tx-rate and so on).
+print_intervals() {
+  local prefix=$1 m; shift
+  for m in "$@"; do
+    echo "   ${m/:/ --}:"
+    grep -E '^\[' "$WORK/$prefix-${m/:/-}.out" | sed 's/^/     /' || echo "     (none)"
+  done
 }
 
 print_commands() {

@@ -86,7 +86,6 @@ conn_args() {
   esac
 }
 
-tps_of()    { awk '/^ *transactions:/ {gsub(/\(/, "", $3); print $3; exit}' "$WORK/$1.out"; }
 trx_of()    { awk '/^ *transactions:/ {print $2; exit}' "$WORK/$1.out"; }
 ignored_of(){ awk '/^ *ignored errors:/ {print $3; exit}' "$WORK/$1.out"; }
 # Client CPU per transaction, in microseconds.
@@ -98,10 +97,9 @@ cpu_us_of() {
 
 # run_tool NAME TOOL SERVER SCRIPT THREADS
 run_tool() {
-  local name=$1 tool=$2 srv=$3 script=$4 thr=$5 bin=$SB_BIN
-  [[ $tool == peer ]] && bin=$PEER_BIN
+  local name=$1 tool=$2 srv=$3 script=$4 thr=$5
   # shellcheck disable=SC2046
-  run_one "$name" $((DURATION + 60)) "$bin" $(conn_args "$srv") "$script" \
+  run_one "$name" $((DURATION + 60)) "$(bin_of "$tool")" $(conn_args "$srv") "$script" \
       --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$thr" --time="$DURATION" run
   TOOL_RC[$tool]=$RC
 }

@@ -32,9 +32,8 @@ printf '%-4s %-5s %3s %14s %12s %10s %9s\n' tool thr rep events "events/s" "cpu 
 for t in $THREADS; do
   for r in $(seq 1 "$REPEAT"); do
     for tool in ours peer; do
-      bin=$SB_BIN; [[ $tool == peer ]] && bin=$PEER_BIN
       name=$tool-t$t-r$r
-      run_one "$name" $((DURATION + 60)) "$bin" "$EMPTY_LUA" --threads="$t" --time="$DURATION" run
+      run_one "$name" $((DURATION + 60)) "$(bin_of "$tool")" "$EMPTY_LUA" --threads="$t" --time="$DURATION" run
       ev=$(events_of "$name"); tt=$(ttime_of "$name"); cpu=$(cpu_of "$name")
       if [[ $RC -ne 0 || -z "$ev" || -z "$tt" ]]; then
         echo "FAILED: $tool, $t thread(s), exit code $RC; output:" >&2

@@ -45,7 +45,6 @@ check_tools
 make_workdir
 
 MODES="ours:tx-rate ours:rate peer:rate"
-bin_of()  { if [[ ${1%%:*} == ours ]]; then echo "$SB_BIN"; else echo "$PEER_BIN"; fi; }
 # run_mode NAME MODE RATE TIME [extra args]
 run_mode() {
   local name=$1 mode=$2 rate=$3 t=$4; shift 4
@@ -59,13 +58,6 @@ ratio_of() { # NAME TARGET -> achieved/target in percent ("-" if no events line)
   if [[ -z "$ev" || -z "$tt" ]]; then echo "-"; return; fi
   awk -v e="$ev" -v t="$tt" -v r="$2" 'BEGIN {printf "%.2f", 100*e/t/r}'
 }
-late_of()    { awk '/^ *late starts:/ {gsub(/[()]/,"",$4); print $4; f=1; exit} END {if (!f) print "n/a"}' "$WORK/$1.out"; }
-backlog_of() { # ours: "max backlog:"; peer: max "queue length" of the interval lines
-  awk '/^ *max backlog:/ {print $3; f=1; exit}
-       /queue length:/ {for (i=1;i<=NF;i++) if ($i=="length:") {v=$(i+1)+0; if (v>m) m=v; q=1}}
-       END {if (!f) print (q ? "q" (m+0) : "n/a")}' "$WORK/$1.out"
-}
-lag_of() { local v; v=$(pct_in_section "$1" '^Start lag' "$2"); echo "${v:-n/a}"; }
 key_line() { # the line that says what happened
   grep -m1 -E 'FATAL|ALERT|error|achieved:' "$WORK/$1.out" | sed 's/^ *//;s/  */ /g' || true
 }
@@ -78,8 +70,7 @@ echo
 echo "-- 1. closed-loop max events/s, $THREADS threads, $MAX_TIME s"
 declare -A MAX
 for tool in ours peer; do
-  bin=$SB_BIN; [[ $tool == peer ]] && bin=$PEER_BIN
-  run_one "max-$tool" $((MAX_TIME + 60)) "$bin" "$EMPTY_LUA" --threads="$THREADS" --time="$MAX_TIME" run
+  run_one "max-$tool" $((MAX_TIME + 60)) "$(bin_of "$tool")" "$EMPTY_LUA" --threads="$THREADS" --time="$MAX_TIME" run
   ev=$(events_of "max-$tool"); tt=$(ttime_of "max-$tool")
   if [[ $RC -ne 0 || -z "$ev" ]]; then echo "FAILED: closed loop $tool, exit $RC" >&2; tail "$WORK/max-$tool.out" >&2; exit 1; fi
   MAX[$tool]=$(awk -v e="$ev" -v t="$tt" 'BEGIN {printf "%.0f", e/t}')
@@ -139,9 +130,7 @@ for m in $MODES; do
     "$(lag_of "$name" 99)" "$(backlog_of "$name")" "$(cpu_of "$name")" "$(key_line "$name")"
 done
 echo "   interval lines of the overload runs:"
-for m in $MODES; do
-  echo "   ${m/:/ --}:"
-  grep -E '^\[' "$WORK/over-${m/:/-}.out" | sed 's/^/     /' || echo "     (none)"
-done
+# shellcheck disable=SC2086 # $MODES is a list of modes.
+print_intervals over $MODES
 
 print_commands

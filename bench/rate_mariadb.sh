@@ -79,7 +79,6 @@ read -r -a DB_ARGS <<< "--db-driver=mysql $SB_MYSQL_ARGS"
 WL=(oltp_read_write "${DB_ARGS[@]}" --tables="$TABLES" --table-size="$TABLE_SIZE")
 
 # ---- helpers --------------------------------------------------------------
-bin_of() { if [[ ${1%%:*} == ours ]]; then echo "$SB_BIN"; else echo "$PEER_BIN"; fi; }
 # run_mode NAME MODE RATE TIME   (MODE = ours:tx-rate, ours:rate, peer:rate)
 run_mode() {
   local name=$1 mode=$2 rate=$3 t=$4
@@ -88,33 +87,14 @@ run_mode() {
   run_one "$name" $((t + 60)) "$(bin_of "$mode")" "${WL[@]}" --threads="$THREADS" \
       --time="$t" --$opt="$rate" --report-interval=1 "${extra[@]}" run
 }
-# "transactions: N (X per sec.)" -> X
-tps_of() { awk '/^ *transactions:/ {gsub(/\(/,"",$3); print $3; exit}' "$WORK/$1.out"; }
 ratio_of() { # NAME TARGET -> achieved/target in percent
   local x; x=$(tps_of "$1")
   if [[ -z "$x" ]]; then echo "-"; return; fi
   awk -v x="$x" -v r="$2" 'BEGIN {printf "%.2f", 100*x/r}'
 }
-# Per-second TPS of the "[ Ns ] ... tps: X" lines, the first one skipped:
-# prints "n mean stddev min max".
-tps_stats() {
-  awk '/^\[ *[0-9]+s \]/ {
-         for (i = 1; i <= NF; i++) if ($i == "tps:") {
-           if (!skipped) { skipped = 1; break }
-           v = $(i+1) + 0; n++; s += v; ss += v*v
-           if (n == 1 || v < mn) mn = v; if (n == 1 || v > mx) mx = v }
-       }
-       END { if (n == 0) { print "0 - - - -"; exit }
-             m = s/n; var = ss/n - m*m; if (var < 0) var = 0
-             printf "%d %.1f %.1f %.1f %.1f\n", n, m, sqrt(var), mn, mx }' "$WORK/$1.out"
-}
-lag_of()  { local v; v=$(pct_in_section "$1" '^Start lag' "$2"); echo "${v:-n/a}"; }
-late_of() { awk '/^ *late starts:/ {gsub(/[()]/,"",$4); print $4; f=1; exit} END {if (!f) print "n/a"}' "$WORK/$1.out"; }
-backlog_of() { # ours: "max backlog:"; peer: max "queue length" of its interval lines
-  awk '/^ *max backlog:/ {print $3; f=1; exit}
-       /queue length:/ {for (i=1;i<=NF;i++) if ($i=="length:") {v=$(i+1)+0; if (v>m) m=v; q=1}}
-       END {if (!f) print (q ? "q" (m+0) : "n/a")}' "$WORK/$1.out"
-}
+# Per-second TPS of the interval lines, the first one skipped, with one
+# decimal: "n mean stddev min max".
+tps_stats() { interval_stats "$1" 1 1; }
 # Server CPU us/transaction: row "server:" of "CPU cost per transaction", column total.
 srvcpu_of() {
   awk '/^CPU cost per transaction/ {s=1; next}
@@ -172,9 +152,8 @@ run_one warmup $((WARMUP_TIME + 60)) "$SB_BIN" "${WL[@]}" --threads="$THREADS" -
 echo "-- 1. closed-loop max TPS, $THREADS threads, $MAX_TIME s (after a ${WARMUP_TIME} s warm-up run of ours)"
 declare -A MAX
 for tool in ours peer; do
-  bin=$SB_BIN; [[ $tool == peer ]] && bin=$PEER_BIN
   name=max-$tool
-  run_one "$name" $((MAX_TIME + 60)) "$bin" "${WL[@]}" --threads="$THREADS" --time="$MAX_TIME" --report-interval=1 run
+  run_one "$name" $((MAX_TIME + 60)) "$(bin_of "$tool")" "${WL[@]}" --threads="$THREADS" --time="$MAX_TIME" --report-interval=1 run
   x=$(tps_of "$name")
   if [[ $RC -ne 0 || -z "$x" ]]; then
     echo "FAILED: closed loop $tool, exit $RC" >&2; tail -n 20 "$WORK/$name.out" >&2; exit 1
@@ -195,7 +174,6 @@ echo "-- 2. rate points, $DURATION s each, --report-interval=1 (first interval s
 hdr='%-4s %-7s %-13s %8s | %3s %8s %7s %8s %8s | %7s %7s %7s | %6s %7s | %8s %4s %3s\n'
 printf "$hdr" "%max" target mode "ach/tgt%" n "tps mean" sd min max "lag p50" p99 p99.9 "late%" backlog "srv us/tx" oth% rc
 printf "$hdr" "" "" "" "" "" "" "" "" "" "(ms)" "(ms)" "(ms)" "" "" "" "" ""
-ROWS=()
 for f in $FRACTIONS; do
   r=$(awk -v m="${MAX[ours]}" -v f="$f" 'BEGIN {printf "%.0f", m*f/100}')
   for m in $MODES; do
@@ -205,10 +183,9 @@ for f in $FRACTIONS; do
     read -r n mean sd mn mx < <(tps_stats "$name")
     srv=n/a; oth=n/a
     [[ ${m%%:*} == ours ]] && { srv=$(srvcpu_of "$name"); oth=$(other_of "$name"); }
-    row=$(printf "$hdr" "$f" "$r" "${m/:/ --}" "$(ratio_of "$name" "$r")" "$n" "$mean" "$sd" "$mn" "$mx" \
+    printf "$hdr" "$f" "$r" "${m/:/ --}" "$(ratio_of "$name" "$r")" "$n" "$mean" "$sd" "$mn" "$mx" \
       "$(lag_of "$name" 50)" "$(lag_of "$name" 99)" "$(lag_of "$name" 99.9)" \
-      "$(late_of "$name")" "$(backlog_of "$name")" "$srv" "$oth" "$RC")
-    printf '%s\n' "$row"
+      "$(late_of "$name")" "$(backlog_of "$name")" "$srv" "$oth" "$RC"
   done
 done
 echo "   late% and backlog: ours from its report; 'qN' = sysbench 1.0's largest interval"
@@ -240,10 +217,8 @@ for m in $MODES; do
     "$(lag_of "$name" 50)" "$(lag_of "$name" 99)" "$(backlog_of "$name")" "$(cpu_of "$name")" "$said"
 done
 echo "   interval lines of the overload runs:"
-for m in $MODES; do
-  echo "   ${m/:/ --}:"
-  grep -E '^\[' "$WORK/over-${m/:/-}.out" | sed 's/^/     /' || echo "     (none)"
-done
+# shellcheck disable=SC2086 # $MODES is a list of modes.
+print_intervals over $MODES
 echo "   peer --rate, last 8 lines of its output:"
 grep -v '^ *$' "$WORK/over-peer-rate.out" | tail -n 8 | sed 's/^/     /'
 echo

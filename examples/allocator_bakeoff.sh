@@ -103,7 +103,7 @@ PORT=$(free_port)
 # directory, with PRELOAD in LD_PRELOAD when given, and waits until it
 # answers. --no-defaults keeps the machine's my.cnf out.
 start_server() {
-    local name=$1 preload=${2:-}
+    local name=$1 preload=${2:-} up=0
     rm -f "$WORK/mysql.sock"
     env ${preload:+LD_PRELOAD="$preload"} "$MARIADBD" --no-defaults \
         --datadir="$WORK/data" --tmpdir="$WORK/tmp" \
@@ -116,9 +116,13 @@ start_server() {
     SERVER_PID=$!
     for _ in $(seq 1 300); do
         kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 20 "$WORK/error-$name.log" >&2; die "mariadbd exited while starting"; }
-        mariadb --no-defaults -S "$WORK/mysql.sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
+        if mariadb --no-defaults -S "$WORK/mysql.sock" -uroot -e 'SELECT 1' >/dev/null 2>&1; then
+            up=1
+            break
+        fi
         sleep 0.1
     done
+    [ "$up" = 1 ] || { tail -n 20 "$WORK/error-$name.log" >&2; die "mariadbd did not accept connections within 30 s"; }
     # Show which allocator the server really runs with.
     if grep -q jemalloc "/proc/$SERVER_PID/maps"; then
         echo "== $name: mariadbd pid $SERVER_PID, jemalloc mapped ($(grep -m1 -o '/[^ ]*jemalloc[^ ]*' "/proc/$SERVER_PID/maps"))"

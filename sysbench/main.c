@@ -210,7 +210,7 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
         return run_points(L, env, main_rand);
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
-        /* The script's options, sorted and spelled with dashes. */
+        /* The script's options, sorted, named as the script declared them. */
         lua_getglobal(L, "sysbench");
         lua_getfield(L, -1, "cmdline");
         lua_getfield(L, -1, "print_test_options");

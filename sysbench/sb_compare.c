@@ -48,16 +48,17 @@ static double get_latency(const struct sb_resfile_point *p, double pct)
     return sb_resfile_percentile_ms(p, pct);
 }
 
+/* A side that was not measured reads as NaN (sb_resfile.h). */
 static double get_cpu_client(const struct sb_resfile_point *p, double pct)
 {
     (void)pct;
-    return p->client.measured ? p->client.total_us : NAN;
+    return p->client.total_us;
 }
 
 static double get_cpu_server(const struct sb_resfile_point *p, double pct)
 {
     (void)pct;
-    return p->server.measured ? p->server.total_us : NAN;
+    return p->server.total_us;
 }
 
 static double get_cpu_machine(const struct sb_resfile_point *p, double pct)
@@ -193,6 +194,15 @@ static void fmt_ratio(char *buf, size_t len, double v, double base)
         snprintf(buf, len, "%.2fx", v / base);
 }
 
+/* The metric of result r at key k; NaN where r has no complete point. */
+static double value_at(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
+                       size_t k)
+{
+    const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
+
+    return p != NULL ? m->get(p, m->pct) : NAN;
+}
+
 static int width_of(const char *s, int min)
 {
     int w = (int)strlen(s);
@@ -210,11 +220,16 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     int decimals = m->decimals;
     bool any = false;
 
+    /* One precision per table, so that the column reads evenly: one
+     * more digit when some value is below 1 (sub-millisecond latencies). */
     for (size_t k = 0; k < g->nkeys; k++) {
         for (size_t r = 0; r < nres; r++) {
-            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
-            if (p != NULL && p->complete && !isnan(m->get(p, m->pct)))
-                any = true;
+            double v = value_at(m, g, r, k);
+            if (isnan(v))
+                continue;
+            any = true;
+            if (v != 0 && fabs(v) < 1)
+                decimals = m->decimals + 1;
         }
         sb_resfile_key_name(g, k, name, sizeof(name));
         kw = width_of(name, kw);
@@ -223,15 +238,6 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
         fprintf(out, "%s: not measured in any file\n\n", m->title);
         return;
     }
-    /* One precision per table, so that the column reads evenly: one
-     * more digit when some value is below 1 (sub-millisecond latencies). */
-    for (size_t k = 0; k < g->nkeys; k++)
-        for (size_t r = 0; r < nres; r++) {
-            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
-            double v = p != NULL && p->complete ? m->get(p, m->pct) : NAN;
-            if (!isnan(v) && v != 0 && fabs(v) < 1)
-                decimals = m->decimals + 1;
-        }
     fprintf(out, "%s:\n", m->title);
     kw = width_of(g->rates_vary && !g->threads_vary ? "target" : "threads", kw);
     fprintf(out, "%*s", kw + 1, g->rates_vary && !g->threads_vary ? "target" : "threads");
@@ -246,20 +252,16 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     }
     fputc('\n', out);
     for (size_t k = 0; k < g->nkeys; k++) {
-        const struct sb_resfile_point *base = sb_resfile_grid_cell(g, 0, k);
-        double bv = base != NULL && base->complete ? m->get(base, m->pct) : NAN;
+        double bv = value_at(m, g, 0, k);
 
         sb_resfile_key_name(g, k, name, sizeof(name));
         fprintf(out, "%*s", kw + 1, name);
         for (size_t r = 0; r < nres; r++) {
-            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
-            fmt_value(cell, sizeof(cell), p != NULL && p->complete ? m->get(p, m->pct) : NAN,
-                      decimals);
+            fmt_value(cell, sizeof(cell), value_at(m, g, r, k), decimals);
             fprintf(out, "  %*s", vw[r], cell);
         }
         for (size_t r = 1; r < nres; r++) {
-            const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
-            fmt_ratio(cell, sizeof(cell), p != NULL && p->complete ? m->get(p, m->pct) : NAN, bv);
+            fmt_ratio(cell, sizeof(cell), value_at(m, g, r, k), bv);
             fprintf(out, "  %*s", rw[r], cell);
         }
         fputc('\n', out);

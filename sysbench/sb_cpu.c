@@ -6,24 +6,17 @@
 
 #include "sb_cpu.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <limits.h>
 #include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -330,36 +323,35 @@ int sb_cpu_read_proc_stat(const char *path, struct sb_cpu_proc_stat *ps)
     return sb_cpu_parse_proc_stat(buf, ps);
 }
 
-int sb_cpu_sample_thread(pid_t tid, struct sb_cpu_times *out)
+/* The CPU times of one /proc stat file (a thread's or a process's), with
+ * the reaped children's added when with_reaped. */
+static int sample_stat_file(const char *path, bool with_reaped, struct sb_cpu_times *out)
 {
     struct sb_cpu_proc_stat ps;
-    char path[64];
     long hz = clock_ticks();
 
-    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
     if (sb_cpu_read_proc_stat(path, &ps) != 0)
         return -1;
-    out->user_ns = ticks_to_ns(ps.utime, hz);
-    out->system_ns = ticks_to_ns(ps.stime, hz);
+    out->user_ns = ticks_to_ns(ps.utime + (with_reaped ? ps.cutime : 0), hz);
+    out->system_ns = ticks_to_ns(ps.stime + (with_reaped ? ps.cstime : 0), hz);
     return 0;
+}
+
+int sb_cpu_sample_thread(pid_t tid, struct sb_cpu_times *out)
+{
+    char path[64];
+
+    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+    return sample_stat_file(path, false, out);
 }
 
 int sb_cpu_sample_process(pid_t pid, bool with_reaped,
                           struct sb_cpu_times *out)
 {
-    struct sb_cpu_proc_stat ps;
     char path[64];
-    long hz = clock_ticks();
-    uint64_t u, s;
 
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    if (sb_cpu_read_proc_stat(path, &ps) != 0)
-        return -1;
-    u = ps.utime + (with_reaped ? ps.cutime : 0);
-    s = ps.stime + (with_reaped ? ps.cstime : 0);
-    out->user_ns = ticks_to_ns(u, hz);
-    out->system_ns = ticks_to_ns(s, hz);
-    return 0;
+    return sample_stat_file(path, with_reaped, out);
 }
 
 /* One process seen in a /proc scan. */

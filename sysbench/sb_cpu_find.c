@@ -4,6 +4,8 @@
  * each process's open file descriptors; and --server-pid lists. See
  * sb_cpu.h for the API.
  */
+#include "config.h"
+
 #include "sb_cpu.h"
 
 #include <arpa/inet.h>
@@ -13,22 +15,16 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <limits.h>
-#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "sb_cpu_util.h"
-
 
 /* Socket inodes one endpoint may map to (IPv4 and IPv6 listeners, several
  * listeners with SO_REUSEPORT). */
@@ -43,7 +39,6 @@
 
 /* __SO_ACCEPTCON in the kernel: the socket is listening. */
 #define UNIX_FLAG_ACCEPTCON 0x00010000u
-
 
 int sb_cpu_parse_net_unix_line(const char *line,
                                struct sb_cpu_unix_entry *out)
@@ -152,67 +147,59 @@ static int parse_tcp_addr(const char **pp, int *family, uint8_t addr[16],
     return 0;
 }
 
+/* Reads the next number of a line in base at *pp, after spaces, and moves
+ * *pp past it; v may be NULL for fields that are only skipped. Returns 0,
+ * or -1 when there is no number there or it overflows. */
+static int next_number(const char **pp, int base, unsigned long long *v)
+{
+    const char *p = sb_cpu_skip_spaces(*pp);
+    unsigned long long x;
+    char *end;
+
+    errno = 0;
+    x = strtoull(p, &end, base);
+    if (end == p || errno != 0)
+        return -1;
+    *pp = end;
+    if (v != NULL)
+        *v = x;
+    return 0;
+}
+
 int sb_cpu_parse_net_tcp_line(const char *line, struct sb_cpu_tcp_entry *out)
 {
     const char *p = sb_cpu_skip_spaces(line);
     unsigned long long v;
-    char *end;
     int rfamily, i;
 
     memset(out, 0, sizeof(*out));
     /* "sl: local remote st tx:rx tr:when retrnsmt uid timeout inode ..." */
-    if (!isdigit((unsigned char)*p))
+    if (!isdigit((unsigned char)*p) || next_number(&p, 10, NULL) != 0 || *p != ':')
         return -1;
-    strtoul(p, &end, 10);
-    if (*end != ':')
-        return -1;
-    p = end + 1;
+    p++;
     if (parse_tcp_addr(&p, &out->family, out->local_addr,
                        &out->local_port) != 0)
         return -1;
     if (parse_tcp_addr(&p, &rfamily, out->remote_addr,
                        &out->remote_port) != 0 || rfamily != out->family)
         return -1;
-
-    p = sb_cpu_skip_spaces(p);
-    errno = 0;
-    v = strtoull(p, &end, 16);
-    if (end == p || errno != 0)
+    if (next_number(&p, 16, &v) != 0)
         return -1;
     out->state = (unsigned)v;
-    p = end;
-
-    /* tx_queue:rx_queue, tr:tm->when, then retrnsmt. */
+    /* tx_queue:rx_queue and tr:tm->when, two hex pairs. */
     for (i = 0; i < 2; i++) {
-        p = sb_cpu_skip_spaces(p);
-        strtoull(p, &end, 16);
-        if (end == p || *end != ':')
+        if (next_number(&p, 16, NULL) != 0 || *p != ':')
             return -1;
-        p = end + 1;
-        strtoull(p, &end, 16);
-        if (end == p)
+        p++;
+        if (next_number(&p, 16, NULL) != 0)
             return -1;
-        p = end;
     }
-    p = sb_cpu_skip_spaces(p);
-    strtoull(p, &end, 16);
-    if (end == p)
-        return -1;
-    p = sb_cpu_skip_spaces(end);
-
-    errno = 0;
-    v = strtoull(p, &end, 10);
-    if (end == p || errno != 0)
+    /* retrnsmt (hex), then uid. */
+    if (next_number(&p, 16, NULL) != 0 || next_number(&p, 10, &v) != 0)
         return -1;
     out->uid = (unsigned)v;
-    p = sb_cpu_skip_spaces(end);
-    strtoll(p, &end, 10);             /* timeout */
-    if (end == p)
-        return -1;
-    p = sb_cpu_skip_spaces(end);
-    errno = 0;
-    v = strtoull(p, &end, 10);
-    if (end == p || errno != 0)
+    /* timeout, then inode. */
+    if (next_number(&p, 10, NULL) != 0 || next_number(&p, 10, &v) != 0)
         return -1;
     out->inode = v;
     return 0;
@@ -500,20 +487,22 @@ static void scan_owners(const uint64_t *inodes, size_t n,
     while ((de = readdir(d)) != NULL && os->nowners < MAX_OWNERS) {
         char path[64];
         int fddir;
+        pid_t pid;
 
         if (!sb_cpu_is_pid_name(de->d_name))
             continue;
-        snprintf(path, sizeof(path), "/proc/%d/fd", atoi(de->d_name));
+        pid = (pid_t)atoi(de->d_name);
+        snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
         fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fddir < 0) {
             if (errno == EACCES || errno == EPERM) {
                 if (os->denied++ == 0)
-                    os->first_denied = (pid_t)atoi(de->d_name);
+                    os->first_denied = pid;
             }
             continue;
         }
         if (process_owns(fddir, inodes, n))
-            os->owners[os->nowners++] = (pid_t)atoi(de->d_name);
+            os->owners[os->nowners++] = pid;
     }
     closedir(d);
 }

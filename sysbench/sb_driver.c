@@ -92,6 +92,31 @@ static int add_ignore_list(char *const *items, size_t n, char *err, size_t errle
     return 0;
 }
 
+/*
+ * Without the driver's option set, its ignore-list option's declared
+ * default is the list ignorable by default, so that the list is written
+ * once, in the option table.
+ */
+static int add_default_ignorable(const struct sb_driver_ops *drv, char *err, size_t errlen)
+{
+    const struct sb_opt_def *d = drv->options;
+
+    if (drv->ignore_option == NULL || d == NULL)
+        return 0;
+    while (d->name != NULL && strcmp(d->name, drv->ignore_option) != 0)
+        d++;
+    if (d->name != NULL && d->def != NULL) {
+        char buf[256], *save = NULL, *tok;
+        snprintf(buf, sizeof(buf), "%s", d->def);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            char *one[1] = {tok};
+            if (add_ignore_list(one, 1, err, errlen) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
                                        const struct sb_optset *driver_opts,
                                        const char *driver_name,
@@ -143,14 +168,8 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
         items = sb_optset_list(driver_opts, drv->ignore_option, &n);
         if (add_ignore_list(items, n, err, errlen) != 0)
             return NULL;
-    } else if (drv->default_ignorable != NULL) {
-        char buf[256], *save = NULL, *tok;
-        snprintf(buf, sizeof(buf), "%s", drv->default_ignorable);
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            char *one[1] = {tok};
-            if (add_ignore_list(one, 1, err, errlen) != 0)
-                return NULL;
-        }
+    } else if (add_default_ignorable(drv, err, errlen) != 0) {
+        return NULL;
     }
     items = sb_optset_list(general, "db-ignore-errors", &n);
     if (add_ignore_list(items, n, err, errlen) != 0)
@@ -278,6 +297,15 @@ enum sb_db_outcome sb_db_reconnect(struct sb_conn *con)
     return SB_DB_DONE;
 }
 
+void sb_db_count_ignored(struct sb_conn *con)
+{
+    struct sb_db_counters *cnt = con->counters;
+
+    cnt->errors++;
+    if (cnt->on_error != NULL)
+        cnt->on_error(cnt->ctx, &con->err, false);
+}
+
 /* Applies the error policy to a driver status. */
 static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
                                   const char *sql, size_t len)
@@ -297,9 +325,7 @@ static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
         return SB_DB_RECONNECTED;
     }
     if (is_ignorable(&con->err)) {
-        cnt->errors++;
-        if (cnt->on_error != NULL)
-            cnt->on_error(cnt->ctx, &con->err, false);
+        sb_db_count_ignored(con);
         if (policy.debug)
             sb_debug("ignored error %u (%s): %s", con->err.sql_errno,
                      con->err.sql_state, con->err.msg);
@@ -361,6 +387,7 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
 void sb_db_bind(struct sb_stmt *st, struct sb_bind *const *params, unsigned n)
 {
     st->params = params;
+    st->bind_gen++;
     (void)n;
 }
 
@@ -426,13 +453,29 @@ struct emul_buf {
     size_t cap;
 };
 
-static enum sb_db_status execute_emulated(struct sb_stmt *st, size_t *textlen)
+/* Makes room for `need` more bytes and a NUL from pos on. */
+static int reserve(struct emul_buf *eb, size_t pos, size_t need)
+{
+    if (pos + need + 1 > eb->cap) {
+        size_t ncap = (pos + need + 1) * 2;
+        char *b = realloc(eb->buf, ncap);
+        if (b == NULL)
+            return -1;
+        eb->buf = b;
+        eb->cap = ncap;
+    }
+    return 0;
+}
+
+/* Each '?' sb_sql_next_placeholder finds is one of the st->nparams that
+ * sb_sql_count_placeholders counted, and sb_db_execute checked that they
+ * are bound, so every placeholder has its parameter. */
+static enum sb_db_status execute_emulated(struct sb_stmt *st)
 {
     struct sb_conn *con = st->con;
     struct emul_buf *eb = st->priv;
-    size_t pos = 0;
+    size_t pos = 0, i = 0;
     unsigned param = 0;
-    char quote = 0;
 
     if (eb == NULL) {
         eb = calloc(1, sizeof(*eb));
@@ -440,30 +483,19 @@ static enum sb_db_status execute_emulated(struct sb_stmt *st, size_t *textlen)
             goto oom;
         st->priv = eb;
     }
-    for (size_t i = 0; i < st->sql_len; i++) {
-        char c = st->sql[i];
-        if (pos + 2 > eb->cap) {
-            size_t ncap = eb->cap ? eb->cap * 2 : st->sql_len + 256;
-            char *b = realloc(eb->buf, ncap);
-            if (b == NULL)
-                goto oom;
-            eb->buf = b;
-            eb->cap = ncap;
-        }
-        if (quote) {
-            if (c == quote)
-                quote = 0;
-        } else if (c == '\'' || c == '"' || c == '`') {
-            quote = c;
-        } else if (c == '?' && param < st->nparams && st->params != NULL) {
-            if (append_param(con, st->params[param++], &eb->buf, &eb->cap, &pos) != 0)
-                goto oom;
-            continue;
-        }
-        eb->buf[pos++] = c;
+    for (;;) {
+        size_t q = sb_sql_next_placeholder(st->sql, st->sql_len, i);
+        if (reserve(eb, pos, q - i) != 0)
+            goto oom;
+        memcpy(eb->buf + pos, st->sql + i, q - i);
+        pos += q - i;
+        if (q == st->sql_len)
+            break;
+        if (append_param(con, st->params[param++], &eb->buf, &eb->cap, &pos) != 0)
+            goto oom;
+        i = q + 1;
     }
     eb->buf[pos] = '\0';
-    *textlen = pos;
     return con->drv->query(con, eb->buf, pos, &con->rs);
 oom:
     snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
@@ -476,7 +508,6 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
 {
     struct sb_conn *con = st->con;
     enum sb_db_status s;
-    size_t len = 0;
 
     sb_db_free_result(con);
     if (st->params == NULL && st->nparams > 0) {
@@ -488,7 +519,7 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
         return SB_DB_FATAL;
     }
     if (st->emulated) {
-        s = execute_emulated(st, &len);
+        s = execute_emulated(st);
     } else {
         /* After a reconnect the server forgot the statement. */
         if (st->generation != con->generation) {
@@ -547,20 +578,71 @@ void sb_db_free_result(struct sb_conn *con)
     con->rs.nfields = 0;
 }
 
-void sb_db_format_error(const struct sb_conn *con, char *buf, size_t len)
+void sb_db_format_err(const char *driver, const struct sb_db_error *err,
+                      const char *query, char *buf, size_t len)
 {
-    const char *q = con->last_query;
-    snprintf(buf, len, "%s: error %u (%s): %s%s%.300s", con->drv->name,
-             con->err.sql_errno, con->err.sql_state[0] ? con->err.sql_state : "-",
-             con->err.msg, q ? " in query: " : "", q ? q : "");
+    snprintf(buf, len, "%s: error %u (%s): %s%s%.300s", driver,
+             err->sql_errno, err->sql_state[0] ? err->sql_state : "-",
+             err->msg, query ? " in query: " : "", query ? query : "");
 }
 
-unsigned sb_sql_count_placeholders(const char *sql, size_t len)
+void sb_db_format_error(const struct sb_conn *con, char *buf, size_t len)
 {
-    unsigned n = 0;
+    sb_db_format_err(con->drv->name, &con->err, con->last_query, buf, len);
+}
+
+char *sb_db_opt_strdup(const struct sb_optset *opts, const char *name)
+{
+    const char *v = sb_optset_str(opts, name);
+
+    /* Client libraries take NULL for "use your default". */
+    if (v == NULL || v[0] == '\0')
+        return NULL;
+    return strdup(v);
+}
+
+int sb_db_opt_copy_list(const struct sb_optset *opts, const char *name,
+                        char ***out, size_t *nout)
+{
+    size_t n = 0;
+    char *const *items = sb_optset_list(opts, name, &n);
+    size_t kept = 0;
+
+    *out = NULL;
+    *nout = 0;
+    if (n == 0)
+        return 0;
+    *out = calloc(n, sizeof(**out));
+    if (*out == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        /* "--pgsql-host=a,,b" should not produce an empty host name. */
+        if (items[i] == NULL || items[i][0] == '\0')
+            continue;
+        (*out)[kept] = strdup(items[i]);
+        if ((*out)[kept] == NULL) {
+            sb_db_free_list(*out, kept);
+            *out = NULL;
+            return -1;
+        }
+        kept++;
+    }
+    *nout = kept;
+    return 0;
+}
+
+void sb_db_free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+size_t sb_sql_next_placeholder(const char *sql, size_t len, size_t from)
+{
     char quote = 0;
 
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = from; i < len; i++) {
         char c = sql[i];
         if (quote) {
             if (c == quote)
@@ -568,9 +650,19 @@ unsigned sb_sql_count_placeholders(const char *sql, size_t len)
         } else if (c == '\'' || c == '"' || c == '`') {
             quote = c;
         } else if (c == '?') {
-            n++;
+            return i;
         }
     }
+    return len;
+}
+
+unsigned sb_sql_count_placeholders(const char *sql, size_t len)
+{
+    unsigned n = 0;
+
+    for (size_t i = sb_sql_next_placeholder(sql, len, 0); i < len;
+         i = sb_sql_next_placeholder(sql, len, i + 1))
+        n++;
     return n;
 }
 

@@ -68,7 +68,9 @@ struct sb_bind {
     bool is_null;
     int64_t i;             /* integer types */
     double d;              /* FLOAT, DOUBLE */
-    char *str;             /* CHAR/VARCHAR/TIME/DATE/...: owned buffer */
+    /* CHAR/VARCHAR/TIME/DATE/...: owned buffer, always NUL-terminated at
+     * len so that drivers passing C strings need not terminate it. */
+    char *str;
     size_t len;            /* bytes used in str */
     size_t cap;            /* max length declared at bind_create (+1 for NUL) */
 };
@@ -100,6 +102,9 @@ struct sb_stmt {
     /* Borrowed: nparams pointers set by bind_param, in placeholder order.
      * The values live in the Lua parameter objects (bind_create). */
     struct sb_bind *const *params;
+    /* Bumped by every sb_db_bind, so a driver can tell whether the
+     * parameter set changed since it last bound it to the server. */
+    unsigned bind_gen;
     enum sb_query_kind kind;
     bool emulated;         /* client-side: params substituted into the text */
     uint64_t generation;   /* con->generation when prepared on the server */
@@ -133,11 +138,8 @@ struct sb_driver_ops {
     const char *name;              /* "mysql", "pgsql", "sqlite" */
     const char *description;       /* "MySQL driver" */
     const struct sb_opt_def *options; /* the driver's options, {NULL}-ended */
-    /* Error numbers / SQLSTATEs ignorable by default, comma-separated
-     * (overridden by the driver's own option if it has one). */
-    const char *default_ignorable;
     /* Name of the driver's own ignore-list option, e.g. "mysql-ignore-errors",
-     * or NULL. */
+     * or NULL. Its default in `options` is the list ignorable by default. */
     const char *ignore_option;
 
     /* Once, in the main thread, after options are parsed; reads the
@@ -155,7 +157,8 @@ struct sb_driver_ops {
     void (*disconnect)(struct sb_conn *con);
 
     /* Runs a statement text. If it returns rows, opens rs (active, nrows,
-     * nfields). */
+     * nfields). The common layer has already freed the previous result,
+     * so rs is inactive and empty on entry (the same holds for execute). */
     enum sb_db_status (*query)(struct sb_conn *con, const char *sql,
                                size_t len, struct sb_result *rs);
 
@@ -243,11 +246,34 @@ void sb_db_close(struct sb_stmt *st);
 int sb_db_fetch(struct sb_conn *con);
 void sb_db_free_result(struct sb_conn *con);
 
+/* Counts an error the policy called fatal but the script declared
+ * ignorable (sysbench.hooks.sql_error_ignorable), as the policy counts its
+ * own ignorable errors. */
+void sb_db_count_ignored(struct sb_conn *con);
+
 /* Formats the fatal error line for con's last error:
  * "<driver>: error <errno> (<state>): <msg> in query: <query>". */
 void sb_db_format_error(const struct sb_conn *con, char *buf, size_t len);
+/* The same line for an error without a connection (a failed connect);
+ * query may be NULL. */
+void sb_db_format_err(const char *driver, const struct sb_db_error *err,
+                      const char *query, char *buf, size_t len);
 
-/* Counts '?' placeholders outside quotes (shared by drivers that rewrite). */
+/* Option helpers the drivers share when they copy their options at init.
+ * An empty text option means "not given" and yields NULL. */
+char *sb_db_opt_strdup(const struct sb_optset *opts, const char *name);
+/* Copies a list option, leaving out empty items ("a,,b"); 0 or -1 (out of
+ * memory, with nothing left allocated). */
+int sb_db_opt_copy_list(const struct sb_optset *opts, const char *name,
+                        char ***out, size_t *nout);
+void sb_db_free_list(char **list, size_t n);
+
+/* Index of the first '?' placeholder outside quotes at or after `from`
+ * (which must be outside quotes), or len when there is none. The one
+ * place that says what a placeholder is, for counting, for the emulation
+ * and for drivers that rewrite placeholders. */
+size_t sb_sql_next_placeholder(const char *sql, size_t len, size_t from);
+/* Counts '?' placeholders outside quotes. */
 unsigned sb_sql_count_placeholders(const char *sql, size_t len);
 /* Classifies a statement by its first keyword (SELECT is a read; INSERT,
  * UPDATE, DELETE, REPLACE are writes; anything else is other). */

@@ -43,7 +43,6 @@ struct lstmt {
     struct lconn *c;
     struct sb_stmt *st;    /* NULL once closed */
     struct sb_bind **params;
-    unsigned nparams;
 };
 
 struct lresult {
@@ -175,9 +174,7 @@ static void raise_outcome(lua_State *L, int conn_idx, struct lconn *c,
     if (o == SB_DB_IGNORED || o == SB_DB_RECONNECTED)
         lua_error(L);
     if (script_says_ignorable(L)) {
-        con->counters->errors++;
-        if (con->counters->on_error != NULL)
-            con->counters->on_error(con->counters->ctx, &con->err, false);
+        sb_db_count_ignored(con);
         lua_error(L);
     }
     lua_pop(L, 1);
@@ -206,22 +203,19 @@ static void push_result(lua_State *L, struct lconn *c)
     lua_setmetatable(L, -2);
 }
 
-static struct lresult *check_result(lua_State *L, int idx, bool must_be_current)
+/* Whether r still views its connection's current, open result set. */
+static bool result_is_current(const struct lresult *r)
 {
-    struct lresult *r = luaL_checkudata(L, idx, MT_RESULT);
-    if (must_be_current && (r->c->con == NULL || r->gen != r->c->rs_gen ||
-                            !r->c->con->rs.active))
-        luaL_error(L, "result set is no longer valid (freed, or the connection ran another query)");
-    return r;
+    return r->c->con != NULL && r->gen == r->c->rs_gen && r->c->con->rs.active;
 }
 
 static int result_fetch_row(lua_State *L)
 {
-    struct lresult *r = check_result(L, 1, false);
+    struct lresult *r = luaL_checkudata(L, 1, MT_RESULT);
     struct sb_conn *con;
     int rc;
 
-    if (r->c->con == NULL || r->gen != r->c->rs_gen || !r->c->con->rs.active) {
+    if (!result_is_current(r)) {
         lua_pushnil(L);
         return 1;
     }
@@ -245,7 +239,7 @@ static int result_fetch_row(lua_State *L)
 
 static int result_free(lua_State *L)
 {
-    struct lresult *r = check_result(L, 1, false);
+    struct lresult *r = luaL_checkudata(L, 1, MT_RESULT);
     if (r->c->con != NULL && r->gen == r->c->rs_gen) {
         sb_db_free_result(r->c->con);
         r->c->rs_gen++;
@@ -278,10 +272,11 @@ static int result_index(lua_State *L)
     return 1;
 }
 
-/* After a statement ran: a result object when rows came back, else nil. */
+/* After a statement ran: a result object when rows came back, else nil.
+ * The caller has already bumped rs_gen, before raising any error, so that
+ * results of earlier statements are invalid on every path. */
 static int push_rows_or_nothing(lua_State *L, struct lconn *c)
 {
-    c->rs_gen++;
     if (c->con->rs.active) {
         push_result(L, c);
         return 1;
@@ -322,7 +317,6 @@ static int conn_prepare(lua_State *L)
     s->c = c;
     c->refs++;
     s->st = st;
-    s->nparams = st->nparams;
     luaL_getmetatable(L, MT_STMT);
     lua_setmetatable(L, -2);
     /* The environment keeps the connection object and the bound
@@ -432,10 +426,11 @@ static int driver_connect(lua_State *L)
     struct sb_conn *con = sb_db_connect(d->drv, t->counters, &err);
     struct lconn_ud *u;
 
-    if (con == NULL)
-        return luaL_error(L, "connection to the database failed: %s: error %d (%s): %s",
-                          d->drv->name, (int)err.sql_errno,
-                          err.sql_state[0] ? err.sql_state : "-", err.msg);
+    if (con == NULL) {
+        char line[1024];
+        sb_db_format_err(d->drv->name, &err, NULL, line, sizeof(line));
+        return luaL_error(L, "connection to the database failed: %s", line);
+    }
     u = lua_newuserdata(L, sizeof(*u));
     u->c = calloc(1, sizeof(*u->c));
     if (u->c == NULL) {
@@ -494,9 +489,11 @@ static int stmt_bind_create(lua_State *L)
     p->type = (enum sb_sql_type)type;
     p->is_null = true;
     if (type >= SB_SQL_TIME) {
-        /* Dates and times travel as text; give them room when the script
-         * did not say. */
-        size_t cap = maxlen > 0 ? (size_t)maxlen : 64;
+        /* Values travel as text. CHAR/VARCHAR are sized by the script's
+         * max length (sysbench scripts always pass one; be lenient), dates
+         * and times get room for any format when the script did not say. */
+        size_t dflt = type == SB_SQL_CHAR || type == SB_SQL_VARCHAR ? 255 : 64;
+        size_t cap = maxlen > 0 ? (size_t)maxlen : dflt;
         p->str = malloc(cap + 1);
         if (p->str == NULL)
             return luaL_error(L, "out of memory");
@@ -513,9 +510,9 @@ static int stmt_bind_param(lua_State *L)
     struct lstmt *s = check_stmt(L, 1);
     int n = lua_gettop(L) - 1;
 
-    if ((unsigned)n != s->nparams)
+    if ((unsigned)n != s->st->nparams)
         return luaL_error(L, "bind_param: the statement has %d placeholders, got %d parameters",
-                          (int)s->nparams, n);
+                          (int)s->st->nparams, n);
     free(s->params);
     s->params = calloc((size_t)(n > 0 ? n : 1), sizeof(*s->params));
     if (s->params == NULL)
@@ -673,20 +670,6 @@ static int param_gc(lua_State *L)
     return 0;
 }
 
-/* CHAR/VARCHAR need their buffer sized by bind_create's max length. */
-static int stmt_bind_create_wrap(lua_State *L)
-{
-    int type = (int)luaL_checkinteger(L, 2);
-    if (type == SB_SQL_CHAR || type == SB_SQL_VARCHAR) {
-        lua_Integer maxlen = luaL_optinteger(L, 3, 0);
-        if (maxlen <= 0)
-            maxlen = 255; /* sysbench scripts always pass one; be lenient */
-        lua_settop(L, 2);
-        lua_pushinteger(L, maxlen);
-    }
-    return stmt_bind_create(L);
-}
-
 /* ------------------------------------------------------------ module */
 
 static void new_class(lua_State *L, const char *name, const luaL_Reg *methods,
@@ -725,7 +708,7 @@ int sb_lua_sql_open(lua_State *L)
         {"close", conn_disconnect}, {"server_version", conn_server_version},
         {NULL, NULL}};
     static const luaL_Reg stmt_m[] = {
-        {"bind_create", stmt_bind_create_wrap}, {"bind_param", stmt_bind_param},
+        {"bind_create", stmt_bind_create}, {"bind_param", stmt_bind_param},
         {"execute", stmt_execute}, {"close", stmt_close}, {NULL, NULL}};
     static const luaL_Reg param_m[] = {
         {"set", param_set}, {"set_rand_str", param_set_rand_str}, {NULL, NULL}};

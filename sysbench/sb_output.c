@@ -178,7 +178,6 @@ int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f)
     *p->total = *f->total;
     p->time_s = f->time_s;
     p->max_backlog = f->max_backlog;
-    p->sql = f->sql;
     p->interrupted = f->interrupted;
     p->cpu = *f->cpu;
     if (f->thread_cpu != NULL && f->nthread_cpu > 0) {
@@ -190,7 +189,6 @@ int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f)
     }
     snprintf(p->server_label, sizeof(p->server_label), "%s",
              f->server_label ? f->server_label : "");
-    p->complete = true;
     return 0;
 }
 
@@ -235,6 +233,11 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ sweep table */
 
+static bool point_complete(const struct sb_point *p)
+{
+    return p->total != NULL;
+}
+
 static double point_tps(const struct sb_point *p)
 {
     return per_sec((double)p->total->c[SB_STAT_EVENTS], p->time_s);
@@ -252,11 +255,12 @@ static void cpu_cell(char *buf, size_t len, bool measured, double us)
 void sb_output_print_sweep(const struct sb_output *o, FILE *out)
 {
     const struct sb_point *first = NULL;
+    double base;
     bool show_rate = false;
     size_t done = 0;
 
     for (size_t i = 0; i < o->npoints; i++) {
-        if (!o->points[i].complete)
+        if (!point_complete(&o->points[i]))
             continue;
         if (first == NULL)
             first = &o->points[i];
@@ -266,6 +270,7 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     }
     if (first == NULL)
         return;
+    base = point_tps(first);
     fprintf(out, "Sweep summary (%zu point%s; latency in ms, CPU in us per transaction):\n",
             done, done == 1 ? "" : "s");
     fprintf(out, "%8s", "threads");
@@ -276,14 +281,13 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     for (size_t i = 0; i < o->npoints; i++) {
         const struct sb_point *p = &o->points[i];
         const struct sb_stats *t = p->total;
-        double tps, qps, base = point_tps(first);
+        double tps, qps;
         char cl[32], sv[32], mc[32], rel[32];
 
-        if (!p->complete)
+        if (!point_complete(p))
             continue;
         tps = point_tps(p);
-        qps = per_sec((double)(t->c[SB_STAT_READS] + t->c[SB_STAT_WRITES] +
-                               t->c[SB_STAT_OTHER]), p->time_s);
+        qps = per_sec((double)sb_stats_queries(t), p->time_s);
         cpu_cell(cl, sizeof(cl), p->cpu.client.measured, p->cpu.client.total_us_per_tx);
         cpu_cell(sv, sizeof(sv), p->cpu.server.measured, p->cpu.server.total_us_per_tx);
         cpu_cell(mc, sizeof(mc), p->cpu.machine.measured, p->cpu.machine.busy_us_per_tx);
@@ -745,7 +749,7 @@ static void json_cpu(struct sb_json *j, const struct sb_point *p)
 static void json_final(struct sb_json *j, const struct sb_output *o, const struct sb_point *p)
 {
     const struct sb_stats *t = p->total;
-    uint64_t q = t->c[SB_STAT_READS] + t->c[SB_STAT_WRITES] + t->c[SB_STAT_OTHER];
+    uint64_t q = sb_stats_queries(t);
 
     sb_json_key(j, "final");
     sb_json_begin_object(j);
@@ -817,14 +821,14 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_kv_uint(j, "threads", p->threads);
     sb_json_kv_string(j, "rate_mode", modes[p->rate_mode]);
     sb_json_kv_double(j, "target_tps", p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
-    sb_json_kv_bool(j, "complete", p->complete);
+    sb_json_kv_bool(j, "complete", point_complete(p));
     sb_json_kv_bool(j, "interrupted", p->interrupted);
     sb_json_key(j, "intervals");
     sb_json_begin_array(j);
     for (size_t i = 0; i < p->nintervals; i++)
         json_interval(j, o, &p->intervals[i]);
     sb_json_end_array(j);
-    if (p->complete) {
+    if (point_complete(p)) {
         json_final(j, o, p);
         json_histogram(j, &p->total->response);
     } else {
@@ -834,7 +838,7 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_end_object(j);
 }
 
-int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
+int sb_output_write_json(const struct sb_output *o, const struct sb_lua_env *env,
                          char *err, size_t errlen)
 {
     if (o->json == NULL)
@@ -842,19 +846,18 @@ int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
     return sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen);
 }
 
-int sb_output_write_json_to(struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
+int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
                             const char *name, char *err, size_t errlen)
 {
     struct sb_json j;
 
-    o->finished = time(NULL);
     sb_json_init(&j, fp, true);
     sb_json_begin_object(&j);
     sb_json_kv_string(&j, "format", "sysbench-result");
     sb_json_kv_int(&j, "format_version", SB_OUTPUT_FORMAT_VERSION);
     json_tool(&j);
     json_time(&j, "started_at", o->started);
-    json_time(&j, "finished_at", o->finished);
+    json_time(&j, "finished_at", time(NULL));
     json_command_line(&j, env);
     sb_json_kv_string(&j, "script", env->script_path ? env->script_path : "-");
     sb_json_kv_string(&j, "command", env->command);

@@ -56,7 +56,6 @@ struct sb_point_final {
     const struct sb_stats *total;   /* merged over threads */
     double time_s;                  /* measured time */
     uint64_t max_backlog;
-    bool sql;                       /* queries were counted */
     bool interrupted;               /* stopped by SIGINT/SIGTERM */
     const struct sb_cpu_report *cpu;
     const char *server_label;       /* which server processes, or why not */
@@ -72,12 +71,12 @@ struct sb_point {
     double jitter_us;               /* --tx-rate only */
     struct sb_interval *intervals;  /* owned */
     size_t nintervals, cap;
-    bool complete;                  /* the final figures are set */
     bool interrupted;
-    struct sb_stats *total;         /* owned; NULL until complete */
+    /* Owned; NULL until sb_output_end_point stored the final figures, so
+     * it also says whether the point is complete. */
+    struct sb_stats *total;
     double time_s;
     uint64_t max_backlog;
-    bool sql;
     struct sb_cpu_report cpu;
     char server_label[512];
     struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
@@ -97,7 +96,7 @@ struct sb_output {
     size_t npoints, cap;
     char server_version[256];       /* "" until a probe connection got one */
     char driver_name[32];           /* the driver used, "" if none */
-    time_t started, finished;       /* wall clock, for the document */
+    time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
 };
 
@@ -137,13 +136,13 @@ void sb_output_set_server(struct sb_output *o, const char *driver,
  * command line), the environment and every point. Returns 0, or -1 with
  * one line in err on a write error.
  */
-int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
+int sb_output_write_json(const struct sb_output *o, const struct sb_lua_env *env,
                          char *err, size_t errlen);
 
 /* The same document written to fp (borrowed, left open), for instance a
  * memory stream the charts of --plot are drawn from; name is the file's
  * name in the error message. */
-int sb_output_write_json_to(struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
+int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
                             const char *name, char *err, size_t errlen);
 
 /*

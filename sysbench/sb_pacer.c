@@ -103,6 +103,11 @@ int sb_pacer_check(double rate_tps, unsigned nthreads, double jitter_us,
     return 0;
 }
 
+double sb_pacer_jitter_us(double rate_tps, unsigned nthreads, double jitter_us)
+{
+    return jitter_us > 0 ? jitter_us : 0.1 * (double)nthreads / rate_tps * 1e6;
+}
+
 void sb_pacer_init(struct sb_pacer *p, double rate_tps, unsigned nthreads,
                    unsigned thread_idx, double jitter_us,
                    enum sb_late_policy policy, uint64_t t0_ns)
@@ -124,8 +129,7 @@ void sb_pacer_init(struct sb_pacer *p, double rate_tps, unsigned nthreads,
     memset(p, 0, sizeof(*p));
     p->period_exact_ns = period;
     p->period_ns = ns_from_double(period);
-    p->jitter_ns = jitter_us > 0 ? ns_from_double(jitter_us * 1000.0)
-                                 : ns_from_double(period * 0.1);
+    p->jitter_ns = ns_from_double(sb_pacer_jitter_us(rate_tps, nthreads, jitter_us) * 1000.0);
     if ((double)p->jitter_ns > period)
         p->jitter_ns = (uint64_t)period;
     /* Threads start a fraction of a period apart so that their slots

@@ -52,6 +52,13 @@ int sb_pacer_check(double rate_tps, unsigned nthreads, double jitter_us,
                    char *err, size_t errlen);
 
 /*
+ * The jitter width in microseconds a configuration really uses: jitter_us
+ * itself, or 10% of the per-thread period N/R when it is 0. The run shows
+ * it in its header; sb_pacer_init applies the same rule.
+ */
+double sb_pacer_jitter_us(double rate_tps, unsigned nthreads, double jitter_us);
+
+/*
  * Initialises the schedule of thread `thread_idx` (0-based) of `nthreads`
  * sharing rate_tps, starting at t0_ns. The configuration must have passed
  * sb_pacer_check. jitter_us == 0 selects 10% of the period.

@@ -148,10 +148,10 @@ static void gp_num(FILE *f, double v)
 
 /* ------------------------------------------------------------ chart helpers */
 
+/* The complete point of result r at key k, or NULL: a gap in the chart. */
 static const struct sb_resfile_point *cell(const struct plot *pl, size_t r, size_t k)
 {
-    const struct sb_resfile_point *p = sb_resfile_grid_cell(pl->g, r, k);
-    return p != NULL && p->complete ? p : NULL;
+    return sb_resfile_grid_cell(pl->g, r, k);
 }
 
 /* The script name for titles when every file ran the same one. */
@@ -327,9 +327,10 @@ static void chart_cpu(struct plot *pl)
     for (size_t r = 0; r < pl->n; r++)
         for (size_t k = 0; k < pl->g->nkeys; k++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            if (p && p->client.measured && !isnan(p->client.total_us))
+            /* A side that was not measured has NaN figures. */
+            if (p && !isnan(p->client.total_us))
                 has[0] = true;
-            if (p && p->server.measured && !isnan(p->server.total_us))
+            if (p && !isnan(p->server.total_us))
                 has[1] = true;
         }
     nsides = (size_t)has[0] + (size_t)has[1];
@@ -413,18 +414,21 @@ static bool panel_shown(size_t k, size_t nkeys)
 static uint64_t latency_block(FILE *f, const struct sb_resfile_point *p, size_t r, size_t k,
                               double *lo_ms, double *hi_ms)
 {
-    uint64_t total = 0, seen = 0;
+    const struct sb_hist *h = p->hist;
+    uint64_t total = h->total, seen = 0;
     double prev_x = 1;
 
-    for (size_t i = 0; i < p->nbuckets; i++)
-        total += p->buckets[i].count;
     fprintf(f, "$lat_%zu_%zu << EOD\n", r, k);
-    for (size_t i = 0; i < p->nbuckets && total > 0; i++) {
-        uint64_t v = p->buckets[i].high_ns;
+    for (size_t b = 0; b < SB_HIST_BUCKETS && total > 0; b++) {
+        /* The bucket's upper bound capped at the maximum, as
+         * sb_hist_percentile reports it. */
+        uint64_t v = sb_hist_bucket_high(b);
         double x, left;
-        if (p->hist_max_ns > 0 && v > p->hist_max_ns)
-            v = p->hist_max_ns;
-        seen += p->buckets[i].count;
+        if (h->counts[b] == 0)
+            continue;
+        if (h->max_ns > 0 && v > h->max_ns)
+            v = h->max_ns;
+        seen += h->counts[b];
         left = 1.0 - (double)seen / (double)total;
         x = left * (double)total < 1.0 ? (double)total : 1.0 / left;
         fprintf(f, "%.8g %.8g\n%.8g %.8g\n", prev_x, (double)v / 1e6, x, (double)v / 1e6);
@@ -455,7 +459,7 @@ static void chart_latency(struct plot *pl)
         npanels++;
         for (size_t r = 0; r < pl->n; r++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            if (p != NULL && p->nbuckets > 0) {
+            if (p != NULL && p->hist != NULL) {
                 uint64_t c = latency_block(f, p, r, k, &lo_ms, &hi_ms);
                 maxcount = c > maxcount ? c : maxcount;
             }
@@ -487,19 +491,19 @@ static void chart_latency(struct plot *pl)
     if (hi_ms > 0)
         fprintf(f, "set yrange [%g:%g]\n", pow(10, floor(log10(lo_ms))),
                 pow(10, ceil(log10(hi_ms * 1.0001))));
-    if (npanels > 1) {
+    /* The title begin_chart set is cleared above so that the panels do
+     * not repeat it; it goes over the whole multiplot, or back on the one
+     * plot. */
+    {
         char t[256];
         const char *script = common_script(pl);
         snprintf(t, sizeof(t), "Response time by percentile (log scales)%s%s", *script ? ": " : "",
                  script);
-        fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
+        if (npanels > 1)
+            fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
+        else
+            fputs("set title ", f);
         gp_str(f, t);
-        fputs(" font ',14'\n", f);
-    } else {
-        fputs("set title ", f);
-        snprintf(name, sizeof(name), "Response time by percentile (log scales)%s%s",
-                 *common_script(pl) ? ": " : "", common_script(pl));
-        gp_str(f, name);
         fputs(" font ',14'\n", f);
     }
     if (single) {
@@ -508,7 +512,7 @@ static void chart_latency(struct plot *pl)
         fputs("plot ", f);
         for (size_t k = 0; k < pl->g->nkeys; k++) {
             const struct sb_resfile_point *p = cell(pl, 0, k);
-            if (p == NULL || p->nbuckets == 0)
+            if (p == NULL || p->hist == NULL)
                 continue;
             fprintf(f, "%s$lat_0_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
                     drawn ? ", \\\n     " : "", k, palette[k % NCOLORS]);
@@ -529,7 +533,7 @@ static void chart_latency(struct plot *pl)
         fputs(" font ',12'\nplot ", f);
         for (size_t r = 0; r < pl->n; r++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            if (p == NULL || p->nbuckets == 0)
+            if (p == NULL || p->hist == NULL)
                 continue;
             fprintf(f, "%s$lat_%zu_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
                     drawn ? ", \\\n     " : "", r, k, palette[r % NCOLORS]);
@@ -694,7 +698,7 @@ cleanup:
     return rc;
 }
 
-int sb_plot_output(struct sb_output *o, const struct sb_lua_env *env, const char *path,
+int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
                    FILE *out, char *err, size_t errlen)
 {
     struct sb_resfile r;

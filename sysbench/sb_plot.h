@@ -52,7 +52,7 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
  * the charts are exactly those of the --json file. The run is named after
  * the --json file, else the script. Returns 0, or -1 with one line in err.
  */
-int sb_plot_output(struct sb_output *o, const struct sb_lua_env *env, const char *path,
+int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
                    FILE *out, char *err, size_t errlen);
 
 #endif /* SB_PLOT_H */

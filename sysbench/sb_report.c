@@ -156,7 +156,7 @@ void sb_report_print_final(const struct sb_final *f, FILE *out)
     const struct sb_hist *h = &t->response;
     double secs = f->time_total;
     uint64_t ev = t->c[SB_STAT_EVENTS];
-    uint64_t q = t->c[SB_STAT_READS] + t->c[SB_STAT_WRITES] + t->c[SB_STAT_OTHER];
+    uint64_t q = sb_stats_queries(t);
     double evs[4096], avg, sd;
     unsigned n = f->threads < 4096 ? f->threads : 4096;
 

@@ -31,46 +31,45 @@ static void read_cpu(struct sb_resfile_cpu *c, const struct sb_jv *side)
     c->total_us = c->measured ? sb_jv_num(sb_jv_get(side, "total_us_per_tx")) : NAN;
 }
 
-/* Copies the histogram's buckets, skipping malformed ones: a file edited
- * by hand must not make the charts fail, only lose those buckets. */
+/* Rebuilds the histogram from its buckets, skipping malformed ones: a
+ * file edited by hand must not make the charts fail, only lose those
+ * buckets. */
 static int read_histogram(struct sb_resfile_point *pt, const struct sb_jv *h)
 {
     const struct sb_jv *b = sb_jv_get(h, "buckets");
     size_t n = sb_jv_len(b);
+    uint64_t max_ns = get_u64(sb_jv_get(h, "max_ns")), prev_high = 0;
 
-    pt->hist_count = get_u64(sb_jv_get(h, "count"));
-    pt->hist_max_ns = get_u64(sb_jv_get(h, "max_ns"));
     if (n == 0)
         return 0;
-    pt->buckets = calloc(n, sizeof(*pt->buckets));
-    if (pt->buckets == NULL)
+    pt->hist = malloc(sizeof(*pt->hist));
+    if (pt->hist == NULL)
         return -1;
+    sb_hist_reset(pt->hist);
     for (size_t i = 0; i < n; i++) {
         const struct sb_jv *e = sb_jv_at(b, i);
-        struct sb_resfile_bucket bk;
+        uint64_t low, high, count;
         if (sb_jv_len(e) != 3)
             continue;
-        bk.low_ns = get_u64(sb_jv_at(e, 0));
-        bk.high_ns = get_u64(sb_jv_at(e, 1));
-        bk.count = get_u64(sb_jv_at(e, 2));
-        if (bk.count == 0 || bk.high_ns < bk.low_ns)
+        low = get_u64(sb_jv_at(e, 0));
+        high = get_u64(sb_jv_at(e, 1));
+        count = get_u64(sb_jv_at(e, 2));
+        if (count == 0 || high < low)
             continue;
-        /* Buckets must stay in increasing order for the percentiles. */
-        if (pt->nbuckets > 0 && bk.low_ns <= pt->buckets[pt->nbuckets - 1].high_ns)
+        /* Buckets out of increasing order are as malformed as the rest. */
+        if (pt->hist->total > 0 && low <= prev_high)
             continue;
-        pt->buckets[pt->nbuckets++] = bk;
+        sb_hist_add_bucket(pt->hist, low, count);
+        prev_high = high;
     }
-    if (pt->hist_max_ns == 0 && pt->nbuckets > 0)
-        pt->hist_max_ns = pt->buckets[pt->nbuckets - 1].high_ns;
-    if (pt->nbuckets > 0) {
-        pt->hist = malloc(sizeof(*pt->hist));
-        if (pt->hist == NULL)
-            return -1;
-        sb_hist_reset(pt->hist);
-        for (size_t i = 0; i < pt->nbuckets; i++)
-            sb_hist_add_bucket(pt->hist, pt->buckets[i].low_ns, pt->buckets[i].count);
-        pt->hist->max_ns = pt->hist_max_ns;
+    if (pt->hist->total == 0) {
+        free(pt->hist);
+        pt->hist = NULL;
+        return 0;
     }
+    /* The exact maximum caps the top percentiles, as in the run; a file
+     * without it gives its last bucket's bound. */
+    pt->hist->max_ns = max_ns > 0 ? max_ns : prev_high;
     return 0;
 }
 
@@ -194,10 +193,8 @@ int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
 
 void sb_resfile_free(struct sb_resfile *r)
 {
-    for (size_t i = 0; i < r->npoints; i++) {
-        free(r->points[i].buckets);
+    for (size_t i = 0; i < r->npoints; i++)
         free(r->points[i].hist);
-    }
     free(r->points);
     free(r->path);
     free(r->label);
@@ -211,7 +208,7 @@ void sb_resfile_free(struct sb_resfile *r)
 double sb_resfile_percentile_ms(const struct sb_resfile_point *p, double pct)
 {
     /* Without buckets, only a percentile the run stored is known. */
-    if (p->hist == NULL || p->hist->total == 0) {
+    if (p->hist == NULL) {
         for (size_t i = 0; i < p->npcts; i++)
             if (fabs(p->pcts[i] - pct) < 1e-9)
                 return p->pct_ms[i];
@@ -333,7 +330,10 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
 const struct sb_resfile_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
                                                   size_t k)
 {
-    return r < g->nres && k < g->nkeys ? g->cells[r * g->nkeys + k] : NULL;
+    const struct sb_resfile_point *p =
+        r < g->nres && k < g->nkeys ? g->cells[r * g->nkeys + k] : NULL;
+
+    return p != NULL && p->complete ? p : NULL;
 }
 
 static void rate_name(char *buf, size_t len, const struct sb_resfile_key *k)

@@ -27,11 +27,6 @@ struct sb_resfile_cpu {
     double user_us, system_us, total_us;
 };
 
-/* One non-empty bucket of the response-time histogram. */
-struct sb_resfile_bucket {
-    uint64_t low_ns, high_ns, count;
-};
-
 /* One point of a sweep. */
 struct sb_resfile_point {
     unsigned threads;
@@ -44,12 +39,10 @@ struct sb_resfile_point {
     /* The stored response-time percentiles (ms), as the file has them. */
     double pcts[16], pct_ms[16];
     size_t npcts;
-    /* The histogram; nbuckets is 0 when the file has none. */
-    struct sb_resfile_bucket *buckets; /* owned */
-    size_t nbuckets;
-    uint64_t hist_count, hist_max_ns;
-    /* The same buckets as a histogram, for percentiles; owned, NULL when
-     * the file has none. */
+    /* The stored response-time histogram, rebuilt from its buckets so
+     * that percentiles and the latency chart follow the run's own rules
+     * (sb_histogram.h); max_ns is the file's exact maximum. Owned; NULL
+     * when the file has no (well-formed) buckets. */
     struct sb_hist *hist;
 };
 
@@ -127,7 +120,9 @@ struct sb_resfile_grid {
  * memory. The grid borrows the points: free it before the results. */
 int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *res, size_t n);
 
-/* The point of result r at key k, or NULL. */
+/* The complete point of result r at key k, or NULL when r has no point
+ * there or that point has no final figures: every table and chart shows
+ * both alike, as a gap. */
 const struct sb_resfile_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
                                                   size_t k);
 

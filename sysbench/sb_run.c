@@ -234,7 +234,7 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     double cpu_client, cpu_server;
 
     collect(r);
-    if (r->delta.c[SB_STAT_READS] + r->delta.c[SB_STAT_WRITES] + r->delta.c[SB_STAT_OTHER] > 0)
+    if (sb_stats_queries(&r->delta) > 0)
         r->sql = true;
     sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
                         run->nthreads, cfg->npercentiles ? pct : 0);
@@ -438,7 +438,6 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     struct sb_cpu_server cpu_srv;
     struct sb_cpu_sample cpu_before, cpu_after;
     char cpu_label[512], server_version[256];
-    bool cpu_ok;
     int rc = 0;
     unsigned n = cfg->threads;
 
@@ -452,8 +451,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     if (cfg->tx_rate > 0) {
         run->mode = SB_PACE_FIXED;
         run->rate = cfg->tx_rate;
-        run->jitter_us = cfg->tx_jitter_us > 0 ? cfg->tx_jitter_us
-                                               : 0.1 * (double)n / cfg->tx_rate * 1e6;
+        run->jitter_us = sb_pacer_jitter_us(cfg->tx_rate, n, cfg->tx_jitter_us);
     } else if (cfg->rate > 0) {
         run->mode = SB_PACE_POISSON;
         run->rate = cfg->rate;
@@ -477,9 +475,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     r->out = out;
 
     print_header(run);
-    cpu_ok = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
-                         sizeof(server_version));
-    r->cpu_srv = cpu_ok ? &cpu_srv : NULL;
+    r->cpu_srv = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
+                             sizeof(server_version)) ? &cpu_srv : NULL;
     if (out != NULL &&
         sb_output_begin_point(out, n, output_rate_mode(run->mode), run->rate,
                               run->jitter_us) == NULL) {
@@ -526,7 +523,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
      * interval line falls on the deadline rather than just after it. */
     if (cfg->time_limit > 0)
         deadline = r->start_ns + (uint64_t)(cfg->time_limit * 1e9);
-    sb_cpu_sample(&cpu_before, cpu_ok ? &cpu_srv : NULL);
+    sb_cpu_sample(&cpu_before, r->cpu_srv);
     r->cpu_prev = cpu_before;
     pthread_barrier_wait(&run->go);
 
@@ -548,7 +545,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                 pthread_mutex_unlock(&run->arrivals_lock);
             }
             __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
-            sb_cpu_sample(&cpu_before, cpu_ok ? &cpu_srv : NULL);
+            sb_cpu_sample(&cpu_before, r->cpu_srv);
             r->cpu_prev = cpu_before;
             warm_end = 0;
         }
@@ -566,7 +563,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
      * thread_run finished) leave the stop flag unset. */
     sb_request_stop(SB_STOP_DONE);
     join_workers(run, deadline);
-    sb_cpu_sample(&cpu_after, cpu_ok ? &cpu_srv : NULL);
+    sb_cpu_sample(&cpu_after, r->cpu_srv);
     end = 0;
     for (unsigned i = 0; i < n; i++) {
         if (run->workers[i].failed && rc == 0) {
@@ -621,7 +618,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             b = backlog_now(run, end);
         if (b > r->max_backlog)
             r->max_backlog = b;
-        if (total->c[SB_STAT_READS] + total->c[SB_STAT_WRITES] + total->c[SB_STAT_OTHER] > 0)
+        if (sb_stats_queries(total) > 0)
             r->sql = true;
         if (sb_stop_reason() == SB_STOP_SIGNAL)
             printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
@@ -657,7 +654,6 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             pf.total = total;
             pf.time_s = t;
             pf.max_backlog = r->max_backlog;
-            pf.sql = r->sql;
             pf.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
             pf.cpu = &cr;
             pf.server_label = cpu_label;

@@ -56,6 +56,12 @@ static inline void sb_stats_add(struct sb_stats *s, enum sb_counter c, uint64_t 
                      __ATOMIC_RELAXED);
 }
 
+/* Queries of every kind (reads, writes, other) in s. */
+static inline uint64_t sb_stats_queries(const struct sb_stats *s)
+{
+    return s->c[SB_STAT_READS] + s->c[SB_STAT_WRITES] + s->c[SB_STAT_OTHER];
+}
+
 /* Counts an ignored error or a reconnect under its code; owner only. */
 void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
                          bool reconnect);

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Shared helpers for the command-line and Lua scenario test suites
-# (tests/cli/cli_tests.sh, tests/lua/lua_tests.sh). A suite sources this
+# (tests/cli/*.sh, tests/lua/lua_tests.sh). A suite sources this
 # file, then declares its cases one after the other:
 #
 #   tcase "threads option rejects zero"
@@ -59,11 +59,28 @@ trap _t_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# need_tool COMMAND WHY: a suite that cannot run without COMMAND fails as
+# a whole, with one line saying so.
+need_tool() {
+    if ! command -v "$1" >/dev/null 2>&1; then
+        echo "$1 is needed $2" >&2
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+}
+
 if [ ! -x "$SB_BIN" ]; then
     echo "FAIL: sysbench binary not found at $SB_BIN" >&2
     echo "0 passed, 1 failed"
     exit 1
 fi
+
+# ---------------------------------------------------------------- fixtures
+
+# write_ev: ev.lua, an empty event, the cheapest script that can `run`.
+write_ev() {
+    echo 'function event() end' >ev.lua
+}
 
 _t_close() {
     [ -n "$_T_NAME" ] || return 0
@@ -163,12 +180,6 @@ assert_not_contains() {
     fi
 }
 
-assert_not_match() {
-    if grep -qE -- "$2" "$1" 2>/dev/null; then
-        fail "$1 unexpectedly matches /$2/"
-    fi
-}
-
 # assert_lines FILE N: FILE has exactly N lines.
 assert_lines() {
     local n
@@ -214,6 +225,13 @@ assert_ge() { assert_num "$1" ">=" "$2" "${3:-}"; }
 assert_lt() { assert_num "$1" "<" "$2" "${3:-}"; }
 assert_le() { assert_num "$1" "<=" "$2" "${3:-}"; }
 
+# assert_between VALUE LOW HIGH [WHAT]: LOW <= VALUE <= HIGH; the two
+# bounds are checked (and reported) separately, as assert_ge and assert_le.
+assert_between() {
+    assert_ge "$1" "$2" "${4:-}"
+    assert_le "$1" "$3" "${4:-}"
+}
+
 # assert_fatal STRING: the run failed cleanly: stderr holds exactly one
 # line starting with "FATAL: ", that line contains STRING, and there is no
 # sign of a crash or a Lua backtrace anywhere in the output.
@@ -252,6 +270,12 @@ report_num() {
 # kv FILE KEY: the value of a "KEY=value" line printed by a test script.
 kv() {
     grep -E "^$2=" "$1" 2>/dev/null | head -n 1 | cut -d= -f2-
+}
+
+# sum_kv FILE PREFIX: the sum of the values of every PREFIX<n>=value line
+# (one per thread, n the thread id).
+sum_kv() {
+    grep -E "^$2[0-9]+=" "$1" | cut -d= -f2 | awk '{ s += $1 } END { print s + 0 }'
 }
 
 # assert_kv FILE KEY VALUE: a test script printed KEY=VALUE.

@@ -9,10 +9,6 @@ function thread_init()
    oltp.thread_init({"deletes"})
 end
 
-function thread_done()
-   oltp.thread_done()
-end
-
 function event()
    oltp.deletes(oltp.rand_table(), 1)
    oltp.event_done()

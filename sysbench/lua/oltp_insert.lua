@@ -18,10 +18,6 @@ function thread_init()
    oltp.thread_init({auto_inc and "auto_inserts" or "inserts"})
 end
 
-function thread_done()
-   oltp.thread_done()
-end
-
 function event()
    local t = oltp.rand_table()
    if auto_inc then

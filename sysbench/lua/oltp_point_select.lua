@@ -8,10 +8,6 @@ function thread_init()
    oltp.thread_init({"point_selects"})
 end
 
-function thread_done()
-   oltp.thread_done()
-end
-
 function event()
    oltp.point_selects(oltp.rand_table(), 1)
    oltp.event_done()

@@ -12,10 +12,6 @@ function thread_init()
    oltp.thread_init(oltp.kinds(oltp.READ_KINDS, oltp.WRITE_KINDS))
 end
 
-function thread_done()
-   oltp.thread_done()
-end
-
 function event()
    local t = oltp.begin()
    oltp.point_selects(t)

@@ -8,10 +8,6 @@ function thread_init()
    oltp.thread_init({"non_index_updates"})
 end
 
-function thread_done()
-   oltp.thread_done()
-end
-
 function event()
    oltp.non_index_updates(oltp.rand_table(), 1)
    oltp.event_done()

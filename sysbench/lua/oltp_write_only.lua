@@ -11,10 +11,6 @@ function thread_init()
    oltp.thread_init(oltp.WRITE_KINDS)
 end
 
-function thread_done()
-   oltp.thread_done()
-end
-
 function event()
    local t = oltp.begin()
    oltp.index_updates(t)

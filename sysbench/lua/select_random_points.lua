@@ -9,10 +9,10 @@ oltp.add_options({
    random_points = {"ids listed in the IN (...) of each query", 10},
 })
 
-local queries = {}   -- queries[table] = prepared statement handle
+local queries         -- queries[table] = prepared statement handle
 
 function thread_init()
-   local cfg = oltp.init()
+   oltp.init()
    local npoints = sysbench.opt.random_points
    if npoints < 1 then
       error("--random-points must be at least 1", 0)
@@ -22,15 +22,9 @@ function thread_init()
    for i = 1, npoints do
       marks[i], types[i] = "?", "INT"
    end
-   for t = 1, cfg.tables do
-      queries[t] = oltp.prepare_custom(string.format(
-         "SELECT id, k, c, pad FROM sbtest%d WHERE k IN (%s)",
-         t, table.concat(marks, ", ")), types)
-   end
-end
-
-function thread_done()
-   oltp.thread_done()
+   queries = oltp.prepare_custom_tables(
+      "SELECT id, k, c, pad FROM sbtest%d WHERE k IN (" ..
+      table.concat(marks, ", ") .. ")", types)
 end
 
 function event()

@@ -11,34 +11,29 @@ oltp.add_options({
    delta = {"width of each BETWEEN range", 5},
 })
 
-local queries = {}   -- queries[table] = prepared statement handle
+local queries         -- queries[table] = prepared statement handle
+local delta
 
 function thread_init()
-   local cfg = oltp.init()
+   oltp.init()
    local nranges = sysbench.opt.number_of_ranges
    if nranges < 1 then
       error("--number-of-ranges must be at least 1", 0)
    end
+   delta = sysbench.opt.delta
    oltp.thread_init({})
    local conds, types = {}, {}
    for i = 1, nranges do
       conds[i] = "k BETWEEN ? AND ?"
       types[2 * i - 1], types[2 * i] = "INT", "INT"
    end
-   for t = 1, cfg.tables do
-      queries[t] = oltp.prepare_custom(string.format(
-         "SELECT COUNT(k) FROM sbtest%d WHERE %s",
-         t, table.concat(conds, " OR ")), types)
-   end
-end
-
-function thread_done()
-   oltp.thread_done()
+   queries = oltp.prepare_custom_tables(
+      "SELECT COUNT(k) FROM sbtest%d WHERE " .. table.concat(conds, " OR "),
+      types)
 end
 
 function event()
    local q = queries[oltp.rand_table()]
-   local delta = sysbench.opt.delta
    local p = q.param
    for i = 1, #p, 2 do
       local first = oltp.rand_id()

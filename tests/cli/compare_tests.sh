@@ -12,11 +12,7 @@
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "python3 is needed to read the JSON documents" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+need_tool python3 "to read the JSON documents"
 
 # The two workloads; the second does twice the Lua work per event.
 write_work() {

@@ -11,15 +11,7 @@
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "python3 is needed to read the JSON documents" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-write_ev() {
-    echo 'function event() end' >ev.lua
-}
+need_tool python3 "to read the JSON documents"
 
 # A script that runs real queries, so the SQL figures and the driver show.
 write_sql() {

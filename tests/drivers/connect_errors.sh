@@ -46,14 +46,8 @@ mysql_common="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=sbtest --mys
 pgsql_common="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=sbtest --pgsql-db=sbtest"
 
 connect_ok() {
-    local rc=0
     # shellcheck disable=SC2046
-    sb_run out.txt err.txt $(sb_driver_args "$1") connect.lua || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show out.txt err.txt
-        sb_fail "exit status $rc"
-        return 1
-    fi
+    sb_run_ok connect.lua out.txt err.txt $(sb_driver_args "$1") connect.lua || return 1
     grep -q '^connected' out.txt || { sb_show out.txt; sb_fail "no 'connected' line"; return 1; }
 }
 

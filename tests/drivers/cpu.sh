@@ -51,11 +51,11 @@ heavier_work() {
     if [ "$drv" = mysql ]; then light=50000; pid=$SB_MYSQL_PID; else light=200000; pid=$SB_PGSQL_PID; fi
     heavy=$((light * 10))
     # shellcheck disable=SC2046
-    sb_run light.txt light.err $(sb_driver_args "$drv") --threads=1 --events=40 --time=0 \
-        work.lua run --work="$light" || { sb_show light.txt light.err; return 1; }
+    sb_run_ok "the light run" light.txt light.err $(sb_driver_args "$drv") --threads=1 \
+        --events=40 --time=0 work.lua run --work="$light" || return 1
     # shellcheck disable=SC2046
-    sb_run heavy.txt heavy.err $(sb_driver_args "$drv") --threads=1 --events=40 --time=0 \
-        work.lua run --work="$heavy" || { sb_show heavy.txt heavy.err; return 1; }
+    sb_run_ok "the heavy run" heavy.txt heavy.err $(sb_driver_args "$drv") --threads=1 \
+        --events=40 --time=0 work.lua run --work="$heavy" || return 1
     sb_show light.txt heavy.txt | grep -A8 "CPU cost" || true
     grep -q "server processes: pid $pid" light.txt ||
         { sb_fail "the server processes are not the harness's server (pid $pid)"; return 1; }

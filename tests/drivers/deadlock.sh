@@ -79,8 +79,7 @@ forced_deadlock() {
     local -a args
     # shellcheck disable=SC2207
     args=($(sb_driver_args "$drv"))
-    sb_run prep.txt prep.err "${args[@]}" deadlock.lua prepare || rc=$?
-    [ "$rc" -eq 0 ] || { sb_show prep.txt prep.err; sb_fail "prepare exited with $rc"; return 1; }
+    sb_run_ok prepare prep.txt prep.err "${args[@]}" deadlock.lua prepare || return 1
     sb_run out.txt err.txt "${args[@]}" --threads=2 --time="$seconds" deadlock.lua run || rc=$?
     # Each committed transaction added 1 to both rows; a victim added nothing.
     v=$(sb_cli "$drv" "SELECT v FROM sbdl ORDER BY id" | tr '\n' ' ')

@@ -37,8 +37,7 @@ killed_mid_run() {
     local -a args
     # shellcheck disable=SC2207
     args=($(sb_driver_args "$drv") oltp_point_select --tables=1 --table-size=1000)
-    sb_run prep.txt prep.err "${args[@]}" prepare || rc=$?
-    [ "$rc" -eq 0 ] || { sb_show prep.txt prep.err; sb_fail "prepare exited with $rc"; return 1; }
+    sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
 
     timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=6 run \
         >out.txt 2>err.txt &

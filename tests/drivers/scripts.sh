@@ -71,6 +71,36 @@ check_loaded() {
     done
 }
 
+# expect_no_tables DRV MESSAGE: no sbtest table exists; otherwise fails with
+# "MESSAGE: " and the tables found.
+expect_no_tables() {
+    if [ -n "$(tables_present "$1")" ]; then
+        sb_fail "$2: $(tables_present "$1" | tr '\n' ' ')"
+        return 1
+    fi
+}
+
+# prepare_fresh DRV ARGS...: no sbtest table yet, then ARGS prepare succeeds.
+prepare_fresh() {
+    local drv=$1
+    shift
+    expect_no_tables "$drv" "sbtest tables exist before prepare" || return 1
+    sb_run_ok prepare prep.txt prep.err "$@" prepare
+}
+
+# cleanup_all DRV ARGS...: ARGS cleanup succeeds and leaves no sbtest table.
+cleanup_all() {
+    local drv=$1
+    shift
+    sb_run_ok cleanup clean.txt clean.err "$@" cleanup || return 1
+    expect_no_tables "$drv" "cleanup left tables"
+}
+
+# col_sum TEXT N: the sum of column N over the lines of TEXT.
+col_sum() {
+    echo "$1" | awk -v c="$2" '{s += $c} END {print s}'
+}
+
 # Per-table row counts and SUM(k), space-separated, for after-run checks.
 table_stats() {
     local drv=$1 n
@@ -144,42 +174,28 @@ check_after_run() {
     # Across all tables the writes must have shown.
     case "$script" in
     oltp_update_index)
-        [ "$(echo "$after" | awk '{s += $2} END {print s}')" -gt "$(echo "$before" | awk '{s += $2} END {print s}')" ] ||
+        [ "$(col_sum "$after" 2)" -gt "$(col_sum "$before" 2)" ] ||
             { sb_fail "SUM(k) did not grow under oltp_update_index"; return 1; } ;;
     oltp_insert)
-        [ "$(echo "$after" | awk '{s += $1} END {print s}')" -gt "$(echo "$before" | awk '{s += $1} END {print s}')" ] ||
+        [ "$(col_sum "$after" 1)" -gt "$(col_sum "$before" 1)" ] ||
             { sb_fail "no row was inserted by oltp_insert"; return 1; } ;;
     oltp_delete)
-        [ "$(echo "$after" | awk '{s += $1} END {print s}')" -lt "$(echo "$before" | awk '{s += $1} END {print s}')" ] ||
+        [ "$(col_sum "$after" 1)" -lt "$(col_sum "$before" 1)" ] ||
             { sb_fail "no row was deleted by oltp_delete"; return 1; } ;;
     esac
 }
 
 oltp_script() {
-    local drv=$1 script=$2 rc=0 before label
+    local drv=$1 script=$2 before label
     local -a args
     # shellcheck disable=SC2207
     args=($(sb_driver_args "$drv") "$script" --tables="$TABLES" --table-size="$TABLE_SIZE")
 
-    if [ -n "$(tables_present "$drv")" ]; then
-        sb_fail "sbtest tables exist before prepare: $(tables_present "$drv" | tr '\n' ' ')"
-        return 1
-    fi
-    sb_run prep.txt prep.err "${args[@]}" prepare || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show prep.txt prep.err
-        sb_fail "prepare exited with $rc"
-        return 1
-    fi
+    prepare_fresh "$drv" "${args[@]}" || return 1
     check_loaded "$drv" || return 1
     before=$(table_stats "$drv")
 
-    sb_run run.txt run.err "${args[@]}" --threads=4 --time=$RUN_SECONDS run || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show run.txt run.err
-        sb_fail "run exited with $rc"
-        return 1
-    fi
+    sb_run_ok run run.txt run.err "${args[@]}" --threads=4 --time=$RUN_SECONDS run || return 1
     check_report run.txt || return 1
     for label in $(query_kinds "$script"); do
         sb_expect_positive run.txt "$label" || return 1
@@ -187,37 +203,19 @@ oltp_script() {
     grep -E 'transactions:|queries:|ignored errors:|reconnects:' run.txt
     check_after_run "$drv" "$script" "$before" || return 1
 
-    sb_run clean.txt clean.err "${args[@]}" cleanup || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show clean.txt clean.err
-        sb_fail "cleanup exited with $rc"
-        return 1
-    fi
-    if [ -n "$(tables_present "$drv")" ]; then
-        sb_fail "cleanup left tables: $(tables_present "$drv" | tr '\n' ' ')"
-        return 1
-    fi
+    cleanup_all "$drv" "${args[@]}"
 }
 
 # bulk_insert makes one empty table per thread in prepare and appends
 # consecutive ids to its own table in run: afterwards each table holds ids
 # 1..N exactly once and the tables together hold one row per event.
 bulk_insert() {
-    local drv=$1 rc=0 n got events total=0 c d lo hi
+    local drv=$1 n got events total=0 c d lo hi
     local -a args
     # shellcheck disable=SC2207
     args=($(sb_driver_args "$drv") bulk_insert --threads=4)
 
-    if [ -n "$(tables_present "$drv")" ]; then
-        sb_fail "sbtest tables exist before prepare: $(tables_present "$drv" | tr '\n' ' ')"
-        return 1
-    fi
-    sb_run prep.txt prep.err "${args[@]}" prepare || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show prep.txt prep.err
-        sb_fail "prepare exited with $rc"
-        return 1
-    fi
+    prepare_fresh "$drv" "${args[@]}" || return 1
     got=$(tables_present "$drv" | tr '\n' ' ')
     if [ "$got" != "sbtest1 sbtest2 sbtest3 sbtest4 " ]; then
         sb_fail "after prepare the tables are '$got', expected sbtest1..sbtest4"
@@ -228,12 +226,7 @@ bulk_insert() {
         [ "$got" = 0 ] || { sb_fail "sbtest$n holds $got rows after prepare, expected none"; return 1; }
     done
 
-    sb_run run.txt run.err "${args[@]}" --time=$RUN_SECONDS run || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show run.txt run.err
-        sb_fail "run exited with $rc"
-        return 1
-    fi
+    sb_run_ok run run.txt run.err "${args[@]}" --time=$RUN_SECONDS run || return 1
     check_report run.txt || return 1
     sb_expect_positive run.txt "write:" || return 1
     events=$(sb_report_num run.txt "total number of events:")
@@ -251,16 +244,7 @@ bulk_insert() {
         return 1
     fi
 
-    sb_run clean.txt clean.err "${args[@]}" cleanup || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show clean.txt clean.err
-        sb_fail "cleanup exited with $rc"
-        return 1
-    fi
-    if [ -n "$(tables_present "$drv")" ]; then
-        sb_fail "cleanup left tables: $(tables_present "$drv" | tr '\n' ' ')"
-        return 1
-    fi
+    cleanup_all "$drv" "${args[@]}"
 }
 
 # A failed case may leave its tables; drop them so the next starts clean.

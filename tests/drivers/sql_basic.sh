@@ -87,14 +87,10 @@ done
 TXT
 
 roundtrip() {
-    local drv=$1 mode=$2 rc=0
+    local drv=$1 mode=$2
     # shellcheck disable=SC2046
-    sb_run out.txt err.txt $(sb_driver_args "$drv") --db-ps-mode="$mode" roundtrip.lua || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        sb_show out.txt err.txt
-        sb_fail "exit status $rc"
-        return 1
-    fi
+    sb_run_ok roundtrip.lua out.txt err.txt $(sb_driver_args "$drv") --db-ps-mode="$mode" \
+        roundtrip.lua || return 1
     # The binary may print a version header first; compare from the rows on.
     sed -n '/^rows /,$p' out.txt >rows.txt
     sb_expect_same roundtrip.expected rows.txt || { sb_show err.txt; return 1; }

@@ -42,6 +42,19 @@ sb_run() {
     return "$rc"
 }
 
+# sb_run_ok WHAT OUT ERR ARGS...: sb_run that must succeed; otherwise it
+# shows OUT and ERR and fails with "WHAT exited with STATUS".
+sb_run_ok() {
+    local what=$1 out=$2 err=$3 rc=0
+    shift 3
+    sb_run "$out" "$err" "$@" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        sb_show "$out" "$err"
+        sb_fail "$what exited with $rc"
+        return 1
+    fi
+}
+
 # Arguments selecting DRIVER (mysql or pgsql) on the harness servers.
 sb_driver_args() {
     case "$1" in

@@ -304,11 +304,6 @@ export SB_SERVERS_DIR SB_MYSQL_HOST SB_MYSQL_PORT SB_MYSQL_SOCKET SB_MYSQL_USER 
     SB_MYSQL_STOP SB_MYSQL_START SB_PGSQL_HOST SB_PGSQL_PORT SB_PGSQL_SOCKET_DIR \\
     SB_PGSQL_USER SB_PGSQL_PASSWORD SB_PGSQL_DB SB_PGSQL_VERSION SB_PGSQL_PID \\
     SB_PGSQL_ARGS SB_PGSQL_STOP SB_PGSQL_START
-# Convenience wrappers for sourced scripts.
-sb_mysql_stop() { bash '$SELF' stop-mysql '$dir'; }
-sb_mysql_start() { bash '$SELF' start-mysql '$dir'; }
-sb_pgsql_stop() { bash '$SELF' stop-pgsql '$dir'; }
-sb_pgsql_start() { bash '$SELF' start-pgsql '$dir'; }
 ENV
 }
 

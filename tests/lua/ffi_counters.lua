@@ -2,9 +2,7 @@
 -- and bump the core's per-thread counters; with thread_run defined, drive
 -- the event protocol by hand (sb_more_events/sb_event_start/sb_event_stop).
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
+local print = require("tlib").print
 
 local ffi = require("ffi")
 

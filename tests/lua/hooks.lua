@@ -2,9 +2,7 @@
 -- thread_init/event/thread_done, prepare/cleanup/help as globals, custom
 -- serial and parallel commands, and an overridden prepare.
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
+local print = require("tlib").print
 
 local mode = os.getenv("SB_HOOKS_MODE")
 

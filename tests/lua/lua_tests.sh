@@ -32,9 +32,12 @@ db_query() {
     fi
 }
 
-# sum_kv FILE PREFIX: the sum of the values of every PREFIX<n>=value line.
-sum_kv() {
-    grep -E "^$2[0-9]+=" "$1" | cut -d= -f2 | awk '{ s += $1 } END { print s + 0 }'
+# report_run MODE: a fresh table r in r.db, then report.lua run with the
+# report hooks in SB_REPORT=MODE (fields, default, csv or json) on two
+# threads for 2 s with a report every second.
+report_run() {
+    sb --sqlite-db=r.db "$L/report.lua" mktable
+    SB_REPORT=$1 sb --sqlite-db=r.db "$L/report.lua" run --threads=2 --time=2 --report-interval=1
 }
 
 # ---------------------------------------------------------------- hooks
@@ -250,8 +253,7 @@ low_u=$(kv out low)
 sb --rand-type=pareto --rand-seed=1 def.lua
 low_p=$(kv out low)
 # Uniform puts ~10% in the lowest tenth, pareto (h=0.2) far more.
-assert_ge "${low_u:-0}" 1600 "uniform values <= 10"
-assert_le "${low_u:-0}" 2400 "uniform values <= 10"
+assert_between "${low_u:-0}" 1600 2400 "uniform values <= 10"
 assert_ge "${low_p:-0}" 10000 "pareto values <= 10"
 
 # ---------------------------------------------------------------- sql
@@ -284,8 +286,8 @@ assert_eq "$(report_num out "write:")" "$tx" "writes"
 assert_eq "$(report_num out "other:")" 0 "other"
 assert_eq "$(report_num out "    total:")" $((tx * 2)) "total queries"
 rows=$(db_query t.db 'SELECT count(*) FROM ev')
-assert_le "$rows" "$tx" "rows inserted"
-assert_ge "$rows" $((tx - 20)) "rows inserted (random id collisions aside)"
+# Random id collisions aside, one row per transaction.
+assert_between "$rows" $((tx - 20)) "$tx" "rows inserted"
 assert_eq "$(db_query t.db 'SELECT count(DISTINCT tid) FROM ev')" 2 "threads that inserted"
 
 tcase "sysbench.sql: a fatal SQL error in event() ends the run"
@@ -363,15 +365,13 @@ assert_match out "total number of events: +20$"
 # ---------------------------------------------------------------- reports
 
 tcase "report hooks receive the documented stat fields"
-sb --sqlite-db=r.db "$L/report.lua" mktable
-sb --sqlite-db=r.db "$L/report.lua" run --threads=2 --time=2 --report-interval=1
+report_run fields
 assert_exit 0
 assert_not_contains out "BAD"
 assert_not_contains out "UNEXPECTED"
 assert_not_contains out "General statistics:"
 n_int=$(grep -c '^interval.events=' out)
-assert_ge "$n_int" 1 "interval reports"
-assert_le "$n_int" 2 "interval reports"
+assert_between "$n_int" 1 2 "interval reports"
 for f in threads_running time_interval time_total latency_pct events reads writes other \
     errors reconnects queue_length concurrency; do
     assert_count out "^interval\\.$f=" "$n_int"
@@ -387,11 +387,9 @@ assert_eq "$(kv out final.writes)" "$ev" "final writes"
 assert_num "$(kv out final.other)" == 0 "final other"
 assert_num "$(kv out final.errors)" == 0 "final errors"
 assert_num "$(kv out final.threads_running)" == 2 "final threads_running"
-assert_ge "$(kv out final.time_total)" 1.9 "final time_total (seconds)"
-assert_le "$(kv out final.time_total)" 3 "final time_total (seconds)"
+assert_between "$(kv out final.time_total)" 1.9 3 "final time_total (seconds)"
 assert_num "$(kv out interval.threads_running)" == 2 "interval threads_running"
-assert_ge "$(kv out interval.time_interval)" 0.9 "interval time_interval (seconds)"
-assert_le "$(kv out interval.time_interval)" 1.1 "interval time_interval (seconds)"
+assert_between "$(kv out interval.time_interval)" 0.9 1.1 "interval time_interval (seconds)"
 # Latencies are in seconds: min <= avg <= max, all well under a second.
 lmin=$(kv out final.latency_min)
 lavg=$(kv out final.latency_avg)
@@ -409,13 +407,11 @@ isum=$(grep '^interval.events=' out | cut -d= -f2 | awk '{ s += $1 } END { print
 assert_le "$isum" "$ev" "sum of interval events"
 
 tcase "sysbench.report_default output shape"
-sb --sqlite-db=r.db "$L/report.lua" mktable
-SB_REPORT=default sb --sqlite-db=r.db "$L/report.lua" run --threads=2 --time=2 --report-interval=1
+report_run default
 assert_exit 0
 re='^\[ [0-9]+s \] thds: 2 tps: [0-9]+\.[0-9]{2} qps: [0-9]+\.[0-9]{2} \(r/w/o: [0-9]+\.[0-9]{2}/[0-9]+\.[0-9]{2}/0\.00\) lat \(ms,95%\): [0-9]+\.[0-9]{2} err/s: 0\.00 reconn/s: 0\.00$'
 n=$(grep -cE "$re" out)
-assert_ge "$n" 2 "report_default lines"
-assert_le "$n" 3 "report_default lines"
+assert_between "$n" 2 3 "report_default lines"
 assert_count out '^\[ ' "$n"
 assert_not_contains out "General statistics:"
 # qps is twice tps (one read and one write per event).
@@ -423,25 +419,21 @@ grep -E "$re" out | awk '{ tps = $7; qps = $9; if (qps < 1.99 * tps || qps > 2.0
     END { exit bad }' || fail "qps is not twice tps"
 
 tcase "sysbench.report_csv output shape"
-sb --sqlite-db=r.db "$L/report.lua" mktable
-SB_REPORT=csv sb --sqlite-db=r.db "$L/report.lua" run --threads=2 --time=2 --report-interval=1
+report_run csv
 assert_exit 0
 re='^[0-9]+,2,[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{2},0\.00,[0-9]+\.[0-9]{2},0\.00,0\.00$'
 n=$(grep -cE "$re" out)
-assert_ge "$n" 2 "report_csv lines"
-assert_le "$n" 3 "report_csv lines"
+assert_between "$n" 2 3 "report_csv lines"
 assert_count out '^[0-9]+,' "$n"
 assert_match out '^1,2,'
 assert_match out '^2,2,'
 
 tcase "sysbench.report_json output shape"
-sb --sqlite-db=r.db "$L/report.lua" mktable
-SB_REPORT=json sb --sqlite-db=r.db "$L/report.lua" run --threads=2 --time=2 --report-interval=1
+report_run json
 assert_exit 0
 grep '^{' out >lines.json
 n=$(wc -l <lines.json)
-assert_ge "$n" 2 "report_json lines"
-assert_le "$n" 3 "report_json lines"
+assert_between "$n" 2 3 "report_json lines"
 if command -v python3 >/dev/null 2>&1; then
     python3 - lines.json <<'EOF' || fail "report_json lines do not have the expected JSON shape"
 import json, sys
@@ -496,10 +488,8 @@ assert_eq "$total" 1000 "sum of printed counts"
 # The two groups land in buckets near 1 ms and 100 ms.
 b1=$(awk '/\|/ && $NF == 900 { print $1 }' out)
 b2=$(awk '/\|/ && $NF == 100 { print $1 }' out)
-assert_ge "${b1:-0}" 0.9 "bucket of 1 ms"
-assert_le "${b1:-0}" 1.1 "bucket of 1 ms"
-assert_ge "${b2:-0}" 90 "bucket of 100 ms"
-assert_le "${b2:-0}" 110 "bucket of 100 ms"
+assert_between "${b1:-0}" 0.9 1.1 "bucket of 1 ms"
+assert_between "${b2:-0}" 90 110 "bucket of 100 ms"
 
 # ---------------------------------------------------------------- bundled scripts
 
@@ -528,8 +518,7 @@ for s in oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_i
         assert_match out "ignored errors: +[0-9]+ " ;;
     esac
     tt=$(report_num out "total time:")
-    assert_ge "${tt:-0}" 1.9 "total time"
-    assert_le "${tt:-99}" 3 "total time"
+    assert_between "${tt:-0}" 1.9 3 "total time"
     sb "$s" cleanup "${opts[@]}"
     assert_exit 0
     assert_eq "$(db_query b.db "SELECT count(*) FROM sqlite_master WHERE name LIKE 'sbtest%'")" 0 \

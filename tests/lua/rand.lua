@@ -2,11 +2,8 @@
 -- worker thread) and, through the parallel "draw" command, a printed
 -- sequence per thread that lua_tests.sh compares across runs and seeds.
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
-
 local t = require("tlib")
+local print = t.print
 local R = sysbench.rand
 
 local function in_range(f, a, b, n, name)

@@ -5,9 +5,7 @@
 -- Each event does one read and one write on SQLite so the figures are
 -- known: reads == writes == events.
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
+local print = require("tlib").print
 
 local which = os.getenv("SB_REPORT") or "fields"
 local con
@@ -19,9 +17,6 @@ end
 function event()
   con:query("SELECT 1")
   con:query("UPDATE r SET n = n + 1")
-  if os.getenv("SB_REPORT_SLOW") then
-    os.execute("sleep 0.002")
-  end
 end
 
 local common = {"threads_running", "time_interval", "time_total", "latency_pct",
@@ -30,13 +25,11 @@ local interval_only = {"queue_length", "concurrency"}
 local final_only = {"latency_min", "latency_max", "latency_avg", "latency_sum"}
 
 local function dump(kind, stat, extra, absent)
-  for _, f in ipairs(common) do
-    print(string.format("%s.%s=%s", kind, f, type(stat[f]) == "number" and
-      string.format("%.6f", stat[f]) or ("BAD " .. type(stat[f]))))
-  end
-  for _, f in ipairs(extra) do
-    print(string.format("%s.%s=%s", kind, f, type(stat[f]) == "number" and
-      string.format("%.6f", stat[f]) or ("BAD " .. type(stat[f]))))
+  for _, fields in ipairs({common, extra}) do
+    for _, f in ipairs(fields) do
+      print(string.format("%s.%s=%s", kind, f, type(stat[f]) == "number" and
+        string.format("%.6f", stat[f]) or ("BAD " .. type(stat[f]))))
+    end
   end
   for _, f in ipairs(absent) do
     if stat[f] ~= nil then print(string.format("%s.%s=UNEXPECTED", kind, f)) end
@@ -49,21 +42,17 @@ local reporters = {
   json = sysbench.report_json,
 }
 
-sysbench.hooks.report_intermediate = function(stat)
-  if which == "fields" then
-    dump("interval", stat, interval_only, final_only)
-  else
-    reporters[which](stat)
+-- The hook for KIND ("interval" or "final"): EXTRA are the fields only
+-- that kind has, ABSENT those it must not have.
+local function hook(kind, extra, absent)
+  if which ~= "fields" then
+    return reporters[which]
   end
+  return function(stat) dump(kind, stat, extra, absent) end
 end
 
-sysbench.hooks.report_cumulative = function(stat)
-  if which == "fields" then
-    dump("final", stat, final_only, interval_only)
-  else
-    reporters[which](stat)
-  end
-end
+sysbench.hooks.report_intermediate = hook("interval", interval_only, final_only)
+sysbench.hooks.report_cumulative = hook("final", final_only, interval_only)
 
 sysbench.cmdline.commands = {
   mktable = {function()

@@ -8,9 +8,7 @@
 --   fatal:     a missing table with no hook: the run fails.
 --   pcall:     the script catches the fatal SQL error itself.
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
+local print = require("tlib").print
 
 local mode = os.getenv("SB_RESTART_MODE") or "raise"
 local con

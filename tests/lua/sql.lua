@@ -2,11 +2,8 @@
 -- main state). Every check goes through tlib; the row dumps printed with
 -- "row:" must be identical under --db-ps-mode=auto and disable.
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
-
 local t = require("tlib")
+local print = t.print
 local T = sysbench.sql.type
 
 local function rows(con, q)

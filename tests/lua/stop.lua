@@ -2,9 +2,7 @@
 -- N + 3 events, so with --threads=3 the run holds 3 + 4 + 5 = 12 events
 -- and ends long before --time.
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
+local print = require("tlib").print
 
 local calls = 0
 

@@ -3,11 +3,13 @@
 -- "checks_TAG=N" so the shell side can insist that every check ran, and
 -- lua_tests.sh fails a case on any "not ok" line.
 
--- Worker threads share stdout: one write per line keeps their lines whole
--- (print() writes its text and the newline separately).
-local function print(s) io.write(tostring(s) .. "\n") end
-
 local t = { count = 0 }
+
+-- print for test scripts: worker threads share stdout, and one write per
+-- line keeps their lines whole (print() writes its text and the newline
+-- separately). Scripts do `local print = require("tlib").print`.
+function t.print(s) io.write(tostring(s) .. "\n") end
+local print = t.print
 
 function t.ok(cond, name, detail)
   t.count = t.count + 1

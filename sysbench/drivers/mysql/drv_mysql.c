@@ -50,51 +50,6 @@ static const struct sb_opt_def sb_mysql_options[] = {
 
 /* --------------------------------------------------------------- helpers */
 
-static char *sb_mysql_strdup_opt(const struct sb_optset *opts, const char *name)
-{
-    const char *v = sb_optset_str(opts, name);
-
-    /* An empty string means "not given" for every text option here, and a
-     * NULL is what the client library expects for that. */
-    if (v == NULL || v[0] == '\0')
-        return NULL;
-    return strdup(v);
-}
-
-static int sb_mysql_copy_list(const struct sb_optset *opts, const char *name,
-                              char ***out, size_t *nout)
-{
-    size_t n = 0;
-    char *const *items = sb_optset_list(opts, name, &n);
-    size_t kept = 0;
-
-    *out = NULL;
-    *nout = 0;
-    if (n == 0)
-        return 0;
-    *out = calloc(n, sizeof(**out));
-    if (*out == NULL)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        /* "--mysql-host=a,,b" should not produce an empty host name. */
-        if (items[i] == NULL || items[i][0] == '\0')
-            continue;
-        (*out)[kept] = strdup(items[i]);
-        if ((*out)[kept] == NULL)
-            return -1;
-        kept++;
-    }
-    *nout = kept;
-    return 0;
-}
-
-static void sb_mysql_free_list(char **list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(list[i]);
-    free(list);
-}
-
 void sb_mysql_set_err(struct sb_conn *con, unsigned no, const char *state,
                              const char *msg)
 {
@@ -149,19 +104,14 @@ enum sb_db_status sb_mysql_oom(struct sb_conn *con)
     return SB_DB_ERROR;
 }
 
-static bool sb_mysql_streq_ci(const char *a, const char *b)
-{
-    return strcasecmp(a, b) == 0;
-}
-
 /* ------------------------------------------------------- init and done */
 
 static void sb_mysql_free_config(void)
 {
     struct sb_mysql_config *c = &sb_mysql_cfg;
 
-    sb_mysql_free_list(c->hosts, c->nhosts);
-    sb_mysql_free_list(c->sockets, c->nsockets);
+    sb_db_free_list(c->hosts, c->nhosts);
+    sb_db_free_list(c->sockets, c->nsockets);
     free(c->ports);
     free(c->user);
     if (c->password != NULL) {
@@ -186,8 +136,8 @@ static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
     int64_t timeout;
 
     memset(c, 0, sizeof(*c));
-    if (sb_mysql_copy_list(opts, "mysql-host", &c->hosts, &c->nhosts) != 0 ||
-        sb_mysql_copy_list(opts, "mysql-socket", &c->sockets, &c->nsockets) != 0)
+    if (sb_db_opt_copy_list(opts, "mysql-host", &c->hosts, &c->nhosts) != 0 ||
+        sb_db_opt_copy_list(opts, "mysql-socket", &c->sockets, &c->nsockets) != 0)
         goto oom;
     if (c->nhosts == 0 && c->nsockets == 0) {
         snprintf(err, errlen, "--mysql-host is empty: give at least one host");
@@ -219,28 +169,28 @@ static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
         goto fail;
     }
 
-    c->user = sb_mysql_strdup_opt(opts, "mysql-user");
-    c->password = sb_mysql_strdup_opt(opts, "mysql-password");
-    c->db = sb_mysql_strdup_opt(opts, "mysql-db");
-    c->ssl_ca = sb_mysql_strdup_opt(opts, "mysql-ssl-ca");
-    c->ssl_cert = sb_mysql_strdup_opt(opts, "mysql-ssl-cert");
-    c->ssl_key = sb_mysql_strdup_opt(opts, "mysql-ssl-key");
-    c->ssl_cipher = sb_mysql_strdup_opt(opts, "mysql-ssl-cipher");
+    c->user = sb_db_opt_strdup(opts, "mysql-user");
+    c->password = sb_db_opt_strdup(opts, "mysql-password");
+    c->db = sb_db_opt_strdup(opts, "mysql-db");
+    c->ssl_ca = sb_db_opt_strdup(opts, "mysql-ssl-ca");
+    c->ssl_cert = sb_db_opt_strdup(opts, "mysql-ssl-cert");
+    c->ssl_key = sb_db_opt_strdup(opts, "mysql-ssl-key");
+    c->ssl_cipher = sb_db_opt_strdup(opts, "mysql-ssl-cipher");
 
     ssl = sb_optset_str(opts, "mysql-ssl");
-    if (ssl == NULL || ssl[0] == '\0' || sb_mysql_streq_ci(ssl, "off") ||
-        sb_mysql_streq_ci(ssl, "disabled") || sb_mysql_streq_ci(ssl, "false") ||
-        sb_mysql_streq_ci(ssl, "no") || sb_mysql_streq_ci(ssl, "0"))
+    if (ssl == NULL || ssl[0] == '\0' || strcasecmp(ssl, "off") == 0 ||
+        strcasecmp(ssl, "disabled") == 0 || strcasecmp(ssl, "false") == 0 ||
+        strcasecmp(ssl, "no") == 0 || strcasecmp(ssl, "0") == 0)
         c->ssl = SB_MYSQL_SSL_OFF;
-    else if (sb_mysql_streq_ci(ssl, "preferred"))
+    else if (strcasecmp(ssl, "preferred") == 0)
         c->ssl = SB_MYSQL_SSL_PREFERRED;
-    else if (sb_mysql_streq_ci(ssl, "on") || sb_mysql_streq_ci(ssl, "required") ||
-             sb_mysql_streq_ci(ssl, "true") || sb_mysql_streq_ci(ssl, "yes") ||
-             sb_mysql_streq_ci(ssl, "1"))
+    else if (strcasecmp(ssl, "on") == 0 || strcasecmp(ssl, "required") == 0 ||
+             strcasecmp(ssl, "true") == 0 || strcasecmp(ssl, "yes") == 0 ||
+             strcasecmp(ssl, "1") == 0)
         c->ssl = SB_MYSQL_SSL_REQUIRED;
-    else if (sb_mysql_streq_ci(ssl, "verify_ca"))
+    else if (strcasecmp(ssl, "verify_ca") == 0)
         c->ssl = SB_MYSQL_SSL_VERIFY_CA;
-    else if (sb_mysql_streq_ci(ssl, "verify_identity"))
+    else if (strcasecmp(ssl, "verify_identity") == 0)
         c->ssl = SB_MYSQL_SSL_VERIFY_IDENTITY;
     else {
         snprintf(err, errlen,
@@ -391,10 +341,7 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
     }
 
     if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) == NULL) {
-        unsigned no = mysql_errno(cp->my);
-
-        sb_mysql_set_err(con, no, mysql_sqlstate(cp->my), mysql_error(cp->my));
-        st = sb_mysql_is_conn_lost(no) ? SB_DB_CONN_LOST : SB_DB_ERROR;
+        st = sb_mysql_conn_error(con, cp->my);
         mysql_close(cp->my);
         free(cp);
         return st;
@@ -461,16 +408,9 @@ static enum sb_db_status sb_mysql_query(struct sb_conn *con, const char *sql,
     MYSQL_RES *res;
     unsigned nf;
 
-    rs->con = con;
-    rs->active = false;
-    rs->nrows = 0;
-    rs->nfields = 0;
+    /* The common layer freed the previous result and cleared rs. */
     if (cp->my == NULL)
         return SB_DB_OK;   /* dry run */
-
-    /* The common layer frees results first; this only keeps the driver's
-     * state consistent if it did not. */
-    sb_mysql_drop_results(cp);
 
     if (mysql_real_query(cp->my, sql, (unsigned long)len) != 0)
         return sb_mysql_conn_error(con, cp->my);
@@ -636,7 +576,6 @@ const struct sb_driver_ops sb_driver_mysql = {
     .name = "mysql",
     .description = "MySQL driver",
     .options = sb_mysql_options,
-    .default_ignorable = "1213,1020,1205",
     .ignore_option = "mysql-ignore-errors",
     .init = sb_mysql_init,
     .done = sb_mysql_done,

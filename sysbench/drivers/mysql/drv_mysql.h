@@ -109,6 +109,9 @@ struct sb_mysql_stmt {
     } *pnum;
     unsigned long *plen;
     SB_MY_BOOL *pnull;
+    /* The sb_stmt's bind_gen when pbind was last bound to the server (0:
+     * never), so executions rebind only after sb_db_bind. */
+    unsigned bind_gen;
     /* Result side: every column fetched as text. */
     unsigned nfields;
     MYSQL_BIND *rbind;

@@ -169,71 +169,72 @@ enum sb_db_status sb_mysql_prepare(struct sb_stmt *st)
     return SB_DB_OK;
 }
 
-/* Points the parameter binds at st->params' current values. */
-static void sb_mysql_fill_params(struct sb_stmt *st, struct sb_mysql_stmt *sp)
+/*
+ * Points the parameter binds at st->params. Buffer types and addresses
+ * depend only on which parameter objects are bound (their types and text
+ * buffers never change), so this runs when sb_db_bind changed them, not on
+ * every execution, and the server is sent the types once.
+ */
+static int sb_mysql_bind_params(struct sb_stmt *st, struct sb_mysql_stmt *sp)
 {
     for (unsigned i = 0; i < sp->nparams; i++) {
         const struct sb_bind *b = st->params[i];
         MYSQL_BIND *mb = &sp->pbind[i];
 
-        if (b == NULL) {
-            /* An unbound slot is sent as NULL rather than garbage. */
-            sp->pnull[i] = 1;
-            mb->is_null = &sp->pnull[i];
-            mb->buffer_type = MYSQL_TYPE_NULL;
-            mb->buffer = NULL;
-            continue;
-        }
-        sp->pnull[i] = b->is_null;
+        memset(mb, 0, sizeof(*mb));
         mb->is_null = &sp->pnull[i];
-        mb->length = NULL;
-        mb->is_unsigned = 0;
-        switch (b->type) {
-        case SB_SQL_TINYINT:
-            sp->pnum[i].i8 = (int8_t)b->i;
-            mb->buffer_type = MYSQL_TYPE_TINY;
-            mb->buffer = &sp->pnum[i].i8;
-            break;
-        case SB_SQL_SMALLINT:
-            sp->pnum[i].i16 = (int16_t)b->i;
-            mb->buffer_type = MYSQL_TYPE_SHORT;
-            mb->buffer = &sp->pnum[i].i16;
-            break;
-        case SB_SQL_INT:
-            sp->pnum[i].i32 = (int32_t)b->i;
-            mb->buffer_type = MYSQL_TYPE_LONG;
-            mb->buffer = &sp->pnum[i].i32;
-            break;
-        case SB_SQL_BIGINT:
-            sp->pnum[i].i64 = b->i;
-            mb->buffer_type = MYSQL_TYPE_LONGLONG;
-            mb->buffer = &sp->pnum[i].i64;
-            break;
-        case SB_SQL_FLOAT:
-            sp->pnum[i].f = (float)b->d;
-            mb->buffer_type = MYSQL_TYPE_FLOAT;
-            mb->buffer = &sp->pnum[i].f;
-            break;
-        case SB_SQL_DOUBLE:
-            sp->pnum[i].d = b->d;
-            mb->buffer_type = MYSQL_TYPE_DOUBLE;
-            mb->buffer = &sp->pnum[i].d;
-            break;
+        /* Every member of the number union starts at its address. */
+        mb->buffer = &sp->pnum[i];
+        switch (b != NULL ? b->type : SB_SQL_NONE) {
+        case SB_SQL_TINYINT: mb->buffer_type = MYSQL_TYPE_TINY; break;
+        case SB_SQL_SMALLINT: mb->buffer_type = MYSQL_TYPE_SHORT; break;
+        case SB_SQL_INT: mb->buffer_type = MYSQL_TYPE_LONG; break;
+        case SB_SQL_BIGINT: mb->buffer_type = MYSQL_TYPE_LONGLONG; break;
+        case SB_SQL_FLOAT: mb->buffer_type = MYSQL_TYPE_FLOAT; break;
+        case SB_SQL_DOUBLE: mb->buffer_type = MYSQL_TYPE_DOUBLE; break;
         case SB_SQL_NONE:
-            /* An unset parameter is sent as NULL rather than garbage. */
-            sp->pnull[i] = 1;
+            /* An unbound or unset parameter is sent as NULL rather than
+             * garbage (sb_mysql_fill_params keeps its flag set). */
             mb->buffer_type = MYSQL_TYPE_NULL;
             mb->buffer = NULL;
             break;
         default:
             /* Text and temporal values travel as strings; the server
              * converts them to the column's type as it would a literal. */
-            sp->plen[i] = (unsigned long)b->len;
             mb->buffer_type = b->type == SB_SQL_VARCHAR ? MYSQL_TYPE_VAR_STRING
                                                         : MYSQL_TYPE_STRING;
             mb->buffer = b->str;
             mb->buffer_length = (unsigned long)b->cap;
             mb->length = &sp->plen[i];
+            break;
+        }
+    }
+    if (mysql_stmt_bind_param(sp->ps, sp->pbind) != 0)
+        return -1;
+    sp->bind_gen = st->bind_gen;
+    return 0;
+}
+
+/* Copies st->params' current values into the buffers the binds point at. */
+static void sb_mysql_fill_params(struct sb_stmt *st, struct sb_mysql_stmt *sp)
+{
+    for (unsigned i = 0; i < sp->nparams; i++) {
+        const struct sb_bind *b = st->params[i];
+
+        if (b == NULL || b->type == SB_SQL_NONE) {
+            sp->pnull[i] = 1;
+            continue;
+        }
+        sp->pnull[i] = b->is_null;
+        switch (b->type) {
+        case SB_SQL_TINYINT: sp->pnum[i].i8 = (int8_t)b->i; break;
+        case SB_SQL_SMALLINT: sp->pnum[i].i16 = (int16_t)b->i; break;
+        case SB_SQL_INT: sp->pnum[i].i32 = (int32_t)b->i; break;
+        case SB_SQL_BIGINT: sp->pnum[i].i64 = b->i; break;
+        case SB_SQL_FLOAT: sp->pnum[i].f = (float)b->d; break;
+        case SB_SQL_DOUBLE: sp->pnum[i].d = b->d; break;
+        default:
+            sp->plen[i] = (unsigned long)b->len;
             if (b->str == NULL)
                 sp->pnull[i] = 1;
             break;
@@ -248,22 +249,15 @@ enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_result *rs)
     struct sb_mysql_stmt *sp = st->priv;
     unsigned nf;
 
-    rs->con = con;
-    rs->active = false;
-    rs->nrows = 0;
-    rs->nfields = 0;
+    /* The common layer freed the previous result, cleared rs and checked
+     * that the parameters are bound. */
     if (sp == NULL || sp->ps == NULL)
         return SB_DB_OK;   /* dry run */
 
-    sb_mysql_drop_results(cp);
     if (sp->nparams > 0) {
-        if (st->params == NULL) {
-            sb_mysql_set_err(con, 0, "HY000", "statement executed before its parameters were bound");
-            return SB_DB_ERROR;
-        }
-        sb_mysql_fill_params(st, sp);
-        if (mysql_stmt_bind_param(sp->ps, sp->pbind) != 0)
+        if (sp->bind_gen != st->bind_gen && sb_mysql_bind_params(st, sp) != 0)
             return sb_mysql_stmt_error(con, sp->ps);
+        sb_mysql_fill_params(st, sp);
     }
     if (mysql_stmt_execute(sp->ps) != 0)
         return sb_mysql_stmt_error(con, sp->ps);

@@ -99,50 +99,6 @@ static const struct sb_opt_def sb_pgsql_options[] = {
 
 /* --------------------------------------------------------------- helpers */
 
-static char *sb_pgsql_strdup_opt(const struct sb_optset *opts, const char *name)
-{
-    const char *v = sb_optset_str(opts, name);
-
-    /* An empty value means "not given"; libpq then uses its own default
-     * (environment variables, ~/.pgpass). */
-    if (v == NULL || v[0] == '\0')
-        return NULL;
-    return strdup(v);
-}
-
-static int sb_pgsql_copy_list(const struct sb_optset *opts, const char *name,
-                              char ***out, size_t *nout)
-{
-    size_t n = 0;
-    char *const *items = sb_optset_list(opts, name, &n);
-    size_t kept = 0;
-
-    *out = NULL;
-    *nout = 0;
-    if (n == 0)
-        return 0;
-    *out = calloc(n, sizeof(**out));
-    if (*out == NULL)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (items[i] == NULL || items[i][0] == '\0')
-            continue;
-        (*out)[kept] = strdup(items[i]);
-        if ((*out)[kept] == NULL)
-            return -1;
-        kept++;
-    }
-    *nout = kept;
-    return 0;
-}
-
-static void sb_pgsql_free_list(char **list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(list[i]);
-    free(list);
-}
-
 /* Copies msg's first non-empty line, without libpq's "ERROR:  " style
  * severity prefix and trailing newline, so that errors stay one line. */
 static void sb_pgsql_copy_msg(char *dst, size_t cap, const char *msg)
@@ -226,8 +182,8 @@ static void sb_pgsql_free_config(void)
 {
     struct sb_pgsql_config *c = &sb_pgsql_cfg;
 
-    sb_pgsql_free_list(c->hosts, c->nhosts);
-    sb_pgsql_free_list(c->ports, c->nports);
+    sb_db_free_list(c->hosts, c->nhosts);
+    sb_db_free_list(c->ports, c->nports);
     free(c->user);
     if (c->password != NULL) {
         /* The password should not linger in freed heap memory. */
@@ -253,8 +209,8 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
         snprintf(err, errlen, "this libpq is not thread-safe");
         return -1;
     }
-    if (sb_pgsql_copy_list(opts, "pgsql-host", &c->hosts, &c->nhosts) != 0 ||
-        sb_pgsql_copy_list(opts, "pgsql-port", &c->ports, &c->nports) != 0)
+    if (sb_db_opt_copy_list(opts, "pgsql-host", &c->hosts, &c->nhosts) != 0 ||
+        sb_db_opt_copy_list(opts, "pgsql-port", &c->ports, &c->nports) != 0)
         goto oom;
     if (c->nhosts == 0) {
         snprintf(err, errlen, "--pgsql-host is empty: give at least one host");
@@ -278,10 +234,10 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
         }
     }
 
-    c->user = sb_pgsql_strdup_opt(opts, "pgsql-user");
-    c->password = sb_pgsql_strdup_opt(opts, "pgsql-password");
-    c->db = sb_pgsql_strdup_opt(opts, "pgsql-db");
-    c->sslmode = sb_pgsql_strdup_opt(opts, "pgsql-sslmode");
+    c->user = sb_db_opt_strdup(opts, "pgsql-user");
+    c->password = sb_db_opt_strdup(opts, "pgsql-password");
+    c->db = sb_db_opt_strdup(opts, "pgsql-db");
+    c->sslmode = sb_db_opt_strdup(opts, "pgsql-sslmode");
     if (c->sslmode != NULL) {
         for (size_t i = 0; modes[i] != NULL; i++)
             if (strcmp(c->sslmode, modes[i]) == 0)
@@ -314,15 +270,6 @@ fail:
 static void sb_pgsql_done(void)
 {
     sb_pgsql_free_config();
-}
-
-static int sb_pgsql_thread_init(void)
-{
-    return 0;
-}
-
-static void sb_pgsql_thread_done(void)
-{
 }
 
 /* ---------------------------------------------------------- connection */
@@ -446,10 +393,7 @@ static enum sb_db_status sb_pgsql_take_result(struct sb_conn *con, PGresult *res
     struct sb_pgsql_conn *cp = con->priv;
     unsigned nf;
 
-    rs->con = con;
-    rs->active = false;
-    rs->nrows = 0;
-    rs->nfields = 0;
+    /* The common layer freed the previous result and cleared rs. */
     switch (res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR) {
     case PGRES_COMMAND_OK:
     case PGRES_EMPTY_QUERY:
@@ -526,7 +470,6 @@ static enum sb_db_status sb_pgsql_query(struct sb_conn *con, const char *sql,
 {
     struct sb_pgsql_conn *cp = con->priv;
 
-    sb_pgsql_drop_result(cp);
     /* PQexec wants a NUL-terminated text and the contract gives a length;
      * the copy goes into a buffer that only ever grows. */
     if (len + 1 > cp->qcap) {
@@ -549,34 +492,27 @@ static enum sb_db_status sb_pgsql_query(struct sb_conn *con, const char *sql,
 /* ------------------------------------------------- prepared statements */
 
 /*
- * Copies sql to out with every '?' outside quotes replaced by $1, $2, ...
- * and returns the number of placeholders. out must hold len + 10 bytes per
- * '?' + 1. Quotes are recognised exactly as sb_sql_count_placeholders()
- * and the common layer's emulation do (a doubled quote closes and reopens),
- * so that both --db-ps-mode values see the same placeholders.
+ * Copies sql to out with every '?' placeholder replaced by $1, $2, ...;
+ * out must hold len + 10 bytes per placeholder + 1. The placeholders are
+ * the ones sb_sql_next_placeholder() finds, as for the common layer's
+ * count and emulation, so that both --db-ps-mode values see the same ones.
  */
-static unsigned sb_pgsql_rewrite(const char *sql, size_t len, char *out)
+static void sb_pgsql_rewrite(const char *sql, size_t len, char *out)
 {
     unsigned n = 0;
-    size_t o = 0;
-    char quote = 0;
+    size_t o = 0, i = 0;
 
-    for (size_t i = 0; i < len; i++) {
-        char ch = sql[i];
+    for (;;) {
+        size_t q = sb_sql_next_placeholder(sql, len, i);
 
-        if (quote != 0) {
-            if (ch == quote)
-                quote = 0;
-        } else if (ch == '\'' || ch == '"' || ch == '`') {
-            quote = ch;
-        } else if (ch == '?') {
-            o += (size_t)sprintf(out + o, "$%u", ++n);
-            continue;
-        }
-        out[o++] = ch;
+        memcpy(out + o, sql + i, q - i);
+        o += q - i;
+        if (q == len)
+            break;
+        o += (size_t)sprintf(out + o, "$%u", ++n);
+        i = q + 1;
     }
     out[o] = '\0';
-    return n;
 }
 
 static void sb_pgsql_stmt_unlink(struct sb_pgsql_stmt *sp)
@@ -644,11 +580,10 @@ static enum sb_db_status sb_pgsql_prepare(struct sb_stmt *st)
     if (st->priv != NULL)
         sb_pgsql_close(st);
 
-    /* "$4294967295" is 11 bytes where the '?' was 1. */
-    cap = st->sql_len + 1;
-    for (size_t i = 0; i < st->sql_len; i++)
-        if (st->sql[i] == '?')
-            cap += 10;
+    /* st->nparams counts the placeholders the rewrite replaces, and
+     * "$4294967295" is 11 bytes where the '?' was 1. */
+    n = st->nparams;
+    cap = st->sql_len + 1 + (size_t)n * 10;
     text = malloc(cap);
     sp = calloc(1, sizeof(*sp));
     if (text == NULL || sp == NULL) {
@@ -656,18 +591,7 @@ static enum sb_db_status sb_pgsql_prepare(struct sb_stmt *st)
         free(sp);
         return sb_pgsql_oom(con);
     }
-    n = sb_pgsql_rewrite(st->sql, st->sql_len, text);
-    if (n != st->nparams) {
-        char msg[200];
-
-        snprintf(msg, sizeof(msg),
-                 "the statement has %u placeholders outside quotes, but %u were expected",
-                 n, st->nparams);
-        sb_pgsql_set_err(con, "42P02", msg);
-        free(text);
-        free(sp);
-        return SB_DB_ERROR;
-    }
+    sb_pgsql_rewrite(st->sql, st->sql_len, text);
     sp->nparams = n;
     if (n > 0) {
         sp->values = calloc(n, sizeof(*sp->values));
@@ -709,7 +633,7 @@ static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_result *
         return SB_DB_ERROR;
     }
     for (unsigned i = 0; i < sp->nparams; i++) {
-        struct sb_bind *b = st->params[i];
+        const struct sb_bind *b = st->params[i];
         char *num = sp->numbuf + (size_t)i * SB_PG_NUMBUF;
 
         if (b == NULL || b->is_null) {
@@ -737,19 +661,12 @@ static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_result *
             sp->values[i] = NULL;
             break;
         default:
-            if (b->str == NULL) {
-                sp->values[i] = "";
-                break;
-            }
-            /* Text parameters are read up to a NUL; the bind buffer has
-             * room for one after the declared maximum length. */
-            if (b->len < b->cap)
-                b->str[b->len] = '\0';
-            sp->values[i] = b->str;
+            /* Text parameters are read up to a NUL, and sb_bind keeps
+             * its text NUL-terminated. */
+            sp->values[i] = b->str != NULL ? b->str : "";
             break;
         }
     }
-    sb_pgsql_drop_result(cp);
     return sb_pgsql_take_result(con,
                                 PQexecPrepared(cp->pg, sp->name, (int)sp->nparams,
                                                sp->values, NULL, NULL, 0),
@@ -807,12 +724,9 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .name = "pgsql",
     .description = "PostgreSQL driver",
     .options = sb_pgsql_options,
-    .default_ignorable = "40P01,40001",
     .ignore_option = "pgsql-ignore-errors",
     .init = sb_pgsql_init,
     .done = sb_pgsql_done,
-    .thread_init = sb_pgsql_thread_init,
-    .thread_done = sb_pgsql_thread_done,
     .connect = sb_pgsql_connect,
     .disconnect = sb_pgsql_disconnect,
     .query = sb_pgsql_query,

@@ -390,7 +390,6 @@ const struct sb_driver_ops sb_driver_sqlite = {
     .name = "sqlite",
     .description = "SQLite driver (embedded)",
     .options = sqlite_options,
-    .default_ignorable = "5,6",
     .ignore_option = "sqlite-ignore-errors",
     .init = sqlite_init,
     .connect = sqlite_connect,
