@@ -101,3 +101,33 @@ for drv in mysql pgsql; do
         sb_case "$drv-roundtrip-ps-$mode" roundtrip "$drv" "$mode"
     done
 done
+
+# A result set stays readable while the same connection prepares another
+# statement: preparing must not discard it.
+cat >open_result.lua <<'LUA'
+local con = sysbench.sql.driver():connect()
+con:query("DROP TABLE IF EXISTS sb_open_rs")
+con:query("CREATE TABLE sb_open_rs (a INTEGER)")
+con:query("INSERT INTO sb_open_rs VALUES (1), (2), (3)")
+local rs = con:query("SELECT a FROM sb_open_rs ORDER BY a")
+local st = con:prepare("SELECT a FROM sb_open_rs WHERE a = ?")
+local got = {}
+for _ = 1, rs.nrows do
+  local row = rs:fetch_row()
+  got[#got + 1] = row and row[1] or "nil"
+end
+print("rows " .. table.concat(got, ","))
+st:close()
+con:query("DROP TABLE sb_open_rs")
+LUA
+
+open_result_survives_prepare() {
+    local drv=$1
+    # shellcheck disable=SC2046
+    sb_run_ok open_result.lua out.txt err.txt $(sb_driver_args "$drv") open_result.lua || return 1
+    grep -qx "rows 1,2,3" out.txt || { sb_show out.txt err.txt; sb_fail "the open result lost its rows"; return 1; }
+}
+
+for drv in mysql pgsql; do
+    sb_case "$drv-result-open-across-prepare" open_result_survives_prepare "$drv"
+done

@@ -605,8 +605,8 @@ static enum sb_db_status sb_pgsql_prepare(struct sb_stmt *st)
     snprintf(sp->name, sizeof(sp->name), "sbstmt%lu", ++cp->next_stmt_id);
 
     /* No parameter types: the server infers them from the context, and the
-     * text-format values convert as literals would. */
-    sb_pgsql_drop_result(cp);
+     * text-format values convert as literals would. An open result set
+     * of the connection stays valid: libpq results do not depend on it. */
     res = PQprepare(cp->pg, sp->name, text, (int)n, NULL);
     free(text);
     if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK) {
