@@ -2,6 +2,7 @@
  * General options and their checks; see sb_config.h.
  */
 #include "sb_config.h"
+#include "sb_cpu.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -256,6 +257,17 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
             return fail(err, errlen, "invalid value '%s' for --%s: expected seconds or off", s,
                         "forced-shutdown");
         c->forced_shutdown = d;
+    }
+    /* A mistyped --server-pid must stop the run here, not turn into a
+     * "server: not measured" line at the end of it. */
+    s = sb_optset_str(set, "server-pid");
+    if (s != NULL && *s != '\0') {
+        pid_t pids[SB_CPU_MAX_SERVER_PIDS];
+        char why[256];
+        if (sb_cpu_parse_pid_list(s, pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
     }
     return 0;
 }

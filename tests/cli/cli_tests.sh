@@ -405,4 +405,18 @@ sb empty.lua run --threads=2 --time=2 --report-interval=1
 assert_exit 0
 assert_eq "$(grep -oE '^\[ [0-9]+s \]' out | tr -d '[] ' | tr '\n' ' ')" "1s 2s " "interval labels, closed loop"
 
+tcase "--server-pid that is malformed or names no process: one line, exit 1"
+cat >empty.lua <<'EOF'
+function event() end
+EOF
+sb empty.lua run --time=1 --server-pid=abc
+assert_exit 1
+assert_fatal "--server-pid: expected a pid at 'abc'"
+sb empty.lua run --time=1 --server-pid=999999999
+assert_exit 1
+assert_fatal "--server-pid: no process with pid 999999999"
+sb empty.lua run --time=1 --server-pid=$$
+assert_exit 0
+assert_contains out "server processes: --server-pid=$$"
+
 finish
