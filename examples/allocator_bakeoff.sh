@@ -12,8 +12,8 @@
 #   --quick   shorter runs (about 3 minutes instead of 5 on 2 cores)
 #   OUTDIR    where the result files and charts go (default: ./bakeoff)
 #
-# Environment: SYSBENCH (the sysbench binary; default: sysbench on PATH,
-# else the out-of-tree build /tmp/b/sysbench/sysbench), JEMALLOC (the
+# Environment: SYSBENCH (the sysbench binary; default: this project's
+# build/ from scripts/quickstart.sh, else one on PATH that has --json), JEMALLOC (the
 # library to preload; default: Debian's libjemalloc2), THREADS (the sweep,
 # default 1,2,4,8).
 #
@@ -36,8 +36,19 @@ for a in "$@"; do
 done
 
 if [ -z "${SYSBENCH:-}" ]; then
-    SYSBENCH=$(command -v sysbench || true)
-    [ -n "$SYSBENCH" ] || SYSBENCH=/tmp/b/sysbench/sysbench
+    # This project's binary: the quickstart build, then one on PATH that
+    # knows --json (Debian's sysbench 1.0 does not).
+    top=$(cd "$(dirname "$0")/.." && pwd)
+    for cand in "$top/build/sysbench/sysbench" "$top/sysbench/sysbench" "$(command -v sysbench || true)"; do
+        if [ -n "$cand" ] && [ -x "$cand" ] && "$cand" --help 2>/dev/null | grep -q -- '--json'; then
+            SYSBENCH=$cand
+            break
+        fi
+    done
+    if [ -z "${SYSBENCH:-}" ]; then
+        echo "allocator_bakeoff: no sysbench with --json found: build this project (scripts/quickstart.sh) or set SYSBENCH=" >&2
+        exit 1
+    fi
 fi
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
 THREADS=${THREADS:-1,2,4,8}
