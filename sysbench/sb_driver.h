@@ -193,6 +193,9 @@ struct sb_driver_ops {
      * writes "unix:/path" or "tcp:HOST:PORT" into buf; returns 0, or -1 if
      * unknown. May be NULL. */
     int (*server_endpoint)(struct sb_conn *con, char *buf, size_t len);
+    /* The server forks a process per connection (PostgreSQL), so its CPU
+     * is the listening process's and all its children's. */
+    bool server_forks;
 };
 
 /* ------------------------------------------------------------ registry */

@@ -309,8 +309,8 @@ static void print_header(const struct sb_run *run)
 /*
  * Finds the server's processes for CPU accounting: --server-pid when
  * given, else the local process listening where the driver connects.
- * PostgreSQL forks a backend per connection, so its whole process tree is
- * counted. Returns true when found; otherwise `label` says why not.
+ * A server that forks per connection (the driver says so) is counted as
+ * its whole process tree. Returns true when found; otherwise `label` says why not.
  *
  * A server driver gets one probe connection, which also yields the
  * server's version string for the result files (version, "" if unknown).
@@ -383,7 +383,7 @@ static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
         return false;
     }
     srv->npids = (size_t)found;
-    srv->include_children = strcmp(drv->name, "pgsql") == 0;
+    srv->include_children = drv->server_forks;
     snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
              srv->include_children ? " and its children" : "", endpoint);
     return true;

@@ -739,4 +739,5 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .client_version = sb_pgsql_client_version,
     .server_version = sb_pgsql_server_version,
     .server_endpoint = sb_pgsql_server_endpoint,
+    .server_forks = true,
 };
