@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "sb_cpu_util.h"
@@ -284,12 +283,6 @@ int sb_cpu_parse_proc_stat_text(const char *text,
 
 /* ----------------------------------------------------------- sampling */
 
-pid_t sb_cpu_gettid(void)
-{
-    /* syscall() rather than gettid(), which glibc only has since 2.30. */
-    return (pid_t)syscall(SYS_gettid);
-}
-
 static int sample_rusage(int who, struct sb_cpu_times *out)
 {
     struct rusage ru;
@@ -335,14 +328,6 @@ static int sample_stat_file(const char *path, bool with_reaped, struct sb_cpu_ti
     out->user_ns = ticks_to_ns(ps.utime + (with_reaped ? ps.cutime : 0), hz);
     out->system_ns = ticks_to_ns(ps.stime + (with_reaped ? ps.cstime : 0), hz);
     return 0;
-}
-
-int sb_cpu_sample_thread(pid_t tid, struct sb_cpu_times *out)
-{
-    char path[64];
-
-    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-    return sample_stat_file(path, false, out);
 }
 
 int sb_cpu_sample_process(pid_t pid, bool with_reaped,

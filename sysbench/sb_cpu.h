@@ -217,8 +217,6 @@ int sb_cpu_parse_net_tcp_line(const char *line,
 
 /* ----------------------------------------------------------- sampling */
 
-/* Returns the Linux thread id of the calling thread. */
-pid_t sb_cpu_gettid(void);
 
 /*
  * Reads the CPU times of this process (all its threads) from getrusage.
@@ -238,13 +236,6 @@ struct sb_cpu_thread {
     double system_s;
     uint64_t events;      /* transactions the thread finished */
 };
-
-/*
- * Reads the CPU times of one thread of this process, by Linux thread id
- * (see sb_cpu_gettid), from /proc/self/task/<tid>/stat. Returns 0, or -1
- * if the thread does not exist (any more) or the file is unreadable.
- */
-int sb_cpu_sample_thread(pid_t tid, struct sb_cpu_times *out);
 
 /*
  * Reads the CPU times of one process, all its threads, from
