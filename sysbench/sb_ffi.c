@@ -85,57 +85,57 @@ void sb_counter_inc(int thread_id, int type)
 /* Lua numbers are doubles: integers pass exactly up to 2^53. */
 double sb_ffi_rand_uniform(struct sb_rand *r, double a, double b)
 {
-    return (double)sb_rand_uniform(r, (int64_t)a, (int64_t)b);
+    return (double)sb_rand_next_uniform(r, (int64_t)a, (int64_t)b);
 }
 
 double sb_ffi_rand_gaussian(struct sb_rand *r, double a, double b)
 {
-    return (double)sb_rand_gaussian(r, (int64_t)a, (int64_t)b);
+    return (double)sb_rand_next_gaussian(r, (int64_t)a, (int64_t)b);
 }
 
 double sb_ffi_rand_special(struct sb_rand *r, double a, double b)
 {
-    return (double)sb_rand_special(r, (int64_t)a, (int64_t)b);
+    return (double)sb_rand_next_special(r, (int64_t)a, (int64_t)b);
 }
 
 double sb_ffi_rand_pareto(struct sb_rand *r, double a, double b)
 {
-    return (double)sb_rand_pareto(r, (int64_t)a, (int64_t)b);
+    return (double)sb_rand_next_pareto(r, (int64_t)a, (int64_t)b);
 }
 
 double sb_ffi_rand_zipfian(struct sb_rand *r, double a, double b)
 {
-    return (double)sb_rand_zipfian(r, (int64_t)a, (int64_t)b);
+    return (double)sb_rand_next_zipfian(r, (int64_t)a, (int64_t)b);
 }
 
 double sb_ffi_rand_default(struct sb_rand *r, double a, double b)
 {
-    return (double)sb_rand_default(r, (int64_t)a, (int64_t)b);
+    return (double)sb_rand_next_default(r, (int64_t)a, (int64_t)b);
 }
 
 double sb_ffi_rand_unique(struct sb_rand *r)
 {
-    return (double)sb_rand_unique(r);
+    return (double)sb_rand_next_unique(r);
 }
 
 double sb_ffi_rand_double(struct sb_rand *r)
 {
-    return sb_rand_uniform_double(r);
+    return sb_rand_next_double(r);
 }
 
 uint64_t sb_ffi_rand_u64(struct sb_rand *r)
 {
-    return sb_rand_u64(r);
+    return sb_rand_next_u64(r);
 }
 
 size_t sb_ffi_rand_string(struct sb_rand *r, const char *fmt, size_t len, char *buf, size_t cap)
 {
-    return sb_rand_string(r, fmt, len, buf, cap);
+    return sb_rand_next_string(r, fmt, len, buf, cap);
 }
 
 size_t sb_ffi_rand_varstring(struct sb_rand *r, size_t min, size_t max, char *buf, size_t cap)
 {
-    return sb_rand_varstring(r, min, max, buf, cap);
+    return sb_rand_next_varstring(r, min, max, buf, cap);
 }
 
 struct sb_hist *sb_ffi_hist_new(void)

@@ -658,7 +658,7 @@ static int param_set_rand_str(lua_State *L)
     if (p->str == NULL)
         return luaL_error(L, "set_rand_str needs a CHAR or VARCHAR parameter");
     p->is_null = false;
-    p->len = sb_rand_string(t->rand, fmt, len, p->str, p->cap);
+    p->len = sb_rand_next_string(t->rand, fmt, len, p->str, p->cap);
     return 0;
 }
 

@@ -154,7 +154,7 @@ static double draw_jitter(const struct sb_pacer *p, struct sb_rand *r)
 {
     if (p->jitter_ns == 0)
         return 0;
-    return (sb_rand_uniform_double(r) - 0.5) * (double)p->jitter_ns;
+    return (sb_rand_next_double(r) - 0.5) * (double)p->jitter_ns;
 }
 
 /* Due time of slot k with jitter j, clamped to the uint64_t range. */
@@ -251,7 +251,7 @@ void sb_pacer_rebase(struct sb_pacer *p, uint64_t now_ns)
  * finite. */
 static double draw_gap(struct sb_rand *r, double mean_ns)
 {
-    return -log1p(-sb_rand_uniform_double(r)) * mean_ns;
+    return -log1p(-sb_rand_next_double(r)) * mean_ns;
 }
 
 void sb_arrivals_init(struct sb_arrivals *a, double rate_tps, uint64_t t0_ns,

@@ -104,7 +104,7 @@ void sb_rand_seed(struct sb_rand *r, uint64_t seed, uint64_t stream,
     r->params = params;
 
     {
-        uint64_t u = sb_rand_u64(r);
+        uint64_t u = sb_rand_next_u64(r);
 
         /* Both the starting point and the offset depend on the seed, so two
          * seeds give different orders, not merely shifted ones. */
@@ -117,7 +117,7 @@ void sb_rand_seed(struct sb_rand *r, uint64_t seed, uint64_t stream,
     r->zipf_zetan = r->zipf_alpha = r->zipf_eta = r->zipf_zeta2 = 0.0;
 }
 
-uint64_t sb_rand_u64(struct sb_rand *r)
+uint64_t sb_rand_next_u64(struct sb_rand *r)
 {
     uint64_t *s = r->s;
     uint64_t result = rotl64(s[1] * 5, 7) * 9;
@@ -132,11 +132,11 @@ uint64_t sb_rand_u64(struct sb_rand *r)
     return result;
 }
 
-double sb_rand_uniform_double(struct sb_rand *r)
+double sb_rand_next_double(struct sb_rand *r)
 {
     /* The top 53 bits fill a double's mantissa exactly, so every result is
      * a multiple of 2^-53 strictly below 1. */
-    return (double)(sb_rand_u64(r) >> 11) * 0x1.0p-53;
+    return (double)(sb_rand_next_u64(r) >> 11) * 0x1.0p-53;
 }
 
 /*
@@ -150,16 +150,16 @@ static uint64_t rand_upto(struct sb_rand *r, uint64_t span)
     unsigned __int128 m;
 
     if (span == UINT64_MAX)
-        return sb_rand_u64(r);
+        return sb_rand_next_u64(r);
     n = span + 1;
-    x = sb_rand_u64(r);
+    x = sb_rand_next_u64(r);
     m = (unsigned __int128)x * n;
     lo = (uint64_t)m;
     if (lo < n) {
         uint64_t threshold = (0 - n) % n;
 
         while (lo < threshold) {
-            x = sb_rand_u64(r);
+            x = sb_rand_next_u64(r);
             m = (unsigned __int128)x * n;
             lo = (uint64_t)m;
         }
@@ -206,7 +206,7 @@ static inline int64_t offset_from(int64_t a, uint64_t off)
     return (int64_t)((uint64_t)a + off);
 }
 
-int64_t sb_rand_uniform(struct sb_rand *r, int64_t a, int64_t b)
+int64_t sb_rand_next_uniform(struct sb_rand *r, int64_t a, int64_t b)
 {
     uint64_t span = range_of(&a, &b);
 
@@ -235,11 +235,11 @@ static uint64_t gaussian_offset(struct sb_rand *r, uint64_t span)
     int i;
 
     for (i = 0; i < iter; i++)
-        sum += sb_rand_uniform_double(r);
+        sum += sb_rand_next_double(r);
     return scale_fraction(sum / iter, span);
 }
 
-int64_t sb_rand_gaussian(struct sb_rand *r, int64_t a, int64_t b)
+int64_t sb_rand_next_gaussian(struct sb_rand *r, int64_t a, int64_t b)
 {
     uint64_t span = range_of(&a, &b);
 
@@ -248,7 +248,7 @@ int64_t sb_rand_gaussian(struct sb_rand *r, int64_t a, int64_t b)
     return offset_from(a, gaussian_offset(r, span));
 }
 
-int64_t sb_rand_special(struct sb_rand *r, int64_t a, int64_t b)
+int64_t sb_rand_next_special(struct sb_rand *r, int64_t a, int64_t b)
 {
     uint64_t span = range_of(&a, &b);
     double pct = r->params ? r->params->spec_pct : 1.0;
@@ -256,7 +256,7 @@ int64_t sb_rand_special(struct sb_rand *r, int64_t a, int64_t b)
 
     if (span == 0)
         return a;
-    if (sb_rand_uniform_double(r) * 100.0 < res) {
+    if (sb_rand_next_double(r) * 100.0 < res) {
         /* The special values are the first spec_pct% of the range (at least
          * one value), each equally likely. */
         uint64_t nspecial_span;
@@ -277,7 +277,7 @@ int64_t sb_rand_special(struct sb_rand *r, int64_t a, int64_t b)
  * Pareto
  * ------------------------------------------------------------------------ */
 
-int64_t sb_rand_pareto(struct sb_rand *r, int64_t a, int64_t b)
+int64_t sb_rand_next_pareto(struct sb_rand *r, int64_t a, int64_t b)
 {
     uint64_t span = range_of(&a, &b);
     double h = r->params ? r->params->pareto_h : 0.2;
@@ -293,7 +293,7 @@ int64_t sb_rand_pareto(struct sb_rand *r, int64_t a, int64_t b)
     else if (h > 1.0 - 1e-6)
         h = 1.0 - 1e-6;
     power = log(h) / log(1.0 - h);
-    return offset_from(a, scale_fraction(pow(sb_rand_uniform_double(r), power),
+    return offset_from(a, scale_fraction(pow(sb_rand_next_double(r), power),
                                          span));
 }
 
@@ -378,7 +378,7 @@ static void zipf_prepare(struct sb_rand *r, uint64_t span, double theta)
         r->zipf_zeta2 = 1.0 + pow(0.5, theta);
         r->zipf_alpha = 1.0 / (1.0 - theta);
         /* For n <= 2 every draw is resolved by the two explicit cases in
-         * sb_rand_zipfian, and the general formula would be 0/0. */
+         * sb_rand_next_zipfian, and the general formula would be 0/0. */
         if (span >= 2)
             r->zipf_eta = (1.0 - pow(2.0 / n, 1.0 - theta)) /
                           (1.0 - r->zipf_zeta2 / r->zipf_zetan);
@@ -394,7 +394,7 @@ static void zipf_prepare(struct sb_rand *r, uint64_t span, double theta)
     }
 }
 
-int64_t sb_rand_zipfian(struct sb_rand *r, int64_t a, int64_t b)
+int64_t sb_rand_next_zipfian(struct sb_rand *r, int64_t a, int64_t b)
 {
     uint64_t span = range_of(&a, &b);
     double theta = r->params ? r->params->zipf_exp : 0.8;
@@ -413,7 +413,7 @@ int64_t sb_rand_zipfian(struct sb_rand *r, int64_t a, int64_t b)
     if (theta < 1.0) {
         double uz;
 
-        u = sb_rand_uniform_double(r);
+        u = sb_rand_next_double(r);
         uz = u * r->zipf_zetan;
         if (uz < 1.0)
             return a;
@@ -427,7 +427,7 @@ int64_t sb_rand_zipfian(struct sb_rand *r, int64_t a, int64_t b)
         double x, k;
 
         u = r->zipf_zetan +
-            sb_rand_uniform_double(r) * (r->zipf_zeta2 - r->zipf_zetan);
+            sb_rand_next_double(r) * (r->zipf_zeta2 - r->zipf_zetan);
         x = ri_Hinv(u, theta);
         k = floor(x + 0.5);
         if (k < 1.0)
@@ -444,20 +444,20 @@ int64_t sb_rand_zipfian(struct sb_rand *r, int64_t a, int64_t b)
     }
 }
 
-int64_t sb_rand_default(struct sb_rand *r, int64_t a, int64_t b)
+int64_t sb_rand_next_default(struct sb_rand *r, int64_t a, int64_t b)
 {
     switch (r->params ? r->params->dist : SB_RAND_SPECIAL) {
     case SB_RAND_UNIFORM:
-        return sb_rand_uniform(r, a, b);
+        return sb_rand_next_uniform(r, a, b);
     case SB_RAND_GAUSSIAN:
-        return sb_rand_gaussian(r, a, b);
+        return sb_rand_next_gaussian(r, a, b);
     case SB_RAND_PARETO:
-        return sb_rand_pareto(r, a, b);
+        return sb_rand_next_pareto(r, a, b);
     case SB_RAND_ZIPFIAN:
-        return sb_rand_zipfian(r, a, b);
+        return sb_rand_next_zipfian(r, a, b);
     case SB_RAND_SPECIAL:
     default:
-        return sb_rand_special(r, a, b);
+        return sb_rand_next_special(r, a, b);
     }
 }
 
@@ -482,7 +482,7 @@ static uint32_t qr_permute(uint32_t x)
     return x <= SB_UNIQUE_PRIME / 2 ? q : SB_UNIQUE_PRIME - q;
 }
 
-uint32_t sb_rand_unique(struct sb_rand *r)
+uint32_t sb_rand_next_unique(struct sb_rand *r)
 {
     uint32_t i = r->unique_index++;
     /* A seed-dependent xor between the two rounds breaks up the arithmetic
@@ -514,7 +514,7 @@ static unsigned pool_digit(struct sb_rand *r, struct digit_pool *p, unsigned n)
     unsigned __int128 m;
 
     if (p->left == 0) {
-        p->frac = sb_rand_u64(r);
+        p->frac = sb_rand_next_u64(r);
         p->left = 8;
     }
     p->left--;
@@ -523,7 +523,7 @@ static unsigned pool_digit(struct sb_rand *r, struct digit_pool *p, unsigned n)
     return (unsigned)(m >> 64);
 }
 
-size_t sb_rand_string(struct sb_rand *r, const char *fmt, size_t fmt_len,
+size_t sb_rand_next_string(struct sb_rand *r, const char *fmt, size_t fmt_len,
                       char *buf, size_t cap)
 {
     struct digit_pool pool = { 0, 0 };
@@ -545,7 +545,7 @@ size_t sb_rand_string(struct sb_rand *r, const char *fmt, size_t fmt_len,
     return len;
 }
 
-size_t sb_rand_varstring(struct sb_rand *r, size_t min, size_t max,
+size_t sb_rand_next_varstring(struct sb_rand *r, size_t min, size_t max,
                          char *buf, size_t cap)
 {
     static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyz";

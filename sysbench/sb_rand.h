@@ -27,7 +27,7 @@ enum sb_rand_dist {
 
 /* Tuning shared by all threads; read-only once threads start. */
 struct sb_rand_params {
-    enum sb_rand_dist dist;   /* used by sb_rand_default() */
+    enum sb_rand_dist dist;   /* used by sb_rand_next_default() */
     int spec_iter;            /* gaussian/special: uniform draws summed (12) */
     double spec_pct;          /* special: % of values that are "special" (1) */
     double spec_res;          /* special: % of draws that hit them (75) */
@@ -39,7 +39,7 @@ struct sb_rand_params {
 struct sb_rand {
     uint64_t s[4];
     const struct sb_rand_params *params; /* not owned */
-    /* unique(): a permutation of 32-bit values (see sb_rand_unique). */
+    /* unique(): a permutation of 32-bit values (see sb_rand_next_unique). */
     uint32_t unique_index;
     uint32_t unique_offset;
     /* zipfian(): cached constants for the last (n, theta) asked for. */
@@ -64,28 +64,28 @@ void sb_rand_seed(struct sb_rand *r, uint64_t seed, uint64_t stream,
                   const struct sb_rand_params *params);
 
 /* 64 uniformly random bits. */
-uint64_t sb_rand_u64(struct sb_rand *r);
+uint64_t sb_rand_next_u64(struct sb_rand *r);
 
 /* A double uniform in [0, 1). */
-double sb_rand_uniform_double(struct sb_rand *r);
+double sb_rand_next_double(struct sb_rand *r);
 
 /*
  * Integers in the closed range [a, b] (a <= b; when a > b the two are
  * swapped). All return values within [a, b] for every input.
  */
-int64_t sb_rand_uniform(struct sb_rand *r, int64_t a, int64_t b);
-int64_t sb_rand_gaussian(struct sb_rand *r, int64_t a, int64_t b);
-int64_t sb_rand_special(struct sb_rand *r, int64_t a, int64_t b);
-int64_t sb_rand_pareto(struct sb_rand *r, int64_t a, int64_t b);
-int64_t sb_rand_zipfian(struct sb_rand *r, int64_t a, int64_t b);
+int64_t sb_rand_next_uniform(struct sb_rand *r, int64_t a, int64_t b);
+int64_t sb_rand_next_gaussian(struct sb_rand *r, int64_t a, int64_t b);
+int64_t sb_rand_next_special(struct sb_rand *r, int64_t a, int64_t b);
+int64_t sb_rand_next_pareto(struct sb_rand *r, int64_t a, int64_t b);
+int64_t sb_rand_next_zipfian(struct sb_rand *r, int64_t a, int64_t b);
 /* The distribution chosen by params->dist. */
-int64_t sb_rand_default(struct sb_rand *r, int64_t a, int64_t b);
+int64_t sb_rand_next_default(struct sb_rand *r, int64_t a, int64_t b);
 
 /*
  * Distinct 32-bit values in a pseudo-random order: the first 2^32 calls on
  * one generator never repeat a value. The order depends on the seed.
  */
-uint32_t sb_rand_unique(struct sb_rand *r);
+uint32_t sb_rand_next_unique(struct sb_rand *r);
 
 /*
  * Writes into buf (capacity cap, including the terminating NUL) the
@@ -93,14 +93,14 @@ uint32_t sb_rand_unique(struct sb_rand *r);
  * random lowercase letter; other characters are copied. Output longer than
  * cap-1 is truncated. Returns the length written (without the NUL).
  */
-size_t sb_rand_string(struct sb_rand *r, const char *fmt, size_t fmt_len,
+size_t sb_rand_next_string(struct sb_rand *r, const char *fmt, size_t fmt_len,
                       char *buf, size_t cap);
 
 /*
  * Writes a random alphanumeric string ([0-9a-z]) of a uniformly random
  * length in [min, max] into buf (capacity cap > max). Returns its length.
  */
-size_t sb_rand_varstring(struct sb_rand *r, size_t min, size_t max,
+size_t sb_rand_next_varstring(struct sb_rand *r, size_t min, size_t max,
                          char *buf, size_t cap);
 
 #endif /* SB_RAND_H */

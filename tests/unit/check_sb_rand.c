@@ -31,12 +31,12 @@ static const struct {
     const char *name;
     int64_t (*fn)(struct sb_rand *, int64_t, int64_t);
 } dists[] = {
-    { "uniform", sb_rand_uniform },
-    { "gaussian", sb_rand_gaussian },
-    { "special", sb_rand_special },
-    { "pareto", sb_rand_pareto },
-    { "zipfian", sb_rand_zipfian },
-    { "default", sb_rand_default },
+    { "uniform", sb_rand_next_uniform },
+    { "gaussian", sb_rand_next_gaussian },
+    { "special", sb_rand_next_special },
+    { "pareto", sb_rand_next_pareto },
+    { "zipfian", sb_rand_next_zipfian },
+    { "default", sb_rand_next_default },
 };
 #define NDISTS ((int)(sizeof(dists) / sizeof(dists[0])))
 
@@ -78,11 +78,11 @@ START_TEST(test_determinism_and_streams)
     sb_rand_seed(&c, 42, 4, &params);
     sb_rand_seed(&d, 43, 3, &params);
     for (i = 0; i < 10000; i++) {
-        uint64_t x = sb_rand_u64(&a);
+        uint64_t x = sb_rand_next_u64(&a);
 
-        ck_assert_uint_eq(x, sb_rand_u64(&b));
-        same_ac += x == sb_rand_u64(&c);
-        same_ad += x == sb_rand_u64(&d);
+        ck_assert_uint_eq(x, sb_rand_next_u64(&b));
+        same_ac += x == sb_rand_next_u64(&c);
+        same_ad += x == sb_rand_next_u64(&d);
     }
     ck_assert_int_eq(same_ac, 0);
     ck_assert_int_eq(same_ad, 0);
@@ -91,9 +91,9 @@ START_TEST(test_determinism_and_streams)
     sb_rand_seed(&a, 7, 0, &params);
     sb_rand_seed(&b, 7, 0, &params);
     for (i = 0; i < 1000; i++) {
-        ck_assert_int_eq(sb_rand_default(&a, 1, 1000000),
-                         sb_rand_default(&b, 1, 1000000));
-        ck_assert_uint_eq(sb_rand_unique(&a), sb_rand_unique(&b));
+        ck_assert_int_eq(sb_rand_next_default(&a, 1, 1000000),
+                         sb_rand_next_default(&b, 1, 1000000));
+        ck_assert_uint_eq(sb_rand_next_unique(&a), sb_rand_next_unique(&b));
     }
 }
 END_TEST
@@ -106,7 +106,7 @@ START_TEST(test_uniform_double)
 
     sb_rand_seed(&r, 1, 0, &params);
     for (i = 0; i < n; i++) {
-        double u = sb_rand_uniform_double(&r);
+        double u = sb_rand_next_double(&r);
 
         ck_assert(u >= 0.0 && u < 1.0);
         sum += u;
@@ -165,7 +165,7 @@ START_TEST(test_all_in_range)
             int64_t lo = a < b ? a : b, hi = a < b ? b : a;
 
             for (j = 0; j < 2000; j++) {
-                int64_t v = sb_rand_zipfian(&r, a, b);
+                int64_t v = sb_rand_next_zipfian(&r, a, b);
 
                 ck_assert_msg(v >= lo && v <= hi, "zipf theta %g out of range",
                               thetas[i]);
@@ -186,9 +186,9 @@ START_TEST(test_all_in_range)
             int64_t lo = a < b ? a : b, hi = a < b ? b : a;
 
             for (j = 0; j < 1000; j++) {
-                int64_t v = sb_rand_pareto(&r, a, b);
-                int64_t w = sb_rand_special(&r, a, b);
-                int64_t g = sb_rand_gaussian(&r, a, b);
+                int64_t v = sb_rand_next_pareto(&r, a, b);
+                int64_t w = sb_rand_next_special(&r, a, b);
+                int64_t g = sb_rand_next_gaussian(&r, a, b);
 
                 ck_assert(v >= lo && v <= hi);
                 ck_assert(w >= lo && w <= hi);
@@ -210,7 +210,7 @@ START_TEST(test_uniform_shape)
 
     sb_rand_seed(&r, 2024, 0, &params);
     for (i = 0; i < N; i++) {
-        int64_t v = sb_rand_uniform(&r, 1, K);
+        int64_t v = sb_rand_next_uniform(&r, 1, K);
 
         counts[v - 1]++;
         sum += (double)v;
@@ -223,7 +223,7 @@ START_TEST(test_uniform_shape)
 
     /* The full 64-bit range reaches the top and the bottom bits. */
     for (i = 0; i < 1000; i++)
-        ored |= (uint64_t)sb_rand_uniform(&r, INT64_MIN, INT64_MAX);
+        ored |= (uint64_t)sb_rand_next_uniform(&r, INT64_MIN, INT64_MAX);
     ck_assert_uint_eq(ored, UINT64_MAX);
 
     /* Both ends of a small range are reached. */
@@ -231,7 +231,7 @@ START_TEST(test_uniform_shape)
         int lo = 0, hi = 0;
 
         for (i = 0; i < 1000; i++) {
-            int64_t v = sb_rand_uniform(&r, -3, 3);
+            int64_t v = sb_rand_next_uniform(&r, -3, 3);
 
             lo |= v == -3;
             hi |= v == 3;
@@ -249,7 +249,7 @@ START_TEST(test_gaussian_shape)
 
     sb_rand_seed(&r, 3, 0, &params);
     for (i = 0; i < n; i++) {
-        double v = (double)sb_rand_gaussian(&r, 1, 1000);
+        double v = (double)sb_rand_next_gaussian(&r, 1, 1000);
 
         sum += v;
         sq += v * v;
@@ -271,7 +271,7 @@ START_TEST(test_special_shape)
 
     sb_rand_seed(&r, 4, 0, &params);
     for (i = 0; i < n; i++)
-        first += sb_rand_special(&r, 1, 100000) <= 1000;
+        first += sb_rand_next_special(&r, 1, 100000) <= 1000;
     /* 75% land there on purpose, and the gaussian part almost never does. */
     ck_assert_double_eq_tol((double)first / n, 0.75, 0.01);
 
@@ -282,12 +282,12 @@ START_TEST(test_special_shape)
         p.spec_res = 100;
         sb_rand_seed(&r, 4, 0, &p);
         for (i = 0; i < 10000; i++)
-            ck_assert_int_le(sb_rand_special(&r, 1, 100000), 1000);
+            ck_assert_int_le(sb_rand_next_special(&r, 1, 100000), 1000);
         p.spec_res = 0;
         p.spec_iter = 1; /* plain uniform for the remainder */
         first = 0;
         for (i = 0; i < 100000; i++)
-            first += sb_rand_special(&r, 1, 100000) <= 1000;
+            first += sb_rand_next_special(&r, 1, 100000) <= 1000;
         ck_assert_double_eq_tol((double)first / 100000, 0.01, 0.003);
     }
 }
@@ -300,7 +300,7 @@ START_TEST(test_pareto_shape)
 
     sb_rand_seed(&r, 5, 0, &params);
     for (i = 0; i < n; i++)
-        low += sb_rand_pareto(&r, 1, 1000000) <= 200000;
+        low += sb_rand_next_pareto(&r, 1, 1000000) <= 200000;
     /* P(u^7.21 < 0.2) = 0.2^(1/7.21) = 0.80: h = 0.2 means 80/20. */
     ck_assert_double_eq_tol((double)low / n, 0.80, 0.01);
 }
@@ -320,7 +320,7 @@ START_TEST(test_zipfian_shape)
             zeta10 = zeta;
     }
     for (i = 0; i < n; i++) {
-        int64_t v = sb_rand_zipfian(&r, 1, 1000);
+        int64_t v = sb_rand_next_zipfian(&r, 1, 1000);
 
         ones += v == 1;
         low += v <= 10;
@@ -336,7 +336,7 @@ START_TEST(test_zipfian_shape)
      * tail of zeta(1e8) is its integral, accurate to far better than 1%. */
     low = 0;
     for (i = 0; i < n; i++)
-        low += sb_rand_zipfian(&r, 1, 100000000) <= 1000;
+        low += sb_rand_next_zipfian(&r, 1, 100000000) <= 1000;
     ck_assert_double_eq_tol((double)low / n,
                             zeta / (zeta + (pow(1e8 + 0.5, 0.2) -
                                             pow(1000.5, 0.2)) / 0.2),
@@ -350,14 +350,14 @@ START_TEST(test_zipfian_shape)
     sb_rand_seed(&r, 6, 0, &p);
     ones = 0;
     for (i = 0; i < n; i++)
-        ones += sb_rand_zipfian(&r, 1, 1000) == 1;
+        ones += sb_rand_next_zipfian(&r, 1, 1000) == 1;
     ck_assert_double_eq_tol((double)ones / n, 1.0 / zeta, 0.01);
 
     /* Switching ranges refreshes the cached constants. */
     sb_rand_seed(&r, 6, 0, &params);
     for (i = 0; i < 1000; i++) {
-        ck_assert_int_le(sb_rand_zipfian(&r, 1, 3), 3);
-        ck_assert_int_le(sb_rand_zipfian(&r, 1, 1000000), 1000000);
+        ck_assert_int_le(sb_rand_next_zipfian(&r, 1, 3), 3);
+        ck_assert_int_le(sb_rand_next_zipfian(&r, 1, 1000000), 1000000);
     }
 }
 END_TEST
@@ -374,8 +374,8 @@ START_TEST(test_unique)
     sb_rand_seed(&r, 11, 0, &params);
     sb_rand_seed(&r2, 12, 0, &params);
     for (i = 0; i < N; i++) {
-        v[i] = sb_rand_unique(&r);
-        same += v[i] == sb_rand_unique(&r2);
+        v[i] = sb_rand_next_unique(&r);
+        same += v[i] == sb_rand_next_unique(&r2);
         sum += v[i];
     }
     ck_assert_int_lt(same, 5);
@@ -390,7 +390,7 @@ START_TEST(test_unique)
      * distinct outputs around the wrap of the index. */
     r.unique_index = 4294967291u - 100;
     for (i = 0; i < 300; i++)
-        v[i] = sb_rand_unique(&r);
+        v[i] = sb_rand_next_unique(&r);
     qsort(v, 300, sizeof(*v), cmp_u32);
     for (i = 1; i < 300; i++)
         ck_assert_uint_ne(v[i], v[i - 1]);
@@ -407,7 +407,7 @@ START_TEST(test_string)
     int digits[10] = { 0 }, letters[26] = { 0 }, k;
 
     sb_rand_seed(&r, 8, 0, &params);
-    n = sb_rand_string(&r, fmt, strlen(fmt), buf, sizeof(buf));
+    n = sb_rand_next_string(&r, fmt, strlen(fmt), buf, sizeof(buf));
     ck_assert_uint_eq(n, strlen(fmt));
     ck_assert_uint_eq(strlen(buf), n);
     for (i = 0; i < n; i++) {
@@ -420,23 +420,23 @@ START_TEST(test_string)
     }
 
     /* Truncation to cap - 1 characters. */
-    n = sb_rand_string(&r, fmt, strlen(fmt), buf, 5);
+    n = sb_rand_next_string(&r, fmt, strlen(fmt), buf, 5);
     ck_assert_uint_eq(n, 4);
     ck_assert_uint_eq(strlen(buf), 4);
     ck_assert_int_eq(buf[3], '-');
-    n = sb_rand_string(&r, fmt, strlen(fmt), buf, 1);
+    n = sb_rand_next_string(&r, fmt, strlen(fmt), buf, 1);
     ck_assert_uint_eq(n, 0);
     ck_assert_int_eq(buf[0], '\0');
     buf[0] = 'z';
-    ck_assert_uint_eq(sb_rand_string(&r, fmt, strlen(fmt), buf, 0), 0);
+    ck_assert_uint_eq(sb_rand_next_string(&r, fmt, strlen(fmt), buf, 0), 0);
     ck_assert_int_eq(buf[0], 'z');
     /* fmt_len, not a NUL, bounds the template. */
-    n = sb_rand_string(&r, "##########", 3, buf, sizeof(buf));
+    n = sb_rand_next_string(&r, "##########", 3, buf, sizeof(buf));
     ck_assert_uint_eq(n, 3);
 
     /* Every digit and letter appears, roughly evenly. */
     for (k = 0; k < 20000; k++) {
-        sb_rand_string(&r, "#@", 2, buf, sizeof(buf));
+        sb_rand_next_string(&r, "#@", 2, buf, sizeof(buf));
         digits[buf[0] - '0']++;
         letters[buf[1] - 'a']++;
     }
@@ -455,7 +455,7 @@ START_TEST(test_varstring)
 
     sb_rand_seed(&r, 9, 0, &params);
     for (k = 0; k < 20000; k++) {
-        size_t n = sb_rand_varstring(&r, 5, 10, buf, sizeof(buf)), i;
+        size_t n = sb_rand_next_varstring(&r, 5, 10, buf, sizeof(buf)), i;
 
         ck_assert_uint_ge(n, 5);
         ck_assert_uint_le(n, 10);
@@ -473,12 +473,12 @@ START_TEST(test_varstring)
     for (k = 0; k < 36; k++)
         ck_assert_int_gt(seen_char[k], 0);
 
-    ck_assert_uint_eq(sb_rand_varstring(&r, 7, 7, buf, sizeof(buf)), 7);
-    ck_assert_uint_eq(sb_rand_varstring(&r, 0, 0, buf, sizeof(buf)), 0);
+    ck_assert_uint_eq(sb_rand_next_varstring(&r, 7, 7, buf, sizeof(buf)), 7);
+    ck_assert_uint_eq(sb_rand_next_varstring(&r, 0, 0, buf, sizeof(buf)), 0);
     ck_assert_int_eq(buf[0], '\0');
     /* A too-small buffer truncates instead of overflowing. */
     memset(buf, 'X', sizeof(buf));
-    ck_assert_uint_eq(sb_rand_varstring(&r, 20, 20, buf, 8), 7);
+    ck_assert_uint_eq(sb_rand_next_varstring(&r, 20, 20, buf, 8), 7);
     ck_assert_int_eq(buf[7], '\0');
     ck_assert_int_eq(buf[8], 'X');
 }
