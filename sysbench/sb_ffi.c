@@ -1,18 +1,56 @@
 /*
  * Entry points scripts reach through LuaJIT's FFI (exported from the binary
- * with --export-dynamic). The names and signatures of the first four are
- * sysbench 1.0's, which real scripts declare themselves; the sb_ffi_*
- * ones serve the built-in Lua modules. They are linked into the program
- * itself, not the core library, so the linker always keeps them.
+ * with --export-dynamic). The sb_counter_inc, sb_event_*, sb_more_events,
+ * sb_rand_* and sb_histogram_* names and signatures are sysbench 1.0's,
+ * which real scripts declare themselves (sysbench.lua declares them too);
+ * the sb_ffi_* ones serve the built-in Lua modules. They are linked into
+ * the program itself, not the core library, so the linker always keeps
+ * them. No other symbol may take a 1.0 name with another signature: a
+ * script calling it through 1.0's prototype would crash.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-#include "sb_histogram.h"
+#include "sb_config.h"
+#include "sb_lhist.h"
 #include "sb_rand.h"
 #include "sb_worker.h"
+
+/* Exported for scripts; declared here because no header serves Lua. */
+bool sb_more_events(int thread_id);
+void sb_event_start(int thread_id);
+void sb_event_stop(int thread_id);
+void sb_counter_inc(int thread_id, int type);
+
+uint32_t sb_rand_default(uint32_t a, uint32_t b);
+uint32_t sb_rand_uniform(uint32_t a, uint32_t b);
+uint32_t sb_rand_gaussian(uint32_t a, uint32_t b);
+uint32_t sb_rand_special(uint32_t a, uint32_t b);
+uint32_t sb_rand_pareto(uint32_t a, uint32_t b);
+uint32_t sb_rand_unique(void);
+uint64_t sb_rand_uniform_uint64(void);
+double sb_rand_uniform_double(void);
+void sb_rand_str(const char *fmt, char *buf);
+
+struct sb_lhist *sb_histogram_new(size_t size, double range_min, double range_max);
+void sb_histogram_delete(struct sb_lhist *h);
+void sb_histogram_update(struct sb_lhist *h, double value);
+void sb_histogram_print(struct sb_lhist *h);
+
+void sb_ffi_rand_bind(struct sb_rand *r);
+void sb_ffi_rand_unbind(struct sb_rand *r);
+uint32_t sb_ffi_rand_wrapped(struct sb_rand *r, int dist, uint32_t a, uint32_t b);
+uint32_t sb_ffi_rand_default(struct sb_rand *r, uint32_t a, uint32_t b);
+uint32_t sb_ffi_rand_unique(struct sb_rand *r);
+double sb_ffi_rand_double(struct sb_rand *r);
+uint64_t sb_ffi_rand_u64(struct sb_rand *r);
+size_t sb_ffi_rand_string(struct sb_rand *r, const char *fmt, size_t len, char *buf, size_t cap);
+size_t sb_ffi_rand_varstring(struct sb_rand *r, size_t min, size_t max, char *buf, size_t cap);
+double sb_ffi_hist_percentile(struct sb_lhist *h, double pct);
 
 /* sysbench 1.0's sb_counter_type, in its order. */
 enum sb_ffi_counter {
@@ -23,28 +61,6 @@ enum sb_ffi_counter {
     SB_FFI_CNT_ERROR,
     SB_FFI_CNT_RECONNECT
 };
-
-/* Exported for scripts; declared here because no header serves Lua. */
-bool sb_more_events(int thread_id);
-void sb_event_start(int thread_id);
-void sb_event_stop(int thread_id);
-void sb_counter_inc(int thread_id, int type);
-double sb_ffi_rand_uniform(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_gaussian(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_special(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_pareto(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_zipfian(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_default(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_unique(struct sb_rand *r);
-double sb_ffi_rand_double(struct sb_rand *r);
-uint64_t sb_ffi_rand_u64(struct sb_rand *r);
-size_t sb_ffi_rand_string(struct sb_rand *r, const char *fmt, size_t len, char *buf, size_t cap);
-size_t sb_ffi_rand_varstring(struct sb_rand *r, size_t min, size_t max, char *buf, size_t cap);
-struct sb_hist *sb_ffi_hist_new(void);
-void sb_ffi_hist_free(struct sb_hist *h);
-void sb_ffi_hist_update(struct sb_hist *h, double ms);
-void sb_ffi_hist_print(struct sb_hist *h);
-double sb_ffi_hist_percentile(struct sb_hist *h, double pct);
 
 bool sb_more_events(int thread_id)
 {
@@ -82,40 +98,119 @@ void sb_counter_inc(int thread_id, int type)
     sb_worker_publish(w);
 }
 
-/* Lua numbers are doubles: integers pass exactly up to 2^53. */
-double sb_ffi_rand_uniform(struct sb_rand *r, double a, double b)
+/* ------------------------------------------------------------------------
+ * The calling thread's generator
+ * ------------------------------------------------------------------------ */
+
+/*
+ * 1.0's sb_rand_* take no generator argument: they act on the calling
+ * thread's. Each Lua state binds its own generator here when
+ * sysbench.rand loads (states are created in the thread that runs them) and
+ * unbinds it when it closes.
+ */
+static __thread struct sb_rand *cur_rand;
+/* For a thread with no state bound (a script's foreign thread): seeded from
+ * the clock and the thread's address, never a crash. */
+static __thread struct sb_rand fallback_rand;
+static __thread bool fallback_ready;
+
+void sb_ffi_rand_bind(struct sb_rand *r)
 {
-    return (double)sb_rand_next_uniform(r, (int64_t)a, (int64_t)b);
+    cur_rand = r;
 }
 
-double sb_ffi_rand_gaussian(struct sb_rand *r, double a, double b)
+void sb_ffi_rand_unbind(struct sb_rand *r)
 {
-    return (double)sb_rand_next_gaussian(r, (int64_t)a, (int64_t)b);
+    if (cur_rand == r)
+        cur_rand = NULL;
 }
 
-double sb_ffi_rand_special(struct sb_rand *r, double a, double b)
+static struct sb_rand *thread_rand(void)
 {
-    return (double)sb_rand_next_special(r, (int64_t)a, (int64_t)b);
+    if (cur_rand != NULL)
+        return cur_rand;
+    if (!fallback_ready) {
+        sb_rand_seed_stream(&fallback_rand, (uint64_t)time(NULL),
+                     (uint64_t)(uintptr_t)&fallback_rand, &sb_config.rand);
+        fallback_ready = true;
+    }
+    return &fallback_rand;
 }
 
-double sb_ffi_rand_pareto(struct sb_rand *r, double a, double b)
+uint32_t sb_rand_default(uint32_t a, uint32_t b)
 {
-    return (double)sb_rand_next_pareto(r, (int64_t)a, (int64_t)b);
+    return sb_rand_next_wrapped_default(thread_rand(), a, b);
 }
 
-double sb_ffi_rand_zipfian(struct sb_rand *r, double a, double b)
+uint32_t sb_rand_uniform(uint32_t a, uint32_t b)
 {
-    return (double)sb_rand_next_zipfian(r, (int64_t)a, (int64_t)b);
+    return sb_rand_next_wrapped(thread_rand(), SB_RAND_UNIFORM, a, b);
 }
 
-double sb_ffi_rand_default(struct sb_rand *r, double a, double b)
+uint32_t sb_rand_gaussian(uint32_t a, uint32_t b)
 {
-    return (double)sb_rand_next_default(r, (int64_t)a, (int64_t)b);
+    return sb_rand_next_wrapped(thread_rand(), SB_RAND_GAUSSIAN, a, b);
 }
 
-double sb_ffi_rand_unique(struct sb_rand *r)
+uint32_t sb_rand_special(uint32_t a, uint32_t b)
 {
-    return (double)sb_rand_next_unique(r);
+    return sb_rand_next_wrapped(thread_rand(), SB_RAND_SPECIAL, a, b);
+}
+
+uint32_t sb_rand_pareto(uint32_t a, uint32_t b)
+{
+    return sb_rand_next_wrapped(thread_rand(), SB_RAND_PARETO, a, b);
+}
+
+uint32_t sb_rand_unique(void)
+{
+    return sb_rand_next_unique(thread_rand());
+}
+
+uint64_t sb_rand_uniform_uint64(void)
+{
+    return sb_rand_next_u64(thread_rand());
+}
+
+double sb_rand_uniform_double(void)
+{
+    return sb_rand_next_double(thread_rand());
+}
+
+/* 1.0's contract: writes exactly strlen(fmt) bytes and no terminating NUL
+ * (its callers size buf to #fmt). */
+void sb_rand_str(const char *fmt, char *buf)
+{
+    struct sb_rand *r = thread_rand();
+    size_t i;
+
+    for (i = 0; fmt[i] != '\0'; i++) {
+        if (fmt[i] == '#')
+            buf[i] = (char)('0' + sb_rand_next_uniform(r, 0, 9));
+        else if (fmt[i] == '@')
+            buf[i] = (char)('a' + sb_rand_next_uniform(r, 0, 25));
+        else
+            buf[i] = fmt[i];
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * sysbench.rand's own entry points (explicit generator, no TLS lookup)
+ * ------------------------------------------------------------------------ */
+
+uint32_t sb_ffi_rand_wrapped(struct sb_rand *r, int dist, uint32_t a, uint32_t b)
+{
+    return sb_rand_next_wrapped(r, (enum sb_rand_dist)dist, a, b);
+}
+
+uint32_t sb_ffi_rand_default(struct sb_rand *r, uint32_t a, uint32_t b)
+{
+    return sb_rand_next_wrapped_default(r, a, b);
+}
+
+uint32_t sb_ffi_rand_unique(struct sb_rand *r)
+{
+    return sb_rand_next_unique(r);
 }
 
 double sb_ffi_rand_double(struct sb_rand *r)
@@ -138,31 +233,36 @@ size_t sb_ffi_rand_varstring(struct sb_rand *r, size_t min, size_t max, char *bu
     return sb_rand_next_varstring(r, min, max, buf, cap);
 }
 
-struct sb_hist *sb_ffi_hist_new(void)
+/* ------------------------------------------------------------------------
+ * Histograms (1.0's sb_histogram_t is opaque to scripts)
+ * ------------------------------------------------------------------------ */
+
+struct sb_lhist *sb_histogram_new(size_t size, double range_min, double range_max)
 {
-    struct sb_hist *h = malloc(sizeof(*h));
+    return sb_lhist_new(size, range_min, range_max);
+}
+
+void sb_histogram_delete(struct sb_lhist *h)
+{
+    sb_lhist_free(h);
+}
+
+void sb_histogram_update(struct sb_lhist *h, double value)
+{
     if (h != NULL)
-        sb_hist_reset(h);
-    return h;
+        sb_lhist_update(h, value);
 }
 
-void sb_ffi_hist_free(struct sb_hist *h)
+/* Flushed so the output keeps its place among the script's own prints. */
+void sb_histogram_print(struct sb_lhist *h)
 {
-    free(h);
-}
-
-void sb_ffi_hist_update(struct sb_hist *h, double ms)
-{
-    sb_hist_record(h, ms > 0 ? (uint64_t)(ms * 1e6) : 0);
-}
-
-void sb_ffi_hist_print(struct sb_hist *h)
-{
-    sb_hist_print(h, stdout);
+    if (h == NULL)
+        return;
+    sb_lhist_print(h, stdout);
     fflush(stdout);
 }
 
-double sb_ffi_hist_percentile(struct sb_hist *h, double pct)
+double sb_ffi_hist_percentile(struct sb_lhist *h, double pct)
 {
-    return (double)sb_hist_percentile(h, pct) / 1e6;
+    return h != NULL ? sb_lhist_percentile(h, pct) : 0.0;
 }

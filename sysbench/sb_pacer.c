@@ -261,7 +261,7 @@ void sb_arrivals_init(struct sb_arrivals *a, double rate_tps, uint64_t t0_ns,
     /* A rate that is not positive means no arrivals ever, not a crash. */
     a->mean_ns = (isfinite(rate_tps) && rate_tps > 0) ? 1e9 / rate_tps
                                                       : HUGE_VAL;
-    sb_rand_seed(&a->take_rng, seed, 0, params);
+    sb_rand_seed_stream(&a->take_rng, seed, 0, params);
     a->ahead_rng = a->take_rng;
     a->take_time = (double)t0_ns + draw_gap(&a->take_rng, a->mean_ns);
     a->ahead_time = (double)t0_ns + draw_gap(&a->ahead_rng, a->mean_ns);

@@ -83,7 +83,7 @@ static uint64_t splitmix64_next(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-void sb_rand_seed(struct sb_rand *r, uint64_t seed, uint64_t stream,
+void sb_rand_seed_stream(struct sb_rand *r, uint64_t seed, uint64_t stream,
                   const struct sb_rand_params *params)
 {
     uint64_t mix = stream;
@@ -248,6 +248,31 @@ int64_t sb_rand_next_gaussian(struct sb_rand *r, int64_t a, int64_t b)
     return offset_from(a, gaussian_offset(r, span));
 }
 
+/*
+ * The special values are spec_pct% of the range (at least one value) centred
+ * on its middle, as in sysbench 1.0, so they sit where gaussian draws also
+ * gather; each is equally likely.
+ */
+static uint64_t special_hot_offset(struct sb_rand *r, uint64_t span, double pct)
+{
+    double width, lo;
+    uint64_t nspan, first;
+
+    if (!(pct > 0.0))
+        pct = 0.0;
+    else if (pct > 100.0)
+        pct = 100.0;
+    width = (double)span * pct / 100.0;
+    lo = (double)span / 2.0 - width / 2.0;
+    first = lo > 0.0 ? (uint64_t)lo : 0;
+    if (width >= 18446744073709551616.0 || first > span)
+        return span / 2;
+    nspan = (uint64_t)width;
+    if (nspan > span - first)
+        nspan = span - first;
+    return first + rand_upto(r, nspan);
+}
+
 int64_t sb_rand_next_special(struct sb_rand *r, int64_t a, int64_t b)
 {
     uint64_t span = range_of(&a, &b);
@@ -256,20 +281,8 @@ int64_t sb_rand_next_special(struct sb_rand *r, int64_t a, int64_t b)
 
     if (span == 0)
         return a;
-    if (sb_rand_next_double(r) * 100.0 < res) {
-        /* The special values are the first spec_pct% of the range (at least
-         * one value), each equally likely. */
-        uint64_t nspecial_span;
-        double x = pct / 100.0 * ((double)span + 1.0);
-
-        if (!(x >= 1.0))
-            nspecial_span = 0;
-        else if (x >= 18446744073709551616.0 || (uint64_t)x - 1 > span)
-            nspecial_span = span;
-        else
-            nspecial_span = (uint64_t)x - 1;
-        return offset_from(a, rand_upto(r, nspecial_span));
-    }
+    if (sb_rand_next_double(r) * 100.0 < res)
+        return offset_from(a, special_hot_offset(r, span, pct));
     return offset_from(a, gaussian_offset(r, span));
 }
 
@@ -459,6 +472,40 @@ int64_t sb_rand_next_default(struct sb_rand *r, int64_t a, int64_t b)
     default:
         return sb_rand_next_special(r, a, b);
     }
+}
+
+/*
+ * sysbench 1.0's 32-bit rule: the range is the n = b - a + 1 values counted
+ * upwards from a modulo 2^32 (so a > b wraps through 2^32 - 1 to 0); n = 0,
+ * the whole 32-bit space, gives a, as in 1.0. special counts b - a values
+ * from a (offsets 0 to b - a), as 1.0 does.
+ */
+uint32_t sb_rand_next_wrapped(struct sb_rand *r, enum sb_rand_dist d,
+                              uint32_t a, uint32_t b)
+{
+    uint32_t n = b - a + 1;
+
+    if (d == SB_RAND_SPECIAL)
+        return a + (uint32_t)sb_rand_next_special(r, 0, (int64_t)(b - a));
+    if (n == 0)
+        return a;
+    switch (d) {
+    case SB_RAND_GAUSSIAN:
+        return a + (uint32_t)sb_rand_next_gaussian(r, 0, (int64_t)n - 1);
+    case SB_RAND_PARETO:
+        return a + (uint32_t)sb_rand_next_pareto(r, 0, (int64_t)n - 1);
+    case SB_RAND_ZIPFIAN:
+        return a + (uint32_t)sb_rand_next_zipfian(r, 0, (int64_t)n - 1);
+    case SB_RAND_UNIFORM:
+    default:
+        return a + (uint32_t)sb_rand_next_uniform(r, 0, (int64_t)n - 1);
+    }
+}
+
+uint32_t sb_rand_next_wrapped_default(struct sb_rand *r, uint32_t a, uint32_t b)
+{
+    return sb_rand_next_wrapped(r, r->params ? r->params->dist : SB_RAND_SPECIAL,
+                                a, b);
 }
 
 /* ------------------------------------------------------------------------

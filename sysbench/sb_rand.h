@@ -58,10 +58,12 @@ const char *sb_rand_dist_name(enum sb_rand_dist d);
 /*
  * Seeds r for stream `stream` (the thread id) from `seed` through a mixing
  * function: equal (seed, stream) give equal sequences, different streams
- * give unrelated ones. params is borrowed and must outlive r.
+ * give unrelated ones. params is borrowed and must outlive r. (Not named
+ * sb_rand_seed: that is an exported variable in sysbench 1.0, and no symbol
+ * here may take a 1.0 name with another meaning; see sb_ffi.c.)
  */
-void sb_rand_seed(struct sb_rand *r, uint64_t seed, uint64_t stream,
-                  const struct sb_rand_params *params);
+void sb_rand_seed_stream(struct sb_rand *r, uint64_t seed, uint64_t stream,
+                         const struct sb_rand_params *params);
 
 /* 64 uniformly random bits. */
 uint64_t sb_rand_next_u64(struct sb_rand *r);
@@ -71,7 +73,9 @@ double sb_rand_next_double(struct sb_rand *r);
 
 /*
  * Integers in the closed range [a, b] (a <= b; when a > b the two are
- * swapped). All return values within [a, b] for every input.
+ * swapped). All return values within [a, b] for every input. special()
+ * returns, with probability spec_res%, one of the spec_pct% of the values in
+ * the middle of the range (uniformly), otherwise a gaussian draw.
  */
 int64_t sb_rand_next_uniform(struct sb_rand *r, int64_t a, int64_t b);
 int64_t sb_rand_next_gaussian(struct sb_rand *r, int64_t a, int64_t b);
@@ -80,6 +84,19 @@ int64_t sb_rand_next_pareto(struct sb_rand *r, int64_t a, int64_t b);
 int64_t sb_rand_next_zipfian(struct sb_rand *r, int64_t a, int64_t b);
 /* The distribution chosen by params->dist. */
 int64_t sb_rand_next_default(struct sb_rand *r, int64_t a, int64_t b);
+
+/*
+ * sysbench 1.0's 32-bit draws, which scripts reach through sysbench.rand and
+ * the exported sb_rand_uniform(uint32_t, uint32_t) family: the result is
+ * a + k modulo 2^32 with k in [0, n), n = b - a + 1 modulo 2^32 (a > b
+ * wraps; n = 0 always gives a). For SB_RAND_SPECIAL k is in [0, b - a].
+ * Arguments are whatever the caller converted to uint32_t (LuaJIT truncates
+ * toward zero, then reduces modulo 2^32).
+ */
+uint32_t sb_rand_next_wrapped(struct sb_rand *r, enum sb_rand_dist d,
+                              uint32_t a, uint32_t b);
+/* The same with the distribution chosen by params->dist. */
+uint32_t sb_rand_next_wrapped_default(struct sb_rand *r, uint32_t a, uint32_t b);
 
 /*
  * Distinct 32-bit values in a pseudo-random order: the first 2^32 calls on

@@ -733,7 +733,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
         t[i].env = env;
         t[i].name = name;
         t[i].tid = (int)i;
-        sb_rand_seed(&t[i].rand, sb_config.rand_seed, i, &sb_config.rand);
+        sb_rand_seed_stream(&t[i].rand, sb_config.rand_seed, i, &sb_config.rand);
         t[i].lt.tid = (int)i;
         t[i].lt.rand = &t[i].rand;
         t[i].lt.counters = &t[i].counters;

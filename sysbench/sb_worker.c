@@ -41,7 +41,7 @@ void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
     memset(w, 0, sizeof(*w));
     w->tid = tid;
     w->run = run;
-    sb_rand_seed(&w->rand, run->cfg->rand_seed, (uint64_t)tid, &run->cfg->rand);
+    sb_rand_seed_stream(&w->rand, run->cfg->rand_seed, (uint64_t)tid, &run->cfg->rand);
     w->db.on_error = on_db_error;
     w->db.ctx = w;
     w->lt.tid = tid;

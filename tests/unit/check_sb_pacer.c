@@ -77,7 +77,7 @@ START_TEST(test_long_run_exact)
                     uint64_t k, due = 0;
                     double want, half;
 
-                    sb_rand_seed(&r, 42, i, &params);
+                    sb_rand_seed_stream(&r, 42, i, &params);
                     sb_pacer_init(&p, rates[ri], n, i, jit, SB_LATE_CATCHUP,
                                   T0);
                     half = (double)p.jitter_ns / 2.0;
@@ -131,7 +131,7 @@ START_TEST(test_window_count)
                     struct sb_pacer p;
                     uint64_t due;
 
-                    sb_rand_seed(&r, 7, i, &params);
+                    sb_rand_seed_stream(&r, 7, i, &params);
                     sb_pacer_init(&p, rates[ri], n, i, jit, SB_LATE_CATCHUP,
                                   T0);
                     do {
@@ -167,7 +167,7 @@ START_TEST(test_jitter_distribution)
         long buckets[10] = {0};
         int k, b;
 
-        sb_rand_seed(&r, 1, 0, &params);
+        sb_rand_seed_stream(&r, 1, 0, &params);
         sb_pacer_init(&p, 1000, 1, 0, jitters_us[ji], SB_LATE_CATCHUP, T0);
         ck_assert_uint_eq(p.period_ns, 1000000);
         ck_assert_uint_eq(p.jitter_ns, jitters_us[ji] == 0 ? 100000 :
@@ -214,7 +214,7 @@ START_TEST(test_monotonic)
     int k;
 
     sb_rand_params_default(&params);
-    sb_rand_seed(&r, 3, 0, &params);
+    sb_rand_seed_stream(&r, 3, 0, &params);
     sb_pacer_init(&p, 1000, 1, 0, 1000, SB_LATE_CATCHUP, T0);
     for (k = 0; k < 100000; k++) {
         due = sb_pacer_next(&p, &r, 0);
@@ -243,7 +243,7 @@ START_TEST(test_interleave)
                 uint64_t first, firstj;
                 double centre = (double)T0 + (double)i * period / n;
 
-                sb_rand_seed(&r, 5, i, &params);
+                sb_rand_seed_stream(&r, 5, i, &params);
                 sb_pacer_init(&p, rates[ri], n, i, NO_JITTER,
                               SB_LATE_CATCHUP, T0);
                 ck_assert_uint_eq(p.jitter_ns, 0);
@@ -272,7 +272,7 @@ START_TEST(test_start_at_zero)
     int k;
 
     sb_rand_params_default(&params);
-    sb_rand_seed(&r, 9, 0, &params);
+    sb_rand_seed_stream(&r, 9, 0, &params);
     for (k = 0; k < 1000; k++) {
         uint64_t due;
 
@@ -293,7 +293,7 @@ START_TEST(test_catchup)
     int k;
 
     sb_rand_params_default(&params);
-    sb_rand_seed(&r, 11, 0, &params);
+    sb_rand_seed_stream(&r, 11, 0, &params);
     sb_pacer_init(&p, 1000, 1, 0, NO_JITTER, SB_LATE_CATCHUP, T0);
     ck_assert_uint_eq(sb_pacer_next(&p, &r, T0), T0);
     ck_assert_uint_eq(p.late, 0);
@@ -344,7 +344,7 @@ START_TEST(test_skip)
     int trial;
 
     sb_rand_params_default(&params);
-    sb_rand_seed(&r, 13, 0, &params);
+    sb_rand_seed_stream(&r, 13, 0, &params);
     sb_pacer_init(&p, 1000, 1, 0, NO_JITTER, SB_LATE_SKIP, T0);
     ck_assert_uint_eq(sb_pacer_next(&p, &r, T0), T0);
 
@@ -408,7 +408,7 @@ START_TEST(test_rebase)
     int trial;
 
     sb_rand_params_default(&params);
-    sb_rand_seed(&r, 17, 0, &params);
+    sb_rand_seed_stream(&r, 17, 0, &params);
     sb_pacer_init(&p, 1000, 1, 0, NO_JITTER, SB_LATE_CATCHUP, T0);
     sb_pacer_next(&p, &r, 0);
     /* Build up some counts first. */

@@ -73,10 +73,10 @@ START_TEST(test_determinism_and_streams)
     struct sb_rand a, b, c, d;
     int i, same_ac = 0, same_ad = 0;
 
-    sb_rand_seed(&a, 42, 3, &params);
-    sb_rand_seed(&b, 42, 3, &params);
-    sb_rand_seed(&c, 42, 4, &params);
-    sb_rand_seed(&d, 43, 3, &params);
+    sb_rand_seed_stream(&a, 42, 3, &params);
+    sb_rand_seed_stream(&b, 42, 3, &params);
+    sb_rand_seed_stream(&c, 42, 4, &params);
+    sb_rand_seed_stream(&d, 43, 3, &params);
     for (i = 0; i < 10000; i++) {
         uint64_t x = sb_rand_next_u64(&a);
 
@@ -88,8 +88,8 @@ START_TEST(test_determinism_and_streams)
     ck_assert_int_eq(same_ad, 0);
 
     /* Distributions are deterministic too, including the unique order. */
-    sb_rand_seed(&a, 7, 0, &params);
-    sb_rand_seed(&b, 7, 0, &params);
+    sb_rand_seed_stream(&a, 7, 0, &params);
+    sb_rand_seed_stream(&b, 7, 0, &params);
     for (i = 0; i < 1000; i++) {
         ck_assert_int_eq(sb_rand_next_default(&a, 1, 1000000),
                          sb_rand_next_default(&b, 1, 1000000));
@@ -104,7 +104,7 @@ START_TEST(test_uniform_double)
     double sum = 0;
     int i, n = 200000;
 
-    sb_rand_seed(&r, 1, 0, &params);
+    sb_rand_seed_stream(&r, 1, 0, &params);
     for (i = 0; i < n; i++) {
         double u = sb_rand_next_double(&r);
 
@@ -132,7 +132,7 @@ START_TEST(test_all_in_range)
     size_t ri;
     int di, i;
 
-    sb_rand_seed(&r, 99, 1, &params);
+    sb_rand_seed_stream(&r, 99, 1, &params);
     for (ri = 0; ri < sizeof(ranges) / sizeof(ranges[0]); ri++) {
         int64_t a = ranges[ri][0], b = ranges[ri][1];
         int64_t lo = a < b ? a : b, hi = a < b ? b : a;
@@ -159,7 +159,7 @@ START_TEST(test_all_in_range)
         int j;
 
         p.zipf_exp = thetas[i];
-        sb_rand_seed(&r, 5, 0, &p);
+        sb_rand_seed_stream(&r, 5, 0, &p);
         for (ri = 0; ri < sizeof(ranges) / sizeof(ranges[0]); ri++) {
             int64_t a = ranges[ri][0], b = ranges[ri][1];
             int64_t lo = a < b ? a : b, hi = a < b ? b : a;
@@ -180,7 +180,7 @@ START_TEST(test_all_in_range)
         p.spec_pct = i * 30.0;      /* 0, 30, 60, 90, 120, 150 */
         p.spec_res = i * 25.0 - 10; /* -10 .. 115 */
         p.spec_iter = i - 1;        /* includes 0 and -1 */
-        sb_rand_seed(&r, 6, 0, &p);
+        sb_rand_seed_stream(&r, 6, 0, &p);
         for (ri = 0; ri < sizeof(ranges) / sizeof(ranges[0]); ri++) {
             int64_t a = ranges[ri][0], b = ranges[ri][1];
             int64_t lo = a < b ? a : b, hi = a < b ? b : a;
@@ -208,7 +208,7 @@ START_TEST(test_uniform_shape)
     int i;
     uint64_t ored = 0;
 
-    sb_rand_seed(&r, 2024, 0, &params);
+    sb_rand_seed_stream(&r, 2024, 0, &params);
     for (i = 0; i < N; i++) {
         int64_t v = sb_rand_next_uniform(&r, 1, K);
 
@@ -247,7 +247,7 @@ START_TEST(test_gaussian_shape)
     double sum = 0, sq = 0;
     int i, n = 100000, mid = 0;
 
-    sb_rand_seed(&r, 3, 0, &params);
+    sb_rand_seed_stream(&r, 3, 0, &params);
     for (i = 0; i < n; i++) {
         double v = (double)sb_rand_next_gaussian(&r, 1, 1000);
 
@@ -264,31 +264,128 @@ START_TEST(test_gaussian_shape)
 }
 END_TEST
 
+/* The special values of [1, 100000] at the default 1%: the 1000 values
+ * centred on the middle, 49500..50499 (sysbench 1.0 centres them too). */
+static int in_hot(int64_t v)
+{
+    return v >= 49500 && v <= 50499;
+}
+
 START_TEST(test_special_shape)
 {
     struct sb_rand r;
-    int i, n = 200000, first = 0;
+    int i, n = 200000, hot = 0, low = 0;
 
-    sb_rand_seed(&r, 4, 0, &params);
-    for (i = 0; i < n; i++)
-        first += sb_rand_next_special(&r, 1, 100000) <= 1000;
-    /* 75% land there on purpose, and the gaussian part almost never does. */
-    ck_assert_double_eq_tol((double)first / n, 0.75, 0.01);
+    sb_rand_seed_stream(&r, 4, 0, &params);
+    for (i = 0; i < n; i++) {
+        int64_t v = sb_rand_next_special(&r, 1, 100000);
 
-    /* With 100% resolution every draw is special; with 0 none is. */
+        hot += in_hot(v);
+        low += v <= 1000;
+    }
+    /* 75% land there on purpose, plus the gaussian draws that fall in the
+     * middle 1% (about 0.25 * 1000 / (8333 * sqrt(2 pi)) = 1.2%). */
+    ck_assert_double_eq_tol((double)hot / n, 0.762, 0.01);
+    /* Nothing special at the start of the range any more. */
+    ck_assert_int_lt(low, n / 1000);
+
+    /* With 100% resolution every draw is special, and both ends of the hot
+     * region are reached; with 0 none is. */
     {
         struct sb_rand_params p = params;
+        int lo = 0, hi = 0;
 
         p.spec_res = 100;
-        sb_rand_seed(&r, 4, 0, &p);
-        for (i = 0; i < 10000; i++)
-            ck_assert_int_le(sb_rand_next_special(&r, 1, 100000), 1000);
+        sb_rand_seed_stream(&r, 4, 0, &p);
+        for (i = 0; i < 20000; i++) {
+            int64_t v = sb_rand_next_special(&r, 1, 100000);
+
+            ck_assert_msg(in_hot(v), "special value %lld", (long long)v);
+            lo |= v == 49500;
+            hi |= v == 50499;
+        }
+        ck_assert(lo && hi);
         p.spec_res = 0;
         p.spec_iter = 1; /* plain uniform for the remainder */
-        first = 0;
+        hot = 0;
         for (i = 0; i < 100000; i++)
-            first += sb_rand_next_special(&r, 1, 100000) <= 1000;
-        ck_assert_double_eq_tol((double)first / 100000, 0.01, 0.003);
+            hot += in_hot(sb_rand_next_special(&r, 1, 100000));
+        ck_assert_double_eq_tol((double)hot / 100000, 0.01, 0.003);
+    }
+}
+END_TEST
+
+/* sysbench 1.0's 32-bit rule: a + k modulo 2^32, k in [0, b - a + 1). */
+START_TEST(test_wrapped)
+{
+    static const enum sb_rand_dist ds[] = {
+        SB_RAND_UNIFORM, SB_RAND_GAUSSIAN, SB_RAND_PARETO, SB_RAND_ZIPFIAN
+    };
+    struct sb_rand r;
+    unsigned d;
+    int i;
+
+    sb_rand_seed_stream(&r, 11, 0, &params);
+    for (d = 0; d < sizeof(ds) / sizeof(ds[0]); d++) {
+        int seen[7] = { 0 };
+
+        for (i = 0; i < 20000; i++) {
+            /* -1 as uint32: the range is 4294967295, 0, 1, ..., 5. */
+            uint32_t v = sb_rand_next_wrapped(&r, ds[d], UINT32_MAX, 5);
+
+            ck_assert_msg(v == UINT32_MAX || v <= 5, "dist %u gave %u", d, v);
+            seen[v == UINT32_MAX ? 0 : v + 1] = 1;
+        }
+        if (ds[d] == SB_RAND_UNIFORM)
+            for (i = 0; i < 7; i++)
+                ck_assert(seen[i]);
+        /* The whole 32-bit space (b - a + 1 == 0) gives a, as in 1.0. */
+        ck_assert_uint_eq(sb_rand_next_wrapped(&r, ds[d], 0, UINT32_MAX), 0);
+        ck_assert_uint_eq(sb_rand_next_wrapped(&r, ds[d], 7, 6), 7);
+        ck_assert_uint_eq(sb_rand_next_wrapped(&r, ds[d], 3, 3), 3);
+    }
+    /* a > b counts up from a through 2^32: 2, 3 and 4 are never reached
+     * from (5, 1), and values above 5 are. */
+    {
+        int big = 0;
+
+        for (i = 0; i < 10000; i++) {
+            uint32_t v = sb_rand_next_wrapped(&r, SB_RAND_UNIFORM, 5, 1);
+
+            ck_assert(v >= 5 || v <= 1);
+            big |= v > 1000;
+        }
+        ck_assert(big);
+    }
+    /* special counts b - a values from a: (5, 1) spans 2^32 - 4 values
+     * and its hot 1% sits around 5 + (2^32 - 4) / 2, modulo 2^32. */
+    {
+        const double t = 4294967292.0, mid = 5.0 + t / 2;
+        int hot = 0;
+
+        for (i = 0; i < 20000; i++) {
+            double v = sb_rand_next_wrapped(&r, SB_RAND_SPECIAL, 5, 1);
+
+            hot += fabs(v - mid) <= t / 200 + 1;
+        }
+        ck_assert_double_eq_tol((double)hot / 20000, 0.762, 0.02);
+        for (i = 0; i < 1000; i++) {
+            uint32_t v = sb_rand_next_wrapped(&r, SB_RAND_SPECIAL, UINT32_MAX, 5);
+
+            ck_assert(v == UINT32_MAX || v <= 5);
+        }
+    }
+    /* default follows params.dist. */
+    {
+        struct sb_rand_params p = params;
+        struct sb_rand r1, r2;
+
+        p.dist = SB_RAND_PARETO;
+        sb_rand_seed_stream(&r1, 12, 0, &p);
+        sb_rand_seed_stream(&r2, 12, 0, &p);
+        for (i = 0; i < 100; i++)
+            ck_assert_uint_eq(sb_rand_next_wrapped_default(&r1, 10, 1000),
+                              sb_rand_next_wrapped(&r2, SB_RAND_PARETO, 10, 1000));
     }
 }
 END_TEST
@@ -298,7 +395,7 @@ START_TEST(test_pareto_shape)
     struct sb_rand r;
     int i, n = 100000, low = 0;
 
-    sb_rand_seed(&r, 5, 0, &params);
+    sb_rand_seed_stream(&r, 5, 0, &params);
     for (i = 0; i < n; i++)
         low += sb_rand_next_pareto(&r, 1, 1000000) <= 200000;
     /* P(u^7.21 < 0.2) = 0.2^(1/7.21) = 0.80: h = 0.2 means 80/20. */
@@ -313,7 +410,7 @@ START_TEST(test_zipfian_shape)
     int i, n = 200000, ones = 0, low = 0;
     double zeta = 0, zeta10 = 0;
 
-    sb_rand_seed(&r, 6, 0, &params);
+    sb_rand_seed_stream(&r, 6, 0, &params);
     for (i = 1; i <= 1000; i++) {
         zeta += pow(i, -0.8);
         if (i == 10)
@@ -347,14 +444,14 @@ START_TEST(test_zipfian_shape)
     zeta = 0;
     for (i = 1; i <= 1000; i++)
         zeta += pow(i, -1.2);
-    sb_rand_seed(&r, 6, 0, &p);
+    sb_rand_seed_stream(&r, 6, 0, &p);
     ones = 0;
     for (i = 0; i < n; i++)
         ones += sb_rand_next_zipfian(&r, 1, 1000) == 1;
     ck_assert_double_eq_tol((double)ones / n, 1.0 / zeta, 0.01);
 
     /* Switching ranges refreshes the cached constants. */
-    sb_rand_seed(&r, 6, 0, &params);
+    sb_rand_seed_stream(&r, 6, 0, &params);
     for (i = 0; i < 1000; i++) {
         ck_assert_int_le(sb_rand_next_zipfian(&r, 1, 3), 3);
         ck_assert_int_le(sb_rand_next_zipfian(&r, 1, 1000000), 1000000);
@@ -371,8 +468,8 @@ START_TEST(test_unique)
     uint64_t sum = 0;
 
     ck_assert_ptr_nonnull(v);
-    sb_rand_seed(&r, 11, 0, &params);
-    sb_rand_seed(&r2, 12, 0, &params);
+    sb_rand_seed_stream(&r, 11, 0, &params);
+    sb_rand_seed_stream(&r2, 12, 0, &params);
     for (i = 0; i < N; i++) {
         v[i] = sb_rand_next_unique(&r);
         same += v[i] == sb_rand_next_unique(&r2);
@@ -406,7 +503,7 @@ START_TEST(test_string)
     size_t n, i;
     int digits[10] = { 0 }, letters[26] = { 0 }, k;
 
-    sb_rand_seed(&r, 8, 0, &params);
+    sb_rand_seed_stream(&r, 8, 0, &params);
     n = sb_rand_next_string(&r, fmt, strlen(fmt), buf, sizeof(buf));
     ck_assert_uint_eq(n, strlen(fmt));
     ck_assert_uint_eq(strlen(buf), n);
@@ -453,7 +550,7 @@ START_TEST(test_varstring)
     char buf[64];
     int seen_len[11] = { 0 }, seen_char[36] = { 0 }, k;
 
-    sb_rand_seed(&r, 9, 0, &params);
+    sb_rand_seed_stream(&r, 9, 0, &params);
     for (k = 0; k < 20000; k++) {
         size_t n = sb_rand_next_varstring(&r, 5, 10, buf, sizeof(buf)), i;
 
@@ -498,6 +595,7 @@ static Suite *rand_suite(void)
     tcase_add_test(tc, test_uniform_shape);
     tcase_add_test(tc, test_gaussian_shape);
     tcase_add_test(tc, test_special_shape);
+    tcase_add_test(tc, test_wrapped);
     tcase_add_test(tc, test_pareto_shape);
     tcase_add_test(tc, test_zipfian_shape);
     tcase_add_test(tc, test_unique);

@@ -5,10 +5,12 @@
 
 local ffi = require("ffi")
 
--- sysbench 1.0's counter enum and event protocol. Real scripts declare
--- sb_counter_inc and the event functions themselves; LuaJIT accepts an
--- identical redeclaration, so these must stay exactly as sysbench 1.0
--- spells them.
+-- What sysbench 1.0 has declared before a script runs: its enums (whose
+-- constants a script may not redeclare, LuaJIT refuses that in 1.0 too),
+-- its SQL, option and histogram types (a script may repeat a typedef) and
+-- the functions this binary exports under 1.0's names and signatures
+-- (sb_ffi.c). These must stay exactly as 1.0 spells them, and no other
+-- module may ffi.cdef these names differently. sb_histogram_t is opaque.
 ffi.cdef [[
 typedef enum
 {
@@ -21,9 +23,129 @@ typedef enum
   SB_CNT_MAX
 } sb_counter_type;
 
-bool sb_more_events(int thread_id);
+typedef enum
+{
+  DB_ERROR_NONE,
+  DB_ERROR_IGNORABLE,
+  DB_ERROR_FATAL
+} sql_error_t;
+
+typedef enum
+{
+  SQL_TYPE_NONE,
+  SQL_TYPE_TINYINT,
+  SQL_TYPE_SMALLINT,
+  SQL_TYPE_INT,
+  SQL_TYPE_BIGINT,
+  SQL_TYPE_FLOAT,
+  SQL_TYPE_DOUBLE,
+  SQL_TYPE_TIME,
+  SQL_TYPE_DATE,
+  SQL_TYPE_DATETIME,
+  SQL_TYPE_TIMESTAMP,
+  SQL_TYPE_CHAR,
+  SQL_TYPE_VARCHAR
+} sql_bind_type_t;
+
+typedef enum
+{
+  SB_ARG_TYPE_NULL,
+  SB_ARG_TYPE_BOOL,
+  SB_ARG_TYPE_INT,
+  SB_ARG_TYPE_SIZE,
+  SB_ARG_TYPE_DOUBLE,
+  SB_ARG_TYPE_STRING,
+  SB_ARG_TYPE_LIST,
+  SB_ARG_TYPE_FILE,
+  SB_ARG_TYPE_MAX
+} sb_arg_type_t;
+
+typedef struct
+{
+  const char *sname;
+  const char *lname;
+  const char opaque[?];
+} sql_driver;
+
+typedef struct
+{
+  uint32_t len;
+  const char *ptr;
+} sql_value;
+
+typedef struct
+{
+  void *ptr;
+  sql_value *values;
+} sql_row;
+
+typedef struct
+{
+  sql_error_t error;
+  int sql_errno;
+  const char *sql_state;
+  const char *sql_errmsg;
+  sql_driver *driver;
+  const char opaque[?];
+} sql_connection;
+
+typedef struct
+{
+  sql_connection *connection;
+  const char opaque[?];
+} sql_statement;
+
+typedef struct
+{
+  sb_counter_type counter;
+  uint32_t nrows;
+  uint32_t nfields;
+  sql_statement *statement;
+  void *ptr;
+  sql_row row;
+} sql_result;
+
+typedef struct
+{
+  sql_bind_type_t type;
+  void *buffer;
+  unsigned long *data_len;
+  unsigned long max_len;
+  char *is_null;
+} sql_bind;
+
+typedef bool sb_opt_validate_t(const char *, const char *);
+
+typedef struct
+{
+  const char *name;
+  const char *desc;
+  const char *value;
+  sb_arg_type_t type;
+  sb_opt_validate_t *validate;
+} sb_arg_t;
+
+typedef struct histogram sb_histogram_t;
+
+sb_histogram_t *sb_histogram_new(size_t size, double range_min, double range_max);
+void sb_histogram_delete(sb_histogram_t *h);
+void sb_histogram_update(sb_histogram_t *h, double value);
+void sb_histogram_print(sb_histogram_t *h);
+
+uint64_t sb_rand_uniform_uint64(void);
+uint32_t sb_rand_default(uint32_t, uint32_t);
+uint32_t sb_rand_uniform(uint32_t, uint32_t);
+uint32_t sb_rand_gaussian(uint32_t, uint32_t);
+uint32_t sb_rand_special(uint32_t, uint32_t);
+uint32_t sb_rand_pareto(uint32_t, uint32_t);
+uint32_t sb_rand_unique(void);
+void sb_rand_str(const char *, char *);
+double sb_rand_uniform_double(void);
+
 void sb_event_start(int thread_id);
 void sb_event_stop(int thread_id);
+bool sb_more_events(int thread_id);
+void sb_counter_inc(int thread_id, sb_counter_type type);
 ]]
 
 local sysbench = sysbench

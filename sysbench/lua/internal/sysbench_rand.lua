@@ -1,18 +1,21 @@
 -- sysbench.rand: the calling thread's own generator (no sharing, no
 -- locks). Each state's generator lives in C and is reached through FFI, so
 -- calls compile to direct calls inside LuaJIT traces.
+--
+-- Ranges follow sysbench 1.0: a and b are converted to uint32_t by the FFI
+-- (truncated toward zero, modulo 2^32) and the result counts b - a + 1
+-- values up from a modulo 2^32, so uniform(-1, 5) may give 4294967295 and
+-- uniform(5, 1) wraps through 2^32 (sb_rand.h, sb_rand_next_wrapped).
 
 local ffi = require("ffi")
 
 ffi.cdef [[
 struct sb_rand;
-double sb_ffi_rand_uniform(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_gaussian(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_special(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_pareto(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_zipfian(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_default(struct sb_rand *r, double a, double b);
-double sb_ffi_rand_unique(struct sb_rand *r);
+void sb_ffi_rand_bind(struct sb_rand *r);
+void sb_ffi_rand_unbind(struct sb_rand *r);
+uint32_t sb_ffi_rand_wrapped(struct sb_rand *r, int dist, uint32_t a, uint32_t b);
+uint32_t sb_ffi_rand_default(struct sb_rand *r, uint32_t a, uint32_t b);
+uint32_t sb_ffi_rand_unique(struct sb_rand *r);
 double sb_ffi_rand_double(struct sb_rand *r);
 uint64_t sb_ffi_rand_u64(struct sb_rand *r);
 size_t sb_ffi_rand_string(struct sb_rand *r, const char *fmt, size_t len, char *buf, size_t cap);
@@ -21,17 +24,29 @@ size_t sb_ffi_rand_varstring(struct sb_rand *r, size_t min, size_t max, char *bu
 
 local C = ffi.C
 local state = ffi.cast("struct sb_rand *", sysbench.__rand_state)
+
+-- The exported 1.0 functions (sb_rand_uniform(uint32_t, uint32_t), ...)
+-- draw from the calling thread's bound generator: bind this state's, and
+-- unbind it when the state closes (the anchor below is collected then).
+C.sb_ffi_rand_bind(state)
+sysbench.__rand_anchor = ffi.gc(ffi.new("char[1]"), function()
+  C.sb_ffi_rand_unbind(state)
+end)
+
+-- enum sb_rand_dist (sb_rand.h)
+local UNIFORM, GAUSSIAN, SPECIAL, PARETO, ZIPFIAN = 0, 1, 2, 3, 4
+
 local buf_size = 4096
 local buf = ffi.new("char[?]", buf_size)
 
 local rand = {}
 
 function rand.uniform_uint64() return C.sb_ffi_rand_u64(state) end
-function rand.uniform(a, b) return C.sb_ffi_rand_uniform(state, a, b) end
-function rand.gaussian(a, b) return C.sb_ffi_rand_gaussian(state, a, b) end
-function rand.special(a, b) return C.sb_ffi_rand_special(state, a, b) end
-function rand.pareto(a, b) return C.sb_ffi_rand_pareto(state, a, b) end
-function rand.zipfian(a, b) return C.sb_ffi_rand_zipfian(state, a, b) end
+function rand.uniform(a, b) return C.sb_ffi_rand_wrapped(state, UNIFORM, a, b) end
+function rand.gaussian(a, b) return C.sb_ffi_rand_wrapped(state, GAUSSIAN, a, b) end
+function rand.special(a, b) return C.sb_ffi_rand_wrapped(state, SPECIAL, a, b) end
+function rand.pareto(a, b) return C.sb_ffi_rand_wrapped(state, PARETO, a, b) end
+function rand.zipfian(a, b) return C.sb_ffi_rand_wrapped(state, ZIPFIAN, a, b) end
 function rand.default(a, b) return C.sb_ffi_rand_default(state, a, b) end
 function rand.unique() return C.sb_ffi_rand_unique(state) end
 function rand.uniform_double() return C.sb_ffi_rand_double(state) end
