@@ -28,8 +28,17 @@ local function checks()
   local lo, hi = in_range(R.uniform, 1, 10, N, "uniform")
   t.eq(lo, 1, "uniform reaches its minimum")
   t.eq(hi, 10, "uniform reaches its maximum")
-  lo, hi = in_range(R.uniform, -5, 5, N, "uniform with negatives")
-  t.ok(lo < 0 and hi > 0, "uniform negative range spans zero")
+  -- As in sysbench 1.0, arguments are uint32: -5 is 2^32 - 5, and the
+  -- range counts the 11 values from there up through 2^32 - 1 to 5.
+  local wok, wrapped, small = true, false, false
+  for _ = 1, N do
+    local v = R.uniform(-5, 5)
+    if not ((v >= 2^32 - 5 and v <= 2^32 - 1) or (v >= 0 and v <= 5)) then
+      wok = false
+    end
+    if v >= 2^32 - 5 then wrapped = true else small = true end
+  end
+  t.ok(wok and wrapped and small, "uniform(-5, 5) wraps as uint32")
   t.eq(R.uniform(7, 7), 7, "uniform on a single value")
   in_range(R.gaussian, 1, 100, N, "gaussian")
   in_range(R.special, 1, 100, N, "special")

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sb_histogram.h"
+#include "sb_lhist.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
@@ -378,6 +379,108 @@ START_TEST(test_print)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * sb_lhist: sysbench 1.0's bounded script histograms
+ * ------------------------------------------------------------------------ */
+
+START_TEST(test_lhist_geometry)
+{
+    struct sb_lhist *h = sb_lhist_new(10, 1, 100);
+    double step = log(100.0) / 9; /* log distance between bucket values */
+    double v;
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_double_eq_tol(sb_lhist_value(h, 0), 1.0, 1e-9);
+    ck_assert_double_eq_tol(sb_lhist_value(h, 9), 100.0, 1e-9);
+    ck_assert_double_eq_tol(sb_lhist_value(h, 2), exp(2 * step), 1e-9);
+    /* Each value goes to the bucket nearest on the log scale. */
+    for (v = 1.0; v <= 100.0; v *= 1.01) {
+        size_t i = sb_lhist_bucket(h, v);
+
+        ck_assert_uint_lt(i, 10);
+        ck_assert_msg(fabs(log(sb_lhist_value(h, i)) - log(v)) <= step / 2 + 1e-9,
+                      "%f went to bucket %zu", v, i);
+    }
+    /* Outside [min, max]: clamped to the first and last bucket. */
+    ck_assert_uint_eq(sb_lhist_bucket(h, 0.5), 0);
+    ck_assert_uint_eq(sb_lhist_bucket(h, 0.0), 0);
+    ck_assert_uint_eq(sb_lhist_bucket(h, -3.0), 0);
+    ck_assert_uint_eq(sb_lhist_bucket(h, NAN), 0);
+    ck_assert_uint_eq(sb_lhist_bucket(h, 1000.0), 9);
+    ck_assert_uint_eq(sb_lhist_bucket(h, INFINITY), 9);
+    sb_lhist_free(h);
+
+    /* min > max runs the buckets downwards, as in 1.0. */
+    h = sb_lhist_new(5, 10, 1);
+    ck_assert_uint_eq(sb_lhist_bucket(h, 10), 0);
+    ck_assert_uint_eq(sb_lhist_bucket(h, 1), 4);
+    ck_assert_uint_eq(sb_lhist_bucket(h, 0.1), 4);
+    ck_assert_double_eq_tol(sb_lhist_value(h, 4), 1.0, 1e-9);
+    sb_lhist_free(h);
+
+    /* Degenerate layouts keep everything in bucket 0, shown as min. */
+    h = sb_lhist_new(1, 1, 100);
+    ck_assert_uint_eq(sb_lhist_bucket(h, 50), 0);
+    ck_assert_double_eq(sb_lhist_value(h, 0), 1.0);
+    sb_lhist_free(h);
+    h = sb_lhist_new(8, 0, 10);
+    ck_assert_uint_eq(sb_lhist_bucket(h, 5), 0);
+    ck_assert_double_eq(sb_lhist_value(h, 0), 0.0);
+    sb_lhist_free(h);
+    ck_assert_ptr_null(sb_lhist_new(0, 1, 10));
+}
+END_TEST
+
+static char *lhist_printed(const struct sb_lhist *h)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(f);
+    sb_lhist_print(h, f);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_lhist_print_and_percentile)
+{
+    struct sb_lhist *h = sb_lhist_new(10, 1, 100);
+    char *out = lhist_printed(h);
+    char want[256];
+    int i;
+
+    ck_assert_str_eq(out, ""); /* empty: nothing at all */
+    free(out);
+    ck_assert_double_eq(sb_lhist_percentile(h, 50), 0.0);
+
+    for (i = 0; i < 40; i++)
+        sb_lhist_update(h, 1.0);
+    for (i = 0; i < 20; i++)
+        sb_lhist_update(h, 100.0);
+    sb_lhist_update(h, 3.0);
+    out = lhist_printed(h);
+    /* Bars scale to the fullest bucket: 40, 20 and round(40 / 40) = 1. */
+    snprintf(want, sizeof(want),
+             "       value  ------------- distribution ------------- count\n"
+             "%12.3f |%-40s %d\n%12.3f |%-40s %d\n%12.3f |%-40s %d\n",
+             1.0, "****************************************", 40,
+             sb_lhist_value(h, 2), "*", 1,
+             100.0, "********************", 20);
+    ck_assert_str_eq(out, want);
+    free(out);
+
+    /* 61 values: the 50th and 65th percentiles are the 31st and 40th
+     * value (bucket 0), the 67th the 41st (the single 3.0). */
+    ck_assert_double_eq_tol(sb_lhist_percentile(h, 50), 1.0, 1e-9);
+    ck_assert_double_eq_tol(sb_lhist_percentile(h, 65), 1.0, 1e-9);
+    ck_assert_double_eq_tol(sb_lhist_percentile(h, 67), sb_lhist_value(h, 2), 1e-9);
+    ck_assert_double_eq_tol(sb_lhist_percentile(h, 99), 100.0, 1e-9);
+    ck_assert_double_eq_tol(sb_lhist_percentile(h, 100), 100.0, 1e-9);
+    sb_lhist_free(h);
+}
+END_TEST
+
 static Suite *hist_suite(void)
 {
     Suite *s = suite_create("sb_histogram");
@@ -395,6 +498,8 @@ static Suite *hist_suite(void)
     tcase_add_test(tc, test_merge_equals_single);
     tcase_add_test(tc, test_snapshot_and_diff);
     tcase_add_test(tc, test_print);
+    tcase_add_test(tc, test_lhist_geometry);
+    tcase_add_test(tc, test_lhist_print_and_percentile);
     suite_add_tcase(s, tc);
     return s;
 }
