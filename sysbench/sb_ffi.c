@@ -8,6 +8,7 @@
  * them. No other symbol may take a 1.0 name with another signature: a
  * script calling it through 1.0's prototype would crash.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -162,9 +163,31 @@ uint32_t sb_rand_pareto(uint32_t a, uint32_t b)
     return sb_rand_next_wrapped(thread_rand(), SB_RAND_PARETO, a, b);
 }
 
+/*
+ * unique() is one sequence for the whole process, as in 1.0: scripts use it
+ * for keys that must not collide between threads. Seeded from --rand-seed
+ * on first use (the configuration is final before any script runs).
+ */
+static struct sb_rand unique_rand;
+static pthread_once_t unique_once = PTHREAD_ONCE_INIT;
+
+static void unique_init(void)
+{
+    /* A stream no thread's generator uses (threads are 0.., the main
+     * state 2^32). */
+    sb_rand_seed_stream(&unique_rand, sb_config.rand_seed, 0x200000000ULL,
+                        &sb_config.rand);
+}
+
+static uint32_t shared_unique(void)
+{
+    pthread_once(&unique_once, unique_init);
+    return sb_rand_next_unique_shared(&unique_rand);
+}
+
 uint32_t sb_rand_unique(void)
 {
-    return sb_rand_next_unique(thread_rand());
+    return shared_unique();
 }
 
 uint64_t sb_rand_uniform_uint64(void)
@@ -208,9 +231,11 @@ uint32_t sb_ffi_rand_default(struct sb_rand *r, uint32_t a, uint32_t b)
     return sb_rand_next_wrapped_default(r, a, b);
 }
 
+/* r is unused: unique() is process-wide (see shared_unique). */
 uint32_t sb_ffi_rand_unique(struct sb_rand *r)
 {
-    return sb_rand_next_unique(r);
+    (void)r;
+    return shared_unique();
 }
 
 double sb_ffi_rand_double(struct sb_rand *r)

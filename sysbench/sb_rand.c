@@ -529,9 +529,8 @@ static uint32_t qr_permute(uint32_t x)
     return x <= SB_UNIQUE_PRIME / 2 ? q : SB_UNIQUE_PRIME - q;
 }
 
-uint32_t sb_rand_next_unique(struct sb_rand *r)
+static uint32_t unique_at(const struct sb_rand *r, uint32_t i)
 {
-    uint32_t i = r->unique_index++;
     /* A seed-dependent xor between the two rounds breaks up the arithmetic
      * structure a single quadratic map leaves in consecutive outputs. */
     uint32_t mask = r->unique_offset * 0x9e3779b9u + 0x5bf03635u;
@@ -539,6 +538,16 @@ uint32_t sb_rand_next_unique(struct sb_rand *r)
     /* Every step (permute, add mod 2^32, xor, permute) is a bijection of the
      * 32-bit values, so 2^32 consecutive indexes give 2^32 distinct values. */
     return qr_permute((qr_permute(i) + r->unique_offset) ^ mask);
+}
+
+uint32_t sb_rand_next_unique(struct sb_rand *r)
+{
+    return unique_at(r, r->unique_index++);
+}
+
+uint32_t sb_rand_next_unique_shared(struct sb_rand *r)
+{
+    return unique_at(r, __atomic_fetch_add(&r->unique_index, 1, __ATOMIC_RELAXED));
 }
 
 /* ------------------------------------------------------------------------

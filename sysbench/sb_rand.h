@@ -105,6 +105,14 @@ uint32_t sb_rand_next_wrapped_default(struct sb_rand *r, uint32_t a, uint32_t b)
 uint32_t sb_rand_next_unique(struct sb_rand *r);
 
 /*
+ * The same sequence for a generator shared by several threads (sysbench
+ * 1.0's unique() is one sequence for the whole process, so values never
+ * repeat across threads): the index advances atomically, nothing else of r
+ * is touched. Which thread gets which value depends on timing.
+ */
+uint32_t sb_rand_next_unique_shared(struct sb_rand *r);
+
+/*
  * Writes into buf (capacity cap, including the terminating NUL) the
  * template fmt with each '#' replaced by a random digit and each '@' by a
  * random lowercase letter; other characters are copied. Output longer than

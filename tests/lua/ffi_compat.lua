@@ -215,6 +215,15 @@ local function draw()
   end
 end
 
+-- unique(): one process-wide sequence, interleaved from every thread.
+local function uniq()
+  local tid = sysbench.tid or 0
+  for _ = 1, 5000 do
+    print(string.format("u %d %d", C.sb_rand_unique(), R.unique()))
+  end
+  io.write("uniq_done_" .. tostring(tid) .. "\n")
+end
+
 local function main_checks()
   checks("main")
   local h = sysbench.histogram.new(10, 1, 100)
@@ -228,5 +237,6 @@ end
 sysbench.cmdline.commands = {
   draw = {draw, sysbench.cmdline.PARALLEL_COMMAND},
   maindraw = {draw},
+  uniq = {uniq, sysbench.cmdline.PARALLEL_COMMAND},
   check = {main_checks},
 }

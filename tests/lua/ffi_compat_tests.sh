@@ -69,6 +69,22 @@ assert_lines m7a 10
 sb --rand-seed=7 "$L/ffi_compat.lua" maindraw
 grep '^t' out | cmp -s - m7a || fail "two main-state runs with --rand-seed=7 differ"
 
+tcase "unique() never repeats across threads; same seed, same set"
+sb --rand-seed=3 --threads=2 "$L/ffi_compat.lua" uniq
+assert_exit 0
+assert_contains out "uniq_done_0"
+assert_contains out "uniq_done_1"
+awk '$1 == "u" { print $2; print $3 }' out | sort >u3a
+assert_lines u3a 20000
+assert_eq "$(uniq -d u3a | wc -l)" 0 "values drawn twice"
+# The interleaving between threads varies, the set drawn does not.
+sb --rand-seed=3 --threads=2 "$L/ffi_compat.lua" uniq
+awk '$1 == "u" { print $2; print $3 }' out | sort | cmp -s - u3a ||
+    fail "two runs with --rand-seed=3 drew different sets"
+sb --rand-seed=4 --threads=2 "$L/ffi_compat.lua" uniq
+awk '$1 == "u" { print $2; print $3 }' out | sort | cmp -s - u3a &&
+    fail "--rand-seed=3 and 4 drew the same set"
+
 tcase "redeclaring a 1.0 enum is refused as in 1.0; a typedef is accepted"
 cat >redecl.lua <<'EOF2'
 local ffi = require("ffi")

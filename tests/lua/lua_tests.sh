@@ -219,7 +219,7 @@ sb --rand-seed=42 --threads=2 "$L/rand.lua" draw
 grep '^t[0-9]' out | sort >seq42b
 sb --rand-seed=43 --threads=2 "$L/rand.lua" draw
 grep '^t[0-9]' out | sort >seq43
-assert_lines seq42a 42
+assert_lines seq42a 40
 cmp -s seq42a seq42b || fail "two runs with --rand-seed=42 differ"
 cmp -s seq42a seq43 && fail "--rand-seed=42 and 43 give the same sequences"
 # The two threads draw different sequences.

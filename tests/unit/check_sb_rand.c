@@ -476,6 +476,10 @@ START_TEST(test_unique)
         sum += v[i];
     }
     ck_assert_int_lt(same, 5);
+    /* The shared variant walks the same sequence. */
+    sb_rand_seed_stream(&r2, 11, 0, &params);
+    for (i = 0; i < 1000; i++)
+        ck_assert_uint_eq(sb_rand_next_unique_shared(&r2), v[i]);
     /* Spread over the 32-bit space, not clustered. */
     ck_assert_double_eq_tol((double)sum / N / 4294967296.0, 0.5, 0.01);
     qsort(v, N, sizeof(*v), cmp_u32);
