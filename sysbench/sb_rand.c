@@ -265,9 +265,10 @@ static uint64_t special_hot_offset(struct sb_rand *r, uint64_t span, double pct)
     width = (double)span * pct / 100.0;
     lo = (double)span / 2.0 - width / 2.0;
     first = lo > 0.0 ? (uint64_t)lo : 0;
-    if (width >= 18446744073709551616.0 || first > span)
-        return span / 2;
-    nspan = (uint64_t)width;
+    if (first > span)
+        first = span;
+    /* (double)span may round up to 2^64, which must not be converted. */
+    nspan = width >= 18446744073709551616.0 ? span : (uint64_t)width;
     if (nspan > span - first)
         nspan = span - first;
     return first + rand_upto(r, nspan);
