@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sb_args.h"
 #include "sb_config.h"
 #include "sb_driver.h"
 #include "sb_clock.h"
