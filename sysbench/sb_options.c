@@ -407,11 +407,19 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
     const char *text = value;
 
     memset(&parsed, 0, sizeof(parsed));
+    /*
+     * A bare --name: on for a boolean; an empty list or string for the
+     * text types, as sysbench 1.0 gives them; numbers need a value.
+     */
     if (value == NULL && user) {
-        if (opt->type != SB_ARG_BOOL)
+        if (opt->type == SB_ARG_BOOL)
+            text = "on";
+        else if (opt->type == SB_ARG_LIST || opt->type == SB_ARG_STRING ||
+                 opt->type == SB_ARG_FILE)
+            text = "";
+        else
             return fail(err, errlen, "missing value for --%s: expected %s",
                         opt->name, expected_form(opt->type));
-        text = "on";
     }
     if (text != NULL) {
         int rc = 0;

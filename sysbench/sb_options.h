@@ -97,8 +97,8 @@ void sb_optset_set_secret(struct sb_optset *set, const char *name);
 struct sb_opt *sb_optset_find(const struct sb_optset *set, const char *name);
 
 /*
- * Sets an option from a string (value NULL means a bare --name, allowed
- * only for BOOL). Returns 0, or -1 with a one-line reason in err naming
+ * Sets an option from a string (value NULL means a bare --name: "on" for
+ * BOOL, "" for STRING, FILE and LIST; an error for the number types). Returns 0, or -1 with a one-line reason in err naming
  * the option and what was expected, e.g.
  * "invalid value 'abc' for --threads: expected an integer".
  */
