@@ -125,38 +125,50 @@ static int die(const char *msg)
     return 1;
 }
 
-/* True when the command line or config file gave option `name` itself
- * (not through another name of the same option). */
-static bool arg_given(const struct sb_args *args, const char *name)
+/* The last argument that gave option `name` itself (not through another
+ * name of the same option), or NULL. */
+static const struct sb_arg *arg_given(const struct sb_args *args, const char *name)
 {
+    const struct sb_arg *found = NULL;
+
     for (size_t i = 0; i < args->nopts; i++) {
         const char *a = args->opts[i].name, *b = name;
         for (; *a && *b; a++, b++)
             if ((*a == '_' ? '-' : *a) != (*b == '_' ? '-' : *b))
                 break;
         if (*a == '\0' && *b == '\0')
-            return true;
+            found = &args->opts[i];
     }
-    return false;
+    return found;
 }
 
 /*
  * sysbench 1.0's warnings for its legacy option names: on standard output,
- * before the banner, in this order whatever the order given, and at every
- * verbosity.
+ * before the banner, in this order whatever the order given, at every
+ * verbosity, and (as 1.0) only when the legacy option's value differs from
+ * its 1.0 default (1 thread, no limit).
  */
 static void warn_legacy_names(const struct sb_args *args)
 {
-    static const char *const legacy[][2] = {
-        {"num-threads", "threads"}, {"max-requests", "events"}, {"max-time", "time"},
+    static const struct {
+        const char *name, *use;
+        double def;
+    } legacy[] = {
+        {"num-threads", "threads", 1}, {"max-requests", "events", 0}, {"max-time", "time", 0},
     };
 
     if (arg_given(args, "test"))
         printf("WARNING: the --test option is deprecated. You can pass a script name "
                "or path on the command line without any options.\n");
-    for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++)
-        if (arg_given(args, legacy[i][0]))
-            printf("WARNING: --%s is deprecated, use --%s instead\n", legacy[i][0], legacy[i][1]);
+    for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
+        const struct sb_arg *a = arg_given(args, legacy[i].name);
+        double v;
+
+        if (a != NULL && (a->value == NULL || sb_parse_double(a->value, &v) != 0 ||
+                          v != legacy[i].def))
+            printf("WARNING: --%s is deprecated, use --%s instead\n", legacy[i].name,
+                   legacy[i].use);
+    }
 }
 
 /*
@@ -296,9 +308,10 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */
-        lua_getglobal(L, "sysbench");
-        lua_getfield(L, -1, "cmdline");
-        lua_getfield(L, -1, "print_test_options");
+        lua_pushstring(L, "sysbench");
+        lua_rawget(L, LUA_GLOBALSINDEX);
+        sb_lua_rawfield(L, -1, "cmdline");
+        sb_lua_rawfield(L, -1, "print_test_options");
         lua_remove(L, -2);
         lua_remove(L, -2);
         if (sb_lua_pcall(L, 0, 0, err, sizeof(err)) != 0)

@@ -220,7 +220,7 @@ assert_contains out $'debug is\ttrue'
 
 tcase "legacy option names print 1.0's warnings on stdout, in 1.0's order"
 write_ev
-sb --max-time=1 --max-requests=2 --num-threads=1 --test=ev.lua run
+sb --max-time=1 --max-requests=2 --num-threads=2 --test=ev.lua run
 assert_exit 0
 head -n 4 out >first4
 assert_eq "$(sed -n 1p first4)" "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options." "line 1"
@@ -229,9 +229,12 @@ assert_eq "$(sed -n 3p first4)" "WARNING: --max-requests is deprecated, use --ev
 assert_eq "$(sed -n 4p first4)" "WARNING: --max-time is deprecated, use --time instead" "line 4"
 assert_not_contains err "deprecated"
 
-tcase "no warning for the current names"
+tcase "no warning for the current names, nor for legacy names at 1.0's defaults"
 write_ev
 sb ev.lua run --threads=1 --events=2 --time=1
+assert_exit 0
+assert_not_contains out "deprecated"
+sb ev.lua run --num-threads=1 --max-requests=0 --max-time=0 --events=2
 assert_exit 0
 assert_not_contains out "deprecated"
 

@@ -193,7 +193,9 @@ function cmdline.print_test_options()
     local o = opts[name]
     -- Names as the script declared them, as sysbench 1.0 prints them.
     local left = "  --" .. name .. placeholder(o)
-    io.write(string.format("%-33s %s [%s]\n", left, tostring(o[1] or ""), default_text(o[2])))
+    -- No brackets for an option without a default, as 1.0 prints it.
+    local def = o[2] ~= nil and " [" .. default_text(o[2]) .. "]" or ""
+    io.write(string.format("%-33s %s%s\n", left, tostring(o[1] or ""), def))
   end
 end
 
