@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sb_args.h"
 #include "sb_config.h"
 #include "sb_driver.h"
 #include "sb_clock.h"
@@ -34,10 +35,14 @@ static void print_version_line(void)
            LUAJIT_VERSION, SB_ALLOCATOR);
 }
 
-static void print_version(void)
+/* One line, as sysbench 1.0 prints and tools parse; the build details
+ * only with --verbosity above the default. */
+static void print_version(int verbosity)
 {
     const struct sb_driver_ops *const *d = sb_driver_list();
     printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+    if (verbosity <= SB_LOG_NOTICE)
+        return;
     printf("LuaJIT: %s\n", LUAJIT_VERSION);
     printf("drivers:");
     for (; *d; d++)
@@ -118,6 +123,98 @@ static int die(const char *msg)
 {
     sb_fatal("%s", msg);
     return 1;
+}
+
+/* The last argument that gave option `name` itself (not through another
+ * name of the same option), or NULL. */
+static const struct sb_arg *arg_given(const struct sb_args *args, const char *name)
+{
+    const struct sb_arg *found = NULL;
+
+    for (size_t i = 0; i < args->nopts; i++) {
+        const char *a = args->opts[i].name, *b = name;
+        for (; *a && *b; a++, b++)
+            if ((*a == '_' ? '-' : *a) != (*b == '_' ? '-' : *b))
+                break;
+        if (*a == '\0' && *b == '\0')
+            found = &args->opts[i];
+    }
+    return found;
+}
+
+/*
+ * sysbench 1.0's warnings for its legacy option names: on standard output,
+ * before the banner, in this order whatever the order given, at every
+ * verbosity, and (as 1.0) only when the legacy option's value differs from
+ * its 1.0 default (1 thread, no limit).
+ */
+static void warn_legacy_names(const struct sb_args *args)
+{
+    static const struct {
+        const char *name, *use;
+        double def;
+    } legacy[] = {
+        {"num-threads", "threads", 1}, {"max-requests", "events", 0}, {"max-time", "time", 0},
+    };
+
+    if (arg_given(args, "test"))
+        printf("WARNING: the --test option is deprecated. You can pass a script name "
+               "or path on the command line without any options.\n");
+    for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
+        const struct sb_arg *a = arg_given(args, legacy[i].name);
+        double v;
+
+        if (a != NULL && (a->value == NULL || sb_parse_double(a->value, &v) != 0 ||
+                          v != legacy[i].def))
+            printf("WARNING: --%s is deprecated, use --%s instead\n", legacy[i].name,
+                   legacy[i].use);
+    }
+}
+
+/*
+ * Chooses the driver when --db-driver is not given: the one whose options
+ * were given (--mysql-host means mysql), else the default (SQLite). Options
+ * of two drivers is an error. Sets --db-driver to the choice so scripts see
+ * it, and *reason (static text or `buf`) to why, for the run header.
+ */
+static int infer_driver(struct sb_optset *general, const struct sb_optset *drv_sets,
+                        const struct sb_driver_ops *const *drivers, size_t ndrv,
+                        char *buf, size_t buflen, const char **reason,
+                        char *err, size_t errlen)
+{
+    struct sb_opt *dopt = sb_optset_find(general, "db-driver");
+    const struct sb_opt *first[MAX_DRIVERS] = {NULL};
+    size_t found = 0, pick = 0;
+
+    if (dopt == NULL || dopt->set) {
+        *reason = "--db-driver";
+        return 0;
+    }
+    for (size_t i = 0; i < ndrv; i++) {
+        for (size_t j = 0; j < drv_sets[i].n && first[i] == NULL; j++)
+            if (drv_sets[i].opts[j].set)
+                first[i] = &drv_sets[i].opts[j];
+        if (first[i] != NULL && found++ == 0)
+            pick = i;
+    }
+    if (found > 1) {
+        size_t other = pick + 1;
+        while (first[other] == NULL)
+            other++;
+        snprintf(err, errlen, "options of two database drivers given (--%s and --%s): "
+                 "choose one with --db-driver", first[pick]->name, first[other]->name);
+        return -1;
+    }
+    if (found == 0) {
+        *reason = "default";
+        return 0;
+    }
+    if (sb_opt_set(dopt, drivers[pick]->name, err, errlen) != 0)
+        return -1;
+    dopt->set = false; /* inferred, not given */
+    snprintf(buf, buflen, "from --%s", first[pick]->name);
+    *reason = buf;
+    return 0;
 }
 
 /* Sleeps --sweep-cooldown seconds between two points, so the server
@@ -211,9 +308,10 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */
-        lua_getglobal(L, "sysbench");
-        lua_getfield(L, -1, "cmdline");
-        lua_getfield(L, -1, "print_test_options");
+        lua_pushstring(L, "sysbench");
+        lua_rawget(L, LUA_GLOBALSINDEX);
+        sb_lua_rawfield(L, -1, "cmdline");
+        sb_lua_rawfield(L, -1, "print_test_options");
         lua_remove(L, -2);
         lua_remove(L, -2);
         if (sb_lua_pcall(L, 0, 0, err, sizeof(err)) != 0)
@@ -248,7 +346,8 @@ int main(int argc, char **argv)
     struct sb_lua_thread main_thr;
     struct sb_rand main_rand;
     struct sb_db_counters main_counters;
-    char err[1024], drv_err[1024] = "";
+    char err[1024], drv_err[1024] = "", drv_reason[128];
+    bool declared = false;
     const char *script = NULL, *cmd = NULL, *cfgfile;
     char *script_path = NULL;
     size_t ndrv = 0, posi = 0;
@@ -299,12 +398,16 @@ int main(int argc, char **argv)
             return die(err);
 
     if (sb_optset_bool(&general, "version")) {
-        print_version();
+        print_version((int)sb_optset_int(&general, "verbosity"));
         return 0;
     }
+    warn_legacy_names(&args);
     script = sb_optset_str(&general, "test");
     if (script == NULL && args.npos > posi)
         script = args.pos[posi++];
+    /* sysbench 1.0 reads a script piped in without '-' too. */
+    if (script == NULL && !sb_optset_bool(&general, "help") && !isatty(STDIN_FILENO))
+        script = "-";
     if (args.npos > posi)
         cmd = args.pos[posi++];
     if (args.npos > posi)
@@ -345,6 +448,9 @@ int main(int argc, char **argv)
     env.driver_sets = drv_ptrs;
     env.script_opts = &script_opts;
     env.threads = sb_config.threads;
+    if (infer_driver(&general, drv_sets, drivers, ndrv, drv_reason, sizeof(drv_reason),
+                     &env.driver_reason, err, sizeof(err)) != 0)
+        return die(err);
     {
         const char *name = sb_optset_str(&general, "db-driver");
         const struct sb_optset *dset = NULL;
@@ -356,7 +462,7 @@ int main(int argc, char **argv)
         env.driver_error = drv_err;
     }
 
-    if (cmd != NULL)
+    if (cmd != NULL && sb_config.verbosity >= SB_LOG_NOTICE)
         print_version_line();
     sb_rand_seed_stream(&main_rand, sb_config.rand_seed, 0x100000000ULL, &sb_config.rand);
     memset(&main_counters, 0, sizeof(main_counters));
@@ -368,9 +474,16 @@ int main(int argc, char **argv)
     L = sb_lua_new_state(&env, &main_thr, true, err, sizeof(err));
     if (L == NULL)
         return die(err);
-    if (sb_lua_declare_script_options(L, &script_opts, err, sizeof(err)) != 0)
+    if (sb_lua_declare_script_options(L, &script_opts, &declared, err, sizeof(err)) != 0)
         return die(err);
     if (sb_args_apply(&args, &script_opts, err, sizeof(err)) != 0)
+        return die(err);
+    /* sysbench 1.0: a script that declares no options takes any, and
+     * sees them all as globals. */
+    env.opts_as_globals = !declared;
+    if (!declared && sb_lua_accept_undeclared(&args, &script_opts, err, sizeof(err)) != 0)
+        return die(err);
+    if (sb_lua_validate_script_options(L, &script_opts, err, sizeof(err)) != 0)
         return die(err);
     unused = sb_args_first_unused(&args);
     if (unused != NULL) {
@@ -381,7 +494,7 @@ int main(int argc, char **argv)
     if (cmd == NULL) {
         rc = 0; /* the script body ran: sysbench as a Lua interpreter */
     } else {
-        if (strcmp(cmd, "run") != 0)
+        if (strcmp(cmd, "run") != 0 && sb_config.verbosity >= SB_LOG_NOTICE)
             printf("\n");
         rc = run_command(L, &env, cmd, &main_rand);
     }

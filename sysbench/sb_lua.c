@@ -93,10 +93,18 @@ int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
     return 0;
 }
 
+/* Globals are read raw: a script may give _G a metatable that raises on
+ * unknown names (strict mode), and a lookup from C must not trigger it. */
+static void raw_global(lua_State *L, const char *name)
+{
+    lua_pushstring(L, name);
+    lua_rawget(L, LUA_GLOBALSINDEX);
+}
+
 bool sb_lua_has_function(lua_State *L, const char *name)
 {
     bool yes;
-    lua_getglobal(L, name);
+    raw_global(L, name);
     yes = lua_isfunction(L, -1);
     lua_pop(L, 1);
     return yes;
@@ -105,7 +113,7 @@ bool sb_lua_has_function(lua_State *L, const char *name)
 int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
                        char *err, size_t errlen)
 {
-    lua_getglobal(L, name);
+    raw_global(L, name);
     if (!lua_isfunction(L, -1)) {
         lua_pop(L, 1);
         if (result)
@@ -280,183 +288,6 @@ static int lua_report_json(lua_State *L)
     return 0;
 }
 
-/* ------------------------------------------------------------ options */
-
-static void push_option_value(lua_State *L, const struct sb_opt *o)
-{
-    switch (o->type) {
-    case SB_ARG_BOOL:
-        lua_pushboolean(L, o->b);
-        break;
-    case SB_ARG_INT:
-    case SB_ARG_SIZE:
-        lua_pushnumber(L, (lua_Number)o->i);
-        break;
-    case SB_ARG_DOUBLE:
-        lua_pushnumber(L, o->d);
-        break;
-    case SB_ARG_LIST:
-        lua_createtable(L, (int)o->nitems, 0);
-        for (size_t i = 0; i < o->nitems; i++) {
-            lua_pushstring(L, o->items[i]);
-            lua_rawseti(L, -2, (int)i + 1);
-        }
-        break;
-    default:
-        if (o->value != NULL)
-            lua_pushstring(L, o->value);
-        else
-            lua_pushnil(L);
-        break;
-    }
-}
-
-static void export_set(lua_State *L, const struct sb_optset *set)
-{
-    for (size_t i = 0; set != NULL && i < set->n; i++) {
-        const struct sb_opt *o = &set->opts[i];
-        char key[128];
-        if (o->alias_of != NULL)
-            continue;
-        snprintf(key, sizeof(key), "%s", o->name);
-        for (char *p = key; *p; p++)
-            if (*p == '-')
-                *p = '_';
-        /* --threads and --tx-rate take lists for sweeps, but scripts read
-         * them as numbers: they see the point being run. */
-        if (strcmp(key, "threads") == 0)
-            lua_pushnumber(L, sb_config.threads);
-        else if (strcmp(key, "tx_rate") == 0)
-            lua_pushnumber(L, sb_config.tx_rate);
-        else
-            push_option_value(L, o);
-        lua_setfield(L, -2, key);
-    }
-}
-
-void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env)
-{
-    lua_getglobal(L, "sysbench");
-    lua_newtable(L);
-    export_set(L, env->general);
-    for (size_t i = 0; env->driver_sets && env->driver_sets[i]; i++)
-        export_set(L, env->driver_sets[i]);
-    export_set(L, env->script_opts);
-    lua_setfield(L, -2, "opt");
-    lua_pop(L, 1);
-}
-
-/* Converts a declared default to the option's string form. */
-static int default_string(lua_State *L, int idx, enum sb_opt_type type, char *buf,
-                          size_t len, const char **out)
-{
-    *out = NULL;
-    switch (lua_type(L, idx)) {
-    case LUA_TNIL:
-    case LUA_TNONE:
-        return 0;
-    case LUA_TBOOLEAN:
-        *out = lua_toboolean(L, idx) ? "on" : "off";
-        return 0;
-    case LUA_TNUMBER:
-        snprintf(buf, len, "%.17g", lua_tonumber(L, idx));
-        *out = buf;
-        return 0;
-    case LUA_TSTRING:
-        *out = lua_tostring(L, idx);
-        return 0;
-    case LUA_TTABLE: {
-        size_t pos = 0, n = lua_objlen(L, idx);
-        buf[0] = '\0';
-        for (size_t i = 1; i <= n; i++) {
-            lua_rawgeti(L, idx, (int)i);
-            pos += (size_t)snprintf(buf + pos, pos < len ? len - pos : 0, "%s%s",
-                                    i > 1 ? "," : "", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
-            lua_pop(L, 1);
-        }
-        *out = buf;
-        return 0;
-    }
-    default:
-        (void)type;
-        return -1;
-    }
-}
-
-static enum sb_opt_type type_of_default(lua_State *L, int idx)
-{
-    switch (lua_type(L, idx)) {
-    case LUA_TBOOLEAN: return SB_ARG_BOOL;
-    case LUA_TNUMBER: {
-        double d = lua_tonumber(L, idx);
-        return d == (double)(long long)d ? SB_ARG_INT : SB_ARG_DOUBLE;
-    }
-    case LUA_TTABLE: return SB_ARG_LIST;
-    default: return SB_ARG_STRING;
-    }
-}
-
-int sb_lua_declare_script_options(lua_State *L, struct sb_optset *set,
-                                  char *err, size_t errlen)
-{
-    int top = lua_gettop(L);
-    int rc = 0;
-
-    lua_getglobal(L, "sysbench");
-    lua_getfield(L, -1, "cmdline");
-    if (!lua_istable(L, -1))
-        goto out;
-    lua_getfield(L, -1, "options");
-    if (lua_isnil(L, -1))
-        goto out;
-    if (!lua_istable(L, -1)) {
-        snprintf(err, errlen, "sysbench.cmdline.options must be a table");
-        rc = -1;
-        goto out;
-    }
-    lua_pushnil(L);
-    while (lua_next(L, -2) != 0) {
-        const char *name = lua_tostring(L, -2);
-        const char *desc = NULL, *def = NULL;
-        char buf[1024];
-        enum sb_opt_type type;
-        int tbl = lua_gettop(L);
-
-        if (lua_type(L, -2) != LUA_TSTRING || !lua_istable(L, -1)) {
-            snprintf(err, errlen, "sysbench.cmdline.options: each entry must be name = {description, default [, type]}");
-            rc = -1;
-            goto out;
-        }
-        lua_rawgeti(L, tbl, 1);
-        desc = lua_tostring(L, -1);
-        lua_rawgeti(L, tbl, 3);
-        lua_rawgeti(L, tbl, 2);
-        if (lua_isnumber(L, -2))
-            type = (enum sb_opt_type)(lua_tointeger(L, -2) - 1);
-        else
-            type = type_of_default(L, -1);
-        if ((int)type < SB_ARG_BOOL || type > SB_ARG_FILE) {
-            snprintf(err, errlen, "sysbench.cmdline.options.%s: unknown type", name);
-            rc = -1;
-            goto out;
-        }
-        if (default_string(L, -1, type, buf, sizeof(buf), &def) != 0) {
-            snprintf(err, errlen, "sysbench.cmdline.options.%s: unsupported default value", name);
-            rc = -1;
-            goto out;
-        }
-        if (sb_optset_find(set, name) == NULL &&
-            sb_optset_add(set, name, desc ? desc : "", def, type, err, errlen) != 0) {
-            rc = -1;
-            goto out;
-        }
-        lua_settop(L, tbl - 1);
-    }
-out:
-    lua_settop(L, top);
-    return rc;
-}
-
 /* ------------------------------------------------------------ commands */
 
 int sb_lua_command_kind(lua_State *L, const char *name)
@@ -464,20 +295,18 @@ int sb_lua_command_kind(lua_State *L, const char *name)
     int kind = 0;
     int top = lua_gettop(L);
 
-    lua_getglobal(L, "sysbench");
-    lua_getfield(L, -1, "cmdline");
+    raw_global(L, "sysbench");
+    sb_lua_rawfield(L, -1, "cmdline");
     if (lua_istable(L, -1)) {
-        lua_getfield(L, -1, "commands");
+        sb_lua_rawfield(L, -1, "commands");
         if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, name);
+            sb_lua_rawfield(L, -1, name);
             if (lua_istable(L, -1)) {
                 lua_rawgeti(L, -1, 1);
                 if (lua_isfunction(L, -1)) {
                     lua_rawgeti(L, -2, 2);
-                    lua_getglobal(L, "sysbench");
-                    lua_getfield(L, -1, "cmdline");
-                    lua_getfield(L, -1, "PARALLEL_COMMAND");
-                    kind = lua_equal(L, -1, -4) && !lua_isnil(L, -1) ? 2 : 1;
+                    sb_lua_rawfield(L, -5, "PARALLEL_COMMAND");
+                    kind = lua_rawequal(L, -1, -2) && !lua_isnil(L, -1) ? 2 : 1;
                 }
             } else if (lua_isfunction(L, -1)) {
                 kind = 1;
@@ -494,12 +323,12 @@ int sb_lua_run_command(lua_State *L, const char *name, int tid,
     int top = lua_gettop(L);
     bool found = false;
 
-    lua_getglobal(L, "sysbench");
-    lua_getfield(L, -1, "cmdline");
+    raw_global(L, "sysbench");
+    sb_lua_rawfield(L, -1, "cmdline");
     if (lua_istable(L, -1)) {
-        lua_getfield(L, -1, "commands");
+        sb_lua_rawfield(L, -1, "commands");
         if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, name);
+            sb_lua_rawfield(L, -1, name);
             if (lua_istable(L, -1))
                 lua_rawgeti(L, -1, 1);
             if (lua_isfunction(L, -1))
@@ -508,7 +337,7 @@ int sb_lua_run_command(lua_State *L, const char *name, int tid,
     }
     if (!found) {
         lua_settop(L, top);
-        lua_getglobal(L, name);
+        raw_global(L, name);
         if (!lua_isfunction(L, -1)) {
             lua_settop(L, top);
             snprintf(err, errlen, "command '%s' is not implemented by the script", name);
@@ -538,10 +367,10 @@ static void set_sysbench_values(lua_State *L, const struct sb_lua_env *env,
                                 const struct sb_lua_thread *thr)
 {
     lua_newtable(L);
-    if (thr->tid >= 0) {
-        lua_pushinteger(L, thr->tid);
-        lua_setfield(L, -2, "tid");
-    }
+    /* The main state (init, done, report hooks, plain commands) is thread
+     * 0 to scripts, as in sysbench 1.0. */
+    lua_pushinteger(L, thr->tid >= 0 ? thr->tid : 0);
+    lua_setfield(L, -2, "tid");
     lua_pushlightuserdata(L, thr->rand);
     lua_setfield(L, -2, "__rand_state");
     lua_pushcfunction(L, lua_report_default);
@@ -606,13 +435,15 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
     register_internal_modules(L);
     set_package_path(L, env->script_path);
     set_sysbench_values(L, env, thr);
-    if (with_opts)
-        sb_lua_export_options(L, env);
 
     lua_getglobal(L, "require");
     lua_pushstring(L, "sysbench");
     if (sb_lua_pcall(L, 1, 0, err, errlen) != 0)
         goto fail;
+    /* After the built-in modules: option globals must not change what
+     * they see. */
+    if (with_opts)
+        sb_lua_export_options(L, env);
 
     if (env->script_path != NULL || env->script_text != NULL) {
         int rc = load_script(L, env);

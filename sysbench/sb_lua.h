@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <lua.h>
-#include "sb_options.h"
+#include "sb_args.h"
 #include "sb_driver.h"
 #include "sb_rand.h"
 
@@ -30,6 +30,13 @@ struct sb_lua_env {
     const struct sb_driver_ops *driver; /* the chosen driver (may be NULL) */
     const char *driver_error;  /* why driver is NULL, for sysbench.sql.driver() */
     unsigned threads;
+    /* The script declares no sysbench.cmdline.options: every option is
+     * also a global (sysbench 1.0's legacy interface). Set by main before
+     * worker states are made. */
+    bool opts_as_globals;
+    /* Why this driver runs, for the run header: "--db-driver",
+     * "from --mysql-host", "default". Static or owned by main. */
+    const char *driver_reason;
 };
 
 /* Per-state binding to its thread's owned objects. */
@@ -75,14 +82,39 @@ int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
                        char *err, size_t errlen);
 
 /*
- * Reads sysbench.cmdline.options from the main state into env->script_opts.
- * Returns 0 or -1 with a one-line reason (a bad declaration).
+ * Reads sysbench.cmdline.options from the main state into `set` through
+ * the cmdline module (sb_lua_opts.c), which checks every entry first.
+ * *declared tells whether the script declared the table at all. Returns 0
+ * or -1 with a one-line reason (a malformed table, a replaced `sysbench`).
  */
-int sb_lua_declare_script_options(lua_State *L, struct sb_optset *set,
+int sb_lua_declare_script_options(lua_State *L, struct sb_optset *set, bool *declared,
                                   char *err, size_t errlen);
 
-/* Sets sysbench.opt in L from all option sets of env. */
+/*
+ * Calls the validator (4th element of the declaration) of every option of
+ * `set` the user gave, with the name and the value as text. Returns 0, or
+ * -1 with "invalid option: --name=value ..." when one returns a false
+ * value, or the validator's error.
+ */
+int sb_lua_validate_script_options(lua_State *L, const struct sb_optset *set,
+                                   char *err, size_t errlen);
+
+/*
+ * For scripts that declare no options (sysbench 1.0 accepts anything
+ * then): adds every argument no set claimed to `set` as a string option
+ * set to its value ("" when bare) and marks it used. Returns 0 or -1 with
+ * err.
+ */
+int sb_lua_accept_undeclared(struct sb_args *args, struct sb_optset *set,
+                             char *err, size_t errlen);
+
+/* Sets sysbench.opt in L from all option sets of env, and the globals when
+ * env->opts_as_globals. Never raises a Lua error. */
 void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env);
+
+/* Pushes t[key] of the table at idx without metamethods, or nil when the
+ * value at idx is not a table. Never raises a Lua error. */
+void sb_lua_rawfield(lua_State *L, int idx, const char *key);
 
 /* Looks up sysbench.cmdline.commands[name]: returns 1 for a plain command,
  * 2 for a parallel one, 0 when not defined. */

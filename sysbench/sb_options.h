@@ -97,8 +97,8 @@ void sb_optset_set_secret(struct sb_optset *set, const char *name);
 struct sb_opt *sb_optset_find(const struct sb_optset *set, const char *name);
 
 /*
- * Sets an option from a string (value NULL means a bare --name, allowed
- * only for BOOL). Returns 0, or -1 with a one-line reason in err naming
+ * Sets an option from a string (value NULL means a bare --name: "on" for
+ * BOOL, "" for STRING, FILE and LIST; an error for the number types). Returns 0, or -1 with a one-line reason in err naming
  * the option and what was expected, e.g.
  * "invalid value 'abc' for --threads: expected an integer".
  */
@@ -122,52 +122,5 @@ int sb_parse_double(const char *s, double *out);
 
 /* Prints "  --name=TYPE   description [default]" lines, sysbench style. */
 void sb_optset_print_help(const struct sb_optset *set, FILE *out);
-
-/* ---------------------------------------------------------------- argv */
-
-struct sb_arg {
-    char *name;   /* owned; without the leading dashes */
-    char *value;  /* owned; NULL for a bare --name */
-    bool used;    /* claimed by some option set */
-};
-
-struct sb_args {
-    struct sb_arg *opts;  /* every --name[=value], in order */
-    size_t nopts, optcap;
-    char **pos;           /* positional words, owned, in order */
-    size_t npos, poscap;
-};
-
-void sb_args_init(struct sb_args *a);
-void sb_args_free(struct sb_args *a);
-
-/*
- * Splits argv[1..argc-1] into options and positional words. "--" ends
- * option parsing; a lone "-" is positional (script from stdin). Returns 0,
- * or -1 with a reason in err for a malformed argument such as "--" + "=x".
- */
-int sb_args_split(struct sb_args *a, int argc, char *const argv[],
-                  char *err, size_t errlen);
-
-/*
- * Appends "name=value" lines from a config file as options (blank lines and
- * lines starting with '#' are skipped; surrounding spaces are trimmed; a
- * line without '=' is a bare option). Options already in `a` from the
- * command line win: the file's entries are inserted before them. Returns 0,
- * or -1 with "FILE:LINE: reason" or the open error in err.
- */
-int sb_args_read_config(struct sb_args *a, const char *path,
-                        char *err, size_t errlen);
-
-/*
- * Offers every not-yet-used argument to `set`: each whose name the set
- * knows is parsed into it and marked used. Returns 0, or -1 with the first
- * parse error in err.
- */
-int sb_args_apply(struct sb_args *a, struct sb_optset *set,
-                  char *err, size_t errlen);
-
-/* Returns the first argument no set claimed, or NULL. */
-const struct sb_arg *sb_args_first_unused(const struct sb_args *a);
 
 #endif /* SB_OPTIONS_H */

@@ -264,7 +264,8 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     x.cpu = true;
     x.cpu_client_pct = cpu_client;
     x.cpu_server_pct = cpu_server;
-    sb_report_print_line(&s, &x, stdout);
+    if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
+        sb_report_print_line(&s, &x, stdout);
 }
 
 static enum sb_output_rate_mode output_rate_mode(enum sb_pace_mode mode)
@@ -280,12 +281,16 @@ static enum sb_output_rate_mode output_rate_mode(enum sb_pace_mode mode)
     }
 }
 
-static void print_header(const struct sb_run *run)
+static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
 {
     const struct sb_config *cfg = run->cfg;
 
+    if (cfg->verbosity < SB_LOG_NOTICE) /* sysbench 1.0: no header then */
+        return;
     printf("\nRunning the test with following options:\n");
     printf("Number of threads: %u\n", run->nthreads);
+    if (env->driver != NULL && env->driver_reason != NULL)
+        printf("Database driver: %s (%s)\n", env->driver->name, env->driver_reason);
     if (run->mode == SB_PACE_FIXED)
         printf("Target transaction rate: %.2f per second, each thread on a fixed schedule "
                "(period %.1f us, jitter %.1f us, late policy %s)\n",
@@ -474,7 +479,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     r->hook = has_hook(L, "report_intermediate");
     r->out = out;
 
-    print_header(run);
+    print_header(run, env);
     r->cpu_srv = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
                              sizeof(server_version)) ? &cpu_srv : NULL;
     if (out != NULL &&
@@ -507,10 +512,11 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     start = now;
     if (cfg->warmup_time > 0) {
         warm_end = start + (uint64_t)(cfg->warmup_time * 1e9);
-        printf("Warming up for %g second(s)...\n", cfg->warmup_time);
+        if (cfg->verbosity >= SB_LOG_NOTICE)
+            printf("Warming up for %g second(s)...\n", cfg->warmup_time);
     }
 
-    if (rc == 0)
+    if (rc == 0 && cfg->verbosity >= SB_LOG_NOTICE)
         printf("Threads started!\n\n");
     fflush(stdout);
     /* Measure from the end of warmup, or in rate modes from the first
@@ -622,7 +628,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             r->sql = true;
         if (sb_stop_reason() == SB_STOP_SIGNAL)
             printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
-        printf("\n");
+        if (cfg->verbosity >= SB_LOG_NOTICE)
+            printf("\n");
         sb_cpu_compute(&cpu_before, &cpu_after, total->c[SB_STAT_EVENTS], &cr);
         if (has_hook(L, "report_cumulative")) {
             struct sb_report_stat s;
@@ -630,7 +637,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                                 cfg->npercentiles ? cfg->percentiles[0] : 0);
             if (call_hook(L, "report_cumulative", &s, true) != 0)
                 rc = 1;
-        } else {
+        } else if (cfg->verbosity >= SB_LOG_NOTICE) {
             memset(&f, 0, sizeof(f));
             f.total = total;
             f.time_total = t;

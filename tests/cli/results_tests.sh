@@ -77,7 +77,7 @@ assert_eq "$(jget r.json 'd["environment"]["server_version"]')" \
     "server_version (SQLite: the library's)"
 assert_gt "$(jget r.json 'd["environment"]["cpu"]["online"]')" 0 "cpu count"
 assert_ne "$(jget r.json 'd["environment"]["kernel"]["release"]')" "" "kernel"
-assert_eq "$(jget r.json 'd["tool"]["allocator"]')" "$("$SB_BIN" --version | sed -n 's/^allocator: //p')" \
+assert_eq "$(jget r.json 'd["tool"]["allocator"]')" "$("$SB_BIN" --version --verbosity=4 | sed -n 's/^allocator: //p')" \
     "allocator"
 assert_eq "$(jget r.json 'd["options"]["general"]["threads"]')" '["2"]' "options.general.threads"
 assert_eq "$(jget r.json '"json" in d["options"]["given"]')" true "options.given"

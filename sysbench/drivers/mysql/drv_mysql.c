@@ -45,6 +45,8 @@ static const struct sb_opt_def sb_mysql_options[] = {
     {"mysql-connect-timeout", "connection timeout in seconds", "10", SB_ARG_INT},
     {"mysql-ignore-errors", "error numbers to ignore (restart the event), or 'all'", "1213,1020,1205", SB_ARG_LIST},
     {"mysql-dry-run", "pretend every MySQL call succeeds, without a server", "off", SB_ARG_BOOL},
+    /* sysbench 1.0's; MariaDB Connector/C's mysql_debug() does nothing. */
+    {"mysql-debug", "trace all client library calls (accepted for sysbench 1.0 command lines; ignored: MariaDB Connector/C has no trace)", "off", SB_ARG_BOOL},
     {NULL, NULL, NULL, SB_ARG_BOOL}
 };
 

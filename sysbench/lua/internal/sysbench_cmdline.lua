@@ -1,10 +1,14 @@
--- sysbench.cmdline: option declarations and commands (shared/LUA_API.md).
--- The C side reads `options` after the script body runs and exports the
--- parsed values as sysbench.opt.
+-- sysbench.cmdline: option declarations and commands (shared/LUA_API.md,
+-- shared/LUA_COMPAT.md). The C side calls read_cmdline_options() after the
+-- script body runs (through the registry, so a script that replaces the
+-- `sysbench` global cannot break it) and exports the parsed values as
+-- sysbench.opt.
 
 local cmdline = sysbench.cmdline or {}
 
--- Option types; the values are the C enum sb_opt_type plus one.
+-- Option types, sysbench 1.0's numbering: the C enum sb_opt_type plus one,
+-- with NULL and MAX around them.
+cmdline.ARG_NULL = 0
 cmdline.ARG_BOOL = 1
 cmdline.ARG_INT = 2
 cmdline.ARG_SIZE = 3
@@ -12,26 +16,157 @@ cmdline.ARG_DOUBLE = 4
 cmdline.ARG_STRING = 5
 cmdline.ARG_LIST = 6
 cmdline.ARG_FILE = 7
+cmdline.ARG_MAX = 8
 
 cmdline.PARALLEL_COMMAND = true
 
--- True when the script handles `name` as a command.
+-- The type a default implies when the entry gives none. A number is a
+-- double, so --x=1.5 is accepted for {"desc", 10}.
+local type_of_default = {
+  boolean = cmdline.ARG_BOOL,
+  number = cmdline.ARG_DOUBLE,
+  table = cmdline.ARG_LIST,
+  string = cmdline.ARG_STRING,
+}
+
+-- True only for commands the script lists in sysbench.cmdline.commands.
 function cmdline.command_defined(name)
   local cmds = cmdline.commands
-  if type(cmds) == "table" and cmds[name] ~= nil then
+  return type(cmds) == "table" and type(cmds[name]) == "table" and
+    cmds[name][1] ~= nil
+end
+
+-- True when the command is defined and marked PARALLEL_COMMAND.
+function cmdline.command_parallel(name)
+  return cmdline.command_defined(name) and
+    cmdline.commands[name][2] == cmdline.PARALLEL_COMMAND
+end
+
+-- Runs a command in this state. Returns false when it is not defined;
+-- otherwise true unless the command returned false (nil counts as success).
+function cmdline.call_command(name)
+  if not cmdline.command_defined(name) then
+    return false
+  end
+  local rc = cmdline.commands[name][1]()
+  return rc == nil or rc ~= false
+end
+
+-- The validators (4th element of an entry) of the declared options.
+local validators = {}
+
+local function bad(fmt, ...)
+  error(string.format("sysbench.cmdline.options: " .. fmt, ...), 0)
+end
+
+-- Checks one entry and returns its type and its default as text (nil when
+-- the entry has none).
+local function check_entry(name, def)
+  if type(name) ~= "string" or type(def) ~= "table" then
+    bad("each entry must be name = {description, default [, type [, validator]]}"
+      .. " (found a %s key with a %s value)", type(name), type(def))
+  end
+  if def[1] == nil then
+    bad("option '%s' has no description", name)
+  end
+  local t, d = def[3], def[2]
+  if t ~= nil and (type(t) ~= "number" or t <= cmdline.ARG_NULL or
+                   t >= cmdline.ARG_MAX or t % 1 ~= 0) then
+    bad("option '%s' has an unknown type %s", name, tostring(t))
+  end
+  if def[4] ~= nil and type(def[4]) ~= "function" then
+    bad("option '%s': the validator (4th element) must be a function", name)
+  end
+  local text
+  if type(d) == "table" then
+    if t ~= nil and t ~= cmdline.ARG_LIST then
+      bad("option '%s' has a list default but is not a list", name)
+    end
+    local items = {}
+    for i = 1, #d do items[i] = tostring(d[i]) end
+    text = table.concat(items, ",")
+  elseif type(d) == "boolean" then
+    text = d and "on" or "off"
+  elseif type(d) == "number" then
+    text = string.format("%.17g", d)
+  elseif type(d) == "string" then
+    text = d
+  elseif d ~= nil then
+    bad("option '%s' has a default of unsupported type %s", name, type(d))
+  end
+  if t == nil then
+    t = d ~= nil and type_of_default[type(d)] or cmdline.ARG_STRING
+  end
+  -- sysbench 1.0's values for an option declared without a default.
+  if d == nil and t == cmdline.ARG_BOOL then
+    text = "on"
+  elseif d == nil and t == cmdline.ARG_STRING then
+    text = ""
+  end
+  return t, text
+end
+
+-- The table the script declared, found without metamethods so that only
+-- the script's own data is read.
+local function declared_options()
+  local sb = rawget(_G, "sysbench")
+  if type(sb) ~= "table" then
+    error("the script replaced the global 'sysbench' with a " .. type(sb), 0)
+  end
+  local cl = rawget(sb, "cmdline")
+  if type(cl) ~= "table" then
+    error("the script replaced 'sysbench.cmdline' with a " .. type(cl), 0)
+  end
+  return rawget(cl, "options")
+end
+
+-- Reads sysbench.cmdline.options and declares each option (sorted by name)
+-- through `declare` (the C side's, or nil when a script calls the public
+-- function). Raises one error naming the bad entry; returns true.
+local function read_options(declare)
+  local opts = declared_options()
+  if opts == nil then
     return true
   end
-  return type(_G[name]) == "function"
+  if type(opts) ~= "table" then
+    bad("must be a table, not a %s", type(opts))
+  end
+  local names, checked = {}, {}
+  for name, def in pairs(opts) do
+    local t, text = check_entry(name, def)
+    names[#names + 1] = name
+    checked[name] = { tostring(def[1]), text, t }
+  end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local c = checked[name]
+    validators[name] = opts[name][4]
+    if declare then
+      declare(name, c[1], c[2], c[3] - 1)
+    end
+  end
+  return true
+end
+
+function cmdline.read_cmdline_options()
+  return read_options(nil)
+end
+
+-- Called by the C side for each script option the user set: runs the
+-- option's validator with the name and the value as text. False rejects.
+local function validate_option(name, value)
+  local v = validators[name]
+  if v == nil then
+    return true
+  end
+  return v(name, value) and true or false
 end
 
 local function placeholder(opt)
   local t = opt[3]
   local d = opt[2]
   if t == nil then
-    if type(d) == "boolean" then t = cmdline.ARG_BOOL
-    elseif type(d) == "number" then t = cmdline.ARG_INT
-    elseif type(d) == "table" then t = cmdline.ARG_LIST
-    else t = cmdline.ARG_STRING end
+    t = d ~= nil and type_of_default[type(d)] or cmdline.ARG_STRING
   end
   if t == cmdline.ARG_BOOL then return "[=on|off]" end
   if t == cmdline.ARG_LIST then return "=[LIST,...]" end
@@ -58,8 +193,16 @@ function cmdline.print_test_options()
     local o = opts[name]
     -- Names as the script declared them, as sysbench 1.0 prints them.
     local left = "  --" .. name .. placeholder(o)
-    io.write(string.format("%-33s %s [%s]\n", left, o[1] or "", default_text(o[2])))
+    -- No brackets for an option without a default, as 1.0 prints it.
+    local def = o[2] ~= nil and " [" .. default_text(o[2]) .. "]" or ""
+    io.write(string.format("%-33s %s%s\n", left, tostring(o[1] or ""), def))
   end
 end
+
+-- The C side finds these through the registry, not through globals that a
+-- script may have replaced.
+local reg = debug.getregistry()
+reg.sb_read_cmdline_options = read_options
+reg.sb_validate_option = validate_option
 
 return cmdline

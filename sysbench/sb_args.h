@@ -1,0 +1,58 @@
+#ifndef SB_ARGS_H
+#define SB_ARGS_H
+
+/*
+ * The command line and config files as a list of --name[=value] arguments
+ * and positional words. main splits argv once, appends the config file's
+ * lines, then offers the arguments to each option set (sb_options.h) in
+ * turn; whatever no set claims is an unknown option.
+ */
+
+#include "sb_options.h"
+
+struct sb_arg {
+    char *name;   /* owned; without the leading dashes */
+    char *value;  /* owned; NULL for a bare --name */
+    bool used;    /* claimed by some option set */
+};
+
+struct sb_args {
+    struct sb_arg *opts;  /* every --name[=value], in order */
+    size_t nopts, optcap;
+    char **pos;           /* positional words, owned, in order */
+    size_t npos, poscap;
+};
+
+void sb_args_init(struct sb_args *a);
+void sb_args_free(struct sb_args *a);
+
+/*
+ * Splits argv[1..argc-1] into options and positional words. "--" ends
+ * option parsing; a lone "-" is positional (script from stdin). Returns 0,
+ * or -1 with a reason in err for a malformed argument such as "--" + "=x".
+ */
+int sb_args_split(struct sb_args *a, int argc, char *const argv[],
+                  char *err, size_t errlen);
+
+/*
+ * Appends "name=value" lines from a config file as options (blank lines and
+ * lines starting with '#' are skipped; surrounding spaces are trimmed; a
+ * line without '=' is a bare option). Options already in `a` from the
+ * command line win: the file's entries are inserted before them. Returns 0,
+ * or -1 with "FILE:LINE: reason" or the open error in err.
+ */
+int sb_args_read_config(struct sb_args *a, const char *path,
+                        char *err, size_t errlen);
+
+/*
+ * Offers every not-yet-used argument to `set`: each whose name the set
+ * knows is parsed into it and marked used. Returns 0, or -1 with the first
+ * parse error in err.
+ */
+int sb_args_apply(struct sb_args *a, struct sb_optset *set,
+                  char *err, size_t errlen);
+
+/* Returns the first argument no set claimed, or NULL. */
+const struct sb_arg *sb_args_first_unused(const struct sb_args *a);
+
+#endif /* SB_ARGS_H */

@@ -1,0 +1,416 @@
+#!/usr/bin/env bash
+#
+# sysbench 1.0.20 command-line compatibility (shared/LUA_COMPAT.md, section
+# 1 "options as globals" and section 2 "Options" and "State and hooks"):
+# options as globals, 1.0's option typing and validators, malformed
+# declarations, sysbench.opt types, legacy names, --verbosity, a piped
+# script, --version, the inferred --db-driver, and sysbench.tid and the
+# sysbench.cmdline functions. Every expectation was measured on 1.0.20.
+#
+# Run by `make check`, or by hand: bash tests/cli/compat_tests.sh
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+# show.lua: prepare prints "name<TAB>type<TAB>value" for globals named on
+# the command line after --names= (tables as {a,b}).
+write_show() {
+    cat >show.lua <<'EOF'
+local function fmt(v)
+  if type(v) == "table" then return "{" .. table.concat(v, ",") .. "}" end
+  return tostring(v)
+end
+function prepare()
+  for n in string.gmatch(names, "[^,]+") do
+    print(n, type(_G[n]), fmt(_G[n]))
+  end
+end
+EOF
+}
+
+# optshow.lua: the same for sysbench.opt, with declared options.
+write_optshow() {
+    cat >optshow.lua <<'EOF'
+sysbench.cmdline.options = {
+  num = {"a number", 10},
+  str = {"a string without default"},
+  b = {"a boolean without default", nil, sysbench.cmdline.ARG_BOOL},
+  l = {"a list", {1, 2}},
+  s2 = {"a string", "x"},
+  names = {"what to print", "num,str,b,l,s2"},
+}
+local function fmt(v)
+  if type(v) == "table" then return "{" .. table.concat(v, ",") .. "}" end
+  return tostring(v)
+end
+function prepare()
+  for n in string.gmatch(sysbench.opt.names, "[^,]+") do
+    print(n, type(sysbench.opt[n]), fmt(sysbench.opt[n]))
+  end
+end
+EOF
+}
+
+# ---------------------------------------------------------------- globals
+
+tcase "options are globals when the script declares none"
+write_show
+sb show.lua prepare --verbosity=0 --threads=3 --oltp-table-size=7 --foo-bar \
+    --names=oltp_table_size,foo_bar,threads,num_threads,mysql_host,pgsql_port,percentile,mysql_ssl
+assert_exit 0
+assert_contains out $'oltp_table_size\tstring\t7'
+assert_contains out $'foo_bar\tstring\t'
+assert_contains out $'threads\tnumber\t3'
+assert_contains out $'num_threads\tnumber\t3'
+assert_contains out $'mysql_host\ttable\t{localhost}'
+assert_contains out $'pgsql_port\tnumber\t5432'
+assert_contains out $'percentile\tnumber\t95'
+assert_contains out $'mysql_ssl\tboolean\tfalse'
+
+tcase "option globals exist in worker states too"
+cat >w.lua <<'EOF'
+function thread_init() print("thread", sysbench.tid, foo, time) end
+function event() end
+EOF
+sb w.lua run --events=1 --threads=2 --foo=bar --time=5 --verbosity=0
+assert_exit 0
+assert_contains out $'thread\t0\tbar\t5'
+assert_contains out $'thread\t1\tbar\t5'
+
+tcase "option globals do not replace a library (--debug)"
+cat >d.lua <<'EOF'
+function prepare() print(type(debug), type(debug.traceback)) end
+EOF
+sb d.lua prepare --verbosity=0
+assert_exit 0
+assert_contains out $'table\tfunction'
+
+tcase "a script that declares options still rejects unknown ones"
+write_optshow
+sb optshow.lua prepare --no-such-option=1
+assert_exit 1
+assert_fatal "--no-such-option"
+
+tcase "no globals for a script that declares options"
+cat >g.lua <<'EOF'
+sysbench.cmdline.options = {x = {"x", 1}}
+function prepare() print("threads global:", tostring(threads)) end
+EOF
+sb g.lua prepare --verbosity=0
+assert_exit 0
+assert_contains out $'threads global:\tnil'
+
+# ---------------------------------------------------------------- typing
+
+tcase "declared option defaults have 1.0's values"
+write_optshow
+sb optshow.lua prepare --verbosity=0
+assert_exit 0
+assert_contains out $'num\tnumber\t10'
+assert_contains out $'str\tstring\t'
+assert_contains out $'b\tboolean\ttrue'
+assert_contains out $'l\ttable\t{1,2}'
+assert_not_contains out "nil"
+
+tcase "a number option takes a fraction; bare --list and --str are empty"
+write_optshow
+sb optshow.lua prepare --verbosity=0 --num=1.5 --l --s2 --b=off
+assert_exit 0
+assert_contains out $'num\tnumber\t1.5'
+assert_contains out $'l\ttable\t{}'
+assert_contains out $'s2\tstring\t'
+assert_contains out $'b\tboolean\tfalse'
+
+tcase "a validator rejects a value"
+cat >v.lua <<'EOF'
+sysbench.cmdline.options = {
+  v = {"validated", 5, nil, function(name, value)
+         io.stdout:write("validator ", name, " ", value, "\n")
+         return tonumber(value) < 100 end},
+}
+function prepare() print("v is", sysbench.opt.v) end
+EOF
+sb v.lua prepare --v=200 --verbosity=0
+assert_exit 1
+assert_fatal "invalid option: --v=200"
+assert_contains out "validator v 200"
+assert_not_contains out "v is"
+
+tcase "a validator accepts a value, and is not called for defaults"
+cat >v.lua <<'EOF'
+sysbench.cmdline.options = {
+  v = {"validated", 5, nil, function(name, value) print("called"); return true end},
+  w = {"validated", 5, nil, function(name, value) print("w called"); return false end},
+}
+function prepare() print("v is", sysbench.opt.v) end
+EOF
+sb v.lua prepare --v=50 --verbosity=0
+assert_exit 0
+assert_contains out $'v is\t50'
+assert_count out '^called$' 1
+assert_not_contains out "w called"
+
+tcase "a validator that raises gives one FATAL line"
+cat >v.lua <<'EOF'
+sysbench.cmdline.options = {v = {"validated", 5, nil, function() error("no way") end}}
+function prepare() end
+EOF
+sb v.lua prepare --v=1
+assert_exit 1
+assert_fatal "no way"
+
+# Each entry: a first line for the script, then text the FATAL line must hold.
+malformed=(
+    'sysbench.cmdline.options = 5|must be a table'
+    'sysbench.cmdline.options = {x = 5}|each entry'
+    'sysbench.cmdline.options = {[1] = {"d", 1}}|number key'
+    'sysbench.cmdline.options = {x = {nil, 1}}|no description'
+    'sysbench.cmdline.options = {x = {"d", {1}, sysbench.cmdline.ARG_INT}}|list default'
+    'sysbench.cmdline.options = {x = {"d", 1, 99}}|unknown type'
+    'sysbench.cmdline.options = {x = {"d", function() end}}|unsupported type'
+    'sysbench.cmdline.options = {x = {"d", 1, nil, 42}}|validator'
+    'sysbench = 5|replaced the global'
+    'sysbench.cmdline = 5|sysbench.cmdline'
+)
+for entry in "${malformed[@]}"; do
+    tcase "malformed declaration: ${entry%%|*}"
+    printf '%s\nfunction prepare() print("ran") end\n' "${entry%%|*}" >m.lua
+    sb m.lua prepare
+    assert_exit 1
+    assert_fatal "${entry#*|}"
+    assert_not_contains out "ran"
+done
+
+tcase "a strict-mode _G metatable does not upset the C side"
+cat >s.lua <<'EOF'
+setmetatable(_G, {__index = function(t, k) error("undefined global " .. k, 2) end})
+function event() end
+function prepare() print("ran") end
+EOF
+sb s.lua prepare --verbosity=0
+assert_exit 0
+assert_contains out "ran"
+assert_no_crash
+
+# ---------------------------------------------------------------- sysbench.opt
+
+tcase "sysbench.opt keeps 1.0's types for widened options"
+cat >o.lua <<'EOF'
+sysbench.cmdline.options = {x = {"x", 1}}
+function prepare()
+  local o = sysbench.opt
+  print(type(o.percentile), o.percentile, type(o.pgsql_host), o.pgsql_host,
+        type(o.pgsql_port), o.pgsql_port, type(o.mysql_ssl), tostring(o.mysql_ssl),
+        type(o.mysql_host), type(o.mysql_debug))
+end
+EOF
+sb o.lua prepare --verbosity=0 --db-driver=sqlite --percentile=99,50 --pgsql-host=h1,h2 --pgsql-port=6000 --mysql-ssl=required
+assert_exit 0
+assert_contains out $'number\t99\tstring\th1\tnumber\t6000\tboolean\ttrue\ttable\tboolean'
+
+# ---------------------------------------------------------------- legacy names
+
+tcase "--mysql-debug is accepted"
+cat >e.lua <<'EOF'
+function prepare() print("debug is", sysbench.opt.mysql_debug) end
+EOF
+sb e.lua prepare --mysql-debug --db-driver=sqlite --verbosity=0
+assert_exit 0
+assert_contains out $'debug is\ttrue'
+
+tcase "legacy option names print 1.0's warnings on stdout, in 1.0's order"
+write_ev
+sb --max-time=1 --max-requests=2 --num-threads=2 --test=ev.lua run
+assert_exit 0
+head -n 4 out >first4
+assert_eq "$(sed -n 1p first4)" "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options." "line 1"
+assert_eq "$(sed -n 2p first4)" "WARNING: --num-threads is deprecated, use --threads instead" "line 2"
+assert_eq "$(sed -n 3p first4)" "WARNING: --max-requests is deprecated, use --events instead" "line 3"
+assert_eq "$(sed -n 4p first4)" "WARNING: --max-time is deprecated, use --time instead" "line 4"
+assert_not_contains err "deprecated"
+
+tcase "no warning for the current names, nor for legacy names at 1.0's defaults"
+write_ev
+sb ev.lua run --threads=1 --events=2 --time=1
+assert_exit 0
+assert_not_contains out "deprecated"
+sb ev.lua run --num-threads=1 --max-requests=0 --max-time=0 --events=2
+assert_exit 0
+assert_not_contains out "deprecated"
+
+# ---------------------------------------------------------------- verbosity
+
+cat_quiet_script() {
+    cat >q.lua <<'EOF'
+print("body")
+function init() print("init") end
+function event() end
+function prepare() print("prep") end
+EOF
+}
+for v in 0 1 2; do
+    tcase "--verbosity=$v prints only the script's output (run)"
+    cat_quiet_script
+    sb q.lua run --events=5 --verbosity=$v
+    assert_exit 0
+    assert_eq "$(tr '\n' ' ' <out)" "body init body " "stdout"
+    assert_lines err 0
+
+    tcase "--verbosity=$v prints only the script's output (prepare)"
+    cat_quiet_script
+    sb q.lua prepare --verbosity=$v
+    assert_exit 0
+    assert_eq "$(tr '\n' ' ' <out)" "body prep " "stdout"
+done
+
+tcase "--verbosity=0 still prints a FATAL line"
+printf 'function prepare() error("boom") end\n' >f.lua
+sb f.lua prepare --verbosity=0
+assert_exit 1
+assert_fatal "boom"
+
+tcase "--verbosity=0 still calls the script's report hook"
+cat >r.lua <<'EOF'
+function event() end
+sysbench.hooks.report_cumulative = function(s) print("cumulative", s.events) end
+EOF
+sb r.lua run --events=3 --verbosity=0
+assert_exit 0
+assert_eq "$(cat out)" $'cumulative\t3' "stdout"
+
+tcase "the default verbosity prints the banner and the report"
+cat_quiet_script
+sb q.lua run --events=5
+assert_exit 0
+assert_match out '^sysbench [0-9]'
+assert_contains out "Threads started!"
+assert_contains out "General statistics:"
+
+# ---------------------------------------------------------------- stdin
+
+tcase "a script piped in without '-' runs"
+printf 'print("from stdin", type(sysbench.cmdline))\n' >in.lua
+SB_STDIN=in.lua sb
+assert_exit 0
+assert_contains out $'from stdin\ttable'
+
+tcase "a terminal on stdin without a script prints the usage"
+need_tool script "to give sysbench a terminal"
+script -qec "$SB_BIN" /dev/null </dev/null >out 2>err
+rc=$?
+assert_eq "$rc" 1 "exit status"
+assert_contains out "Usage:"
+
+# ---------------------------------------------------------------- --version
+
+tcase "--version prints one line"
+sb --version
+assert_exit 0
+assert_lines out 1
+assert_match out '^sysbench [0-9]+\.[0-9]+\.[0-9]+$'
+
+tcase "--version with a higher --verbosity prints the build details"
+sb --version --verbosity=4
+assert_exit 0
+assert_match out '^sysbench [0-9]'
+assert_contains out "LuaJIT"
+assert_contains out "drivers:"
+
+# ---------------------------------------------------------------- --db-driver
+
+cat_driver_script() {
+    echo 'function prepare() print("driver", sysbench.opt.db_driver) end function event() end' >dd.lua
+}
+
+tcase "--mysql-* options choose the mysql driver"
+cat_driver_script
+sb dd.lua prepare --mysql-host=127.0.0.1 --verbosity=0
+assert_exit 0
+assert_contains out $'driver\tmysql'
+
+tcase "--pgsql-* options choose the pgsql driver"
+cat_driver_script
+sb dd.lua prepare --pgsql-port=5433 --verbosity=0
+assert_exit 0
+assert_contains out $'driver\tpgsql'
+
+tcase "no driver option means sqlite"
+cat_driver_script
+sb dd.lua prepare --verbosity=0
+assert_exit 0
+assert_contains out $'driver\tsqlite'
+
+tcase "driver options from a config file choose the driver"
+cat_driver_script
+printf 'mysql-user=bob\n' >c.cfg
+sb dd.lua prepare --config-file=c.cfg --verbosity=0
+assert_exit 0
+assert_contains out $'driver\tmysql'
+
+tcase "options of two drivers need --db-driver"
+cat_driver_script
+sb dd.lua prepare --mysql-host=h --pgsql-port=1
+assert_exit 1
+assert_fatal "--db-driver"
+
+tcase "--db-driver wins over other drivers' options"
+cat_driver_script
+sb dd.lua prepare --mysql-host=h --pgsql-port=1 --db-driver=sqlite --verbosity=0
+assert_exit 0
+assert_contains out $'driver\tsqlite'
+
+tcase "the run header says which driver runs and why"
+write_ev
+sb ev.lua run --events=1 --mysql-dry-run
+assert_exit 0
+assert_contains out "Number of threads: 1"
+assert_contains out "Database driver: mysql (from --mysql-dry-run)"
+sb ev.lua run --events=1
+assert_contains out "Database driver: sqlite (default)"
+sb ev.lua run --events=1 --db-driver=sqlite
+assert_contains out "Database driver: sqlite (--db-driver)"
+
+# ---------------------------------------------------------------- state, hooks
+
+tcase "sysbench.tid is 0 in the main state"
+cat >t.lua <<'EOF'
+function init() print("init", sysbench.tid) end
+function done() print("done", sysbench.tid) end
+function prepare() print("prepare", sysbench.tid) end
+function event() end
+sysbench.hooks.report_cumulative = function() print("report", sysbench.tid) end
+EOF
+sb t.lua run --events=1 --verbosity=0
+assert_exit 0
+assert_contains out $'init\t0'
+assert_contains out $'done\t0'
+assert_contains out $'report\t0'
+sb t.lua prepare --verbosity=0
+assert_contains out $'prepare\t0'
+
+tcase "sysbench.cmdline functions and constants"
+cat >c.lua <<'EOF'
+local c = sysbench.cmdline
+function plain() end
+c.commands = {
+  one = {function() print("one ran") end},
+  par = {function() return false end, c.PARALLEL_COMMAND},
+}
+function prepare()
+  print(c.ARG_NULL, c.ARG_BOOL, c.ARG_FILE, c.ARG_MAX)
+  print(c.command_defined("one"), c.command_defined("plain"), c.command_defined("none"))
+  print(c.command_parallel("par"), c.command_parallel("one"), c.command_parallel("none"))
+  print(c.call_command("one"), c.call_command("par"), c.call_command("none"))
+  print(c.read_cmdline_options())
+end
+EOF
+sb c.lua prepare --verbosity=0
+assert_exit 0
+assert_contains out $'0\t1\t7\t8'
+assert_contains out $'true\tfalse\tfalse'
+assert_contains out $'true\tfalse\tfalse'
+assert_contains out "one ran"
+assert_eq "$(sed -n 5p out)" $'true\tfalse\tfalse' "call_command results"
+assert_eq "$(sed -n 6p out)" "true" "read_cmdline_options"
+
+finish
