@@ -89,6 +89,12 @@ assert_eq "$(sum_kv out events)" "$(report_num out 'total number of events:')" \
     "events run through the wrapped loop"
 assert_gt "$(sum_kv out events)" 0 "events run"
 
+tcase "the default thread_run does not count as the script's own"
+echo 'x = 1' >noevent.lua
+sb noevent.lua run --threads=1 --time=1
+assert_exit 1
+assert_contains err "defines neither event() nor thread_run()"
+
 tcase "db_query errors made ignorable restart the event and are counted once"
 cat >ig.lua <<'EOF'
 local failed = false
