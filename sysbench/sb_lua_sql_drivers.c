@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "sb_lua_sql.h"
 
