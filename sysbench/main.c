@@ -249,7 +249,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     bool sweep = sb_config.nthread_list > 1 || nr > 1;
     int rc = 0;
 
-    if (!sb_lua_has_function(L, "event") && !sb_lua_has_function(L, "thread_run"))
+    if (!sb_lua_has_function(L, "event") && !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
     if (sb_output_open(&out, &sb_config, err, sizeof(err)) != 0)

@@ -110,6 +110,22 @@ bool sb_lua_has_function(lua_State *L, const char *name)
     return yes;
 }
 
+bool sb_lua_has_script_thread_run(lua_State *L)
+{
+    bool yes;
+
+    lua_getglobal(L, "thread_run");
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "__default_thread_run");
+    yes = !lua_rawequal(L, -1, -3);
+    lua_pop(L, 3);
+    return yes;
+}
+
 int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
                        char *err, size_t errlen)
 {

@@ -72,6 +72,11 @@ int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen);
 /* True when the global function `name` is defined in L. */
 bool sb_lua_has_function(lua_State *L, const char *name);
 
+/* True when the script defines its own global thread_run, not the default
+ * one sysbench 1.0 scripts may wrap (sysbench.__default_thread_run, which
+ * only runs the built-in event loop, sysbench.__run_events). */
+bool sb_lua_has_script_thread_run(lua_State *L);
+
 /*
  * Calls global function `name` (if defined) with an optional integer
  * argument (pass arg < 0 for none). Returns 0 when done or not defined,

@@ -18,6 +18,7 @@
 
 #include "sb_driver.h"
 #include "sb_lua.h"
+#include "sb_lua_sql.h"
 
 #define MT_DRIVER "sysbench.sql.driver"
 #define MT_CONN "sysbench.sql.connection"
@@ -25,10 +26,18 @@
 #define MT_PARAM "sysbench.sql.param"
 #define MT_RESULT "sysbench.sql.result"
 
+/* con.error, as sysbench 1.0 numbers it (sysbench.sql.error). */
+enum lconn_error {
+    LCONN_ERROR_NONE = 0,
+    LCONN_ERROR_IGNORABLE = 1,
+    LCONN_ERROR_FATAL = 2
+};
+
 struct lconn {
     struct sb_conn *con;   /* NULL once disconnected */
     int refs;              /* the connection object and its statements */
     uint64_t rs_gen;       /* bumped whenever the current result changes */
+    enum lconn_error last_error; /* of the last statement (con.error) */
 };
 
 struct ldriver {
@@ -50,6 +59,9 @@ struct lresult {
     uint64_t gen;
     uint64_t nrows;
     unsigned nfields;
+    enum sb_query_kind kind; /* rs.counter */
+    bool from_stmt;        /* the environment holds the statement */
+    bool have_row;         /* a fetched row is current (rs.row) */
 };
 
 static void lconn_unref(struct lconn *c)
@@ -86,6 +98,8 @@ static struct lconn *check_conn(lua_State *L, int idx)
         luaL_error(L, "connection is closed");
     return u->c;
 }
+
+static void push_driver(lua_State *L, const struct sb_driver_ops *drv);
 
 /* ------------------------------------------------------------ errors */
 
@@ -168,8 +182,11 @@ static void raise_outcome(lua_State *L, int conn_idx, struct lconn *c,
 {
     struct sb_conn *con = c->con;
 
-    if (o == SB_DB_DONE)
+    if (o == SB_DB_DONE) {
+        c->last_error = LCONN_ERROR_NONE;
         return;
+    }
+    c->last_error = LCONN_ERROR_IGNORABLE;
     push_error_table(L, conn_idx, con, query);
     if (o == SB_DB_IGNORED || o == SB_DB_RECONNECTED)
         lua_error(L);
@@ -177,6 +194,7 @@ static void raise_outcome(lua_State *L, int conn_idx, struct lconn *c,
         sb_db_count_ignored(con);
         lua_error(L);
     }
+    c->last_error = LCONN_ERROR_FATAL;
     lua_pop(L, 1);
     {
         char line[1024];
@@ -191,7 +209,7 @@ static void raise_outcome(lua_State *L, int conn_idx, struct lconn *c,
 
 /* ------------------------------------------------------------ results */
 
-static void push_result(lua_State *L, struct lconn *c)
+static struct lresult *push_result(lua_State *L, struct lconn *c, enum sb_query_kind kind)
 {
     struct lresult *r = lua_newuserdata(L, sizeof(*r));
     r->c = c;
@@ -199,8 +217,12 @@ static void push_result(lua_State *L, struct lconn *c)
     r->gen = c->rs_gen;
     r->nrows = c->con->rs.nrows;
     r->nfields = c->con->rs.nfields;
+    r->kind = kind;
+    r->from_stmt = false;
+    r->have_row = false;
     luaL_getmetatable(L, MT_RESULT);
     lua_setmetatable(L, -2);
+    return r;
 }
 
 /* Whether r still views its connection's current, open result set. */
@@ -215,6 +237,7 @@ static int result_fetch_row(lua_State *L)
     struct sb_conn *con;
     int rc;
 
+    r->have_row = false;
     if (!result_is_current(r)) {
         lua_pushnil(L);
         return 1;
@@ -227,6 +250,7 @@ static int result_fetch_row(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
+    r->have_row = true;
     lua_createtable(L, (int)con->rs.nfields, 0);
     for (unsigned i = 0; i < con->rs.nfields; i++) {
         if (con->rs.row[i].ptr == NULL)
@@ -244,7 +268,9 @@ static int result_free(lua_State *L)
         sb_db_free_result(r->c->con);
         r->c->rs_gen++;
     }
-    return 0;
+    r->have_row = false;
+    lua_pushboolean(L, 1); /* as sysbench 1.0 */
+    return 1;
 }
 
 static int result_gc(lua_State *L)
@@ -254,6 +280,67 @@ static int result_gc(lua_State *L)
         lconn_unref(r->c);
     r->c = NULL;
     return 0;
+}
+
+/* sysbench 1.0's stat type numbers (sb_counter_type) for rs.counter. */
+static int counter_of(enum sb_query_kind kind)
+{
+    switch (kind) {
+    case SB_QUERY_READ: return 1;
+    case SB_QUERY_WRITE: return 2;
+    default: return 0;
+    }
+}
+
+/*
+ * rs.row as sysbench 1.0 shapes it: {values = {[0] = {ptr = s, len = n},
+ * ...}} for the row fetched last (ptr is a string, which ffi.string()
+ * accepts like a pointer; nil for SQL NULL). Built on demand: scripts
+ * rarely read it, and fetch_row() must not pay for it.
+ */
+static int push_row_view(lua_State *L, struct lresult *r)
+{
+    const struct sb_conn *con = r->c->con;
+
+    if (!r->have_row || !result_is_current(r) || con->rs.row == NULL) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 1);
+    lua_createtable(L, (int)r->nfields, 1);
+    for (unsigned i = 0; i < r->nfields; i++) {
+        lua_createtable(L, 0, 2);
+        if (con->rs.row[i].ptr != NULL) {
+            lua_pushlstring(L, con->rs.row[i].ptr, con->rs.row[i].len);
+            lua_setfield(L, -2, "ptr");
+        }
+        lua_pushnumber(L, (lua_Number)con->rs.row[i].len);
+        lua_setfield(L, -2, "len");
+        lua_rawseti(L, -2, (int)i);
+    }
+    lua_setfield(L, -2, "values");
+    return 1;
+}
+
+/* The fields sysbench 1.0 has besides nrows/nfields: counter, statement
+ * (the statement that produced the rows, or nil for a query) and row. */
+static int result_field(lua_State *L, struct lresult *r, const char *k)
+{
+    if (strcmp(k, "counter") == 0) {
+        lua_pushinteger(L, counter_of(r->kind));
+    } else if (strcmp(k, "statement") == 0) {
+        if (r->from_stmt) {
+            lua_getfenv(L, 1);
+            lua_getfield(L, -1, "statement");
+        } else {
+            lua_pushnil(L);
+        }
+    } else if (strcmp(k, "row") == 0) {
+        return push_row_view(L, r);
+    } else {
+        lua_pushnil(L);
+    }
+    return 1;
 }
 
 static int result_index(lua_State *L)
@@ -268,20 +355,25 @@ static int result_index(lua_State *L)
         luaL_getmetatable(L, MT_RESULT);
         lua_getfield(L, -1, "__methods");
         lua_getfield(L, -1, k);
+        /* sysbench 1.0's fields come after the methods, so that method
+         * calls pay nothing for them. */
+        if (lua_isnil(L, -1))
+            return result_field(L, r, k);
     }
     return 1;
 }
 
-/* After a statement ran: a result object when rows came back, else nil.
- * The caller has already bumped rs_gen, before raising any error, so that
- * results of earlier statements are invalid on every path. */
-static int push_rows_or_nothing(lua_State *L, struct lconn *c)
+/* After a statement ran: a result object when rows came back, else the
+ * shared empty result (upvalue 1 of query and execute: see
+ * sysbench_sql.lua), which like sysbench 1.0's NULL result is truthy and
+ * equals nil. The caller has already bumped rs_gen, before raising any
+ * error, so that results of earlier statements are invalid on every path. */
+static struct lresult *push_rows_or_empty(lua_State *L, struct lconn *c, enum sb_query_kind kind)
 {
-    if (c->con->rs.active) {
-        push_result(L, c);
-        return 1;
-    }
-    return 0;
+    if (c->con->rs.active)
+        return push_result(L, c, kind);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    return NULL;
 }
 
 /* ------------------------------------------------------------ connection */
@@ -295,7 +387,10 @@ static int conn_query(lua_State *L)
 
     c->rs_gen++;
     raise_outcome(L, 1, c, o, sql);
-    return push_rows_or_nothing(L, c);
+    /* Only row-returning statements get here with rows: count them as
+     * reads, as sysbench 1.0's rs.counter does. */
+    push_rows_or_empty(L, c, SB_QUERY_READ);
+    return 1;
 }
 
 static int conn_prepare(lua_State *L)
@@ -321,9 +416,12 @@ static int conn_prepare(lua_State *L)
     lua_setmetatable(L, -2);
     /* The environment keeps the connection object and the bound
      * parameters alive as long as the statement. */
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     lua_pushvalue(L, 1);
     lua_setfield(L, -2, "connection");
+    /* For rs.statement: results of this statement share this table. */
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "statement");
     lua_setfenv(L, -2);
     return 1;
 }
@@ -335,7 +433,8 @@ static int conn_reconnect(lua_State *L)
     c->rs_gen++;
     if (o != SB_DB_DONE)
         return luaL_error(L, "reconnect failed: %s", c->con->err.msg);
-    return 0;
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 static int conn_disconnect(lua_State *L)
@@ -346,7 +445,8 @@ static int conn_disconnect(lua_State *L)
         u->c->con = NULL;
         u->c->rs_gen++;
     }
-    return 0;
+    lua_pushboolean(L, 1); /* as sysbench 1.0 */
+    return 1;
 }
 
 static int conn_gc(lua_State *L)
@@ -374,11 +474,21 @@ static int conn_index(lua_State *L)
     } else if (strcmp(k, "sql_errmsg") == 0) {
         lua_pushstring(L, con ? con->err.msg : "");
     } else {
-        /* Methods, then fields a script stored on the connection. */
+        /* Methods, then sysbench 1.0's error and driver fields, then
+         * fields a script stored on the connection. */
         luaL_getmetatable(L, MT_CONN);
         lua_getfield(L, -1, "__methods");
         lua_getfield(L, -1, k);
-        if (lua_isnil(L, -1)) {
+        if (!lua_isnil(L, -1))
+            return 1;
+        if (strcmp(k, "error") == 0) {
+            lua_pushinteger(L, u->c ? (lua_Integer)u->c->last_error : 0);
+        } else if (strcmp(k, "driver") == 0) {
+            if (con != NULL)
+                push_driver(L, con->drv);
+            else
+                lua_pushnil(L);
+        } else {
             lua_getfenv(L, 1);
             lua_getfield(L, -1, k);
         }
@@ -410,6 +520,34 @@ static int conn_server_version(lua_State *L)
 }
 
 /* ------------------------------------------------------------ driver */
+
+static void push_driver(lua_State *L, const struct sb_driver_ops *drv)
+{
+    struct ldriver *d = lua_newuserdata(L, sizeof(*d));
+    d->drv = drv;
+    luaL_getmetatable(L, MT_DRIVER);
+    lua_setmetatable(L, -2);
+}
+
+static int driver_index(lua_State *L)
+{
+    struct ldriver *d = luaL_checkudata(L, 1, MT_DRIVER);
+    const char *k = luaL_checkstring(L, 2);
+
+    luaL_getmetatable(L, MT_DRIVER);
+    lua_getfield(L, -1, "__methods");
+    lua_getfield(L, -1, k);
+    if (!lua_isnil(L, -1))
+        return 1;
+    /* sysbench 1.0's short and long names. */
+    if (strcmp(k, "sname") == 0)
+        lua_pushstring(L, d->drv->name);
+    else if (strcmp(k, "lname") == 0)
+        lua_pushstring(L, d->drv->description);
+    else
+        lua_pushnil(L);
+    return 1;
+}
 
 static int driver_name(lua_State *L)
 {
@@ -450,18 +588,22 @@ static int sql_driver(lua_State *L)
 {
     const struct sb_lua_env *env = env_of(L);
     const char *name = luaL_optstring(L, 1, NULL);
-    struct ldriver *d;
+    const struct sb_driver_ops *drv;
+    char err[512];
 
-    if (env->driver == NULL)
-        return luaL_error(L, "%s", env->driver_error ? env->driver_error
-                                                     : "no database driver is initialised");
-    if (name != NULL && strcmp(name, env->driver->name) != 0)
-        return luaL_error(L, "database driver '%s' is not the one selected by --db-driver (%s)",
-                          name, env->driver->name);
-    d = lua_newuserdata(L, sizeof(*d));
-    d->drv = env->driver;
-    luaL_getmetatable(L, MT_DRIVER);
-    lua_setmetatable(L, -2);
+    if (name == NULL || (env->driver != NULL && strcmp(name, env->driver->name) == 0)) {
+        if (env->driver == NULL)
+            return luaL_error(L, "%s", env->driver_error && *env->driver_error
+                                           ? env->driver_error
+                                           : "no database driver is initialised");
+        drv = env->driver;
+    } else {
+        /* sysbench 1.0 lets a script use any compiled-in driver. */
+        drv = sb_lua_sql_other_driver(env, name, err, sizeof(err));
+        if (drv == NULL)
+            return luaL_error(L, "%s", err);
+    }
+    push_driver(L, drv);
     return 1;
 }
 
@@ -510,6 +652,10 @@ static int stmt_bind_param(lua_State *L)
     struct lstmt *s = check_stmt(L, 1);
     int n = lua_gettop(L) - 1;
 
+    if (n == 0) {
+        lua_pushnil(L); /* sysbench 1.0 binds nothing and says nil */
+        return 1;
+    }
     if ((unsigned)n != s->st->nparams)
         return luaL_error(L, "bind_param: the statement has %d placeholders, got %d parameters",
                           (int)s->st->nparams, n);
@@ -527,13 +673,15 @@ static int stmt_bind_param(lua_State *L)
     lua_setfield(L, -2, "params");
     lua_pop(L, 1);
     sb_db_bind(s->st, s->params, (unsigned)n);
-    return 0;
+    lua_pushinteger(L, 0); /* sysbench 1.0 returns db_bind_param()'s 0 */
+    return 1;
 }
 
 static int stmt_execute(lua_State *L)
 {
     struct lstmt *s = check_stmt(L, 1);
     enum sb_db_outcome o = sb_db_execute(s->st);
+    struct lresult *r;
     int conn_idx;
 
     s->c->rs_gen++;
@@ -543,7 +691,15 @@ static int stmt_execute(lua_State *L)
         conn_idx = lua_gettop(L);
         raise_outcome(L, conn_idx, s->c, o, s->st->sql);
     }
-    return push_rows_or_nothing(L, s->c);
+    s->c->last_error = LCONN_ERROR_NONE;
+    r = push_rows_or_empty(L, s->c, s->st->kind);
+    if (r != NULL) {
+        /* rs.statement: the statement's environment names it. */
+        r->from_stmt = true;
+        lua_getfenv(L, 1);
+        lua_setfenv(L, -2);
+    }
+    return 1;
 }
 
 static void stmt_release(struct lstmt *s)
@@ -559,7 +715,8 @@ static int stmt_close(lua_State *L)
 {
     struct lstmt *s = luaL_checkudata(L, 1, MT_STMT);
     stmt_release(s);
-    return 0;
+    lua_pushinteger(L, 0); /* sysbench 1.0 returns db_close()'s 0 */
+    return 1;
 }
 
 static int stmt_gc(lua_State *L)
@@ -670,6 +827,78 @@ static int param_gc(lua_State *L)
     return 0;
 }
 
+/* ------------------------------------------------------------ 1.0 fields */
+
+/*
+ * native.param_fields(p): what sysbench 1.0 exposes of a parameter, for
+ * the Lua side to turn into param.type/buffer/max_len/data_len/is_null:
+ * returns the declared type, the addresses of the value, the length and
+ * the null flag (light userdata) and the capacity of a text value.
+ */
+static int param_fields(lua_State *L)
+{
+    struct sb_bind *p = luaL_checkudata(L, 1, MT_PARAM);
+    void *value;
+
+    switch (p->type) {
+    case SB_SQL_TINYINT:
+    case SB_SQL_SMALLINT:
+    case SB_SQL_INT:
+    case SB_SQL_BIGINT:
+        value = &p->i;
+        break;
+    case SB_SQL_FLOAT:
+    case SB_SQL_DOUBLE:
+        value = &p->d;
+        break;
+    default:
+        value = p->str;
+        break;
+    }
+    lua_pushinteger(L, p->type);
+    lua_pushlightuserdata(L, value);
+    lua_pushlightuserdata(L, &p->len);
+    lua_pushlightuserdata(L, &p->is_null);
+    lua_pushnumber(L, p->cap > 0 ? (lua_Number)(p->cap - 1) : 0);
+    return 5;
+}
+
+/* native.stmt_connection(st): the connection object of a statement. */
+static int stmt_connection(lua_State *L)
+{
+    luaL_checkudata(L, 1, MT_STMT);
+    lua_getfenv(L, 1);
+    lua_getfield(L, -1, "connection");
+    return 1;
+}
+
+/* native.set_empty_result(v): v becomes what query() and execute() return
+ * for statements without rows (their shared upvalue). */
+static int set_empty_result(lua_State *L)
+{
+    static const struct {
+        const char *mt, *method;
+    } users[] = {{MT_CONN, "query"}, {MT_STMT, "execute"}};
+
+    luaL_checkany(L, 1);
+    for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+        luaL_getmetatable(L, users[i].mt);
+        lua_getfield(L, -1, "__methods");
+        lua_getfield(L, -1, users[i].method);
+        lua_pushvalue(L, 1);
+        if (lua_setupvalue(L, -2, 1) == NULL)
+            return luaL_error(L, "set_empty_result: %s has no upvalue", users[i].method);
+        lua_pop(L, 3);
+    }
+    return 0;
+}
+
+static int class_tostring(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    return 1;
+}
+
 /* ------------------------------------------------------------ module */
 
 static void new_class(lua_State *L, const char *name, const luaL_Reg *methods,
@@ -698,6 +927,28 @@ static void new_class(lua_State *L, const char *name, const luaL_Reg *methods,
     lua_pop(L, 1);
 }
 
+/* tostring() of the objects, as sysbench 1.0 prints them. */
+static void set_tostring(lua_State *L, const char *mt, const char *text)
+{
+    luaL_getmetatable(L, mt);
+    lua_pushstring(L, text);
+    lua_pushcclosure(L, class_tostring, 1);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+}
+
+/* Makes methods[name] a closure of f with one upvalue (nil until
+ * set_empty_result fills it). */
+static void set_method_closure(lua_State *L, const char *mt, const char *name, lua_CFunction f)
+{
+    luaL_getmetatable(L, mt);
+    lua_getfield(L, -1, "__methods");
+    lua_pushnil(L);
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 2);
+}
+
 int sb_lua_sql_open(lua_State *L)
 {
     static const luaL_Reg driver_m[] = {
@@ -715,15 +966,28 @@ int sb_lua_sql_open(lua_State *L)
     static const luaL_Reg result_m[] = {
         {"fetch_row", result_fetch_row}, {"free", result_free}, {NULL, NULL}};
 
-    new_class(L, MT_DRIVER, driver_m, NULL, NULL, NULL);
+    new_class(L, MT_DRIVER, driver_m, driver_index, NULL, NULL);
     new_class(L, MT_CONN, conn_m, conn_index, conn_newindex, conn_gc);
     new_class(L, MT_STMT, stmt_m, NULL, NULL, stmt_gc);
     new_class(L, MT_PARAM, param_m, NULL, NULL, param_gc);
     new_class(L, MT_RESULT, result_m, result_index, NULL, result_gc);
+    set_method_closure(L, MT_CONN, "query", conn_query);
+    set_method_closure(L, MT_STMT, "execute", stmt_execute);
+    set_tostring(L, MT_DRIVER, "<sql_driver>");
+    set_tostring(L, MT_CONN, "<sql_connection>");
+    set_tostring(L, MT_STMT, "<sql_statement>");
+    set_tostring(L, MT_PARAM, "<sql_param>");
+    set_tostring(L, MT_RESULT, "<sql_result>");
 
     /* The native half of sysbench.sql; sysbench_sql.lua completes it. */
     lua_newtable(L);
     lua_pushcfunction(L, sql_driver);
     lua_setfield(L, -2, "driver");
+    lua_pushcfunction(L, param_fields);
+    lua_setfield(L, -2, "param_fields");
+    lua_pushcfunction(L, stmt_connection);
+    lua_setfield(L, -2, "stmt_connection");
+    lua_pushcfunction(L, set_empty_result);
+    lua_setfield(L, -2, "set_empty_result");
     return 1;
 }

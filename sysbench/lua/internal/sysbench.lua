@@ -205,4 +205,7 @@ ffi.cdef [[
 void sb_counter_inc(int thread_id, sb_counter_type type);
 ]]
 
+-- sysbench 1.0's legacy globals (sb_rand, db_query, thread_run, ...).
+require("sysbench.legacy")
+
 return sysbench
