@@ -183,7 +183,12 @@ conf_case() {
     select_random_*) tables=1 ;;
     bulk_insert) tables=$CONF_THREADS ;;
     esac
-    common+=("--tables=$tables" "--table-size=$CONF_TABLE_SIZE" "--threads=$CONF_THREADS")
+    # bulk_insert declares no options: a 1.0 user gives it only --threads
+    # (one table per thread).
+    if [ "$script" != bulk_insert ]; then
+        common+=("--tables=$tables" "--table-size=$CONF_TABLE_SIZE")
+    fi
+    common+=("--threads=$CONF_THREADS")
     rows=$CONF_TABLE_SIZE
     [ "$script" = bulk_insert ] && rows=0
     expect=$(for i in $(seq 1 "$tables"); do echo "sbtest$i"; done | sort | tr '\n' ' ' |
