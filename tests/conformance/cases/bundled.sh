@@ -23,6 +23,7 @@ readonly CONF_TABLE_SIZE=1000
 readonly CONF_MAX_IGNORED_PCT=10
 
 # conf_cli DRIVER SQL: sb_cli with a time budget.
+# shellcheck disable=SC2016 # expanded by the inner shell
 conf_cli() {
     timeout -k 5 30 bash -c '. "$SB_CASE_LIB"; sb_cli "$1" "$2"' conf_cli "$1" "$2"
 }
