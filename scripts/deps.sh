@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
       libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check gnuplot-nox)
 if [ "${1:-}" = "--servers" ]; then
-    pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3)
+    # sysbench: 1.0.20 itself, for the scripts tests/conformance runs unmodified
+    pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3 sysbench)
 fi
 
 missing=()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 #
 # The server test suite (one automake test): starts throwaway MariaDB and
-# PostgreSQL servers once, runs every case file in tests/drivers/*.sh
-# against them, prints one PASS/FAIL line per case and "N passed, M failed",
+# PostgreSQL servers once, runs every case file in tests/drivers/*.sh (or
+# in SB_CASE_DIR, which other suites such as tests/conformance set) against
+# them, prints one PASS/FAIL line per case and "N passed, M failed",
 # and stops the servers on any exit, including failures and interrupts.
 #
 # Environment (set by "make check"): SB_BIN the built binary, SB_SRCDIR the
@@ -70,9 +71,10 @@ echo "# MariaDB $SB_MYSQL_VERSION, PostgreSQL $SB_PGSQL_VERSION"
 passed=0
 failed=0
 shopt -s nullglob
-files=("$SB_SRCDIR"/tests/drivers/*.sh)
+SB_CASE_DIR=${SB_CASE_DIR:-$SB_SRCDIR/tests/drivers}
+files=("$SB_CASE_DIR"/*.sh)
 if [ "${#files[@]}" -eq 0 ]; then
-    echo "FAIL: no case files in $SB_SRCDIR/tests/drivers"
+    echo "FAIL: no case files in $SB_CASE_DIR"
     failed=1
 fi
 
