@@ -109,14 +109,21 @@ function db.disconnect()
   end
 end
 
--- Returns the result (rows can be fetched with rs:fetch_row(); no rows
--- gives the empty result, which equals nil). An ignorable error raises
--- the error table that makes the event restart, as con:query() does.
+-- Returns the result of a statement that returns rows (they can be
+-- fetched with rs:fetch_row()), and nil for any other: 0.5-style scripts
+-- test `if rs then` after an UPDATE to catch the unexpected, so the empty
+-- result con:query() gives for DML, truthy in an `if`, must not leak here.
+-- An ignorable error raises the error table that makes the event restart,
+-- as con:query() does.
 function db.query(query)
   if type(query) ~= "string" then
     error("bad argument #1 to 'db_query' (string expected, got " .. type(query) .. ")", 2)
   end
-  return connection():query(query)
+  local rs = connection():query(query)
+  if rs ~= nil and rs.nfields > 0 then
+    return rs
+  end
+  return nil
 end
 
 function db.bulk_insert_init(query)
