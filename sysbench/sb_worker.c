@@ -106,7 +106,7 @@ bool sb_worker_more_events(struct sb_worker *w)
         return false;
     if (run->cfg->events_limit > 0 &&
         __atomic_fetch_add(&run->claimed, 1, __ATOMIC_RELAXED) >= run->cfg->events_limit) {
-        sb_request_stop(SB_STOP_DONE);
+        sb_request_stop(SB_STOP_EVENTS);
         return false;
     }
     epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
@@ -193,7 +193,8 @@ static void push_thread_run(lua_State *L)
 
 bool sb_ffi_stop_requested(void)
 {
-    return sb_stopping();
+    enum sb_stop_reason r = sb_stop_reason();
+    return r != SB_STOP_NONE && r != SB_STOP_EVENTS;
 }
 
 void sb_worker_count_trx(struct sb_worker *w)

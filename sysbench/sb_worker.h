@@ -75,8 +75,9 @@ void sb_worker_event_stop(struct sb_worker *w);
  */
 void sb_worker_count_trx(struct sb_worker *w);
 
-/* Whether the run is stopping (time or event limit, signal, fatal error);
- * for the built-in event loop's retries, through FFI. */
+/* Whether the run is stopping (time limit, signal, fatal error); for the
+ * built-in event loop's retries, through FFI. An event limit reached does
+ * not count: the events other threads already claimed still finish. */
 bool sb_ffi_stop_requested(void);
 
 /* Publishes the SQL layer's counters into the statistics. */
