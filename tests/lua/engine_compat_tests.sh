@@ -54,7 +54,7 @@ assert_match out "total number of events: +0$"
 assert_gt "$(sum_kv out calls)" 0 "tries"
 
 tcase "an event that always restarts still ends on SIGTERM"
-SB_MODE=restart_always sb_bg "$L/engine_compat.lua" run --threads=2 --time=0
+SB_MODE=restart_always sb_bg "$L/engine_compat.lua" run --threads=2 --time=60
 sleep 1
 kill -TERM "$SB_PID"
 # A hang would stop here until the watchdog; a bounded wait keeps it short.
