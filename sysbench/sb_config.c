@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,6 +25,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"tx-late", "what a late thread does: catchup (start missed transactions at once) or skip (drop and count them)", "catchup", SB_ARG_STRING},
     {"tx-spin", "busy-wait the last N microseconds before a scheduled start instead of sleeping (costs client CPU)", "0", SB_ARG_DOUBLE},
     {"report-interval", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports", "0", SB_ARG_DOUBLE},
+    {"report-checkpoints", "dump full statistics and reset all counters at the given points in time (a list of seconds from the start); empty means no checkpoints", "", SB_ARG_LIST},
     {"percentile", "percentiles to calculate in latency statistics (list, each in (0,100]); 0 disables them", "95", SB_ARG_LIST},
     {"histogram", "print latency histogram in report", "off", SB_ARG_BOOL},
     {"rand-type", "random numbers distribution {uniform, gaussian, special, pareto, zipfian} to use by default", "special", SB_ARG_STRING},
@@ -130,6 +132,32 @@ static int load_percentiles(const struct sb_optset *set, char *err, size_t errle
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int load_checkpoints(const struct sb_optset *set, char *err, size_t errlen)
+{
+    size_t count;
+    char *const *items = sb_optset_list(set, "report-checkpoints", &count);
+
+    sb_config.ncheckpoints = 0;
+    if (count > SB_MAX_CHECKPOINTS)
+        return fail(err, errlen, "too many values for --%s: %s", "report-checkpoints",
+                    "at most 64");
+    for (size_t i = 0; i < count; i++) {
+        double v;
+        if (sb_parse_double(items[i], &v) != 0 || !isfinite(v) || !(v > 0))
+            return fail(err, errlen, "invalid value '%s' for --%s: expected seconds > 0",
+                        items[i], "report-checkpoints");
+        sb_config.checkpoints[sb_config.ncheckpoints++] = v;
+    }
+    qsort(sb_config.checkpoints, sb_config.ncheckpoints, sizeof(double), cmp_double);
+    return 0;
+}
+
 static int nonneg(const struct sb_optset *set, const char *name, double *out,
                   char *err, size_t errlen)
 {
@@ -177,7 +205,8 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
         nonneg(set, "tx-spin", &c->tx_spin_us, err, errlen) != 0 ||
         nonneg(set, "sweep-cooldown", &c->sweep_cooldown, err, errlen) != 0)
         return -1;
-    if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0)
+    if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0 ||
+        load_checkpoints(set, err, errlen) != 0)
         return -1;
 
     s = sb_optset_str(set, "tx-late");

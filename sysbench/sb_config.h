@@ -18,6 +18,8 @@
 #define SB_MAX_PERCENTILES 16
 #define SB_MAX_SWEEP 64
 
+#define SB_MAX_CHECKPOINTS 64
+
 struct sb_config {
     /* --threads may be a list (a sweep); threads is the current point. */
     unsigned threads;
@@ -27,6 +29,9 @@ struct sb_config {
     uint64_t events_limit;    /* 0 = none */
     double warmup_time;       /* seconds */
     double report_interval;   /* seconds, 0 = no interval reports */
+    /* --report-checkpoints: seconds after the start, ascending. */
+    double checkpoints[SB_MAX_CHECKPOINTS];
+    size_t ncheckpoints;
     double percentiles[SB_MAX_PERCENTILES]; /* the first one is "the" one */
     size_t npercentiles;      /* 0 when --percentile=0 */
     bool histogram;

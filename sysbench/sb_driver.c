@@ -297,6 +297,24 @@ enum sb_db_outcome sb_db_reconnect(struct sb_conn *con)
     return SB_DB_DONE;
 }
 
+/* Ends the transaction an ignored error left open, so the retried event
+ * does not run inside it (PostgreSQL rejects every statement of an
+ * aborted transaction; a later BEGIN on MySQL would commit the half). */
+static void rollback_open_transaction(struct sb_conn *con)
+{
+    struct sb_db_error saved;
+
+    if (con->drv->in_transaction == NULL || !con->drv->in_transaction(con))
+        return;
+    saved = con->err;
+    sb_db_free_result(con);
+    if (policy.debug)
+        sb_debug("query: ROLLBACK (after an ignored error)");
+    (void)con->drv->query(con, "ROLLBACK", 8, &con->rs);
+    sb_db_free_result(con);
+    con->err = saved;
+}
+
 void sb_db_count_ignored(struct sb_conn *con)
 {
     struct sb_db_counters *cnt = con->counters;
@@ -304,6 +322,7 @@ void sb_db_count_ignored(struct sb_conn *con)
     cnt->errors++;
     if (cnt->on_error != NULL)
         cnt->on_error(cnt->ctx, &con->err, false);
+    rollback_open_transaction(con);
 }
 
 /* Applies the error policy to a driver status. */

@@ -196,6 +196,11 @@ struct sb_driver_ops {
     /* The server forks a process per connection (PostgreSQL), so its CPU
      * is the listening process's and all its children's. */
     bool server_forks;
+    /* Whether a transaction is open on con (also an aborted one), as the
+     * client library knows it; NULL when it cannot tell. After an
+     * ignorable error the common layer sends ROLLBACK when this says so,
+     * so that the restarted event starts clean. */
+    bool (*in_transaction)(struct sb_conn *con);
 };
 
 /* ------------------------------------------------------------ registry */
@@ -249,9 +254,11 @@ void sb_db_close(struct sb_stmt *st);
 int sb_db_fetch(struct sb_conn *con);
 void sb_db_free_result(struct sb_conn *con);
 
-/* Counts an error the policy called fatal but the script declared
- * ignorable (sysbench.hooks.sql_error_ignorable), as the policy counts its
- * own ignorable errors. */
+/* Counts an ignored error: one the policy calls ignorable, or one it called
+ * fatal but the script declared ignorable (sysbench.hooks.
+ * sql_error_ignorable). Then, when the error left a transaction open
+ * (an aborted one on PostgreSQL, a lock-wait timeout on MySQL, a busy
+ * SQLite database), rolls it back, keeping con->err as it was. */
 void sb_db_count_ignored(struct sb_conn *con);
 
 /* Formats the fatal error line for con's last error:

@@ -94,7 +94,8 @@ void sb_counter_inc(int thread_id, int type)
     case SB_FFI_CNT_WRITE: w->db.writes++; break;
     case SB_FFI_CNT_ERROR: w->db.errors++; break;
     case SB_FFI_CNT_RECONNECT: w->db.reconnects++; break;
-    default: return; /* transactions are counted by sb_event_stop */
+    case SB_FFI_CNT_TRX: sb_worker_count_trx(w); return;
+    default: return;
     }
     sb_worker_publish(w);
 }

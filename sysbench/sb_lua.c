@@ -282,7 +282,8 @@ static int lua_report_default(lua_State *L)
     struct sb_report_stat s;
     luaL_checktype(L, 1, LUA_TTABLE);
     stat_from_table(L, 1, &s);
-    sb_report_print_line(&s, NULL, stdout);
+    sb_report_print_line_v1(&s, sb_config.npercentiles ? sb_config.percentiles[0] : 95,
+                            stdout);
     return 0;
 }
 

@@ -80,6 +80,23 @@ void sb_report_print_line(const struct sb_report_stat *s,
     fflush(out);
 }
 
+void sb_report_print_line_v1(const struct sb_report_stat *s, double pct, FILE *out)
+{
+    double t = s->time_interval;
+    char pl[32];
+
+    pct_label(pl, sizeof(pl), pct);
+    /* "err/s" without a colon: sysbench 1.0's own spelling in this line. */
+    fprintf(out,
+            "[ %.0fs ] thds: %.0f tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) "
+            "lat (ms,%s%%): %4.2f err/s %4.2f reconn/s: %4.2f\n",
+            s->time_total, s->threads_running, per_sec(s->events, t),
+            per_sec(s->reads + s->writes + s->other, t), per_sec(s->reads, t),
+            per_sec(s->writes, t), per_sec(s->other, t), pl, s->latency_pct * 1000,
+            per_sec(s->errors, t), per_sec(s->reconnects, t));
+    fflush(out);
+}
+
 void sb_report_print_csv(const struct sb_report_stat *s, FILE *out)
 {
     double t = s->time_interval;
@@ -91,13 +108,53 @@ void sb_report_print_csv(const struct sb_report_stat *s, FILE *out)
     fflush(out);
 }
 
+/* The JSON array report_json objects go into: which kind of report opened
+ * it, 0 when none is open. Only the main thread reports. */
+static enum sb_report_kind json_open;
+static enum sb_report_kind report_kind = SB_REPORT_INTERVAL;
+
+
+void sb_report_json_close(FILE *out)
+{
+    if (json_open == 0)
+        return;
+    fputs("\n]\n", out);
+    fflush(out);
+    json_open = 0;
+}
+
+void sb_report_set_kind(enum sb_report_kind kind, FILE *out)
+{
+    if (json_open != 0 && json_open != kind)
+        sb_report_json_close(out);
+    report_kind = kind;
+}
+
 void sb_report_print_json(const struct sb_report_stat *s, FILE *out)
 {
     double t = s->time_interval;
+
+    if (json_open == 0) {
+        fputs("[\n", out);
+        json_open = report_kind;
+    } else {
+        fputs(",\n", out);
+    }
     fprintf(out,
-            "{\"time\": %.0f, \"threads\": %.0f, \"tps\": %.2f, \"qps\": {\"total\": %.2f, "
-            "\"reads\": %.2f, \"writes\": %.2f, \"other\": %.2f}, \"latency\": %.2f, "
-            "\"errors\": %.2f, \"reconnects\": %.2f}\n",
+            "  {\n"
+            "    \"time\": %4.0f,\n"
+            "    \"threads\": %.0f,\n"
+            "    \"tps\": %4.2f,\n"
+            "    \"qps\": {\n"
+            "      \"total\": %4.2f,\n"
+            "      \"reads\": %4.2f,\n"
+            "      \"writes\": %4.2f,\n"
+            "      \"other\": %4.2f\n"
+            "    },\n"
+            "    \"latency\": %4.2f,\n"
+            "    \"errors\": %4.2f,\n"
+            "    \"reconnects\": %4.2f\n"
+            "  }",
             s->time_total, s->threads_running, per_sec(s->events, t),
             per_sec(s->reads + s->writes + s->other, t), per_sec(s->reads, t),
             per_sec(s->writes, t), per_sec(s->other, t), s->latency_pct * 1000,
@@ -150,11 +207,46 @@ static void print_percentiles(FILE *out, const struct sb_hist *h, const double *
     }
 }
 
+/* Ignored errors above this share of transactions earn a warning: the
+ * figures then measure retries as much as the workload. */
+#define SB_IGNORED_WARN_SHARE 0.05
+
+/* "Errors by code", then the warning when too many events restarted. */
+static void print_error_codes(const struct sb_stats *t, double secs, FILE *out)
+{
+    uint64_t ev = t->c[SB_STAT_EVENTS], errs = t->c[SB_STAT_ERRORS];
+    bool any = false;
+
+    for (unsigned i = 0; i < t->ncodes; i++)
+        any = any || t->codes[i].count > 0;
+    if (any) {
+        fprintf(out, "Errors by code:\n");
+        for (unsigned i = 0; i < t->ncodes; i++) {
+            char label[64];
+            if (t->codes[i].count == 0)
+                continue;
+            snprintf(label, sizeof(label), "%s %s:",
+                     t->codes[i].reconnect ? "reconnect after" : "ignored", t->codes[i].code);
+            field(out, 4, label, "%-6llu (%.2f per sec.)",
+                  (unsigned long long)t->codes[i].count,
+                  per_sec((double)t->codes[i].count, secs));
+        }
+        fputc('\n', out);
+    }
+    if (errs > 0 && (double)errs > SB_IGNORED_WARN_SHARE * (double)ev) {
+        fprintf(out, "WARNING: %llu ignored errors for %llu transactions (%.1f%%, more than "
+                "%.0f%%): the results measure retried transactions as much as the workload\n\n",
+                (unsigned long long)errs, (unsigned long long)ev,
+                ev ? 100.0 * (double)errs / (double)ev : 100.0, SB_IGNORED_WARN_SHARE * 100);
+    }
+}
+
 void sb_report_print_final(const struct sb_final *f, FILE *out)
 {
     const struct sb_stats *t = f->total;
     const struct sb_hist *h = &t->response;
-    double secs = f->time_total;
+    /* Rates over the span the counters cover (since the last checkpoint). */
+    double secs = f->interval_s > 0 ? f->interval_s : f->time_total;
     uint64_t ev = t->c[SB_STAT_EVENTS];
     uint64_t q = sb_stats_queries(t);
     double evs[4096], avg, sd;
@@ -179,7 +271,7 @@ void sb_report_print_final(const struct sb_final *f, FILE *out)
         fputc('\n', out);
     }
     fprintf(out, "General statistics:\n");
-    field(out, 4, "total time:", "%.4fs", secs);
+    field(out, 4, "total time:", "%.4fs", f->time_total);
     field(out, 4, "total number of events:", "%llu", (unsigned long long)ev);
     fputc('\n', out);
 
@@ -205,25 +297,7 @@ void sb_report_print_final(const struct sb_final *f, FILE *out)
     fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n", avg, sd);
     fputc('\n', out);
 
-    if (t->ncodes > 0) {
-        bool any = false;
-        for (unsigned i = 0; i < t->ncodes; i++)
-            any = any || t->codes[i].count > 0;
-        if (any) {
-            fprintf(out, "Errors by code:\n");
-            for (unsigned i = 0; i < t->ncodes; i++) {
-                char label[64];
-                if (t->codes[i].count == 0)
-                    continue;
-                snprintf(label, sizeof(label), "%s %s:",
-                         t->codes[i].reconnect ? "reconnect after" : "ignored", t->codes[i].code);
-                field(out, 4, label, "%-6llu (%.2f per sec.)",
-                      (unsigned long long)t->codes[i].count,
-                      per_sec((double)t->codes[i].count, secs));
-            }
-            fputc('\n', out);
-        }
-    }
+    print_error_codes(t, secs, out);
 
     if (f->rate_mode) {
         double achieved = per_sec((double)ev, secs);

@@ -55,13 +55,38 @@ void sb_report_print_line(const struct sb_report_stat *s,
 /* "time,threads,tps,qps,reads,writes,other,latency,errors,reconnects". */
 void sb_report_print_csv(const struct sb_report_stat *s, FILE *out);
 
-/* One JSON object per line with the same figures. */
+/*
+ * sysbench.report_default: sysbench 1.0's line, always in the tps/qps form
+ * and with its "err/s 0.00" spelling; pct labels the latency percentile.
+ */
+void sb_report_print_line_v1(const struct sb_report_stat *s, double pct, FILE *out);
+
+/* Which report a hook is being called for; report_json keeps one JSON
+ * array per kind, as sysbench 1.0 keeps one per reporting Lua state, so
+ * an array of another kind still open is closed first (on out). */
+enum sb_report_kind {
+    SB_REPORT_INTERVAL = 1,
+    SB_REPORT_CHECKPOINT,
+    SB_REPORT_FINAL
+};
+void sb_report_set_kind(enum sb_report_kind kind, FILE *out);
+
+/*
+ * sysbench.report_json: one pretty-printed object, in sysbench 1.0's
+ * layout, inside a "[ ... ]" array: the first object of a kind opens the
+ * array, later ones are separated by commas, and sb_report_json_close (or
+ * an object of another kind) closes it.
+ */
 void sb_report_print_json(const struct sb_report_stat *s, FILE *out);
+void sb_report_json_close(FILE *out);
 
 /* Everything the final report prints. */
 struct sb_final {
     const struct sb_stats *total;  /* merged over threads */
     double time_total;             /* seconds */
+    /* Seconds the counters cover when less than time_total (since the
+     * last --report-checkpoints report); 0 means time_total. */
+    double interval_s;
     unsigned threads;
     const uint64_t *thread_events; /* per thread */
     const double *thread_busy;     /* per thread, seconds inside events */

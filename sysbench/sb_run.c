@@ -65,6 +65,12 @@ struct reporter {
     struct sb_output *out;     /* result collector, or NULL */
     const struct sb_cpu_server *cpu_srv; /* NULL: server not measured */
     struct sb_cpu_sample cpu_prev; /* taken at the start of the interval */
+    /* --report-checkpoints: per worker, its statistics at the last
+     * checkpoint (NULL without checkpoints), and when that was. */
+    struct sb_stats *ckpt;
+    int *ckpt_epoch;
+    uint64_t ckpt_ns;
+    size_t next_ckpt;          /* index into cfg->checkpoints */
 };
 
 static uint64_t backlog_now(struct sb_run *run, uint64_t now)
@@ -135,9 +141,10 @@ static void push_stat(lua_State *L, const struct sb_report_stat *s, bool final)
 }
 
 static int call_hook(lua_State *L, const char *name, const struct sb_report_stat *s,
-                     bool final)
+                     bool final, enum sb_report_kind kind)
 {
     char err[1024];
+    sb_report_set_kind(kind, stdout);
     lua_getglobal(L, "sysbench");
     lua_getfield(L, -1, "hooks");
     lua_getfield(L, -1, name);
@@ -251,7 +258,7 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     cpu_server = cr.server.measured ? cr.server.util_pct : NAN;
     record_interval(r, &s, backlog, cpu_client, cpu_server);
     if (r->hook) {
-        call_hook(r->L, "report_intermediate", &s, false);
+        call_hook(r->L, "report_intermediate", &s, false, SB_REPORT_INTERVAL);
         return;
     }
     memset(&x, 0, sizeof(x));
@@ -266,6 +273,135 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     x.cpu_server_pct = cpu_server;
     if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
         sb_report_print_line(&s, &x, stdout);
+}
+
+/*
+ * Sets r->one to worker i's statistics since the last checkpoint (all of
+ * them without checkpoints); with advance, they become the new base.
+ * False for a worker whose statistics still belong to warmup.
+ */
+static bool since_checkpoint(struct reporter *r, unsigned i, bool advance)
+{
+    struct sb_run *run = r->run;
+    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+
+    if (__atomic_load_n(&run->workers[i].epoch, __ATOMIC_ACQUIRE) != epoch)
+        return false;
+    sb_stats_snapshot(&r->cur, &run->workers[i].stats);
+    if (r->ckpt == NULL) {
+        r->one = r->cur;
+        return true;
+    }
+    if (r->ckpt_epoch[i] != epoch) {
+        sb_stats_reset(&r->ckpt[i]);
+        r->ckpt[i].ncodes = 0;
+        r->ckpt_epoch[i] = epoch;
+    }
+    sb_stats_diff(&r->one, &r->cur, &r->ckpt[i]);
+    if (advance)
+        r->ckpt[i] = r->cur;
+    return true;
+}
+
+/* Everything since the last checkpoint, merged over workers, with each
+ * worker's events and time inside events (ev, busy: nthreads entries). */
+static void gather(struct reporter *r, bool advance, struct sb_stats *total, uint64_t *ev,
+                   double *busy)
+{
+    struct sb_run *run = r->run;
+
+    sb_stats_reset(total);
+    total->ncodes = 0;
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        ev[i] = 0;
+        busy[i] = 0;
+        if (!since_checkpoint(r, i, advance))
+            continue;
+        sb_stats_merge(total, &r->one);
+        ev[i] = r->one.c[SB_STAT_EVENTS];
+        /* Time inside events is the sum of service times, which the
+         * closed loop records as response times. */
+        busy[i] = secs(run->mode != SB_PACE_NONE ? r->one.service.sum_ns
+                                                 : r->one.response.sum_ns);
+    }
+}
+
+/* Fills the final-report figures shared by checkpoints and the end. */
+static void fill_final(struct sb_final *f, const struct reporter *r,
+                       const struct sb_stats *total, const uint64_t *ev, const double *busy)
+{
+    const struct sb_run *run = r->run;
+
+    memset(f, 0, sizeof(*f));
+    f->total = total;
+    f->threads = run->nthreads;
+    f->thread_events = ev;
+    f->thread_busy = busy;
+    f->percentiles = run->cfg->percentiles;
+    f->npercentiles = run->cfg->npercentiles;
+    f->histogram = run->cfg->histogram;
+    f->sql = r->sql;
+    f->rate_mode = run->mode == SB_PACE_FIXED ? 1 : run->mode == SB_PACE_POISSON ? 2 : 0;
+    f->target_tps = run->rate;
+    f->jitter_us = run->jitter_us;
+    f->max_backlog = r->max_backlog;
+}
+
+/*
+ * --report-checkpoints: the cumulative report of everything since the
+ * previous checkpoint (or the start), through the report_cumulative hook
+ * when the script has one, after which the counters start again, as in
+ * sysbench 1.0. The label is the checkpoint's scheduled second.
+ */
+static void checkpoint_report(struct reporter *r, uint64_t now, double label_s)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    unsigned n = run->nthreads;
+    struct sb_stats *total = malloc(sizeof(*total));
+    uint64_t *ev = calloc(n, sizeof(*ev));
+    double *busy = calloc(n, sizeof(*busy));
+    double since = secs(now - r->ckpt_ns), t = secs(now - r->start_ns);
+
+    if (total == NULL || ev == NULL || busy == NULL) {
+        sb_warn("out of memory: checkpoint report at %gs skipped", label_s);
+        goto out;
+    }
+    gather(r, true, total, ev, busy);
+    if (sb_stats_queries(total) > 0)
+        r->sql = true;
+    sb_report_set_kind(SB_REPORT_CHECKPOINT, stdout);
+    if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
+        printf("[ %.0fs ] Checkpoint report:\n", label_s);
+    if (has_hook(r->L, "report_cumulative")) {
+        struct sb_report_stat s;
+        sb_report_stat_from(&s, total, since, t, n,
+                            cfg->npercentiles ? cfg->percentiles[0] : 0);
+        s.threads_running = n - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
+        call_hook(r->L, "report_cumulative", &s, true, SB_REPORT_CHECKPOINT);
+    } else if (cfg->verbosity >= SB_LOG_NOTICE) {
+        struct sb_final f;
+        fill_final(&f, r, total, ev, busy);
+        f.time_total = t;
+        f.interval_s = since;
+        printf("\n");
+        sb_report_print_final(&f, stdout);
+    }
+    fflush(stdout);
+out:
+    r->ckpt_ns = now;
+    free(total);
+    free(ev);
+    free(busy);
+}
+
+/* When the next --report-checkpoints report is due, 0 when none is left. */
+static uint64_t next_checkpoint(const struct reporter *r)
+{
+    const struct sb_config *cfg = r->run->cfg;
+    if (r->next_ckpt >= cfg->ncheckpoints)
+        return 0;
+    return r->start_ns + (uint64_t)(cfg->checkpoints[r->next_ckpt] * 1e9);
 }
 
 static enum sb_output_rate_mode output_rate_mode(enum sb_pace_mode mode)
@@ -302,6 +438,12 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
         printf("Warmup time: %gs\n", cfg->warmup_time);
     if (cfg->report_interval > 0)
         printf("Report intermediate results every %g second(s)\n", cfg->report_interval);
+    if (cfg->ncheckpoints > 0) {
+        printf("Report checkpoint(s) at ");
+        for (size_t i = 0; i < cfg->ncheckpoints; i++)
+            printf("%s%g", i ? ", " : "", cfg->checkpoints[i]);
+        printf(" seconds\n");
+    }
     if (cfg->rand_seed_given)
         printf("Initializing random number generator from seed (%llu).\n",
                (unsigned long long)cfg->rand_seed);
@@ -474,6 +616,14 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     pthread_barrier_init(&run->ready, NULL, n + 1);
     pthread_barrier_init(&run->go, NULL, n + 1);
     pthread_mutex_init(&run->arrivals_lock, NULL);
+    if (cfg->ncheckpoints > 0) {
+        r->ckpt = calloc(n, sizeof(*r->ckpt));
+        r->ckpt_epoch = calloc(n, sizeof(int));
+        if (r->ckpt == NULL || r->ckpt_epoch == NULL) {
+            sb_fatal("out of memory");
+            return 1;
+        }
+    }
     r->run = run;
     r->L = L;
     r->hook = has_hook(L, "report_intermediate");
@@ -525,6 +675,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                                         : run->mode != SB_PACE_NONE ? run->t0_ns : start;
     if (cfg->report_interval > 0)
         next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
+    r->ckpt_ns = r->start_ns;
     /* --time counts from the same origin as the reports, so the last
      * interval line falls on the deadline rather than just after it. */
     if (cfg->time_limit > 0)
@@ -542,6 +693,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             wake = next_report;
         if (deadline && deadline < wake)
             wake = deadline;
+        if (next_checkpoint(r) && next_checkpoint(r) < wake)
+            wake = next_checkpoint(r);
         sb_sleep_until_ns(wake);
         now = sb_now_ns();
         if (warm_end && now >= warm_end) {
@@ -562,6 +715,12 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
             while (next_report <= now)
                 next_report += (uint64_t)(cfg->report_interval * 1e9);
         }
+        /* A checkpoint at the deadline is the final report's job. */
+        while (next_checkpoint(r) && now >= next_checkpoint(r) &&
+               (!deadline || next_checkpoint(r) < deadline)) {
+            checkpoint_report(r, now, cfg->checkpoints[r->next_ckpt]);
+            r->next_ckpt++;
+        }
         if (deadline && now >= deadline)
             sb_request_stop(SB_STOP_DONE);
     }
@@ -569,6 +728,9 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
      * thread_run finished) leave the stop flag unset. */
     sb_request_stop(SB_STOP_DONE);
     join_workers(run, deadline);
+    /* The interval reports' JSON array ends with them, as sysbench 1.0's
+     * ends with its reporting thread. */
+    sb_report_json_close(stdout);
     sb_cpu_sample(&cpu_after, r->cpu_srv);
     end = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -582,6 +744,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     if (rc != 0) {
         free(r->prev);
         free(r->prev_epoch);
+        free(r->ckpt);
+        free(r->ckpt_epoch);
         return rc;
     }
 
@@ -597,21 +761,18 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
          * a worker asleep until a slot beyond the deadline notices the
          * stop only when it wakes, and that wait is not benchmark time.
          * Events that started before the deadline still count. */
-        double t = secs((deadline != 0 && end > deadline ? deadline : end) - r->start_ns);
+        uint64_t stop_ns = deadline != 0 && end > deadline ? deadline : end;
+        double t = secs(stop_ns - r->start_ns);
+        double since = secs(stop_ns - r->ckpt_ns);
         uint64_t b;
 
-        sb_stats_reset(total);
-        total->ncodes = 0;
+        /* Counted since the last checkpoint, if any; a worker that never
+         * left warmup counts as empty. */
+        gather(r, false, total, ev, busy);
         for (unsigned i = 0; i < n; i++) {
             struct sb_worker *w = &run->workers[i];
-            if (w->epoch != run->epoch) /* never left warmup */
+            if (w->epoch != run->epoch)
                 continue;
-            sb_stats_merge(total, &w->stats);
-            ev[i] = w->stats.c[SB_STAT_EVENTS];
-            /* Time inside events is the sum of service times, which the
-             * closed loop records as response times. */
-            busy[i] = secs(run->mode != SB_PACE_NONE ? w->stats.service.sum_ns
-                                                     : w->stats.response.sum_ns);
             if (tcpu != NULL) {
                 tcpu[i].user_s = secs(w->cpu_end.user_ns - w->cpu_start.user_ns);
                 tcpu[i].system_s = secs(w->cpu_end.system_ns - w->cpu_start.system_ns);
@@ -633,25 +794,17 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_cpu_compute(&cpu_before, &cpu_after, total->c[SB_STAT_EVENTS], &cr);
         if (has_hook(L, "report_cumulative")) {
             struct sb_report_stat s;
-            sb_report_stat_from(&s, total, t, t, n,
+            sb_report_stat_from(&s, total, since, t, n,
                                 cfg->npercentiles ? cfg->percentiles[0] : 0);
-            if (call_hook(L, "report_cumulative", &s, true) != 0)
+            /* Every worker has finished: sysbench 1.0 reports 0 here. */
+            s.threads_running = 0;
+            if (call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL) != 0)
                 rc = 1;
+            sb_report_json_close(stdout);
         } else if (cfg->verbosity >= SB_LOG_NOTICE) {
-            memset(&f, 0, sizeof(f));
-            f.total = total;
+            fill_final(&f, r, total, ev, busy);
             f.time_total = t;
-            f.threads = n;
-            f.thread_events = ev;
-            f.thread_busy = busy;
-            f.percentiles = cfg->percentiles;
-            f.npercentiles = cfg->npercentiles;
-            f.histogram = cfg->histogram;
-            f.sql = r->sql;
-            f.rate_mode = run->mode == SB_PACE_FIXED ? 1 : run->mode == SB_PACE_POISSON ? 2 : 0;
-            f.target_tps = run->rate;
-            f.jitter_us = run->jitter_us;
-            f.max_backlog = r->max_backlog;
+            f.interval_s = since;
             sb_report_print_final(&f, stdout);
             sb_report_print_cpu(&cr, cpu_label, tcpu, n, stdout);
         }
@@ -689,6 +842,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     free(run);
     free(r->prev);
     free(r->prev_epoch);
+    free(r->ckpt);
+    free(r->ckpt_epoch);
     free(r);
     if (rc == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
         rc = 128 + sb_run_signal();

@@ -14,7 +14,10 @@ enum sb_stop_reason {
     SB_STOP_NONE = 0,
     SB_STOP_DONE,        /* time or event limit reached */
     SB_STOP_SIGNAL,      /* SIGINT or SIGTERM */
-    SB_STOP_ERROR        /* a fatal error in some thread */
+    SB_STOP_ERROR,       /* a fatal error in some thread */
+    /* --events reached: no new event starts, but events already claimed
+     * finish, retries included. Any other reason replaces this one. */
+    SB_STOP_EVENTS
 };
 
 extern int sb_stop_reason_value;
@@ -25,12 +28,16 @@ static inline bool sb_stopping(void)
     return __atomic_load_n(&sb_stop_reason_value, __ATOMIC_RELAXED) != SB_STOP_NONE;
 }
 
-/* Requests a stop; the first reason wins. Async-signal-safe. */
+/* Requests a stop; the first reason wins, except that any reason replaces
+ * SB_STOP_EVENTS. Async-signal-safe. */
 static inline void sb_request_stop(enum sb_stop_reason reason)
 {
-    int none = SB_STOP_NONE;
-    __atomic_compare_exchange_n(&sb_stop_reason_value, &none, (int)reason, false,
-                                __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+    int cur = SB_STOP_NONE;
+    while (!__atomic_compare_exchange_n(&sb_stop_reason_value, &cur, (int)reason, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        if (cur != SB_STOP_EVENTS || reason == SB_STOP_EVENTS)
+            return;
+    }
 }
 
 static inline enum sb_stop_reason sb_stop_reason(void)

@@ -106,7 +106,7 @@ bool sb_worker_more_events(struct sb_worker *w)
         return false;
     if (run->cfg->events_limit > 0 &&
         __atomic_fetch_add(&run->claimed, 1, __ATOMIC_RELAXED) >= run->cfg->events_limit) {
-        sb_request_stop(SB_STOP_DONE);
+        sb_request_stop(SB_STOP_EVENTS);
         return false;
     }
     epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
@@ -167,6 +167,41 @@ static void fail(struct sb_worker *w)
     sb_request_stop(SB_STOP_ERROR);
 }
 
+/*
+ * Pushes the loop this thread runs: the script's global thread_run when it
+ * has its own, else the built-in sysbench.__run_events. A thread_run that
+ * is the built-in default (the legacy layer defines one so that scripts can
+ * wrap it, and exposes it as sysbench.__default_thread_run) counts as none.
+ */
+static void push_thread_run(lua_State *L)
+{
+    lua_getglobal(L, "thread_run");
+    if (lua_isfunction(L, -1)) {
+        bool is_default;
+        lua_getglobal(L, "sysbench");
+        lua_getfield(L, -1, "__default_thread_run");
+        is_default = lua_rawequal(L, -1, -3);
+        lua_pop(L, 2);
+        if (!is_default)
+            return;
+    }
+    lua_pop(L, 1);
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "__run_events");
+    lua_remove(L, -2);
+}
+
+bool sb_ffi_stop_requested(void)
+{
+    enum sb_stop_reason r = sb_stop_reason();
+    return r != SB_STOP_NONE && r != SB_STOP_EVENTS;
+}
+
+void sb_worker_count_trx(struct sb_worker *w)
+{
+    sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
+}
+
 void *sb_worker_main(void *arg)
 {
     struct sb_worker *w = arg;
@@ -186,20 +221,16 @@ void *sb_worker_main(void *arg)
     pthread_barrier_wait(&run->ready);
     pthread_barrier_wait(&run->go);
 
-    if (ok && !sb_stopping()) {
+    /* As in sysbench 1.0, every thread enters its loop, also one that will
+     * get no event (an event limit already reached, a stop during start):
+     * a script's own thread_run may do work of its own. */
+    if (ok) {
         w->epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
         sb_cpu_sample_this_thread(&w->cpu_start);
         if (run->mode == SB_PACE_FIXED)
             sb_pacer_init(&w->pacer, run->rate, run->nthreads, (unsigned)w->tid,
                           run->jitter_us, run->cfg->late_policy, run->t0_ns);
-        /* The script's own loop if it has one, else the built-in one. */
-        if (sb_lua_has_function(w->L, "thread_run")) {
-            lua_getglobal(w->L, "thread_run");
-        } else {
-            lua_getglobal(w->L, "sysbench");
-            lua_getfield(w->L, -1, "__run_events");
-            lua_remove(w->L, -2);
-        }
+        push_thread_run(w->L);
         lua_pushinteger(w->L, w->tid);
         if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
             ok = false;

@@ -68,6 +68,18 @@ bool sb_worker_more_events(struct sb_worker *w);
 void sb_worker_event_start(struct sb_worker *w);
 void sb_worker_event_stop(struct sb_worker *w);
 
+/*
+ * Counts one transaction without an event (sb_counter_inc(tid, SB_CNT_TRX)
+ * from a script, as sysbench 1.0 counts it): it adds to the transaction
+ * count and rate, not to the latency histograms. Owner thread only.
+ */
+void sb_worker_count_trx(struct sb_worker *w);
+
+/* Whether the run is stopping (time limit, signal, fatal error); for the
+ * built-in event loop's retries, through FFI. An event limit reached does
+ * not count: the events other threads already claimed still finish. */
+bool sb_ffi_stop_requested(void);
+
 /* Publishes the SQL layer's counters into the statistics. */
 void sb_worker_publish(struct sb_worker *w);
 

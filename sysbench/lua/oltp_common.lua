@@ -381,7 +381,6 @@ M.stmt = {}     -- stmt[table][kind] = prepared statement
 M.param = {}    -- param[table][kind] = {bind params in order}
 local prepared_kinds = {}   -- kinds prepared by M.prepare_statements()
 local extra_statements = {} -- statements from M.prepare_custom()
-local in_trx = false
 local events_since_connect = 0
 
 -- Prepares one statement and binds its parameters.
@@ -472,7 +471,6 @@ function M.thread_init(kinds)
    M.drv = sysbench.sql.driver()
    M.con = M.drv:connect()
    M.prepare_statements(kinds or {})
-   in_trx = false
    events_since_connect = 0
 end
 
@@ -488,7 +486,6 @@ end
 -- returns that table's number.
 function M.begin()
    if not cfg.skip_trx then
-      in_trx = true
       M.con:query("BEGIN")
    end
    return rand_table()
@@ -499,7 +496,6 @@ end
 function M.commit()
    if not cfg.skip_trx then
       M.con:query("COMMIT")
-      in_trx = false
    end
    M.event_done()
 end
@@ -521,29 +517,10 @@ function M.event_done()
 end
 
 -- An ignorable error (deadlock, lock wait timeout, serialization failure,
--- lost connection) aborts the event, which is then run again. Roll back
--- whatever transaction may still be open so the retry starts clean (on
--- PostgreSQL an aborted transaction would reject every later statement).
--- Never let an error escape from here.
-sysbench.hooks = sysbench.hooks or {}
-
-function sysbench.hooks.before_restart_event(err)
-   if in_trx and M.con ~= nil then
-      pcall(M.con.query, M.con, "ROLLBACK")
-   end
-   in_trx = false
-end
-
--- On PostgreSQL under READ COMMITTED, two transactions that delete and
--- re-insert the same id (delete_inserts) can both find the row gone and
--- collide on the insert with a unique violation (SQLSTATE 23505) where
--- InnoDB would report a deadlock. It is the same benign write conflict,
--- so the transaction is retried rather than ending the run. The driver's
--- default ignore list stays 40P01/40001; only this workload opts in.
-function sysbench.hooks.sql_error_ignorable(err)
-   return err.sql_state == "23505" and M.con ~= nil
-      and sysbench.opt.db_driver == "pgsql"
-end
+-- a unique violation between concurrent delete/insert pairs on
+-- PostgreSQL, lost connection) aborts the event, which is then run again.
+-- The driver layer has already rolled back the transaction the error left
+-- open, so nothing is needed here.
 
 -- ---------------------------------------------------------------------
 -- Query groups (each takes the table number)

@@ -574,6 +574,17 @@ static int sb_mysql_client_version(char *buf, size_t len)
     return 0;
 }
 
+/* The server's "in transaction" flag from its last OK packet. An error
+ * packet carries no status, so after a deadlock (which already rolled
+ * back) this may still say yes: one harmless extra ROLLBACK. A lock-wait
+ * timeout leaves the transaction open, and sysbench 1.0 does not roll it
+ * back: its retried BEGIN then commits the half-done transaction. */
+static bool sb_mysql_in_transaction(struct sb_conn *con)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    return cp != NULL && cp->my != NULL && (cp->my->server_status & SERVER_STATUS_IN_TRANS);
+}
+
 const struct sb_driver_ops sb_driver_mysql = {
     .name = "mysql",
     .description = "MySQL driver",
@@ -595,4 +606,5 @@ const struct sb_driver_ops sb_driver_mysql = {
     .client_version = sb_mysql_client_version,
     .server_version = sb_mysql_server_version,
     .server_endpoint = sb_mysql_server_endpoint,
+    .in_transaction = sb_mysql_in_transaction,
 };

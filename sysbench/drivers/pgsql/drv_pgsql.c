@@ -93,7 +93,7 @@ static const struct sb_opt_def sb_pgsql_options[] = {
     {"pgsql-db", "PostgreSQL database name", "sbtest", SB_ARG_STRING},
     {"pgsql-sslmode", "SSL mode: disable, allow, prefer, require, verify-ca, verify-full", "prefer", SB_ARG_STRING},
     {"pgsql-connect-timeout", "connection timeout in seconds", "10", SB_ARG_INT},
-    {"pgsql-ignore-errors", "SQLSTATEs to ignore (restart the event), or 'all'", "40P01,40001", SB_ARG_LIST},
+    {"pgsql-ignore-errors", "SQLSTATEs to ignore (restart the event), or 'all'", "40P01,23505,40001", SB_ARG_LIST},
     {NULL, NULL, NULL, SB_ARG_BOOL}
 };
 
@@ -720,6 +720,19 @@ static int sb_pgsql_client_version(char *buf, size_t len)
     return 0;
 }
 
+/* Open or aborted: an ignorable error inside a transaction leaves it
+ * aborted (25P02 for every later statement) until ROLLBACK. */
+static bool sb_pgsql_in_transaction(struct sb_conn *con)
+{
+    struct sb_pgsql_conn *c = con->priv;
+    PGTransactionStatusType ts;
+
+    if (c == NULL || c->pg == NULL)
+        return false;
+    ts = PQtransactionStatus(c->pg);
+    return ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
+}
+
 const struct sb_driver_ops sb_driver_pgsql = {
     .name = "pgsql",
     .description = "PostgreSQL driver",
@@ -740,4 +753,5 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .server_version = sb_pgsql_server_version,
     .server_endpoint = sb_pgsql_server_endpoint,
     .server_forks = true,
+    .in_transaction = sb_pgsql_in_transaction,
 };

@@ -7,6 +7,15 @@
  * for writing, so writers collide: SQLITE_BUSY and SQLITE_LOCKED are
  * ignorable by default (the event is restarted and counted).
  *
+ * Most such collisions come from deferred transactions: two of them read,
+ * then both try to upgrade to the write lock, and in WAL mode the loser
+ * fails at once (the busy handler cannot help: its snapshot is stale).
+ * So each connection predicts from its previous transaction: when that
+ * one wrote, a script's plain BEGIN becomes BEGIN IMMEDIATE, which waits
+ * for the write lock in the busy handler before reading anything.
+ * Read-only transactions stay deferred and run concurrently; the first
+ * write in a deferred one switches the prediction for the next.
+ *
  * Result rows are copied into a per-connection arena as they are stepped,
  * so the row count is known when the result set opens (rs.nrows, as the
  * server drivers report it) and the statement is free for the next
@@ -15,10 +24,13 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sb_driver.h"
 
@@ -59,6 +71,11 @@ struct rows {
 struct sqlite_conn {
     sqlite3 *db;
     struct rows rows;
+    /* Write-lock predictor: the open transaction tried to write, and
+     * whether the last finished one did (so the next BEGIN takes the
+     * write lock up front). */
+    bool trx_wrote;
+    bool predict_write;
 };
 
 static int sqlite_init(const struct sb_optset *opts, char *err, size_t errlen)
@@ -224,8 +241,60 @@ static int push_cell(struct rows *r, sqlite3_stmt *stmt, int col)
  * Steps a statement to its end. Rows, if any, are buffered and open the
  * connection's result set.
  */
+/* Updates the write-lock predictor after stmt ran (or failed): was_in
+ * says whether a transaction was open before it. */
+static void track_transaction(struct sqlite_conn *sc, sqlite3_stmt *stmt, bool was_in)
+{
+    bool in = !sqlite3_get_autocommit(sc->db);
+
+    /* A write that failed on the lock counts: it is what BEGIN IMMEDIATE
+     * would have avoided. */
+    if ((was_in || in) && !sqlite3_stmt_readonly(stmt))
+        sc->trx_wrote = true;
+    if (was_in && !in) {
+        sc->predict_write = sc->trx_wrote;
+        sc->trx_wrote = false;
+    }
+}
+
+static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
+                                   struct sb_result *rs);
+
 static enum sb_db_status run_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
                                   struct sb_result *rs)
+{
+    struct sqlite_conn *sc = con->priv;
+    bool was_in = !sqlite3_get_autocommit(sc->db);
+    enum sb_db_status st = step_stmt(con, stmt, rs);
+
+    track_transaction(sc, stmt, was_in);
+    return st;
+}
+
+/* Whether sql is a plain BEGIN [TRANSACTION] [;] (any case, any spaces). */
+static bool is_plain_begin(const char *sql, size_t len)
+{
+    const char *p = sql, *end = sql + len;
+    static const char *const words[] = {"BEGIN", "TRANSACTION"};
+
+    for (size_t w = 0; w < 2; w++) {
+        size_t n = strlen(words[w]);
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        if ((size_t)(end - p) >= n && strncasecmp(p, words[w], n) == 0 &&
+            (end - p == (ptrdiff_t)n || !isalnum((unsigned char)p[n]))) {
+            p += n;
+        } else if (w == 0) {
+            return false;
+        }
+    }
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ';'))
+        p++;
+    return p == end;
+}
+
+static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
+                                   struct sb_result *rs)
 {
     struct sqlite_conn *sc = con->priv;
     struct rows *r = &sc->rows;
@@ -274,7 +343,14 @@ static enum sb_db_status sqlite_query(struct sb_conn *con, const char *sql,
                                       size_t len, struct sb_result *rs)
 {
     struct sqlite_conn *sc = con->priv;
-    const char *tail = sql, *end = sql + len;
+    const char *tail, *end;
+
+    if (sc->predict_write && is_plain_begin(sql, len)) {
+        sql = "BEGIN IMMEDIATE";
+        len = strlen(sql);
+    }
+    tail = sql;
+    end = sql + len;
 
     /* A text may hold several statements; the last one with rows wins. */
     while (tail < end) {
@@ -386,6 +462,12 @@ static int sqlite_client_version(char *buf, size_t len)
     return 0;
 }
 
+static bool sqlite_in_transaction(struct sb_conn *con)
+{
+    struct sqlite_conn *sc = con->priv;
+    return sc != NULL && sc->db != NULL && !sqlite3_get_autocommit(sc->db);
+}
+
 const struct sb_driver_ops sb_driver_sqlite = {
     .name = "sqlite",
     .description = "SQLite driver (embedded)",
@@ -402,4 +484,5 @@ const struct sb_driver_ops sb_driver_sqlite = {
     .free_result = sqlite_free_result,
     .client_version = sqlite_client_version,
     .server_version = sqlite_server_version,
+    .in_transaction = sqlite_in_transaction,
 };

@@ -166,8 +166,12 @@ local RESTART_EVENT = sysbench.error.RESTART_EVENT
 -- The default thread loop, used when the script has no thread_run().
 -- It is plain Lua over FFI calls so LuaJIT can compile it; an event that
 -- raises a RESTART_EVENT error (an ignorable SQL error or a reconnect,
--- already counted by the SQL layer) runs again after the
--- before_restart_event hook; any other error ends the run.
+-- counted once by the SQL layer where it happened; a script that raises
+-- one itself counts it with sb_counter_inc if it wants, as in sysbench
+-- 1.0) runs again after the before_restart_event hook; any other error
+-- ends the run. A retry first checks for a stop, so an event that always
+-- restarts cannot outlive --time or a signal; the unfinished event is
+-- then not counted.
 function sysbench.__run_events(thread_id)
   local event = _G.event
   local hooks = sysbench.hooks
@@ -181,12 +185,12 @@ function sysbench.__run_events(thread_id)
       ok, ret = pcall(event, thread_id)
       if not ok then
         if type(ret) == "table" and ret.errcode == RESTART_EVENT then
-          if not ret.counted then
-            C.sb_counter_inc(thread_id, C.SB_CNT_ERROR)
-          end
           local hook = hooks.before_restart_event
           if hook then
             hook(ret)
+          end
+          if C.sb_ffi_stop_requested() then
+            return
           end
         else
           error(ret, 0)
@@ -200,9 +204,11 @@ function sysbench.__run_events(thread_id)
   end
 end
 
--- sb_counter_inc for the loop above; declared after the enum exists.
+-- Declared after the enum exists. sb_ffi_stop_requested is this
+-- project's own (sb_worker.c).
 ffi.cdef [[
 void sb_counter_inc(int thread_id, sb_counter_type type);
+bool sb_ffi_stop_requested(void);
 ]]
 
 -- sysbench 1.0's legacy globals (sb_rand, db_query, thread_run, ...).
