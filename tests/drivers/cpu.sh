@@ -64,9 +64,17 @@ heavier_work() {
     awk -v l="$(cpu_total light.txt server)" -v h="$(cpu_total heavy.txt server)" \
         'BEGIN { r = h / l; printf "server ratio %.2f\n", r; exit !(r >= 5 && r <= 20) }' ||
         { sb_fail "server CPU per transaction did not grow about tenfold"; return 1; }
-    awk -v l="$(cpu_total light.txt client)" -v h="$(cpu_total heavy.txt client)" \
-        'BEGIN { r = h / l; printf "client ratio %.2f\n", r; exit !(r >= 0.33 && r <= 3) }' ||
-        { sb_fail "client CPU per transaction changed with server work"; return 1; }
+    # The client's own cost is a few hundred microseconds per transaction,
+    # near the resolution of process CPU times over 40 events, so its ratio
+    # swings with machine load (3.2x seen on a busy machine). What must
+    # hold is that the server's added work is not charged to the client:
+    # the client's growth stays under 5% of the server's.
+    awk -v cl="$(cpu_total light.txt client)" -v ch="$(cpu_total heavy.txt client)" \
+        -v sl="$(cpu_total light.txt server)" -v sh="$(cpu_total heavy.txt server)" \
+        'BEGIN { d = ch - cl; s = sh - sl
+                 printf "client growth %.1f us against the server'"'"'s %.1f us\n", d, s
+                 exit !(s > 0 && d < 0.05 * s) }' ||
+        { sb_fail "client CPU per transaction grew with server work"; return 1; }
 }
 
 for drv in mysql pgsql; do
