@@ -27,11 +27,8 @@ if [ ! -f "$b/Makefile" ]; then
 fi
 # The core library and the drivers, and the link flags the program uses.
 make -s -C "$b" -j2 sysbench/sysbench >/dev/null
-libs=$(make -s -C "$b" -f Makefile -f - print-libs <<'MK'
-print-libs:
-	@echo sysbench/libsbcore.a $(DRIVER_LIBS) sysbench/libsbcore.a $(LUAJIT_LIBS) $(ALLOCATOR_LIBS) $(PTHREAD_LIBS) -lm
-MK
-)
+printf 'print-libs:\n\t@echo sysbench/libsbcore.a $(DRIVER_LIBS) sysbench/libsbcore.a $(LUAJIT_LIBS) $(ALLOCATOR_LIBS) $(PTHREAD_LIBS) -lm\n' >"$b/print-libs.mk"
+libs=$(make -s -C "$b" -f Makefile -f print-libs.mk print-libs)
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$top/scripts/lsan.supp:print_suppressions=0"

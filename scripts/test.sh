@@ -85,11 +85,8 @@ make -s -j"$(nproc)"
 status=0
 if [ -n "$tests" ]; then
     # The unit and shell test lists come from the Makefile itself.
-    list=$(make -s -f Makefile -f - print-tests <<'EOF'
-print-tests:
-	@echo $(UNIT_TESTS) $(SH_TESTS)
-EOF
-)
+    printf 'print-tests:\n\t@echo $(UNIT_TESTS) $(SH_TESTS)\n' >print-tests.mk
+    list=$(make -s -f Makefile -f print-tests.mk print-tests)
     make -s check -j2 TESTS="$list tests/harness/server_tests.sh" || status=$?
 else
     make -s check -j2 || status=$?
