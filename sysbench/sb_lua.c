@@ -179,7 +179,6 @@ static void register_internal_modules(lua_State *L)
  * this binary runs from its build directory. */
 const char *sb_lua_scenario_dir(void)
 {
-    static char dir[PATH_MAX];
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
@@ -189,10 +188,10 @@ const char *sb_lua_scenario_dir(void)
         slash = strrchr(exe, '/');
         if (slash != NULL) {
             *slash = '\0';
-            if (strcmp(exe, SB_ABS_BUILDDIR "/sysbench") == 0) {
-                snprintf(dir, sizeof(dir), "%s", SB_ABS_SRCDIR "/sysbench/lua");
-                return dir;
-            }
+            /* A literal, not a static buffer: worker threads call this
+             * at once while building their states. */
+            if (strcmp(exe, SB_ABS_BUILDDIR "/sysbench") == 0)
+                return SB_ABS_SRCDIR "/sysbench/lua";
         }
     }
     return PKGDATADIR;

@@ -17,6 +17,7 @@
 #include "sb_driver.h"
 #include "sb_histogram.h"
 #include "sb_json.h"
+#include "sb_safefile.h"
 
 /* Bump when a field changes meaning or goes away; adding fields does not
  * change it, so readers must ignore fields they do not know. */
@@ -64,24 +65,27 @@ int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
     }
     o->json_path = cfg->json_file;
     o->csv_path = cfg->csv_file;
+    if (o->json_path != NULL && *o->json_path && o->csv_path != NULL &&
+        strcmp(o->json_path, o->csv_path) == 0) {
+        snprintf(err, errlen, "--json and --csv name the same file '%s'", o->json_path);
+        return -1;
+    }
+    /* Temporary files renamed by sb_output_close: an earlier result is
+     * never truncated before the run, nor anything not ours replaced. */
     if (o->json_path != NULL && *o->json_path) {
-        o->json = fopen(o->json_path, "w");
-        if (o->json == NULL) {
-            snprintf(err, errlen, "cannot write the --json file '%s': %s", o->json_path,
-                     strerror(errno));
+        if (sb_safefile_open(&o->json_file, o->json_path, "--json",
+                             sb_safefile_is_result_json, err, errlen) != 0)
             return -1;
-        }
+        o->json = o->json_file.fp;
     }
     if (o->csv_path != NULL && *o->csv_path) {
-        o->csv = fopen(o->csv_path, "w");
-        if (o->csv == NULL) {
-            snprintf(err, errlen, "cannot write the --csv file '%s': %s", o->csv_path,
-                     strerror(errno));
-            if (o->json != NULL)
-                fclose(o->json);
+        if (sb_safefile_open(&o->csv_file, o->csv_path, "--csv",
+                             sb_safefile_is_result_csv, err, errlen) != 0) {
+            sb_safefile_abandon(&o->json_file);
             o->json = NULL;
             return -1;
         }
+        o->csv = o->csv_file.fp;
         write_csv_header(o);
     }
     return 0;
@@ -204,19 +208,30 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
 {
     int rc = 0;
 
+    /* Results are published only once the run wrote its JSON document
+     * (sb_output_write_json); an aborted start leaves no file behind. */
     if (o->csv != NULL) {
-        if (fclose(o->csv) != 0 || o->write_failed) {
+        if (!o->finished) {
+            sb_safefile_abandon(&o->csv_file);
+        } else if (o->write_failed) {
             snprintf(err, errlen, "cannot write the --csv file '%s': %s", o->csv_path,
-                     strerror(errno ? errno : EIO));
+                     strerror(EIO));
+            sb_safefile_abandon(&o->csv_file);
+            rc = -1;
+        } else if (sb_safefile_commit(&o->csv_file, err, errlen) != 0) {
             rc = -1;
         }
         o->csv = NULL;
     }
     if (o->json != NULL) {
-        if (fclose(o->json) != 0 && rc == 0) {
-            snprintf(err, errlen, "cannot write the --json file '%s': %s", o->json_path,
-                     strerror(errno));
-            rc = -1;
+        if (!o->finished) {
+            sb_safefile_abandon(&o->json_file);
+        } else if (rc == 0) {
+            rc = sb_safefile_commit(&o->json_file, err, errlen);
+        } else {
+            char ignored[256];
+            if (sb_safefile_commit(&o->json_file, ignored, sizeof(ignored)) != 0)
+                rc = -1;
         }
         o->json = NULL;
     }
@@ -838,9 +853,10 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_end_object(j);
 }
 
-int sb_output_write_json(const struct sb_output *o, const struct sb_lua_env *env,
+int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
                          char *err, size_t errlen)
 {
+    o->finished = true;
     if (o->json == NULL)
         return 0;
     return sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen);

@@ -24,6 +24,7 @@
 #include "sb_config.h"
 #include "sb_cpu.h"
 #include "sb_lua.h"
+#include "sb_safefile.h"
 #include "sb_stats.h"
 
 /* How a point was paced, as struct sb_final's rate_mode. */
@@ -84,8 +85,10 @@ struct sb_point {
 };
 
 struct sb_output {
-    FILE *json;                     /* owned; NULL without --json */
-    FILE *csv;                      /* owned; NULL without --csv */
+    FILE *json;                     /* json_file.fp; NULL without --json */
+    FILE *csv;                      /* csv_file.fp; NULL without --csv */
+    struct sb_safefile json_file, csv_file; /* temporary names, renamed at close */
+    bool finished;                  /* the JSON document was written */
     const char *json_path;          /* borrowed from the config */
     const char *csv_path;
     /* Percentiles reported per interval and in the final figures: the
@@ -136,7 +139,7 @@ void sb_output_set_server(struct sb_output *o, const char *driver,
  * command line), the environment and every point. Returns 0, or -1 with
  * one line in err on a write error.
  */
-int sb_output_write_json(const struct sb_output *o, const struct sb_lua_env *env,
+int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
                          char *err, size_t errlen);
 
 /* The same document written to fp (borrowed, left open), for instance a
@@ -154,8 +157,12 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
  */
 void sb_output_print_sweep(const struct sb_output *o, FILE *out);
 
-/* Closes the files and frees the points. Returns 0, or -1 with one line
- * in err if a file could not be written or closed. */
+/* Closes the files and frees the points. After sb_output_write_json the
+ * result files are renamed to their final names (sb_safefile.h: never
+ * truncated before, never through a symlink, never replacing a file that
+ * is not a result file); before it, the temporary files are removed and
+ * the final names left alone. Returns 0, or -1 with one line in err if a
+ * file could not be written, closed or renamed. */
 int sb_output_close(struct sb_output *o, char *err, size_t errlen);
 
 #endif /* SB_OUTPUT_H */

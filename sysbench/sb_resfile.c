@@ -111,6 +111,66 @@ static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p)
     return read_histogram(pt, sb_jv_get(p, "histogram"));
 }
 
+/* Largest value accepted for a rate, a latency or a CPU figure: far above
+ * anything a machine measures, far below where arithmetic loses meaning. */
+#define SB_RESFILE_MAX_VALUE 1e15
+
+/* A number field at path under v: absent, null or a string is "not
+ * measured" and passes; a number must be finite and within [min, max]. */
+static int check_num(const struct sb_jv *v, const char *path, double min, double max,
+                     const char *file, size_t pt, char *err, size_t errlen)
+{
+    const struct sb_jv *f = sb_jv_path(v, path);
+
+    if (f == NULL || f->type != SB_JV_NUMBER)
+        return 0;
+    if (isfinite(f->number) && f->number >= min && f->number <= max)
+        return 0;
+    snprintf(err, errlen, "'%s': points[%zu].%s is %g, expected a number from %g to %g",
+             file, pt, path, f->number, min, max);
+    return -1;
+}
+
+/* Rejects absurd values (negative rates, 309-digit numbers) with one line
+ * naming the file and the field, rather than printing them as results. */
+static int validate_point(const struct sb_jv *p, size_t i, const char *file, char *err,
+                          size_t errlen)
+{
+    static const char *const figures[] = {
+        "tps", "qps",
+        "cpu.client.user_us_per_tx", "cpu.client.system_us_per_tx",
+        "cpu.client.total_us_per_tx", "cpu.server.user_us_per_tx",
+        "cpu.server.system_us_per_tx", "cpu.server.total_us_per_tx",
+        "cpu.machine.busy_us_per_tx",
+    };
+    const struct sb_jv *fin = sb_jv_get(p, "final");
+    const struct sb_jv *pm = sb_jv_path(fin, "latency_ms.response.percentiles");
+    const double max = SB_RESFILE_MAX_VALUE;
+    char path[128];
+
+    if (check_num(p, "threads", 1, 1e7, file, i, err, errlen) != 0 ||
+        check_num(p, "target_tps", 0, max, file, i, err, errlen) != 0)
+        return -1;
+    if (fin == NULL || fin->type != SB_JV_OBJECT)
+        return 0;
+    for (size_t k = 0; k < sizeof(figures) / sizeof(figures[0]); k++) {
+        snprintf(path, sizeof(path), "final.%s", figures[k]);
+        if (check_num(p, path, 0, max, file, i, err, errlen) != 0)
+            return -1;
+    }
+    for (size_t k = 0; pm != NULL && pm->type == SB_JV_OBJECT && k < pm->n; k++) {
+        const struct sb_jv *v = &pm->items[k];
+        if (v->type == SB_JV_NUMBER && !(isfinite(v->number) && v->number >= 0 &&
+                                         v->number <= max)) {
+            snprintf(err, errlen, "'%s': points[%zu].final.latency_ms.response.percentiles"
+                     ".%s is %g, expected a number from 0 to %g", file, i, pm->keys[k],
+                     v->number, max);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The script's base name without ".lua": "oltp_read_write". */
 static char *script_name(const char *script)
 {
@@ -155,6 +215,9 @@ int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const ch
         snprintf(err, errlen, "'%s' has no points (the run wrote no results)", path);
         return -1;
     }
+    for (size_t i = 0; i < pts->n; i++)
+        if (validate_point(&pts->items[i], i, path, err, errlen) != 0)
+            return -1;
     r->path = strdup(path);
     r->label = strdup(label);
     r->script = script_name(sb_jv_str(sb_jv_get(doc, "script")));
@@ -237,84 +300,133 @@ static bool same_rate(double a, double b)
     return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
 }
 
-static bool same_key(const struct sb_resfile_key *a, const struct sb_resfile_key *b)
+/* One point of one result while the grid is built. */
+struct grid_ent {
+    const struct sb_resfile_point *p;
+    size_t r, i;        /* result and index of the point in it */
+    size_t group;       /* pair (threads, rate) number, in key order */
+    unsigned occ;       /* earlier points of result r in the same group */
+};
+
+static int cmp_double(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_size(size_t a, size_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+/* By pair (threads, closed loop before rates, rate), then result, index. */
+static int ent_by_pair(const void *pa, const void *pb)
+{
+    const struct grid_ent *a = pa, *b = pb;
+    int c;
+
+    if (a->p->threads != b->p->threads)
+        return a->p->threads < b->p->threads ? -1 : 1;
+    if (a->p->rated != b->p->rated)
+        return a->p->rated ? 1 : -1;
+    if (a->p->rated && (c = cmp_double(a->p->target_tps, b->p->target_tps)) != 0)
+        return c;
+    return (c = cmp_size(a->r, b->r)) != 0 ? c : cmp_size(a->i, b->i);
+}
+
+static int ent_by_group(const void *pa, const void *pb)
+{
+    const struct grid_ent *a = pa, *b = pb;
+    int c;
+
+    if ((c = cmp_size(a->group, b->group)) != 0)
+        return c;
+    return (c = cmp_size(a->r, b->r)) != 0 ? c : cmp_size(a->i, b->i);
+}
+
+static int ent_by_key(const void *pa, const void *pb)
+{
+    const struct grid_ent *a = pa, *b = pb;
+    int c;
+
+    if ((c = cmp_size(a->group, b->group)) != 0)
+        return c;
+    if (a->occ != b->occ)
+        return a->occ < b->occ ? -1 : 1;
+    return cmp_size(a->r, b->r);
+}
+
+static bool same_pair(const struct sb_resfile_point *a, const struct sb_resfile_point *b)
 {
     return a->threads == b->threads && a->rated == b->rated &&
-           same_rate(a->target_tps, b->target_tps) && a->occurrence == b->occurrence;
+           (!a->rated || same_rate(a->target_tps, b->target_tps));
 }
 
-/* Orders keys by threads, then closed loop before rates, then rate, then
- * repetition: the order a sweep table reads naturally. */
-static int key_cmp(const void *pa, const void *pb)
+/* Numbers the pairs and counts repetitions within each result, by sorting
+ * (n log n: a linear scan per point made 100,000 points take minutes). */
+static void group_entries(struct grid_ent *e, size_t total)
 {
-    const struct sb_resfile_key *a = pa, *b = pb;
+    size_t group = 0;
 
-    if (a->threads != b->threads)
-        return a->threads < b->threads ? -1 : 1;
-    if (a->rated != b->rated)
-        return a->rated ? 1 : -1;
-    if (a->rated && !same_rate(a->target_tps, b->target_tps))
-        return a->target_tps < b->target_tps ? -1 : 1;
-    if (a->occurrence != b->occurrence)
-        return a->occurrence < b->occurrence ? -1 : 1;
-    return 0;
-}
-
-/* The key of point i of r: its pair and how many earlier points of r have
- * the same pair. */
-static void point_key(const struct sb_resfile *r, size_t i, struct sb_resfile_key *k)
-{
-    const struct sb_resfile_point *p = &r->points[i];
-
-    k->threads = p->threads;
-    k->rated = p->rated;
-    k->target_tps = p->rated ? p->target_tps : NAN;
-    k->occurrence = 0;
-    for (size_t j = 0; j < i; j++) {
-        const struct sb_resfile_point *q = &r->points[j];
-        if (q->threads == p->threads && q->rated == p->rated &&
-            (!p->rated || same_rate(q->target_tps, p->target_tps)))
-            k->occurrence++;
+    qsort(e, total, sizeof(*e), ent_by_pair);
+    for (size_t k = 0; k < total; k++) {
+        if (k > 0 && !same_pair(e[k - 1].p, e[k].p))
+            group++;
+        e[k].group = group;
     }
+    /* Rates equal within rounding may have interleaved results. */
+    qsort(e, total, sizeof(*e), ent_by_group);
+    for (size_t k = 0; k < total; k++)
+        e[k].occ = k > 0 && e[k - 1].group == e[k].group && e[k - 1].r == e[k].r
+                       ? e[k - 1].occ + 1 : 0;
+    qsort(e, total, sizeof(*e), ent_by_key);
 }
 
 int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *res, size_t n)
 {
-    size_t total = 0;
+    size_t total = 0, k = 0;
+    struct grid_ent *e;
 
     memset(g, 0, sizeof(*g));
     g->nres = n;
     for (size_t r = 0; r < n; r++)
         total += res[r].npoints;
     g->keys = calloc(total ? total : 1, sizeof(*g->keys));
-    if (g->keys == NULL)
-        return -1;
-    for (size_t r = 0; r < n; r++) {
-        for (size_t i = 0; i < res[r].npoints; i++) {
-            struct sb_resfile_key k;
-            bool seen = false;
-            point_key(&res[r], i, &k);
-            for (size_t j = 0; j < g->nkeys && !seen; j++)
-                seen = same_key(&g->keys[j], &k);
-            if (!seen)
-                g->keys[g->nkeys++] = k;
-        }
-    }
-    qsort(g->keys, g->nkeys, sizeof(*g->keys), key_cmp);
-    g->cells = calloc(n * g->nkeys + 1, sizeof(*g->cells));
-    if (g->cells == NULL) {
+    e = calloc(total ? total : 1, sizeof(*e));
+    if (g->keys == NULL || e == NULL) {
+        free(e);
         sb_resfile_grid_free(g);
         return -1;
     }
-    for (size_t r = 0; r < n; r++) {
-        for (size_t i = 0; i < res[r].npoints; i++) {
-            struct sb_resfile_key k;
-            point_key(&res[r], i, &k);
-            for (size_t j = 0; j < g->nkeys; j++)
-                if (same_key(&g->keys[j], &k))
-                    g->cells[r * g->nkeys + j] = &res[r].points[i];
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < res[r].npoints; i++, k++) {
+            e[k].p = &res[r].points[i];
+            e[k].r = r;
+            e[k].i = i;
+        }
+    group_entries(e, total);
+    for (k = 0; k < total; k++) {
+        if (k == 0 || e[k].group != e[k - 1].group || e[k].occ != e[k - 1].occ) {
+            struct sb_resfile_key *key = &g->keys[g->nkeys++];
+            key->threads = e[k].p->threads;
+            key->rated = e[k].p->rated;
+            key->target_tps = e[k].p->rated ? e[k].p->target_tps : NAN;
+            key->occurrence = e[k].occ;
         }
     }
+    g->cells = calloc(n * g->nkeys + 1, sizeof(*g->cells));
+    if (g->cells == NULL) {
+        free(e);
+        sb_resfile_grid_free(g);
+        return -1;
+    }
+    for (size_t key = 0, k2 = 0; k2 < total; k2++) {
+        if (k2 > 0 && (e[k2].group != e[k2 - 1].group || e[k2].occ != e[k2 - 1].occ))
+            key++;
+        g->cells[e[k2].r * g->nkeys + key] = e[k2].p;
+    }
+    free(e);
     for (size_t j = 0; j < g->nkeys; j++) {
         if (g->keys[j].rated)
             g->any_rated = true;

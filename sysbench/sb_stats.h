@@ -7,6 +7,27 @@
  * relaxed atomic loads (sb_stats_snapshot) and merge snapshots themselves.
  * Nothing here takes a lock, and the hot path does no read-modify-write
  * atomics, so threads never contend on a shared cache line.
+ *
+ * Reader/writer protocol (the worker writes, the reporter reads):
+ *  1. Every field a reader may load while the owner runs is written with an
+ *     atomic store and read with an atomic load: counters c[], every
+ *     histogram field, codes[].count, and the worker's epoch and due_ns.
+ *     There is no plain write to any of them once the worker thread starts.
+ *  2. codes[i].code/.reconnect are written once, before ncodes is raised
+ *     with a release store; readers load ncodes with acquire and only read
+ *     entries below it, which are immutable from then on.
+ *  3. Resets (end of warmup) are fenced by the epoch: only the reporter
+ *     raises run->epoch; a worker seeing a new run->epoch resets its
+ *     statistics and then stores its own epoch with release. The reporter
+ *     loads the worker's epoch with acquire and skips the worker until it
+ *     equals run->epoch, so it never diffs a snapshot against one taken
+ *     before the reset.
+ *  4. A snapshot is per-field consistent, not a single instant: counters
+ *     and histograms may be a few events apart, which only moves those
+ *     in-flight events to the next interval. A seqlock would give one
+ *     instant, but a snapshot copies ~110 KB of histograms and a writer
+ *     recording every few microseconds would keep the reader retrying.
+ *  5. After pthread_join the main thread may read everything plainly.
  */
 
 #include <stdbool.h>

@@ -140,8 +140,8 @@ bool sb_worker_more_events(struct sb_worker *w)
 void sb_worker_event_start(struct sb_worker *w)
 {
     w->start_ns = sb_now_ns();
-    if (!w->pacing)
-        w->due_ns = w->start_ns;
+    if (!w->pacing) /* atomic: the reporter may read due_ns (sb_stats.h) */
+        __atomic_store_n(&w->due_ns, w->start_ns, __ATOMIC_RELAXED);
 }
 
 void sb_worker_event_stop(struct sb_worker *w)
@@ -225,7 +225,9 @@ void *sb_worker_main(void *arg)
      * get no event (an event limit already reached, a stop during start):
      * a script's own thread_run may do work of its own. */
     if (ok) {
-        w->epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+        /* The reporter reads w->epoch concurrently (sb_stats.h). */
+        __atomic_store_n(&w->epoch, __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE),
+                         __ATOMIC_RELEASE);
         sb_cpu_sample_this_thread(&w->cpu_start);
         if (run->mode == SB_PACE_FIXED)
             sb_pacer_init(&w->pacer, run->rate, run->nthreads, (unsigned)w->tid,

@@ -30,6 +30,10 @@ struct sb_worker {
     struct sb_pacer pacer;
     struct sb_db_counters db;      /* counted by the SQL layer */
     struct sb_lua_thread lt;       /* what this worker's Lua state sees */
+    /* stats, epoch and due_ns are read by the reporter while this worker
+     * runs: written only by this worker and only with atomic stores, under
+     * the protocol described in sb_stats.h. Every other field is private
+     * until the thread is joined. */
     struct sb_stats stats;         /* written only by this worker */
     int epoch;                     /* run->epoch when stats were reset */
     uint64_t due_ns;               /* due time of the current event */

@@ -262,6 +262,44 @@ sb compare one.json empty.json
 assert_exit 1
 assert_fatal "'empty.json' has no points"
 
+tcase "compare: absurd values are rejected naming the file and the field"
+cp "$FIX/one.json" .
+python3 -c 'import json; d=json.load(open("one.json")); d["points"][0]["final"]["tps"]=-5; json.dump(d, open("neg.json","w"))'
+sb compare one.json neg.json
+assert_exit 1
+assert_fatal "'neg.json': points[0].final.tps is -5, expected a number from 0 to"
+python3 -c 'import json; s=open("one.json").read(); d=json.loads(s); d["points"][0]["final"]["qps"]=12345; s=json.dumps(d).replace("12345", "1e400"); open("huge.json","w").write(s)'
+sb compare huge.json one.json
+assert_exit 1
+assert_fatal "'huge.json': points[0].final.qps is inf, expected a number from 0 to"
+python3 -c 'import json; d=json.load(open("one.json")); d["points"][0]["threads"]=0; json.dump(d, open("t0.json","w"))'
+sb compare one.json t0.json
+assert_exit 1
+assert_fatal "'t0.json': points[0].threads is 0"
+
+tcase "compare: many points are matched in n log n"
+cp "$FIX/one.json" .
+# 20,000 points with 2,000 distinct keys repeated 10 times each: every
+# (threads, occurrence) appears once per file, as the grid requires.
+python3 -c '
+import json
+d = json.load(open("one.json"))
+p = d["points"][0]
+for k in ("intervals", "histogram"):
+    p.pop(k, None)
+pts = []
+for i in range(20000):
+    q = dict(p); q["threads"] = i % 2000 + 1; pts.append(q)
+d["points"] = pts
+json.dump(d, open("many.json", "w"))'
+sb compare many.json many.json
+assert_exit 0
+# One row per key: 2,000 thread counts, each repeated 10 times.
+tables=$(grep -c '^ *2000 (#10) ' out)
+assert_gt "$tables" 0 "tables with the last key"
+assert_eq "$(grep -cE '^ *[0-9]+ \(#10\) ' out)" "$((2000 * tables))" "rows of the 10th repetition"
+assert_eq "$(grep -cE '^ *1 \(#[0-9]+\) ' out)" "$((9 * tables))" "repetitions of 1 thread"
+
 tcase "compare: bad options"
 cp "$FIX/one.json" "$FIX/two.json" .
 sb compare one.json two.json --labels=a

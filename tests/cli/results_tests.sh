@@ -237,6 +237,55 @@ fi
 assert_exit 1
 assert_not_contains out "Threads started"
 
+tcase "--json never replaces a file that is not a result file"
+write_ev
+printf 'SQLite format 3\000precious' >db.sqlite
+cp db.sqlite db.orig
+sb ev.lua run --time=1 --json=db.sqlite
+assert_exit 1
+assert_fatal "refusing to replace the --json file 'db.sqlite': it is not a sysbench result file"
+cmp -s db.sqlite db.orig || fail "the database file was changed"
+assert_not_contains out "Threads started"
+assert_eq "$(ls -A | grep -c '\.tmp\.')" 0 "temporary files left"
+
+tcase "--json and --csv refuse symlinks, directories and each other"
+write_ev
+echo keep >target
+ln -s target link.json
+mkdir dir.csv
+sb ev.lua run --time=1 --json=link.json
+assert_exit 1
+assert_fatal "'link.json': it is a symbolic link"
+assert_eq "$(cat target)" keep "symlink target"
+sb ev.lua run --time=1 --csv=dir.csv
+assert_exit 1
+assert_fatal "'dir.csv': it is a directory"
+sb ev.lua run --time=1 --csv=same --json=same
+assert_exit 1
+assert_fatal "name the same file"
+
+tcase "a previous result file is kept until the new one is complete, then replaced"
+write_ev
+sb ev.lua run --time=1 --json=r.json --csv=r.csv --report-interval=1
+assert_exit 0
+cp r.json r1.json
+cp r.csv r1.csv
+# A run refused before it starts (bad --plot) leaves both files untouched.
+sb ev.lua run --time=1 --json=r.json --csv=r.csv --plot=nope.txt
+assert_exit 1
+cmp -s r.json r1.json || fail "r.json changed by a refused run"
+cmp -s r.csv r1.csv || fail "r.csv changed by a refused run"
+# While a run is going, the final names still hold the previous results.
+sb ev.lua run --time=1 --events=3 --json=r.json --csv=r.csv
+assert_exit 0
+assert_eq "$(jget r.json 'd["points"][0]["final"]["events"]')" 3 "events in the new document"
+assert_eq "$(ls -A | grep -c '\.tmp\.')" 0 "temporary files left"
+# An empty file (mktemp) may be replaced.
+: >empty.json
+sb ev.lua run --time=1 --events=1 --json=empty.json
+assert_exit 0
+assert_eq "$(jget empty.json 'd["format"]')" sysbench-result "format"
+
 tcase "per worker thread CPU: one entry per thread, consistent with the client"
 cat >burn.lua <<'EOF'
 -- Thread 1 does three times the Lua work of thread 0 per event.

@@ -1,0 +1,149 @@
+/*
+ * Result files written to a temporary name and renamed; see sb_safefile.h.
+ */
+#include "sb_safefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The kind of thing at path, for a refusal message; NULL when it may be
+ * replaced. A regular file is read (without following a symlink and
+ * without blocking on a FIFO swapped in meanwhile) to see whether it is
+ * ours. */
+static const char *refusal(const char *path, sb_safefile_ours_fn ours)
+{
+    struct stat st;
+    char head[4096];
+    ssize_t n;
+    int fd;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? NULL : "unreadable";
+    if (S_ISLNK(st.st_mode))
+        return "a symbolic link";
+    if (S_ISDIR(st.st_mode))
+        return "a directory";
+    if (!S_ISREG(st.st_mode))
+        return "not a regular file";
+    if (st.st_size == 0)
+        return NULL;
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return "unreadable";
+    n = read(fd, head, sizeof(head));
+    close(fd);
+    if (n > 0 && ours(head, (size_t)n))
+        return NULL;
+    return "not a sysbench result file";
+}
+
+int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
+                     sb_safefile_ours_fn ours, char *err, size_t errlen)
+{
+    static unsigned seq;
+    const char *why, *slash;
+    int fd = -1;
+
+    memset(f, 0, sizeof(*f));
+    f->what = what;
+    f->ours = ours;
+    if (snprintf(f->final, sizeof(f->final), "%s", path) >= (int)sizeof(f->final)) {
+        snprintf(err, errlen, "the %s file name is too long", what);
+        return -1;
+    }
+    why = refusal(path, ours);
+    if (why != NULL) {
+        snprintf(err, errlen, "refusing to replace the %s file '%s': it is %s "
+                 "(remove it or choose another name)", what, path, why);
+        return -1;
+    }
+    slash = strrchr(path, '/');
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        int len = slash ? (int)(slash - path + 1) : 0;
+        if (snprintf(f->tmp, sizeof(f->tmp), "%.*s.%s.tmp.%ld.%u", len, path,
+                     slash ? slash + 1 : path, (long)getpid(), seq++) >= (int)sizeof(f->tmp)) {
+            snprintf(err, errlen, "the %s file name is too long", what);
+            return -1;
+        }
+        fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0 || (f->fp = fdopen(fd, "w")) == NULL) {
+        snprintf(err, errlen, "cannot write the %s file '%s': %s", what, path,
+                 strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(f->tmp);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+int sb_safefile_commit(struct sb_safefile *f, char *err, size_t errlen)
+{
+    const char *why;
+    int failed;
+
+    if (f->fp == NULL)
+        return 0;
+    failed = ferror(f->fp);
+    errno = 0;
+    if (fclose(f->fp) != 0 || failed) {
+        f->fp = NULL;
+        snprintf(err, errlen, "cannot write the %s file '%s': %s", f->what, f->final,
+                 strerror(errno ? errno : EIO));
+        unlink(f->tmp);
+        return -1;
+    }
+    f->fp = NULL;
+    /* The final name may have changed during the run. */
+    why = refusal(f->final, f->ours);
+    if (why != NULL) {
+        snprintf(err, errlen, "refusing to replace the %s file '%s': it is now %s; "
+                 "the results are in '%s'", f->what, f->final, why, f->tmp);
+        return -1;
+    }
+    if (rename(f->tmp, f->final) != 0) {
+        snprintf(err, errlen, "cannot write the %s file '%s': %s; the results are in '%s'",
+                 f->what, f->final, strerror(errno), f->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void sb_safefile_abandon(struct sb_safefile *f)
+{
+    if (f->fp == NULL)
+        return;
+    fclose(f->fp);
+    f->fp = NULL;
+    unlink(f->tmp);
+}
+
+bool sb_safefile_is_result_json(const char *head, size_t len)
+{
+    static const char tag[] = "\"sysbench-result\"";
+    size_t i = 0;
+
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' ||
+                       head[i] == '\r'))
+        i++;
+    if (i == len || head[i] != '{')
+        return false;
+    /* The "format" member is the first one we write. */
+    for (; i + sizeof(tag) - 1 <= len && i < 256; i++)
+        if (memcmp(head + i, tag, sizeof(tag) - 1) == 0)
+            return true;
+    return false;
+}
+
+bool sb_safefile_is_result_csv(const char *head, size_t len)
+{
+    static const char hdr[] = "point,threads,target_tps,";
+    return len >= sizeof(hdr) - 1 && memcmp(head, hdr, sizeof(hdr) - 1) == 0;
+}

@@ -1,0 +1,2 @@
+function event( print("x" end
+local s = [==[ unterminated

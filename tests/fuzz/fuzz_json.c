@@ -1,0 +1,39 @@
+/*
+ * libFuzzer harness: the JSON reader behind compare and plot. The input is
+ * a result document: parsed, read as a result file, and matched against
+ * itself on a grid, as `sysbench compare a.json a.json` does.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sb_json_read.h"
+#include "sb_resfile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[512];
+    struct sb_jv *doc = sb_jv_parse((const char *)data, size, err, sizeof(err));
+    struct sb_resfile res[2];
+    struct sb_resfile_grid g;
+
+    if (doc == NULL)
+        return 0;
+    if (sb_resfile_from_json(&res[0], doc, "fuzz.json", "a", err, sizeof(err)) == 0) {
+        if (sb_resfile_from_json(&res[1], doc, "fuzz.json", "b", err, sizeof(err)) == 0) {
+            if (sb_resfile_grid_build(&g, res, 2) == 0) {
+                for (size_t k = 0; k < g.nkeys; k++) {
+                    const struct sb_resfile_point *p = sb_resfile_grid_cell(&g, 0, k);
+                    if (p != NULL)
+                        (void)sb_resfile_percentile_ms(p, 99);
+                }
+                sb_resfile_grid_free(&g);
+            }
+            sb_resfile_free(&res[1]);
+        }
+        sb_resfile_free(&res[0]);
+    }
+    sb_jv_free(doc);
+    return 0;
+}
