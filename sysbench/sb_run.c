@@ -77,19 +77,16 @@ static uint64_t backlog_now(struct sb_run *run, uint64_t now)
 {
     uint64_t b = 0;
 
+    /* Only slots of the window count: none due after its end. */
+    if (run->window_end_ns != 0 && now >= run->window_end_ns)
+        now = run->window_end_ns - 1;
     if (run->mode == SB_PACE_POISSON) {
         pthread_mutex_lock(&run->arrivals_lock);
         b = sb_arrivals_backlog(&run->arrivals, now);
         pthread_mutex_unlock(&run->arrivals_lock);
     } else if (run->mode == SB_PACE_FIXED) {
-        /* A thread's backlog is the slots already due beyond the one it is
-         * working on; derived from its latest start lag. */
-        double period = (double)run->nthreads / run->rate * 1e9;
-        for (unsigned i = 0; i < run->nthreads; i++) {
-            uint64_t due = __atomic_load_n(&run->workers[i].due_ns, __ATOMIC_RELAXED);
-            if (due != 0 && now > due)
-                b += (uint64_t)((double)(now - due) / period);
-        }
+        /* Slots due by their nominal time and not yet started. */
+        b = sb_worker_backlog(run, now);
     }
     return b;
 }
@@ -680,6 +677,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
      * interval line falls on the deadline rather than just after it. */
     if (cfg->time_limit > 0)
         deadline = r->start_ns + (uint64_t)(cfg->time_limit * 1e9);
+    run->window_start_ns = r->start_ns;
+    run->window_end_ns = deadline;
+    if (run->mode != SB_PACE_NONE)
+        sb_worker_start_pacing(run);
     sb_cpu_sample(&cpu_before, r->cpu_srv);
     r->cpu_prev = cpu_before;
     pthread_barrier_wait(&run->go);
@@ -698,11 +699,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_sleep_until_ns(wake);
         now = sb_now_ns();
         if (warm_end && now >= warm_end) {
-            if (run->mode == SB_PACE_POISSON) {
-                pthread_mutex_lock(&run->arrivals_lock);
-                sb_arrivals_rebase(&run->arrivals, now);
-                pthread_mutex_unlock(&run->arrivals_lock);
-            }
+            /* In rate modes each worker starts its window itself, at its
+             * first slot due at or after warm_end. */
             __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
             sb_cpu_sample(&cpu_before, r->cpu_srv);
             r->cpu_prev = cpu_before;
@@ -779,10 +777,14 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                 tcpu[i].events = ev[i];
             }
         }
-        if (run->mode == SB_PACE_POISSON)
+        /* The largest backlog at a late start (exact), or what was left
+         * due at the end of the window when the workers never caught up. */
+        b = backlog_now(run, end);
+        if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
             b = run->arrivals.max_backlog;
-        else
-            b = backlog_now(run, end);
+        for (unsigned i = 0; i < n; i++)
+            if (run->workers[i].measured && run->workers[i].max_backlog > b)
+                b = run->workers[i].max_backlog;
         if (b > r->max_backlog)
             r->max_backlog = b;
         if (sb_stats_queries(total) > 0)
