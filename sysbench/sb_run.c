@@ -579,6 +579,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     struct reporter *r = calloc(1, sizeof(*r));
     char err[1024];
     uint64_t now, start, deadline = 0, warm_end = 0, next_report = 0, end;
+    pid_t *known = NULL;
+    size_t nknown;
     struct sb_cpu_server cpu_srv;
     struct sb_cpu_sample cpu_before, cpu_after;
     char cpu_label[512], server_version[256];
@@ -639,6 +641,9 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_fatal("%s", err);
         return 1;
     }
+    /* The server's processes before the workers connect: the final
+     * sample waits for the backends started after this to be reaped. */
+    nknown = sb_cpu_server_tree_pids(r->cpu_srv, &known);
     /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     start_threads(run, sb_worker_main);
@@ -729,6 +734,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     /* The interval reports' JSON array ends with them, as sysbench 1.0's
      * ends with its reporting thread. */
     sb_report_json_close(stdout);
+    sb_cpu_server_settle(r->cpu_srv, known, nknown, 2.0);
+    free(known);
     sb_cpu_sample(&cpu_after, r->cpu_srv);
     end = 0;
     for (unsigned i = 0; i < n; i++) {
