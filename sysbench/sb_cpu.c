@@ -408,24 +408,17 @@ static ptrdiff_t find_entry(const struct proc_entry *arr, size_t n, pid_t pid)
     return hit ? hit - arr : -1;
 }
 
-/* The process trees below the server's pids, found afresh from /proc. */
-static size_t sample_server_tree(const struct sb_cpu_server *server,
-                                 struct sb_cpu_times *out)
+/* Marks in `in` (n entries) the processes of arr in the trees below the
+ * server's pids. Returns -1 when out of memory. */
+static int mark_tree(const struct sb_cpu_server *server, const struct proc_entry *arr,
+                     size_t n, bool *in)
 {
-    struct proc_entry *arr;
-    size_t n = scan_processes(&arr), i, counted = 0;
-    uint64_t u = 0, s = 0;
-    long hz = clock_ticks();
-    ptrdiff_t *parent = NULL;
-    bool *in = NULL, changed;
+    ptrdiff_t *parent = n > 0 ? malloc(n * sizeof(*parent)) : NULL;
+    size_t i;
+    bool changed;
 
-    if (n > 0) {
-        parent = malloc(n * sizeof(*parent));
-        in = calloc(n, sizeof(*in));
-    }
-    if (n > 0 && (parent == NULL || in == NULL))
-        n = 0;                    /* out of memory: fall back below */
-
+    if (n > 0 && parent == NULL)
+        return -1;
     for (i = 0; i < n; i++)
         parent[i] = find_entry(arr, n, arr[i].ppid);
     for (i = 0; i < server->npids; i++) {
@@ -444,6 +437,22 @@ static size_t sample_server_tree(const struct sb_cpu_server *server,
             }
         }
     } while (changed);
+    free(parent);
+    return 0;
+}
+
+/* The process trees below the server's pids, found afresh from /proc. */
+static size_t sample_server_tree(const struct sb_cpu_server *server,
+                                 struct sb_cpu_times *out)
+{
+    struct proc_entry *arr;
+    size_t n = scan_processes(&arr), i, counted = 0;
+    uint64_t u = 0, s = 0;
+    long hz = clock_ticks();
+    bool *in = n > 0 ? calloc(n, sizeof(*in)) : NULL;
+
+    if (n > 0 && (in == NULL || mark_tree(server, arr, n, in) != 0))
+        n = 0;                    /* out of memory: fall back below */
     for (i = 0; i < n; i++) {
         if (in[i]) {
             u += arr[i].user_ticks;
@@ -466,10 +475,88 @@ static size_t sample_server_tree(const struct sb_cpu_server *server,
     }
     out->user_ns += ticks_to_ns(u, hz);
     out->system_ns += ticks_to_ns(s, hz);
-    free(parent);
     free(in);
     free(arr);
     return counted;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+size_t sb_cpu_server_tree_pids(const struct sb_cpu_server *server, pid_t **pids)
+{
+    struct proc_entry *arr;
+    size_t n, i, k = 0;
+    bool *in;
+
+    *pids = NULL;
+    if (server == NULL || !server->include_children)
+        return 0;
+    n = scan_processes(&arr);
+    in = n > 0 ? calloc(n, sizeof(*in)) : NULL;
+    *pids = n > 0 ? malloc(n * sizeof(**pids)) : NULL;
+    if (n == 0 || in == NULL || *pids == NULL || mark_tree(server, arr, n, in) != 0) {
+        free(*pids);
+        *pids = NULL;
+        n = 0;
+    }
+    for (i = 0; i < n; i++)
+        if (in[i])
+            (*pids)[k++] = arr[i].pid; /* arr is sorted by pid */
+    free(in);
+    free(arr);
+    return k;
+}
+
+/* Server processes alive now that are not in known (sorted). */
+static size_t count_new(const struct sb_cpu_server *server, const pid_t *known, size_t nknown)
+{
+    pid_t *now;
+    size_t n = sb_cpu_server_tree_pids(server, &now), fresh = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (nknown == 0 || bsearch(&now[i], known, nknown, sizeof(*known), cmp_pid) == NULL)
+            fresh++;
+    free(now);
+    return fresh;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+size_t sb_cpu_server_settle(const struct sb_cpu_server *server, const pid_t *known,
+                            size_t nknown, double max_s)
+{
+    double start = mono_s(), shrunk = start;
+    size_t fresh, least;
+
+    if (server == NULL || !server->include_children)
+        return 0;
+    least = fresh = count_new(server, known, nknown);
+    while (fresh > 0) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        double t = mono_s();
+
+        /* Processes that stopped going away belong to someone else. */
+        if (t - start >= max_s || t - shrunk >= SB_CPU_SETTLE_IDLE_S)
+            break;
+        nanosleep(&ts, NULL);
+        fresh = count_new(server, known, nknown);
+        if (fresh < least) {
+            least = fresh;
+            shrunk = mono_s();
+        }
+    }
+    return fresh;
 }
 
 size_t sb_cpu_sample_server(const struct sb_cpu_server *server,

@@ -266,6 +266,30 @@ size_t sb_cpu_sample_server(const struct sb_cpu_server *server,
                             struct sb_cpu_times *out);
 
 /*
+ * The pids of the server's process trees (server->include_children only),
+ * sorted, in a malloc'd array the caller frees; the count, or 0 with *pids
+ * NULL when not measured or /proc cannot be read.
+ */
+size_t sb_cpu_server_tree_pids(const struct sb_cpu_server *server, pid_t **pids);
+
+/* How long sb_cpu_server_settle waits for a process that stopped exiting. */
+#define SB_CPU_SETTLE_IDLE_S 0.2
+
+/*
+ * Waits until every process of the server's trees that is not in known
+ * (sorted, from sb_cpu_server_tree_pids before the run's connections
+ * opened) has exited and been reaped, polling every 10 ms: a PostgreSQL
+ * backend works on after its client closes, and its CPU reaches the
+ * postmaster's cutime/cstime only once reaped, so the final sample must
+ * wait for it. Gives up after max_s seconds, or when the count of new
+ * processes has not fallen for SB_CPU_SETTLE_IDLE_S (other clients'
+ * connections). Returns how many new processes remain. Does nothing
+ * without server->include_children.
+ */
+size_t sb_cpu_server_settle(const struct sb_cpu_server *server, const pid_t *known,
+                            size_t nknown, double max_s);
+
+/*
  * Reads /proc/stat: the machine's CPU times and its number of CPUs.
  * Returns 0, or -1 if it cannot be read or parsed.
  */

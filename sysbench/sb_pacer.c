@@ -217,7 +217,39 @@ uint64_t sb_pacer_next(struct sb_pacer *p, struct sb_rand *r, uint64_t now_ns)
     if (due < now_ns)
         p->late++;
     p->slot = k + 1;
+    p->nominal_ns = due_time(p, k, 0);
     return due;
+}
+
+uint64_t sb_pacer_due_count(const struct sb_pacer *p, uint64_t now_ns)
+{
+    double m;
+    uint64_t k;
+
+    if (now_ns < p->base_ns)
+        return 0;
+    m = floor((double)(now_ns - p->base_ns) / p->period_exact_ns);
+    if (!(m < 1.8e19))
+        return UINT64_MAX;
+    k = (uint64_t)m;
+    /* Settle floating point with the comparison the due times obey:
+     * k is the last slot whose nominal time is not after now. */
+    while (k > 0 && due_time(p, k, 0) > now_ns)
+        k--;
+    while (k < UINT64_MAX - 1 && due_time(p, k + 1, 0) <= now_ns)
+        k++;
+    return k + 1;
+}
+
+void sb_pacer_start_window(struct sb_pacer *p, uint64_t start_ns)
+{
+    /* Slots before start_ns are those due at start_ns - 1 or earlier. */
+    uint64_t k = start_ns > 0 ? sb_pacer_due_count(p, start_ns - 1) : 0;
+
+    if (k > p->slot)
+        p->slot = k;
+    p->late = 0;
+    p->skipped = 0;
 }
 
 void sb_pacer_rebase(struct sb_pacer *p, uint64_t now_ns)
@@ -307,19 +339,24 @@ uint64_t sb_arrivals_backlog(struct sb_arrivals *a, uint64_t now_ns)
 }
 
 /*
- * Runs under the caller's lock once per transaction, so it must stay O(1)
- * however far behind the workers are: the backlog here is estimated from
- * how late the arrival being taken is (the arrivals expected in that gap),
- * and counted exactly only by sb_arrivals_backlog.
+ * Runs under the caller's lock once per transaction. A late take counts
+ * the backlog exactly by moving the counting walk to now: the walk only
+ * goes forward, so over a run it visits each arrival once (amortised O(1)
+ * per transaction), and a very long stall is bounded by
+ * SB_ARRIVALS_EXACT_STEPS. The backlog is the largest just before a late
+ * start, so the maximum over late takes is the true maximum.
  */
 uint64_t sb_arrivals_take(struct sb_arrivals *a, uint64_t now_ns)
 {
     uint64_t due = ns_from_double(a->take_time);
 
     if (due < now_ns) {
-        uint64_t est = (uint64_t)((double)(now_ns - due) / a->mean_ns) + 1;
-        if (est > a->max_backlog)
-            a->max_backlog = est;
+        uint64_t b;
+
+        advance_ahead(a, now_ns);
+        b = a->counted > a->taken ? a->counted - a->taken : 0;
+        if (b > a->max_backlog)
+            a->max_backlog = b;
         a->late++;
     }
     a->taken++;
@@ -336,6 +373,22 @@ void sb_arrivals_rebase(struct sb_arrivals *a, uint64_t now_ns)
     a->ahead_time = a->take_time;
     a->taken = 0;
     a->counted = 0;
+    a->max_backlog = 0;
+    a->late = 0;
+}
+
+void sb_arrivals_start_window(struct sb_arrivals *a, uint64_t start_ns)
+{
+    if (a->window_started)
+        return;
+    a->window_started = true;
+    if (a->take_time < (double)start_ns) {
+        a->take_time = (double)start_ns + draw_gap(&a->take_rng, a->mean_ns);
+        a->ahead_rng = a->take_rng;
+        a->ahead_time = a->take_time;
+        a->taken = 0;
+        a->counted = 0;
+    }
     a->max_backlog = 0;
     a->late = 0;
 }

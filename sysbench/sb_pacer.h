@@ -40,6 +40,10 @@ struct sb_pacer {
     /* P unrounded: due times are base_ns + k * period_exact_ns, so rounding
      * P to whole nanoseconds never accumulates over the run. */
     double period_exact_ns;
+    /* Nominal time (the slot's centre, without jitter) of the slot
+     * sb_pacer_next returned last: the run counts a slot in its window by
+     * this time, so jitter never moves a slot in or out of it. */
+    uint64_t nominal_ns;
 };
 
 /*
@@ -86,6 +90,22 @@ uint64_t sb_pacer_next(struct sb_pacer *p, struct sb_rand *r, uint64_t now_ns);
 void sb_pacer_rebase(struct sb_pacer *p, uint64_t now_ns);
 
 /*
+ * Number of slots whose nominal time (centre, no jitter) is at or before
+ * now_ns. Pure; reads only fields sb_pacer_init sets, so another thread may
+ * call it on a pacer initialised before the threads started. The slots due
+ * and not yet taken are this count minus p->slot (when positive).
+ */
+uint64_t sb_pacer_due_count(const struct sb_pacer *p, uint64_t now_ns);
+
+/*
+ * Starts the measured window at start_ns: every slot whose nominal time is
+ * before start_ns and not yet taken is dropped (warmup backlog, not counted
+ * as late or skipped); the next slot is the first whose nominal time is at
+ * or after start_ns, or a later one if already taken. Resets the counters.
+ */
+void sb_pacer_start_window(struct sb_pacer *p, uint64_t start_ns);
+
+/*
  * The shared Poisson arrival sequence for --rate. Two identical generators
  * walk the same sequence: `take` hands arrivals to threads in order, and
  * `ahead` runs forward to "now" to count arrivals that are due but not yet
@@ -102,6 +122,7 @@ struct sb_arrivals {
     uint64_t counted;          /* arrivals with due time <= last now */
     uint64_t max_backlog;      /* largest backlog seen by sb_arrivals_take */
     uint64_t late;             /* arrivals taken after their due time */
+    bool window_started;       /* sb_arrivals_start_window was called */
 };
 
 /* Initialises the sequence at rate_tps (> 0) starting at t0_ns, seeded
@@ -109,8 +130,10 @@ struct sb_arrivals {
 void sb_arrivals_init(struct sb_arrivals *a, double rate_tps, uint64_t t0_ns,
                       uint64_t seed, const struct sb_rand_params *params);
 
-/* Hands out the next arrival's due time; updates late and max_backlog
- * (backlog measured at now_ns, including the arrival being taken). */
+/* Hands out the next arrival's due time; updates late and, when the
+ * arrival is late, max_backlog: the exact number of arrivals due at now_ns
+ * and not yet taken, the one being taken included. Amortised O(1): the
+ * counting walk only moves forward. */
 uint64_t sb_arrivals_take(struct sb_arrivals *a, uint64_t now_ns);
 
 /* Arrivals due at or before now_ns and not yet taken. */
@@ -119,5 +142,14 @@ uint64_t sb_arrivals_backlog(struct sb_arrivals *a, uint64_t now_ns);
 /* Restarts the sequence at now_ns with no backlog (end of warmup); keeps
  * the generators' state so the run stays reproducible. Resets counters. */
 void sb_arrivals_rebase(struct sb_arrivals *a, uint64_t now_ns);
+
+/*
+ * Starts the measured window at start_ns (end of warmup), once: arrivals
+ * due before start_ns and not yet taken are dropped (the sequence restarts
+ * at start_ns, which for a memoryless process is the same process), later
+ * ones are kept; late and max_backlog restart from zero. Later calls do
+ * nothing.
+ */
+void sb_arrivals_start_window(struct sb_arrivals *a, uint64_t start_ns);
 
 #endif /* SB_PACER_H */

@@ -77,19 +77,16 @@ static uint64_t backlog_now(struct sb_run *run, uint64_t now)
 {
     uint64_t b = 0;
 
+    /* Only slots of the window count: none due after its end. */
+    if (run->window_end_ns != 0 && now >= run->window_end_ns)
+        now = run->window_end_ns - 1;
     if (run->mode == SB_PACE_POISSON) {
         pthread_mutex_lock(&run->arrivals_lock);
         b = sb_arrivals_backlog(&run->arrivals, now);
         pthread_mutex_unlock(&run->arrivals_lock);
     } else if (run->mode == SB_PACE_FIXED) {
-        /* A thread's backlog is the slots already due beyond the one it is
-         * working on; derived from its latest start lag. */
-        double period = (double)run->nthreads / run->rate * 1e9;
-        for (unsigned i = 0; i < run->nthreads; i++) {
-            uint64_t due = __atomic_load_n(&run->workers[i].due_ns, __ATOMIC_RELAXED);
-            if (due != 0 && now > due)
-                b += (uint64_t)((double)(now - due) / period);
-        }
+        /* Slots due by their nominal time and not yet started. */
+        b = sb_worker_backlog(run, now);
     }
     return b;
 }
@@ -582,6 +579,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     struct reporter *r = calloc(1, sizeof(*r));
     char err[1024];
     uint64_t now, start, deadline = 0, warm_end = 0, next_report = 0, end;
+    pid_t *known = NULL;
+    size_t nknown;
     struct sb_cpu_server cpu_srv;
     struct sb_cpu_sample cpu_before, cpu_after;
     char cpu_label[512], server_version[256];
@@ -642,6 +641,9 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_fatal("%s", err);
         return 1;
     }
+    /* The server's processes before the workers connect: the final
+     * sample waits for the backends started after this to be reaped. */
+    nknown = sb_cpu_server_tree_pids(r->cpu_srv, &known);
     /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     start_threads(run, sb_worker_main);
@@ -680,6 +682,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
      * interval line falls on the deadline rather than just after it. */
     if (cfg->time_limit > 0)
         deadline = r->start_ns + (uint64_t)(cfg->time_limit * 1e9);
+    run->window_start_ns = r->start_ns;
+    run->window_end_ns = deadline;
+    if (run->mode != SB_PACE_NONE)
+        sb_worker_start_pacing(run);
     sb_cpu_sample(&cpu_before, r->cpu_srv);
     r->cpu_prev = cpu_before;
     pthread_barrier_wait(&run->go);
@@ -698,11 +704,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_sleep_until_ns(wake);
         now = sb_now_ns();
         if (warm_end && now >= warm_end) {
-            if (run->mode == SB_PACE_POISSON) {
-                pthread_mutex_lock(&run->arrivals_lock);
-                sb_arrivals_rebase(&run->arrivals, now);
-                pthread_mutex_unlock(&run->arrivals_lock);
-            }
+            /* In rate modes each worker starts its window itself, at its
+             * first slot due at or after warm_end. */
             __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
             sb_cpu_sample(&cpu_before, r->cpu_srv);
             r->cpu_prev = cpu_before;
@@ -731,6 +734,8 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     /* The interval reports' JSON array ends with them, as sysbench 1.0's
      * ends with its reporting thread. */
     sb_report_json_close(stdout);
+    sb_cpu_server_settle(r->cpu_srv, known, nknown, 2.0);
+    free(known);
     sb_cpu_sample(&cpu_after, r->cpu_srv);
     end = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -779,10 +784,14 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                 tcpu[i].events = ev[i];
             }
         }
-        if (run->mode == SB_PACE_POISSON)
+        /* The largest backlog at a late start (exact), or what was left
+         * due at the end of the window when the workers never caught up. */
+        b = backlog_now(run, end);
+        if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
             b = run->arrivals.max_backlog;
-        else
-            b = backlog_now(run, end);
+        for (unsigned i = 0; i < n; i++)
+            if (run->workers[i].measured && run->workers[i].max_backlog > b)
+                b = run->workers[i].max_backlog;
         if (b > r->max_backlog)
             r->max_backlog = b;
         if (sb_stats_queries(total) > 0)

@@ -36,6 +36,9 @@ struct sb_run {
     double jitter_us;              /* effective --tx-jitter */
     struct sb_worker *workers;
     uint64_t t0_ns;                /* schedule start, set before "go" */
+    /* Rate modes: the measured window, set before "go". A slot belongs to
+     * it when its nominal time is in [start, end); end 0: no --time. */
+    uint64_t window_start_ns, window_end_ns;
     int epoch;                     /* bumped when warmup ends */
     uint64_t claimed;              /* events handed out (--events) */
     unsigned finished;             /* workers that have returned */

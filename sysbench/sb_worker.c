@@ -62,22 +62,62 @@ void sb_worker_publish(struct sb_worker *w)
     __atomic_store_n(&s->c[SB_STAT_RECONNECTS], w->db.reconnects, __ATOMIC_RELAXED);
 }
 
-/* Warmup is over: forget everything measured so far and drop any backlog
- * so the measured run starts on schedule. */
-static void reset_after_warmup(struct sb_worker *w, int epoch, uint64_t now)
+/* Warmup is over: forget everything measured so far. In rate modes this
+ * happens when the worker takes its first slot of the measured window, so
+ * no event of the window is lost and none of warmup is kept. */
+static void reset_after_warmup(struct sb_worker *w, int epoch)
 {
     w->db.reads = w->db.writes = w->db.other = 0;
     w->db.errors = w->db.reconnects = 0;
     sb_stats_reset(&w->stats);
-    if (w->run->mode == SB_PACE_FIXED)
-        sb_pacer_rebase(&w->pacer, now);
+    w->max_backlog = 0;
+    w->measured = true;
     sb_cpu_sample_this_thread(&w->cpu_start);
     __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
 }
 
+void sb_worker_start_pacing(struct sb_run *run)
+{
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        struct sb_worker *w = &run->workers[i];
+        if (run->mode == SB_PACE_FIXED)
+            sb_pacer_init(&w->pacer, run->rate, run->nthreads, i, run->jitter_us,
+                          run->cfg->late_policy, run->t0_ns);
+        /* Without warmup every slot is in the window (none is before t0). */
+        w->measured = run->window_start_ns <= run->t0_ns;
+    }
+}
+
+uint64_t sb_worker_backlog(struct sb_run *run, uint64_t now)
+{
+    uint64_t b = 0;
+
+    if (run->window_end_ns != 0 && now >= run->window_end_ns)
+        now = run->window_end_ns - 1;
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        struct sb_worker *w = &run->workers[i];
+        uint64_t due = sb_pacer_due_count(&w->pacer, now);
+        uint64_t taken = __atomic_load_n(&w->taken, __ATOMIC_RELAXED);
+        if (due > taken)
+            b += due - taken;
+    }
+    return b;
+}
+
+/* Whether a wait for the slot at `nominal` goes on despite a stop: the
+ * time limit does not cut off a slot of the window that jitter moved past
+ * its end (at most half the jitter). */
+static bool keep_waiting(const struct sb_run *run, uint64_t nominal)
+{
+    if (!sb_stopping())
+        return true;
+    return run->window_end_ns != 0 && nominal < run->window_end_ns &&
+           sb_stop_reason() == SB_STOP_DONE;
+}
+
 /* Sleeps until `due`, waking at least every 50 ms to notice a stop. The
  * last --tx-spin microseconds are busy-waited when asked for. */
-static bool wait_until(const struct sb_run *run, uint64_t due)
+static bool wait_until(const struct sb_run *run, uint64_t due, uint64_t nominal)
 {
     uint64_t spin = (uint64_t)(run->cfg->tx_spin_us * 1000.0);
     uint64_t now = sb_now_ns();
@@ -87,7 +127,7 @@ static bool wait_until(const struct sb_run *run, uint64_t due)
         if (until > now + 50 * SB_NS_PER_MS)
             until = now + 50 * SB_NS_PER_MS;
         sb_sleep_until_ns(until);
-        if (sb_stopping())
+        if (!keep_waiting(run, nominal))
             return false;
         now = sb_now_ns();
     }
@@ -96,11 +136,35 @@ static bool wait_until(const struct sb_run *run, uint64_t due)
     return true;
 }
 
+/* --tx-rate: takes the next slot; sets its nominal time. Records the
+ * backlog over all threads when this thread is behind: the backlog only
+ * grows between starts, so its maximum is reached just before a late
+ * start and the largest of these is the true maximum. */
+static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
+                           uint64_t *backlog)
+{
+    struct sb_run *run = w->run;
+    uint64_t skipped = w->pacer.skipped;
+    uint64_t due;
+
+    *backlog = 0;
+    if (sb_pacer_due_count(&w->pacer, now) > w->pacer.slot)
+        *backlog = sb_worker_backlog(run, now);
+    due = sb_pacer_next(&w->pacer, &w->rand, now);
+    __atomic_store_n(&w->taken, w->pacer.slot, __ATOMIC_RELAXED);
+    *nominal = w->pacer.nominal_ns;
+    if (!w->measured && *nominal >= run->window_start_ns)
+        reset_after_warmup(w, 1);
+    if (w->pacer.skipped != skipped)
+        sb_stats_add(&w->stats, SB_STAT_SKIPPED, w->pacer.skipped - skipped);
+    return due;
+}
+
 bool sb_worker_more_events(struct sb_worker *w)
 {
     struct sb_run *run = w->run;
     int epoch;
-    uint64_t now, due;
+    uint64_t now, due, nominal, backlog = 0;
 
     if (sb_stopping())
         return false;
@@ -109,30 +173,42 @@ bool sb_worker_more_events(struct sb_worker *w)
         sb_request_stop(SB_STOP_EVENTS);
         return false;
     }
-    epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
     if (!w->pacing) {
+        epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
         if (epoch != w->epoch)
-            reset_after_warmup(w, epoch, 0);
+            reset_after_warmup(w, epoch);
         return true;
     }
     now = sb_now_ns();
-    if (epoch != w->epoch)
-        reset_after_warmup(w, epoch, now);
+    /* Warmup is over and this worker is behind: its slots before the
+     * window are warmup backlog, dropped so the window starts on time. */
+    if (!w->measured && now >= run->window_start_ns && run->mode == SB_PACE_FIXED)
+        sb_pacer_start_window(&w->pacer, run->window_start_ns);
     if (run->mode == SB_PACE_FIXED) {
-        uint64_t skipped = w->pacer.skipped;
-        due = sb_pacer_next(&w->pacer, &w->rand, now);
-        if (w->pacer.skipped != skipped)
-            sb_stats_add(&w->stats, SB_STAT_SKIPPED, w->pacer.skipped - skipped);
+        due = take_fixed(w, now, &nominal, &backlog);
     } else {
         pthread_mutex_lock(&run->arrivals_lock);
+        if (!w->measured && now >= run->window_start_ns)
+            sb_arrivals_start_window(&run->arrivals, run->window_start_ns);
         due = sb_arrivals_take(&run->arrivals, now);
         pthread_mutex_unlock(&run->arrivals_lock);
+        nominal = due;
+        if (!w->measured && nominal >= run->window_start_ns)
+            reset_after_warmup(w, 1);
     }
-    /* The reporter reads due_ns to estimate the backlog. */
+    if (w->measured && backlog > w->max_backlog)
+        __atomic_store_n(&w->max_backlog, backlog, __ATOMIC_RELAXED);
+    /* A slot at or after the end of the window is not the run's: wait for
+     * the end so the run lasts its time, and stop. */
+    if (run->window_end_ns != 0 && nominal >= run->window_end_ns) {
+        wait_until(run, run->window_end_ns, nominal);
+        return false;
+    }
+    /* Response and lag are measured from the due time. */
     __atomic_store_n(&w->due_ns, due, __ATOMIC_RELAXED);
     if (due < now)
         sb_stats_add(&w->stats, SB_STAT_LATE, 1);
-    else if (!wait_until(run, due))
+    else if (!wait_until(run, due, nominal))
         return false;
     return true;
 }
@@ -229,9 +305,6 @@ void *sb_worker_main(void *arg)
         __atomic_store_n(&w->epoch, __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE),
                          __ATOMIC_RELEASE);
         sb_cpu_sample_this_thread(&w->cpu_start);
-        if (run->mode == SB_PACE_FIXED)
-            sb_pacer_init(&w->pacer, run->rate, run->nthreads, (unsigned)w->tid,
-                          run->jitter_us, run->cfg->late_policy, run->t0_ns);
         push_thread_run(w->L);
         lua_pushinteger(w->L, w->tid);
         if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {

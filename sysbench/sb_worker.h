@@ -44,9 +44,30 @@ struct sb_worker {
      * are outside the window. */
     struct sb_cpu_times cpu_start, cpu_end;
     bool pacing;                   /* a rate mode is on */
+    /* Rate modes: the statistics belong to the measured window (its first
+     * slot was taken); slots taken so far (--tx-rate, published for the
+     * other threads' backlog count); the largest backlog over all threads
+     * this worker saw when it started a late slot in the window. */
+    bool measured;
+    uint64_t taken;
+    uint64_t max_backlog;
     bool failed;
     char err[1024];
 };
+
+/*
+ * Rate modes, called by the run with no worker thread alive once t0 and the
+ * window are known: initialises every worker's schedule (so that any thread
+ * may read any schedule) and whether its statistics start measured.
+ */
+void sb_worker_start_pacing(struct sb_run *run);
+
+/*
+ * --tx-rate: slots due (nominal time at or before now, and before the end
+ * of the window) and not yet taken, summed over all workers. Lock-free;
+ * any thread may call it once sb_worker_start_pacing has run.
+ */
+uint64_t sb_worker_backlog(struct sb_run *run, uint64_t now);
 
 /* Initialises w for thread tid of run (not yet started). */
 void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid);

@@ -609,6 +609,58 @@ START_TEST(test_live_server_children)
 }
 END_TEST
 
+/* The final sample waits for the processes that appeared during the run
+ * to be gone and reaped, and gives up on one that does not go. */
+START_TEST(test_live_server_settle)
+{
+    struct sb_cpu_server srv;
+    pid_t *known, *now, child;
+    size_t nknown, n;
+
+    memset(&srv, 0, sizeof(srv));
+    srv.pids[0] = getpid();
+    srv.npids = 1;
+    srv.include_children = true;
+    nknown = sb_cpu_server_tree_pids(&srv, &known);
+    ck_assert_uint_eq(nknown, 1);
+    ck_assert_int_eq(known[0], getpid());
+
+    /* Children are reaped by the kernel as soon as they exit. */
+    signal(SIGCHLD, SIG_IGN);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        struct timespec ts = {0, 150 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        _exit(0);
+    }
+    n = sb_cpu_server_tree_pids(&srv, &now);
+    ck_assert_uint_eq(n, 2);
+    free(now);
+    ck_assert_uint_eq(sb_cpu_server_settle(&srv, known, nknown, 5.0), 0);
+    ck_assert_int_eq(kill(child, 0), -1);
+    ck_assert_int_eq(errno, ESRCH);
+
+    /* A process that stays (another client's backend) is given up on. */
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        sleep(30);
+        _exit(0);
+    }
+    ck_assert_uint_eq(sb_cpu_server_settle(&srv, known, nknown, 5.0), 1);
+    ck_assert_int_eq(kill(child, 0), 0);
+    kill(child, SIGKILL);
+    free(known);
+
+    /* Nothing to wait for without the children. */
+    srv.include_children = false;
+    ck_assert_uint_eq(sb_cpu_server_tree_pids(&srv, &known), 0);
+    ck_assert_ptr_null(known);
+    ck_assert_uint_eq(sb_cpu_server_settle(&srv, NULL, 0, 5.0), 0);
+}
+END_TEST
+
 /* --------------------------------------------------- live: discovery */
 
 START_TEST(test_find_unix)
@@ -787,6 +839,7 @@ static Suite *cpu_suite(void)
     tcase_add_test(live, test_live_machine);
     tcase_add_test(live, test_live_server_pid);
     tcase_add_test(live, test_live_server_children);
+    tcase_add_test(live, test_live_server_settle);
     tcase_add_test(live, test_find_unix);
     tcase_add_test(live, test_find_tcp);
     tcase_add_test(live, test_find_tcp6);

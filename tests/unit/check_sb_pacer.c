@@ -595,18 +595,16 @@ START_TEST(test_poisson_backlog)
         ck_assert(due < T0 + 1000 * MS);
     }
     ck_assert_uint_eq(a.late, 10);
-    /* take() estimates the backlog from its own lag (O(1) under the lock):
-     * the expected count, within a few standard deviations of the exact. */
-    ck_assert(a.max_backlog >= due1s);
-    ck_assert(a.max_backlog <= due1s + 5 * (uint64_t)sqrt((double)due1s) + 10);
+    /* A late take counts the backlog exactly: every arrival due at 1 s,
+     * the one being taken included. */
+    ck_assert_uint_eq(a.max_backlog, due1s);
     ck_assert_uint_eq(sb_arrivals_backlog(&a, T0 + 1000 * MS), due1s - 10);
 
     /* More arrivals fall due while the workers drain the rest. */
     ck_assert_uint_eq(sb_arrivals_backlog(&a, T0 + 2000 * MS), due2s - 10);
     for (k = 10; k < due2s; k++)
         sb_arrivals_take(&a, T0 + 2000 * MS);
-    ck_assert(a.max_backlog >= due2s - 10);
-    ck_assert(a.max_backlog <= due2s + 5 * (uint64_t)sqrt((double)due2s) + 10);
+    ck_assert_uint_eq(a.max_backlog, due2s - 10);
     ck_assert_uint_eq(a.late, due2s);
     ck_assert_uint_eq(sb_arrivals_backlog(&a, T0 + 2000 * MS), 0);
     /* The next arrival is in the future: taking it early is not late. */
@@ -660,6 +658,169 @@ START_TEST(test_poisson_bad_rate)
 }
 END_TEST
 
+/* The nominal time of the slot next() returns is the slot's centre, and
+ * due_count counts exactly the slots whose centre is not after now. */
+START_TEST(test_nominal_due_count)
+{
+    struct sb_rand_params params;
+    struct sb_rand r;
+    struct sb_pacer p;
+
+    sb_rand_params_default(&params);
+    sb_rand_seed_stream(&r, 3, 0, &params);
+    for (size_t ri = 0; ri < NELEM(rates); ri++)
+        for (size_t ti = 0; ti < NELEM(thread_counts); ti++) {
+            unsigned n = thread_counts[ti];
+            double period = (double)n * 1e9 / rates[ri];
+            unsigned idx = n - 1;
+
+            sb_pacer_init(&p, rates[ri], n, idx, period / 1000.0, SB_LATE_CATCHUP, T0);
+            ck_assert_uint_eq(sb_pacer_due_count(&p, 0), 0);
+            ck_assert_uint_eq(sb_pacer_due_count(&p, p.base_ns - (p.base_ns > 0)),
+                              p.base_ns > 0 ? 0 : 1);
+            for (uint64_t k = 0; k < 200; k++) {
+                uint64_t due = sb_pacer_next(&p, &r, 0);
+                double centre = (double)p.base_ns + (double)k * period;
+
+                ck_assert(fabs(signed_diff(p.nominal_ns, centre)) <= 1);
+                /* The jitter moves the start, never the nominal time. */
+                ck_assert(fabs(signed_diff(due, (double)p.nominal_ns)) <=
+                          (double)p.jitter_ns / 2 + 1);
+                ck_assert_uint_eq(sb_pacer_due_count(&p, p.nominal_ns), k + 1);
+                ck_assert_uint_eq(sb_pacer_due_count(&p, p.nominal_ns - 1), k);
+            }
+        }
+}
+END_TEST
+
+/*
+ * The window [W0, W1) holds exactly rate x (W1 - W0) slots by nominal time,
+ * over all threads, whatever the jitter: a worker that runs the slots it
+ * takes with nominal time in the window (start_window at W0, stop at the
+ * first slot at or after W1) counts exactly that many.
+ */
+START_TEST(test_window_by_nominal)
+{
+    struct sb_rand_params params;
+    struct sb_rand r;
+    struct sb_pacer p;
+
+    sb_rand_params_default(&params);
+    for (size_t ti = 0; ti < NELEM(thread_counts); ti++) {
+        unsigned n = thread_counts[ti];
+        double rate = 1000;
+        double period = (double)n * 1e9 / rate;
+        uint64_t w0 = T0 + 777 * MS, w1 = w0 + 2000 * MS;
+        uint64_t total = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+            sb_rand_seed_stream(&r, 11, i, &params);
+            sb_pacer_init(&p, rate, n, i, period / 1000.0, SB_LATE_CATCHUP, T0);
+            /* Warmup: some slots before the window. */
+            while (sb_pacer_next(&p, &r, 0) < T0 + 300 * MS)
+                ;
+            sb_pacer_start_window(&p, w0);
+            ck_assert_uint_eq(p.late, 0);
+            for (;;) {
+                sb_pacer_next(&p, &r, 0);
+                ck_assert(p.nominal_ns >= w0);
+                if (p.nominal_ns >= w1)
+                    break;
+                total++;
+            }
+        }
+        ck_assert_uint_eq(total, 2000);
+    }
+}
+END_TEST
+
+/* start_window drops only slots before the window and keeps the phase. */
+START_TEST(test_start_window)
+{
+    struct sb_rand_params params;
+    struct sb_rand r;
+    struct sb_pacer p;
+
+    sb_rand_params_default(&params);
+    sb_rand_seed_stream(&r, 5, 0, &params);
+    sb_pacer_init(&p, 1000, 1, 0, NO_JITTER, SB_LATE_CATCHUP, T0);
+    sb_pacer_next(&p, &r, 0);
+    /* Behind at the window start: slots 1..9 (before T0 + 10 ms) go. */
+    sb_pacer_start_window(&p, T0 + 10 * MS);
+    sb_pacer_next(&p, &r, T0 + 12 * MS);
+    ck_assert_uint_eq(p.nominal_ns, T0 + 10 * MS);
+    ck_assert_uint_eq(p.late, 1);
+    ck_assert_uint_eq(p.skipped, 0);
+    /* A slot already taken beyond the window start is kept. */
+    sb_pacer_start_window(&p, T0 + 5 * MS);
+    sb_pacer_next(&p, &r, 0);
+    ck_assert_uint_eq(p.nominal_ns, T0 + 11 * MS);
+    /* Between two slots: the next one after. */
+    sb_pacer_start_window(&p, T0 + 20 * MS + 1);
+    sb_pacer_next(&p, &r, 0);
+    ck_assert_uint_eq(p.nominal_ns, T0 + 21 * MS);
+}
+END_TEST
+
+/* A thread stalls for 1 s at 200/s: at its next (late) take the slots due
+ * and not taken are exactly those whose centre fell in the stall. */
+START_TEST(test_stall_backlog)
+{
+    struct sb_rand_params params;
+    struct sb_rand r;
+    struct sb_pacer p;
+    uint64_t due, stall_end;
+
+    sb_rand_params_default(&params);
+    sb_rand_seed_stream(&r, 9, 0, &params);
+    sb_pacer_init(&p, 200, 1, 0, 500, SB_LATE_CATCHUP, T0);
+    for (int k = 0; k < 10; k++)
+        sb_pacer_next(&p, &r, 0);
+    due = sb_pacer_next(&p, &r, 0);      /* slot 10, due near T0 + 50 ms */
+    stall_end = due + 1000 * MS;
+    /* Slots 11..210 have centres in (T0 + 50 ms, T0 + 1050 ms]. */
+    ck_assert_uint_eq(sb_pacer_due_count(&p, stall_end) - p.slot,
+                      (uint64_t)((stall_end - T0) / (5 * MS)) - 10);
+    ck_assert(sb_pacer_due_count(&p, stall_end) - p.slot >= 199);
+    ck_assert(sb_pacer_due_count(&p, stall_end) - p.slot <= 201);
+}
+END_TEST
+
+/* The window start drops arrivals before it once and keeps later ones. */
+START_TEST(test_poisson_start_window)
+{
+    struct sb_rand_params params;
+    struct sb_arrivals a, b;
+    uint64_t due;
+
+    sb_rand_params_default(&params);
+    /* Behind at the window start: the sequence restarts there. */
+    sb_arrivals_init(&a, 1000, T0, 5, &params);
+    sb_arrivals_take(&a, T0 + 3000 * MS);
+    ck_assert(a.max_backlog > 2500);
+    sb_arrivals_start_window(&a, T0 + 2000 * MS);
+    ck_assert_uint_eq(a.max_backlog, 0);
+    ck_assert_uint_eq(a.late, 0);
+    due = sb_arrivals_take(&a, T0 + 3000 * MS);
+    ck_assert(due >= T0 + 2000 * MS);
+    /* Its backlog at 3 s counts the window's arrivals only (about 1000). */
+    ck_assert(a.max_backlog > 850 && a.max_backlog < 1150);
+    /* A second call changes nothing. */
+    sb_arrivals_start_window(&a, T0 + 2900 * MS);
+    ck_assert(a.max_backlog > 850);
+
+    /* On time at the window start: the sequence is kept as it is. */
+    sb_arrivals_init(&a, 1000, T0, 6, &params);
+    sb_arrivals_init(&b, 1000, T0, 6, &params);
+    while (sb_arrivals_take(&a, 0) < T0 + 100 * MS)
+        sb_arrivals_take(&b, 0);
+    sb_arrivals_take(&b, 0);
+    sb_arrivals_start_window(&a, T0 + 100 * MS);
+    for (int k = 0; k < 100; k++)
+        ck_assert_uint_eq(sb_arrivals_take(&a, 0), sb_arrivals_take(&b, 0));
+}
+END_TEST
+
 static Suite *pacer_suite(void)
 {
     Suite *s = suite_create("sb_pacer");
@@ -677,6 +838,10 @@ static Suite *pacer_suite(void)
     tcase_add_test(fixed, test_skip);
     tcase_add_test(fixed, test_rebase);
     tcase_add_test(fixed, test_check);
+    tcase_add_test(fixed, test_nominal_due_count);
+    tcase_add_test(fixed, test_window_by_nominal);
+    tcase_add_test(fixed, test_start_window);
+    tcase_add_test(fixed, test_stall_backlog);
     suite_add_tcase(s, fixed);
 
     tcase_set_timeout(poisson, 60);
@@ -684,6 +849,7 @@ static Suite *pacer_suite(void)
     tcase_add_test(poisson, test_poisson_reproducible);
     tcase_add_test(poisson, test_poisson_backlog);
     tcase_add_test(poisson, test_poisson_rebase);
+    tcase_add_test(poisson, test_poisson_start_window);
     tcase_add_test(poisson, test_poisson_bad_rate);
     suite_add_tcase(s, poisson);
     return s;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+#
+# Measurement truth in the rate modes: the figures a run reports are the
+# ones its schedule implies, checked against what the probe scripts know.
+#   - counted events are exactly the slots whose nominal time is inside
+#     the measured window, with jitter on (no slot jittered in or out);
+#   - the statistics reset at the end of warmup loses no event;
+#   - "max backlog" is the true maximum, not a sample at report ticks: a
+#     probe stalls once for a measured time, and the reported maximum is
+#     within 2% of rate x stall.
+#
+# Run by `make check`, or by hand: bash tests/cli/truth_tests.sh
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+# An event that does nothing: the schedule alone decides the count.
+write_noop() {
+    echo 'function event() end' >noop.lua
+}
+
+# An event that, in thread 0 only, stalls once (its STALL_AT-th event) for
+# STALL_S seconds and prints how long the stall really lasted.
+write_stall() {
+    cat >stall.lua <<'LUA'
+local ffi = require("ffi")
+ffi.cdef[[
+struct truth_ts { long sec; long nsec; };
+int clock_gettime(int clk, struct truth_ts *ts);
+int usleep(unsigned int usec);
+]]
+local n = 0
+local function now()
+  local ts = ffi.new("struct truth_ts")
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.sec) + tonumber(ts.nsec) / 1e9
+end
+function event(tid)
+  if tid ~= 0 then return end
+  n = n + 1
+  if n == tonumber(os.getenv("STALL_AT")) then
+    local t = now()
+    ffi.C.usleep(math.floor(tonumber(os.getenv("STALL_S")) * 1e6))
+    io.stderr:write(string.format("stall_s=%.6f\n", now() - t))
+  end
+end
+LUA
+}
+
+report_num() {
+    sed -n "s/^ *$2 *\([0-9.]*\).*/\1/p" "$1" | head -n 1
+}
+
+tcase "--tx-rate with --time counts exactly rate x time slots, jitter on"
+write_noop
+for seed in 1 2 3 4; do
+    # Jitter as wide as the per-thread period (10 ms): slots near both ends
+    # of the window are jittered across them.
+    sb noop.lua run --tx-rate=200 --threads=2 --time=2 --tx-jitter=10000 \
+        --rand-seed=$seed
+    assert_exit 0
+    assert_eq "$(report_num out "total number of events:")" 400 "events (seed $seed)"
+done
+
+tcase "--tx-rate: warmup loses no event of the measured window"
+write_noop
+for threads in 1 4; do
+    sb noop.lua run --tx-rate=200 --threads=$threads --warmup-time=1 --time=1 \
+        --tx-jitter=2000
+    assert_exit 0
+    assert_eq "$(report_num out "total number of events:")" 200 "events ($threads threads)"
+done
+
+tcase "--tx-rate: warmup and --report-interval: intervals add up to the total"
+write_noop
+sb noop.lua run --tx-rate=100 --threads=2 --warmup-time=0.5 --time=2 \
+    --report-interval=1 --json=r.json
+assert_exit 0
+assert_eq "$(report_num out "total number of events:")" 200 "events"
+assert_eq "$(python3 -c 'import json,sys; d=json.load(open("r.json")); print(sum(i["events"] for i in d["points"][0]["intervals"]))')" \
+    200 "sum of interval events"
+
+# check_backlog RATE THREADS: thread 0 stalls 1 s once; the true backlog
+# at the end of the stall is its own slots due meanwhile, rate/threads x
+# stall (the other threads keep up).
+check_backlog() {
+    local rate=$1 threads=$2 stall expect got
+    write_stall
+    STALL_AT=20 STALL_S=1.0 sb stall.lua run --tx-rate="$rate" --threads="$threads" \
+        --time=2 --tx-jitter=1
+    assert_exit 0
+    stall=$(sed -n 's/^stall_s=//p' err)
+    assert_ne "$stall" "" "stall duration"
+    expect=$(awk -v r="$rate" -v n="$threads" -v s="${stall:-0}" 'BEGIN { printf "%.1f", r / n * s }')
+    got=$(report_num out "max backlog:")
+    assert_between "${got:-0}" "$(awk -v e="$expect" 'BEGIN { print e * 0.98 }')" \
+        "$(awk -v e="$expect" 'BEGIN { print e * 1.02 }')" "max backlog (expected $expect)"
+}
+
+tcase "max backlog of a 1 s stall at 200/s is exact without --report-interval"
+check_backlog 200 1
+
+tcase "max backlog of a stall in one of two threads counts that thread's slots"
+check_backlog 400 2
+
+finish

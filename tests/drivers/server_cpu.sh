@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+#
+# PostgreSQL's server CPU must be all of it: backends that exit at the end
+# of a run (after the last sample) and are reaped by the postmaster still
+# count. The run's figure is checked against the server's own accounting,
+# read from /proc: utime + stime + cutime + cstime of the postmaster and
+# every live descendant, before the run and once its backends are gone.
+# The script connects inside its first event and disconnects in
+# thread_done, so connection start-up and exit both fall inside what the
+# run measures, and the two figures must agree. Each backend has temporary
+# tables to drop when it exits, after its client has gone.
+
+set -euo pipefail
+# shellcheck source=/dev/null
+. "$SB_CASE_LIB"
+
+cat >work.lua <<'LUA'
+function event()
+  if not con then
+    con = sysbench.sql.driver():connect()
+    -- Work for the backend's exit: it drops these after the client left.
+    for i = 1, 20 do
+      con:query(string.format("CREATE TEMP TABLE t%d (a int PRIMARY KEY, b text)", i))
+    end
+  end
+  con:query_row("SELECT count(*) FROM generate_series(1, 3000)")
+end
+function thread_done()
+  if con then con:disconnect() end
+end
+LUA
+
+# tree_cpu PID: CPU seconds of PID's process tree (reaped children
+# included), after waiting (up to 5 s) until the tree has no more
+# processes than MAXPROCS.
+cat >tree_cpu.py <<'PY'
+import os, sys, time
+root, maxprocs = int(sys.argv[1]), int(sys.argv[2])
+hz = os.sysconf("SC_CLK_TCK")
+def scan():
+    procs = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            t = open("/proc/%s/stat" % d).read()
+        except OSError:
+            continue
+        f = t[t.rindex(")") + 2:].split()
+        procs[int(d)] = (int(f[1]), sum(int(x) for x in f[11:15]))
+    tree, grew = {root}, True
+    while grew:
+        grew = False
+        for p, (pp, _) in procs.items():
+            if p not in tree and pp in tree:
+                tree.add(p)
+                grew = True
+    return len(tree), sum(procs[p][1] for p in tree if p in procs) / hz
+end = time.time() + 5
+n, cpu = scan()
+while n > maxprocs and time.time() < end:
+    time.sleep(0.05)
+    n, cpu = scan()
+print("%d %.3f" % (n, cpu))
+PY
+
+reaped_backends() {
+    local pid before after n0 cpu0 n1 cpu1 got
+    pid=$(head -n 1 "$SB_SERVERS_DIR/pgsql.pid" 2>/dev/null || echo "$SB_PGSQL_PID")
+    read -r n0 cpu0 < <(python3 tree_cpu.py "$pid" 1000)
+    # shellcheck disable=SC2046
+    sb_run_ok "the run" run.txt run.err $(sb_driver_args pgsql) --threads=16 --time=3 \
+        --json=r.json work.lua run || return 1
+    read -r n1 cpu1 < <(python3 tree_cpu.py "$pid" "$n0")
+    got=$(python3 -c 'import json; print(json.load(open("r.json"))["points"][0]["final"]["cpu"]["server"]["cpu_s"])')
+    awk -v g="$got" -v a="$cpu0" -v b="$cpu1" 'BEGIN {
+            e = b - a; printf "server CPU: run %.3f s, server accounting %.3f s (%+.1f%%)\n", g, e, (g - e) / e * 100
+            exit !(e > 0.5 && g >= e * 0.96 && g <= e * 1.04) }' ||
+        { sb_fail "the run's server CPU is not within 4% of the server's accounting"; return 1; }
+}
+
+sb_case pgsql-cpu-counts-reaped-backends reaped_backends
