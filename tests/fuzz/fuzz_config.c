@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sb_config.h"
+#include "sb_args.h"
 #include "sb_options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sb_config.h"
+#include "sb_args.h"
 #include "sb_options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

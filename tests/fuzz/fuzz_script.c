@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&env, 0, sizeof(env));
     memset(&thr, 0, sizeof(thr));
     memset(&counters, 0, sizeof(counters));
-    sb_rand_seed(&rand, 1, 0, &sb_config.rand);
+    sb_rand_seed_stream(&rand, 1, 0, &sb_config.rand);
     env.script_text = text;
     env.script_len = sizeof(prelude) - 1 + size;
     env.threads = 1;
