@@ -117,6 +117,12 @@ int sb_lua_accept_undeclared(struct sb_args *args, struct sb_optset *set,
  * env->opts_as_globals. Never raises a Lua error. */
 void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env);
 
+/* Updates what differs between the points of a sweep (threads, tx_rate
+ * and their aliases) in L's sysbench.opt, and in the globals when
+ * env->opts_as_globals, to the point in sb_config. Only keys already
+ * there change. Never raises a Lua error. */
+void sb_lua_export_point(lua_State *L, const struct sb_lua_env *env);
+
 /* Pushes t[key] of the table at idx without metamethods, or nil when the
  * value at idx is not a table. Never raises a Lua error. */
 void sb_lua_rawfield(lua_State *L, int idx, const char *key);

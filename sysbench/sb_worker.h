@@ -40,6 +40,8 @@ struct sb_worker {
      * are outside the window. */
     struct sb_cpu_times cpu_start, cpu_end;
     bool pacing;                   /* a rate mode is on */
+    bool started;                  /* its thread was created */
+    unsigned done;                 /* set (atomically) when it returns */
     bool failed;
     char err[1024];
 };
