@@ -79,6 +79,7 @@ struct guarded {
     void *(*fn)(void *);
     void *arg;
     const struct sb_driver_ops *drv;
+    struct sb_rand *rand;   /* the caller's sb_rand_* generator */
     unsigned done;
 };
 
@@ -89,6 +90,8 @@ static void *guarded_main(void *p)
     /* Client libraries keep per-thread state (mysql_thread_init). */
     if (g->drv != NULL && g->drv->thread_init != NULL)
         g->drv->thread_init();
+    /* The state runs here as if in the caller's thread. */
+    sb_ffi_rand_bind(g->rand);
     g->fn(g->arg);
     if (g->drv != NULL && g->drv->thread_done != NULL)
         g->drv->thread_done();
@@ -106,6 +109,7 @@ int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *a
     g->fn = fn;
     g->arg = arg;
     g->drv = drv;
+    g->rand = sb_ffi_rand_current();
     if (pthread_create(&t, NULL, guarded_main, g) != 0) {
         free(g);
         return -1;
