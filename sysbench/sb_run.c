@@ -436,89 +436,6 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
 }
 
 /*
- * Finds the server's processes for CPU accounting: --server-pid when
- * given, else the local process listening where the driver connects.
- * A server that forks per connection (the driver says so) is counted as
- * its whole process tree. Returns true when found; otherwise `label` says why not.
- *
- * A server driver gets one probe connection, which also yields the
- * server's version string for the result files (version, "" if unknown).
- * An embedded engine runs inside the client, so its library version is
- * the server's, and no probe is made (it would create a database file).
- */
-static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
-                        char *label, size_t len, char *version, size_t vlen)
-{
-    /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
-    const char *pids = sb_optset_str(env->general, "server-pid");
-    const struct sb_driver_ops *drv = env->driver;
-    char why[256], endpoint[320], conn_err[256] = "";
-    bool connected = false, have_endpoint = false;
-    struct sb_db_counters cnt;
-    struct sb_db_error err;
-    struct sb_conn *con;
-    int found;
-
-    memset(srv, 0, sizeof(*srv));
-    version[0] = '\0';
-    if (drv != NULL && drv->server_endpoint == NULL && drv->client_version != NULL &&
-        drv->client_version(version, vlen) != 0)
-        version[0] = '\0';
-    if (drv != NULL && drv->server_endpoint != NULL) {
-        memset(&cnt, 0, sizeof(cnt));
-        con = sb_db_connect(drv, &cnt, &err);
-        if (con != NULL) {
-            const char *v = drv->server_version ? drv->server_version(con) : NULL;
-            connected = true;
-            if (v != NULL)
-                snprintf(version, vlen, "%s", v);
-            have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
-            sb_db_disconnect(con);
-        } else {
-            snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
-        }
-    }
-    if (pids != NULL && *pids != '\0') {
-        found = sb_cpu_parse_pid_list(pids, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
-        if (found <= 0) {
-            snprintf(label, len, "not measured (%s)", why);
-            return false;
-        }
-        srv->npids = (size_t)found;
-        srv->include_children = true;
-        snprintf(label, len, "--server-pid=%s and their children", pids);
-        return true;
-    }
-    if (drv == NULL) {
-        snprintf(label, len, "not measured (no database driver)");
-        return false;
-    }
-    if (drv->server_endpoint == NULL) {
-        snprintf(label, len, "not measured (%s runs inside the client: its CPU is the client's)",
-                 drv->name);
-        return false;
-    }
-    if (!connected) {
-        snprintf(label, len, "not measured (cannot connect: %s)", conn_err);
-        return false;
-    }
-    if (!have_endpoint) {
-        snprintf(label, len, "not measured (the driver cannot tell where the server listens)");
-        return false;
-    }
-    found = sb_cpu_find_server(endpoint, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
-    if (found <= 0) {
-        snprintf(label, len, "not measured (%s)", why);
-        return false;
-    }
-    srv->npids = (size_t)found;
-    srv->include_children = drv->server_forks;
-    snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
-             srv->include_children ? " and its children" : "", endpoint);
-    return true;
-}
-
-/*
  * Waits for the workers to return. One still running --forced-shutdown
  * seconds after the deadline, or a few seconds after a signal (it is stuck
  * in a statement or a reconnect that does not look at the stop flag), is
@@ -982,7 +899,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         return 1;
     }
     print_header(run, env);
-    r->cpu_srv = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
+    r->cpu_srv = sb_run_find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
                              sizeof(server_version)) ? &cpu_srv : NULL;
     if (out != NULL &&
         sb_output_begin_point(out, run->nthreads, output_rate_mode(run->mode), run->rate,

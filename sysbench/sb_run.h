@@ -105,4 +105,14 @@ bool sb_run_wait_count(const unsigned *count, unsigned n, double grace_s);
 struct sb_driver_ops;
 int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *arg);
 
+/*
+ * Finds the server's processes for CPU accounting (--server-pid, else the
+ * local process listening where the driver connects) and the server's
+ * version (vlen bytes into version, "" if unknown) through one probe
+ * connection. Returns true when found; otherwise label says why not.
+ */
+struct sb_cpu_server;
+bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
+                        char *label, size_t len, char *version, size_t vlen);
+
 #endif /* SB_RUN_H */
