@@ -5,6 +5,7 @@
 #include "sb_run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sb_cpu.h"
@@ -93,3 +94,40 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
     return true;
 }
 
+
+struct probe_call {
+    const struct sb_lua_env *env;
+    struct sb_cpu_server srv;
+    char label[512], version[256];
+    bool found;
+};
+
+static void *probe_main(void *p)
+{
+    struct probe_call *c = p;
+    c->found = sb_run_find_server(c->env, &c->srv, c->label, sizeof(c->label), c->version,
+                                  sizeof(c->version));
+    return NULL;
+}
+
+int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
+                 size_t len, char *version, size_t vlen, bool *found)
+{
+    struct probe_call *c = calloc(1, sizeof(*c));
+    int rc;
+
+    *found = false;
+    if (c == NULL)
+        return -1;
+    /* Its own buffers: an abandoned thread may still write into them. */
+    c->env = env;
+    rc = sb_run_guarded(env->driver, probe_main, c);
+    if (rc != 0)
+        return rc; /* c stays with an abandoned thread */
+    *found = c->found;
+    *srv = c->srv;
+    snprintf(label, len, "%s", c->label);
+    snprintf(version, vlen, "%s", c->version);
+    free(c);
+    return 0;
+}

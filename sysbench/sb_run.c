@@ -891,6 +891,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     struct sb_cpu_sample cpu_before, cpu_after;
     char cpu_label[512], server_version[256], err[1024];
     const char *werr;
+    bool found;
     int rc;
 
     if (new_run(cfg, env, L, out, &run, &r) != 0) {
@@ -899,8 +900,18 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         return 1;
     }
     print_header(run, env);
-    r->cpu_srv = sb_run_find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
-                             sizeof(server_version)) ? &cpu_srv : NULL;
+    rc = sb_run_probe(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
+                      sizeof(server_version), &found);
+    if (rc != 0) {
+        if (rc > 0)
+            printf("\nInterrupted by signal %d before the run started.\n", sb_run_signal());
+        else
+            sb_fatal("cannot create a thread for the server probe");
+        if (!sb_run_abandoned())
+            free_run(run, r);
+        return rc > 0 ? 128 + sb_run_signal() : 1;
+    }
+    r->cpu_srv = found ? &cpu_srv : NULL;
     if (out != NULL &&
         sb_output_begin_point(out, run->nthreads, output_rate_mode(run->mode), run->rate,
                               run->jitter_us) == NULL) {

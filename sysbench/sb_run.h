@@ -115,4 +115,10 @@ struct sb_cpu_server;
 bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
                         char *label, size_t len, char *version, size_t vlen);
 
+/* sb_run_find_server in a guarded thread (sb_run_guarded), so that a
+ * signal does not wait for a connect timeout. Returns 0 (*found set), 1
+ * when a signal came first (the thread is abandoned), -1 on failure. */
+int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
+                 size_t len, char *version, size_t vlen, bool *found);
+
 #endif /* SB_RUN_H */
