@@ -265,6 +265,8 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
             sb_config.threads = sb_config.thread_list[ti];
             sb_config.tx_rate = sb_config.ntx_rate_list ? sb_config.tx_rate_list[ri] : 0;
             env->threads = sb_config.threads;
+            /* init(), done() and the hooks see the point being run. */
+            sb_lua_export_point(L, env);
             if (ti + ri > 0) {
                 sb_stop_reset();
                 if (!sweep_cooldown()) {
@@ -330,9 +332,7 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
                  env->script_path ? env->script_path : "-");
         return die(err);
     }
-    if (sb_lua_run_command(L, cmd, -1, err, sizeof(err)) != 0)
-        return die(err);
-    return 0;
+    return sb_run_main_command(L, env, cmd);
 }
 
 int main(int argc, char **argv)
@@ -497,6 +497,13 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "run") != 0 && sb_config.verbosity >= SB_LOG_NOTICE)
             printf("\n");
         rc = run_command(L, &env, cmd, &main_rand);
+    }
+    if (sb_run_abandoned()) {
+        /* A thread that did not stop may still use the Lua state, the
+         * driver and their memory: no clean-up, no atexit handlers. */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
     }
     sb_lua_close(L);
     sb_db_done(env.driver);

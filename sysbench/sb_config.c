@@ -208,6 +208,11 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0 ||
         load_checkpoints(set, err, errlen) != 0)
         return -1;
+    /* Intervals are labelled in whole seconds, and sysbench 1.0 takes an
+     * integer here: a fraction would give labels like [ 2s ] [ 2s ]. */
+    if (c->report_interval != floor(c->report_interval))
+        return fail(err, errlen, "invalid value for --%s: %s", "report-interval",
+                    "expected a whole number of seconds");
 
     s = sb_optset_str(set, "tx-late");
     if (s && strcmp(s, "catchup") == 0)

@@ -127,6 +127,11 @@ void sb_ffi_rand_unbind(struct sb_rand *r)
         cur_rand = NULL;
 }
 
+struct sb_rand *sb_ffi_rand_current(void)
+{
+    return cur_rand;
+}
+
 static struct sb_rand *thread_rand(void)
 {
     if (cur_rand != NULL)

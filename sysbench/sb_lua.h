@@ -117,6 +117,19 @@ int sb_lua_accept_undeclared(struct sb_args *args, struct sb_optset *set,
  * env->opts_as_globals. Never raises a Lua error. */
 void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env);
 
+/* Updates what differs between the points of a sweep (threads, tx_rate
+ * and their aliases) in L's sysbench.opt, and in the globals when
+ * env->opts_as_globals, to the point in sb_config. Only keys already
+ * there change. Never raises a Lua error. */
+void sb_lua_export_point(lua_State *L, const struct sb_lua_env *env);
+
+/* The generator 1.0's sb_rand_* functions use in the calling thread (the
+ * one its Lua state bound; NULL if none), and binding one: a thread that
+ * runs another thread's state (sb_run_guarded) takes over its generator. */
+struct sb_rand;
+struct sb_rand *sb_ffi_rand_current(void);
+void sb_ffi_rand_bind(struct sb_rand *r);
+
 /* Pushes t[key] of the table at idx without metamethods, or nil when the
  * value at idx is not a table. Never raises a Lua error. */
 void sb_lua_rawfield(lua_State *L, int idx, const char *key);

@@ -257,3 +257,42 @@ int sb_lua_accept_undeclared(struct sb_args *args, struct sb_optset *set,
     }
     return 0;
 }
+
+/* Sets t[key] = v in the table at idx when t[key] is already a number. */
+static void update_number(lua_State *L, int idx, const char *key, double v)
+{
+    if (idx < 0 && idx > LUA_REGISTRYINDEX) /* relative, not a pseudo-index */
+        idx = lua_gettop(L) + idx + 1;
+    lua_pushstring(L, key);
+    lua_rawget(L, idx);
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+        lua_pushstring(L, key);
+        lua_pushnumber(L, v);
+        lua_rawset(L, idx);
+    }
+    lua_pop(L, 1);
+}
+
+void sb_lua_export_point(lua_State *L, const struct sb_lua_env *env)
+{
+    static const char *const thread_keys[] = {"threads", "num_threads"};
+    int top = lua_gettop(L);
+
+    lua_pushstring(L, "sysbench");
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    if (lua_istable(L, -1)) {
+        lua_pushstring(L, "opt");
+        lua_rawget(L, -2);
+        if (lua_istable(L, -1)) {
+            for (size_t i = 0; i < 2; i++)
+                update_number(L, -1, thread_keys[i], sb_config.threads);
+            update_number(L, -1, "tx_rate", sb_config.tx_rate);
+        }
+    }
+    if (env->opts_as_globals) {
+        for (size_t i = 0; i < 2; i++)
+            update_number(L, LUA_GLOBALSINDEX, thread_keys[i], sb_config.threads);
+        update_number(L, LUA_GLOBALSINDEX, "tx_rate", sb_config.tx_rate);
+    }
+    lua_settop(L, top);
+}

@@ -137,6 +137,7 @@ void sb_pacer_init(struct sb_pacer *p, double rate_tps, unsigned nthreads,
     offset = ns_from_double(period * (double)(thread_idx % nthreads) /
                             (double)nthreads);
     p->base_ns = t0_ns + offset;
+    p->t0_ns = t0_ns;
     p->slot = 0;
     p->late_policy = policy;
     p->late = 0;
@@ -157,20 +158,22 @@ static double draw_jitter(const struct sb_pacer *p, struct sb_rand *r)
     return (sb_rand_next_double(r) - 0.5) * (double)p->jitter_ns;
 }
 
-/* Due time of slot k with jitter j, clamped to the uint64_t range. */
+/* Due time of slot k with jitter j, clamped to [t0, UINT64_MAX]. */
 static uint64_t due_time(const struct sb_pacer *p, uint64_t k, double j)
 {
     double off = slot_offset(p, k) + j;
+    uint64_t due;
 
     if (off >= 0) {
         uint64_t o = ns_from_double(off);
 
-        return o > UINT64_MAX - p->base_ns ? UINT64_MAX : p->base_ns + o;
+        due = o > UINT64_MAX - p->base_ns ? UINT64_MAX : p->base_ns + o;
     } else {
         uint64_t o = ns_from_double(-off);
 
-        return o > p->base_ns ? 0 : p->base_ns - o;
+        due = o > p->base_ns ? 0 : p->base_ns - o;
     }
+    return due < p->t0_ns ? p->t0_ns : due;
 }
 
 uint64_t sb_pacer_next(struct sb_pacer *p, struct sb_rand *r, uint64_t now_ns)

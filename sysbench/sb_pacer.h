@@ -44,6 +44,10 @@ struct sb_pacer {
      * sb_pacer_next returned last: the run counts a slot in its window by
      * this time, so jitter never moves a slot in or out of it. */
     uint64_t nominal_ns;
+    /* The schedule's origin: no slot is due before it, so a first slot's
+     * negative jitter is clamped here instead of the schedule starting
+     * half a jitter late (seconds at a tiny rate). */
+    uint64_t t0_ns;
 };
 
 /*

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,30 +18,6 @@
 #include "sb_report.h"
 #include "sb_stop.h"
 #include "sb_worker.h"
-
-int sb_stop_reason_value;
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-    sb_request_stop(SB_STOP_SIGNAL);
-}
-
-void sb_run_install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-int sb_run_signal(void)
-{
-    return stop_signal;
-}
 
 static double secs(uint64_t ns)
 {
@@ -71,6 +46,7 @@ struct reporter {
     int *ckpt_epoch;
     uint64_t ckpt_ns;
     size_t next_ckpt;          /* index into cfg->checkpoints */
+    bool hook_failed;          /* report_intermediate raised an error */
 };
 
 static uint64_t backlog_now(struct sb_run *run, uint64_t now)
@@ -149,7 +125,7 @@ static int call_hook(lua_State *L, const char *name, const struct sb_report_stat
     lua_remove(L, -2);
     push_stat(L, s, final);
     if (sb_lua_pcall(L, 1, 0, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
+        sb_fatal("sysbench.hooks.%s: %s", name, err);
         return -1;
     }
     return 0;
@@ -255,7 +231,13 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     cpu_server = cr.server.measured ? cr.server.util_pct : NAN;
     record_interval(r, &s, backlog, cpu_client, cpu_server);
     if (r->hook) {
-        call_hook(r->L, "report_intermediate", &s, false, SB_REPORT_INTERVAL);
+        /* One error line, not one per interval: the run stops, and its
+         * final report still shows what ran. */
+        if (call_hook(r->L, "report_intermediate", &s, false, SB_REPORT_INTERVAL) != 0) {
+            r->hook = false;
+            r->hook_failed = true;
+            sb_request_stop(SB_STOP_ERROR);
+        }
         return;
     }
     memset(&x, 0, sizeof(x));
@@ -451,146 +433,406 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
 }
 
 /*
- * Finds the server's processes for CPU accounting: --server-pid when
- * given, else the local process listening where the driver connects.
- * A server that forks per connection (the driver says so) is counted as
- * its whole process tree. Returns true when found; otherwise `label` says why not.
- *
- * A server driver gets one probe connection, which also yields the
- * server's version string for the result files (version, "" if unknown).
- * An embedded engine runs inside the client, so its library version is
- * the server's, and no probe is made (it would create a database file).
+ * Waits for the workers to return. One still running --forced-shutdown
+ * seconds after the deadline, or a few seconds after a signal (it is stuck
+ * in a statement or a reconnect that does not look at the stop flag), is
+ * left running: its statistics are still read for the report, and main
+ * ends the process with _exit. Returns how many were left.
  */
-static bool find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
-                        char *label, size_t len, char *version, size_t vlen)
-{
-    /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
-    const char *pids = sb_optset_str(env->general, "server-pid");
-    const struct sb_driver_ops *drv = env->driver;
-    char why[256], endpoint[320], conn_err[256] = "";
-    bool connected = false, have_endpoint = false;
-    struct sb_db_counters cnt;
-    struct sb_db_error err;
-    struct sb_conn *con;
-    int found;
-
-    memset(srv, 0, sizeof(*srv));
-    version[0] = '\0';
-    if (drv != NULL && drv->server_endpoint == NULL && drv->client_version != NULL &&
-        drv->client_version(version, vlen) != 0)
-        version[0] = '\0';
-    if (drv != NULL && drv->server_endpoint != NULL) {
-        memset(&cnt, 0, sizeof(cnt));
-        con = sb_db_connect(drv, &cnt, &err);
-        if (con != NULL) {
-            const char *v = drv->server_version ? drv->server_version(con) : NULL;
-            connected = true;
-            if (v != NULL)
-                snprintf(version, vlen, "%s", v);
-            have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
-            sb_db_disconnect(con);
-        } else {
-            snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
-        }
-    }
-    if (pids != NULL && *pids != '\0') {
-        found = sb_cpu_parse_pid_list(pids, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
-        if (found <= 0) {
-            snprintf(label, len, "not measured (%s)", why);
-            return false;
-        }
-        srv->npids = (size_t)found;
-        srv->include_children = true;
-        snprintf(label, len, "--server-pid=%s and their children", pids);
-        return true;
-    }
-    if (drv == NULL) {
-        snprintf(label, len, "not measured (no database driver)");
-        return false;
-    }
-    if (drv->server_endpoint == NULL) {
-        snprintf(label, len, "not measured (%s runs inside the client: its CPU is the client's)",
-                 drv->name);
-        return false;
-    }
-    if (!connected) {
-        snprintf(label, len, "not measured (cannot connect: %s)", conn_err);
-        return false;
-    }
-    if (!have_endpoint) {
-        snprintf(label, len, "not measured (the driver cannot tell where the server listens)");
-        return false;
-    }
-    found = sb_cpu_find_server(endpoint, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
-    if (found <= 0) {
-        snprintf(label, len, "not measured (%s)", why);
-        return false;
-    }
-    srv->npids = (size_t)found;
-    srv->include_children = drv->server_forks;
-    snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
-             srv->include_children ? " and its children" : "", endpoint);
-    return true;
-}
-
-/* Waits for every worker, giving up after --forced-shutdown. */
-static void join_workers(struct sb_run *run, uint64_t deadline_ns)
+static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
 {
     const struct sb_config *cfg = run->cfg;
+    double fs = cfg->forced_shutdown;
+    uint64_t force = fs > 0 && deadline_ns > 0 ? deadline_ns + (uint64_t)(fs * 1e9) : 0;
+    uint64_t sig_give_up = 0;
+    unsigned left = 0;
 
-    if (cfg->forced_shutdown > 0 && deadline_ns > 0) {
-        uint64_t force = deadline_ns + (uint64_t)(cfg->forced_shutdown * 1e9);
-        while (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
-            if (sb_now_ns() >= force) {
-                sb_fatal("forced shutdown: %u thread(s) still running %gs after the time limit",
-                         run->nthreads - run->finished, cfg->forced_shutdown);
-                fflush(stdout);
-                _exit(1);
-            }
-            sb_sleep_until_ns(sb_now_ns() + 10 * SB_NS_PER_MS);
-        }
+    while (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
+        uint64_t now = sb_now_ns();
+        if (sig_give_up == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
+            sig_give_up = now + (uint64_t)((fs > 0 ? fs : SB_RUN_SIGNAL_GRACE_S) * 1e9);
+        if ((force != 0 && now >= force) || (sig_give_up != 0 && now >= sig_give_up))
+            break;
+        sb_sleep_until_ns(now + 10 * SB_NS_PER_MS);
     }
-    for (unsigned i = 0; i < run->nthreads; i++)
-        pthread_join(run->workers[i].thread, NULL);
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        struct sb_worker *w = &run->workers[i];
+        if (!w->started)
+            continue;
+        if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+            pthread_join(w->thread, NULL);
+        else
+            left++;
+    }
+    if (left > 0) {
+        sb_run_abandon();
+        if (sb_stop_reason() == SB_STOP_SIGNAL)
+            sb_fatal("%u thread(s) did not stop within %gs of signal %d: reporting what ran",
+                     left, fs > 0 ? fs : SB_RUN_SIGNAL_GRACE_S, sb_run_signal());
+        else
+            sb_fatal("forced shutdown: %u thread(s) still running %gs after the time limit",
+                     left, fs);
+    }
+    return left;
 }
 
-static int start_threads(struct sb_run *run, void *(*fn)(void *))
+/* Starts the workers. A thread that cannot be created counts as ready,
+ * finished and failed, so nobody waits for it. */
+static void start_threads(struct sb_run *run)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     if (run->cfg->thread_stack_size > 0)
         pthread_attr_setstacksize(&attr, run->cfg->thread_stack_size);
     for (unsigned i = 0; i < run->nthreads; i++) {
-        int rc = pthread_create(&run->workers[i].thread, &attr, fn, &run->workers[i]);
-        if (rc != 0) {
-            sb_fatal("cannot create thread %u: %s", i, strerror(rc));
-            exit(1);
+        struct sb_worker *w = &run->workers[i];
+        int rc = pthread_create(&w->thread, &attr, sb_worker_main, w);
+        if (rc == 0) {
+            w->started = true;
+            continue;
         }
+        snprintf(w->err, sizeof(w->err), "cannot create thread %u: %s", i, strerror(rc));
+        w->failed = true;
+        __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
+        sb_request_stop(SB_STOP_ERROR);
     }
     pthread_attr_destroy(&attr);
-    return 0;
 }
 
-int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
-                     struct sb_output *out)
+/* Lets the workers start their loops (go), or only end (no go). */
+static void release_workers(struct sb_run *run, bool go)
 {
-    const struct sb_config *cfg = &sb_config;
-    struct sb_run *run = calloc(1, sizeof(*run));
-    struct reporter *r = calloc(1, sizeof(*r));
-    char err[1024];
-    uint64_t now, start, deadline = 0, warm_end = 0, next_report = 0, end;
-    pid_t *known = NULL;
-    size_t nknown;
-    struct sb_cpu_server cpu_srv;
-    struct sb_cpu_sample cpu_before, cpu_after;
-    char cpu_label[512], server_version[256];
-    int rc = 0;
-    unsigned n = cfg->threads;
+    pthread_mutex_lock(&run->go_lock);
+    run->go = go ? 1 : -1;
+    pthread_cond_broadcast(&run->go_cond);
+    pthread_mutex_unlock(&run->go_lock);
+}
 
-    if (run == NULL || r == NULL) {
+struct init_call {
+    lua_State *L;
+    char err[1024];
+    int rc;
+};
+
+static void *init_main(void *p)
+{
+    struct init_call *c = p;
+    c->rc = sb_lua_call_global(c->L, "init", -1, NULL, c->err, sizeof(c->err));
+    return NULL;
+}
+
+/* init() in the main state, in a thread of its own so that a signal ends
+ * it at once. Returns 0, 1 (error reported) or 128+signal. */
+static int call_init(lua_State *L, const struct sb_lua_env *env)
+{
+    struct init_call *c = calloc(1, sizeof(*c));
+    int rc;
+
+    if (c == NULL) {
         sb_fatal("out of memory");
         return 1;
     }
+    c->L = L;
+    rc = sb_run_guarded(env->driver, init_main, c);
+    if (rc == 1)
+        return 128 + sb_run_signal(); /* c stays with the abandoned thread */
+    if (rc < 0 || c->rc != 0) {
+        sb_fatal("%s", rc < 0 ? "cannot create a thread for init()" : c->err);
+        rc = 1;
+    }
+    free(c);
+    return rc;
+}
+
+/*
+ * init(), the workers' threads and their thread_init. Returns 0 when every
+ * worker is ready; otherwise the workers are told to end without running
+ * and it returns 1 (a failure, reported) or 128+signal. A signal does not
+ * wait for every connection: workers still connecting after a short grace
+ * are abandoned.
+ */
+static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_env *env)
+{
+    int rc = call_init(L, env);
+    if (rc != 0)
+        return rc;
+    /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    start_threads(run);
+    if (!sb_run_wait_count(&run->ready, run->nthreads, SB_RUN_SIGNAL_GRACE_S)) {
+        release_workers(run, false);
+        sb_run_abandon();
+        return 128 + sb_run_signal();
+    }
+    for (unsigned i = 0; i < run->nthreads && rc == 0; i++)
+        if (run->workers[i].failed) {
+            sb_fatal("%s", run->workers[i].err);
+            rc = 1;
+        }
+    if (rc == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
+        rc = 128 + sb_run_signal();
+    if (rc != 0) {
+        release_workers(run, false);
+        join_workers(run, 0);
+    }
+    return rc;
+}
+
+/* The first failed worker's error, NULL if none failed. */
+static const char *worker_error(const struct sb_run *run)
+{
+    for (unsigned i = 0; i < run->nthreads; i++)
+        if (run->workers[i].failed)
+            return run->workers[i].err;
+    return NULL;
+}
+
+/* Times the main loop works with, all in ns. */
+struct run_clock {
+    uint64_t start;       /* when the workers were released */
+    uint64_t warm_end;    /* end of warmup, 0 when over or none */
+    uint64_t next_report; /* next interval report, 0 for none */
+    uint64_t deadline;    /* --time, 0 for none */
+};
+
+/* Sets the schedule and the measurement origin, just before "go". */
+static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *c)
+{
+    const struct sb_config *cfg = run->cfg;
+    uint64_t now = sb_now_ns();
+
+    memset(c, 0, sizeof(*c));
+    /* The schedule starts now; a first slot whose negative jitter would
+     * put it before t0 is due at t0 (sb_pacer), so the measured window
+     * and --time start here even when a tiny rate makes the default
+     * jitter seconds long, and the window holds exactly rate x time
+     * nominal slots. */
+    run->t0_ns = now + SB_NS_PER_MS;
+    if (run->mode == SB_PACE_POISSON)
+        sb_arrivals_init(&run->arrivals, run->rate, run->t0_ns,
+                         cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL, &cfg->rand);
+    c->start = now;
+    if (cfg->warmup_time > 0) {
+        c->warm_end = now + (uint64_t)(cfg->warmup_time * 1e9);
+        if (cfg->verbosity >= SB_LOG_NOTICE)
+            printf("Warming up for %g second(s)...\n", cfg->warmup_time);
+    }
+    if (cfg->verbosity >= SB_LOG_NOTICE)
+        printf("Threads started!\n\n");
+    fflush(stdout);
+    r->start_ns = r->last_ns = c->warm_end ? c->warm_end
+                              : run->mode != SB_PACE_NONE ? run->t0_ns : now;
+    if (cfg->report_interval > 0)
+        c->next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
+    r->ckpt_ns = r->start_ns;
+    /* --time counts from the same origin as the reports, so the last
+     * interval line falls on the deadline rather than just after it. */
+    if (cfg->time_limit > 0)
+        c->deadline = r->start_ns + (uint64_t)(cfg->time_limit * 1e9);
+    /* Rate modes count exactly the slots whose nominal time falls in the
+     * measured window. */
+    run->window_start_ns = r->start_ns;
+    run->window_end_ns = c->deadline;
+    if (run->mode != SB_PACE_NONE)
+        sb_worker_start_pacing(run);
+}
+
+/* Warmup is over: the workers' statistics start again. */
+static void end_warmup(struct sb_run *run, struct reporter *r, uint64_t now,
+                       struct sb_cpu_sample *cpu_before)
+{
+    (void)now;
+    /* In rate modes each worker starts its window itself, at its first
+     * slot due at or after the end of warmup. */
+    __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
+    sb_cpu_sample(cpu_before, r->cpu_srv);
+    r->cpu_prev = *cpu_before;
+}
+
+/* The main thread is the reporter and the timekeeper until the workers
+ * finish or a stop is requested. */
+static void report_loop(struct sb_run *run, struct reporter *r, struct run_clock *c,
+                        struct sb_cpu_sample *cpu_before)
+{
+    const struct sb_config *cfg = run->cfg;
+    uint64_t now = c->start;
+
+    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
+        uint64_t wake = now + 100 * SB_NS_PER_MS;
+        if (c->warm_end && c->warm_end < wake)
+            wake = c->warm_end;
+        if (c->next_report && c->next_report < wake)
+            wake = c->next_report;
+        if (c->deadline && c->deadline < wake)
+            wake = c->deadline;
+        if (next_checkpoint(r) && next_checkpoint(r) < wake)
+            wake = next_checkpoint(r);
+        sb_sleep_until_ns(wake);
+        now = sb_now_ns();
+        if (c->warm_end && now >= c->warm_end) {
+            end_warmup(run, r, now, cpu_before);
+            c->warm_end = 0;
+        }
+        if (c->next_report && now >= c->next_report) {
+            interval_report(r, now, c->next_report);
+            /* Ticks missed while the main thread was descheduled are
+             * folded into this report; the schedule keeps its phase. */
+            while (c->next_report <= now)
+                c->next_report += (uint64_t)(cfg->report_interval * 1e9);
+        }
+        /* A checkpoint at the deadline is the final report's job. */
+        while (next_checkpoint(r) && now >= next_checkpoint(r) &&
+               (!c->deadline || next_checkpoint(r) < c->deadline)) {
+            checkpoint_report(r, now, cfg->checkpoints[r->next_ckpt]);
+            r->next_ckpt++;
+        }
+        if (c->deadline && now >= c->deadline)
+            sb_request_stop(SB_STOP_DONE);
+    }
+}
+
+/* What the final report needs besides the reporter. */
+struct final_in {
+    uint64_t end;                 /* when the last worker finished */
+    uint64_t deadline;            /* 0 for none */
+    struct sb_cpu_sample *cpu_before, *cpu_after;
+    const char *cpu_label, *server_version;
+};
+
+/* Each finished worker's CPU time in the measured window; NULL entries
+ * for workers that never left warmup or never finished. */
+static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t *ev)
+{
+    struct sb_cpu_thread *tcpu = calloc(run->nthreads, sizeof(*tcpu));
+
+    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++) {
+        const struct sb_worker *w = &run->workers[i];
+        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != run->epoch ||
+            !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) || !w->started)
+            continue;
+        tcpu[i].user_s = secs(w->cpu_end.user_ns - w->cpu_start.user_ns);
+        tcpu[i].system_s = secs(w->cpu_end.system_ns - w->cpu_start.system_ns);
+        tcpu[i].events = ev[i];
+    }
+    return tcpu;
+}
+
+/* Hands the point's final figures to the result files. */
+static void record_final(struct reporter *r, const struct sb_stats *total, double t,
+                         const struct sb_cpu_report *cr, const struct final_in *in,
+                         struct sb_cpu_thread *tcpu)
+{
+    struct sb_point_final pf;
+    const struct sb_lua_env *env = r->run->env;
+
+    memset(&pf, 0, sizeof(pf));
+    pf.total = total;
+    pf.time_s = t;
+    pf.max_backlog = r->max_backlog;
+    pf.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
+    pf.cpu = cr;
+    pf.server_label = in->cpu_label;
+    pf.thread_cpu = tcpu;
+    pf.nthread_cpu = r->run->nthreads;
+    if (sb_output_end_point(r->out, &pf) != 0)
+        sb_warn("out of memory: a point's final figures are missing from the result files");
+    /* Only a script that ran queries used the driver; one that did not
+     * says nothing about any server. */
+    if (r->sql && env->driver != NULL)
+        sb_output_set_server(r->out, env->driver->name, in->server_version);
+}
+
+/*
+ * The final report of what ran: every worker's own statistics, merged
+ * (also those of a worker that failed or was left running). Returns -1
+ * when the report_cumulative hook failed.
+ */
+static int final_report(struct reporter *r, lua_State *L, const struct final_in *in)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    unsigned n = run->nthreads;
+    struct sb_stats *total = calloc(1, sizeof(*total));
+    uint64_t *ev = calloc(n, sizeof(uint64_t));
+    double *busy = calloc(n, sizeof(double));
+    struct sb_cpu_thread *tcpu;
+    struct sb_cpu_report cr;
+    /* A run ended by --time is measured over exactly that window: a
+     * worker asleep until a slot beyond the deadline notices the stop only
+     * when it wakes, and that wait is not benchmark time. */
+    uint64_t stop_ns = in->deadline != 0 && in->end > in->deadline ? in->deadline : in->end;
+    double t = secs(stop_ns - r->start_ns), since = secs(stop_ns - r->ckpt_ns);
+    uint64_t b;
+    int rc = 0;
+
+    if (total == NULL || ev == NULL || busy == NULL) {
+        sb_fatal("out of memory: no final report");
+        free(total);
+        free(ev);
+        free(busy);
+        return -1;
+    }
+    gather(r, false, total, ev, busy);
+    tcpu = thread_cpu(run, ev);
+    /* The largest backlog at a late start (exact), or what was left due at
+     * the end of the window when the workers never caught up. */
+    b = backlog_now(run, in->end);
+    if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
+        b = run->arrivals.max_backlog;
+    for (unsigned i = 0; i < n; i++)
+        if (run->workers[i].measured && run->workers[i].max_backlog > b)
+            b = run->workers[i].max_backlog;
+    if (b > r->max_backlog)
+        r->max_backlog = b;
+    if (sb_stats_queries(total) > 0)
+        r->sql = true;
+    if (sb_stop_reason() == SB_STOP_SIGNAL)
+        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
+    else if (sb_stop_reason() == SB_STOP_ERROR || sb_run_abandoned())
+        printf("\nStopped by an error: reporting what ran.\n");
+    if (cfg->verbosity >= SB_LOG_NOTICE)
+        printf("\n");
+    sb_cpu_compute(in->cpu_before, in->cpu_after, total->c[SB_STAT_EVENTS], &cr);
+    if (has_hook(L, "report_cumulative")) {
+        struct sb_report_stat s;
+        sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
+        /* Every worker has finished: sysbench 1.0 reports 0 here. */
+        s.threads_running = 0;
+        if (call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL) != 0)
+            rc = -1;
+        sb_report_json_close(stdout);
+    } else if (cfg->verbosity >= SB_LOG_NOTICE) {
+        struct sb_final f;
+        fill_final(&f, r, total, ev, busy);
+        f.time_total = t;
+        f.interval_s = since;
+        sb_report_print_final(&f, stdout);
+        sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
+    }
+    if (r->out != NULL)
+        record_final(r, total, t, &cr, in, tcpu);
+    fflush(stdout);
+    free(total);
+    free(ev);
+    free(busy);
+    free(tcpu);
+    return rc;
+}
+
+/* Allocates the run and its reporter for cfg->threads workers. */
+static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lua_State *L,
+                   struct sb_output *out, struct sb_run **runp, struct reporter **rp)
+{
+    unsigned n = cfg->threads;
+    struct sb_run *run = calloc(1, sizeof(*run));
+    struct reporter *r = calloc(1, sizeof(*r));
+
+    *runp = run;
+    *rp = r;
+    if (run == NULL || r == NULL)
+        return -1;
     run->cfg = cfg;
     run->env = env;
     run->nthreads = n;
@@ -605,321 +847,149 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     run->workers = calloc(n, sizeof(*run->workers));
     r->prev = calloc(n, sizeof(*r->prev));
     r->prev_epoch = calloc(n, sizeof(int));
-    if (run->workers == NULL || r->prev == NULL || r->prev_epoch == NULL) {
-        sb_fatal("out of memory");
-        return 1;
-    }
-    for (unsigned i = 0; i < n; i++)
-        sb_worker_init(&run->workers[i], run, (int)i);
-    sb_worker_table_set(run->workers, n);
-    pthread_barrier_init(&run->ready, NULL, n + 1);
-    pthread_barrier_init(&run->go, NULL, n + 1);
-    pthread_mutex_init(&run->arrivals_lock, NULL);
     if (cfg->ncheckpoints > 0) {
         r->ckpt = calloc(n, sizeof(*r->ckpt));
         r->ckpt_epoch = calloc(n, sizeof(int));
-        if (r->ckpt == NULL || r->ckpt_epoch == NULL) {
-            sb_fatal("out of memory");
-            return 1;
-        }
     }
+    if (run->workers == NULL || r->prev == NULL || r->prev_epoch == NULL ||
+        (cfg->ncheckpoints > 0 && (r->ckpt == NULL || r->ckpt_epoch == NULL)))
+        return -1;
+    for (unsigned i = 0; i < n; i++)
+        sb_worker_init(&run->workers[i], run, (int)i);
+    pthread_mutex_init(&run->go_lock, NULL);
+    pthread_cond_init(&run->go_cond, NULL);
+    pthread_mutex_init(&run->arrivals_lock, NULL);
     r->run = run;
     r->L = L;
     r->hook = has_hook(L, "report_intermediate");
     r->out = out;
+    return 0;
+}
 
-    print_header(run, env);
-    r->cpu_srv = find_server(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
-                             sizeof(server_version)) ? &cpu_srv : NULL;
-    if (out != NULL &&
-        sb_output_begin_point(out, n, output_rate_mode(run->mode), run->rate,
-                              run->jitter_us) == NULL) {
-        sb_fatal("out of memory");
-        return 1;
+/* Frees what new_run allocated (either may be NULL, or partly built). */
+static void free_run(struct sb_run *run, struct reporter *r)
+{
+    if (run != NULL && run->workers != NULL) {
+        pthread_mutex_destroy(&run->go_lock);
+        pthread_cond_destroy(&run->go_cond);
+        pthread_mutex_destroy(&run->arrivals_lock);
     }
-    if (sb_lua_call_global(L, "init", -1, NULL, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        return 1;
-    }
-    /* The server's processes before the workers connect: the final
-     * sample waits for the backends started after this to be reaped. */
-    nknown = sb_cpu_server_tree_pids(r->cpu_srv, &known);
-    /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    start_threads(run, sb_worker_main);
-    pthread_barrier_wait(&run->ready);
-    for (unsigned i = 0; i < n; i++)
-        if (run->workers[i].failed) {
-            sb_fatal("%s", run->workers[i].err);
-            rc = 1;
-            break;
-        }
-    now = sb_now_ns();
-    /* Start the schedule a little ahead so no first slot is due in the
-     * past because of negative jitter. */
-    run->t0_ns = now + (uint64_t)(run->jitter_us * 500.0) + SB_NS_PER_MS;
-    if (run->mode == SB_PACE_POISSON)
-        sb_arrivals_init(&run->arrivals, run->rate, run->t0_ns, cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL,
-                         &cfg->rand);
-    start = now;
-    if (cfg->warmup_time > 0) {
-        warm_end = start + (uint64_t)(cfg->warmup_time * 1e9);
-        if (cfg->verbosity >= SB_LOG_NOTICE)
-            printf("Warming up for %g second(s)...\n", cfg->warmup_time);
-    }
-
-    if (rc == 0 && cfg->verbosity >= SB_LOG_NOTICE)
-        printf("Threads started!\n\n");
-    fflush(stdout);
-    /* Measure from the end of warmup, or in rate modes from the first
-     * scheduled start, so "achieved" compares like with like. */
-    r->start_ns = r->last_ns = warm_end ? warm_end
-                                        : run->mode != SB_PACE_NONE ? run->t0_ns : start;
-    if (cfg->report_interval > 0)
-        next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
-    r->ckpt_ns = r->start_ns;
-    /* --time counts from the same origin as the reports, so the last
-     * interval line falls on the deadline rather than just after it. */
-    if (cfg->time_limit > 0)
-        deadline = r->start_ns + (uint64_t)(cfg->time_limit * 1e9);
-    run->window_start_ns = r->start_ns;
-    run->window_end_ns = deadline;
-    if (run->mode != SB_PACE_NONE)
-        sb_worker_start_pacing(run);
-    sb_cpu_sample(&cpu_before, r->cpu_srv);
-    r->cpu_prev = cpu_before;
-    pthread_barrier_wait(&run->go);
-
-    /* The main thread is the reporter and the timekeeper. */
-    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < n) {
-        uint64_t wake = now + 100 * SB_NS_PER_MS;
-        if (warm_end && warm_end < wake)
-            wake = warm_end;
-        if (next_report && next_report < wake)
-            wake = next_report;
-        if (deadline && deadline < wake)
-            wake = deadline;
-        if (next_checkpoint(r) && next_checkpoint(r) < wake)
-            wake = next_checkpoint(r);
-        sb_sleep_until_ns(wake);
-        now = sb_now_ns();
-        if (warm_end && now >= warm_end) {
-            /* In rate modes each worker starts its window itself, at its
-             * first slot due at or after warm_end. */
-            __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
-            sb_cpu_sample(&cpu_before, r->cpu_srv);
-            r->cpu_prev = cpu_before;
-            warm_end = 0;
-        }
-        if (next_report && now >= next_report) {
-            interval_report(r, now, next_report);
-            /* Ticks missed while the main thread was descheduled are
-             * folded into this report; the schedule keeps its phase. */
-            while (next_report <= now)
-                next_report += (uint64_t)(cfg->report_interval * 1e9);
-        }
-        /* A checkpoint at the deadline is the final report's job. */
-        while (next_checkpoint(r) && now >= next_checkpoint(r) &&
-               (!deadline || next_checkpoint(r) < deadline)) {
-            checkpoint_report(r, now, cfg->checkpoints[r->next_ckpt]);
-            r->next_ckpt++;
-        }
-        if (deadline && now >= deadline)
-            sb_request_stop(SB_STOP_DONE);
-    }
-    /* Workers that ended on their own (event() returned true, or a custom
-     * thread_run finished) leave the stop flag unset. */
-    sb_request_stop(SB_STOP_DONE);
-    join_workers(run, deadline);
-    /* The interval reports' JSON array ends with them, as sysbench 1.0's
-     * ends with its reporting thread. */
-    sb_report_json_close(stdout);
-    sb_cpu_server_settle(r->cpu_srv, known, nknown, 2.0);
-    free(known);
-    sb_cpu_sample(&cpu_after, r->cpu_srv);
-    end = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (run->workers[i].failed && rc == 0) {
-            sb_fatal("%s", run->workers[i].err);
-            rc = 1;
-        }
-        if (run->workers[i].end_ns > end)
-            end = run->workers[i].end_ns;
-    }
-    if (rc != 0) {
+    if (run != NULL)
+        free(run->workers);
+    free(run);
+    if (r != NULL) {
         free(r->prev);
         free(r->prev_epoch);
         free(r->ckpt);
         free(r->ckpt_epoch);
-        return rc;
     }
-
-    /* Final figures: every worker's own statistics, merged. */
-    {
-        struct sb_stats *total = calloc(1, sizeof(*total));
-        uint64_t *ev = calloc(n, sizeof(uint64_t));
-        struct sb_cpu_thread *tcpu = calloc(n, sizeof(*tcpu));
-        double *busy = calloc(n, sizeof(double));
-        struct sb_final f;
-        struct sb_cpu_report cr;
-        /* A run ended by --time is measured over exactly that window:
-         * a worker asleep until a slot beyond the deadline notices the
-         * stop only when it wakes, and that wait is not benchmark time.
-         * Events that started before the deadline still count. */
-        uint64_t stop_ns = deadline != 0 && end > deadline ? deadline : end;
-        double t = secs(stop_ns - r->start_ns);
-        double since = secs(stop_ns - r->ckpt_ns);
-        uint64_t b;
-
-        /* Counted since the last checkpoint, if any; a worker that never
-         * left warmup counts as empty. */
-        gather(r, false, total, ev, busy);
-        for (unsigned i = 0; i < n; i++) {
-            struct sb_worker *w = &run->workers[i];
-            if (w->epoch != run->epoch)
-                continue;
-            if (tcpu != NULL) {
-                tcpu[i].user_s = secs(w->cpu_end.user_ns - w->cpu_start.user_ns);
-                tcpu[i].system_s = secs(w->cpu_end.system_ns - w->cpu_start.system_ns);
-                tcpu[i].events = ev[i];
-            }
-        }
-        /* The largest backlog at a late start (exact), or what was left
-         * due at the end of the window when the workers never caught up. */
-        b = backlog_now(run, end);
-        if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
-            b = run->arrivals.max_backlog;
-        for (unsigned i = 0; i < n; i++)
-            if (run->workers[i].measured && run->workers[i].max_backlog > b)
-                b = run->workers[i].max_backlog;
-        if (b > r->max_backlog)
-            r->max_backlog = b;
-        if (sb_stats_queries(total) > 0)
-            r->sql = true;
-        if (sb_stop_reason() == SB_STOP_SIGNAL)
-            printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
-        if (cfg->verbosity >= SB_LOG_NOTICE)
-            printf("\n");
-        sb_cpu_compute(&cpu_before, &cpu_after, total->c[SB_STAT_EVENTS], &cr);
-        if (has_hook(L, "report_cumulative")) {
-            struct sb_report_stat s;
-            sb_report_stat_from(&s, total, since, t, n,
-                                cfg->npercentiles ? cfg->percentiles[0] : 0);
-            /* Every worker has finished: sysbench 1.0 reports 0 here. */
-            s.threads_running = 0;
-            if (call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL) != 0)
-                rc = 1;
-            sb_report_json_close(stdout);
-        } else if (cfg->verbosity >= SB_LOG_NOTICE) {
-            fill_final(&f, r, total, ev, busy);
-            f.time_total = t;
-            f.interval_s = since;
-            sb_report_print_final(&f, stdout);
-            sb_report_print_cpu(&cr, cpu_label, tcpu, n, stdout);
-        }
-        if (out != NULL) {
-            struct sb_point_final pf;
-            memset(&pf, 0, sizeof(pf));
-            pf.total = total;
-            pf.time_s = t;
-            pf.max_backlog = r->max_backlog;
-            pf.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
-            pf.cpu = &cr;
-            pf.server_label = cpu_label;
-            pf.thread_cpu = tcpu;
-            pf.nthread_cpu = n;
-            if (sb_output_end_point(out, &pf) != 0)
-                sb_warn("out of memory: a point's final figures are missing from the result files");
-            /* Only a script that ran queries used the driver; one that
-             * did not says nothing about any server. */
-            if (r->sql && env->driver != NULL)
-                sb_output_set_server(out, env->driver->name, server_version);
-        }
-        free(total);
-        free(ev);
-        free(busy);
-        free(tcpu);
-    }
-    if (sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = 1;
-    }
-    sb_worker_table_set(NULL, 0);
-    pthread_barrier_destroy(&run->ready);
-    pthread_barrier_destroy(&run->go);
-    free(run->workers);
-    free(run);
-    free(r->prev);
-    free(r->prev_epoch);
-    free(r->ckpt);
-    free(r->ckpt_epoch);
     free(r);
-    if (rc == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
-        rc = 128 + sb_run_signal();
-    return rc;
 }
 
-/* ------------------------------------------------------------ commands */
-
-struct cmd_thread {
-    const struct sb_lua_env *env;
-    const char *name;
-    int tid;
-    struct sb_rand rand;
-    struct sb_db_counters counters;
-    struct sb_lua_thread lt;
-    pthread_t thread;
-    char err[1024];
-    bool failed;
-};
-
-static void *command_main(void *arg)
+int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
+                     struct sb_output *out)
 {
-    struct cmd_thread *c = arg;
-    const struct sb_driver_ops *drv = c->env->driver;
-    lua_State *L;
+    const struct sb_config *cfg = &sb_config;
+    struct sb_run *run;
+    struct reporter *r;
+    struct run_clock clk;
+    struct final_in fin;
+    struct sb_cpu_server cpu_srv;
+    struct sb_cpu_sample cpu_before, cpu_after;
+    char cpu_label[512], server_version[256], err[1024];
+    const char *werr;
+    pid_t *known = NULL;
+    size_t nknown;
+    bool found;
+    int rc;
 
-    if (drv != NULL && drv->thread_init != NULL)
-        drv->thread_init();
-    L = sb_lua_new_state(c->env, &c->lt, true, c->err, sizeof(c->err));
-    if (L == NULL || sb_lua_run_command(L, c->name, c->tid, c->err, sizeof(c->err)) != 0)
-        c->failed = true;
-    sb_lua_close(L);
-    if (drv != NULL && drv->thread_done != NULL)
-        drv->thread_done();
-    return NULL;
-}
-
-int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
-{
-    unsigned n = env->threads;
-    struct cmd_thread *t = calloc(n, sizeof(*t));
-    int rc = 0;
-
-    if (t == NULL) {
+    if (new_run(cfg, env, L, out, &run, &r) != 0) {
+        free_run(run, r);
         sb_fatal("out of memory");
         return 1;
     }
-    for (unsigned i = 0; i < n; i++) {
-        t[i].env = env;
-        t[i].name = name;
-        t[i].tid = (int)i;
-        sb_rand_seed_stream(&t[i].rand, sb_config.rand_seed, i, &sb_config.rand);
-        t[i].lt.tid = (int)i;
-        t[i].lt.rand = &t[i].rand;
-        t[i].lt.counters = &t[i].counters;
-        if (pthread_create(&t[i].thread, NULL, command_main, &t[i]) != 0) {
-            sb_fatal("cannot create thread %u", i);
-            exit(1);
-        }
+    print_header(run, env);
+    rc = sb_run_probe(env, &cpu_srv, cpu_label, sizeof(cpu_label), server_version,
+                      sizeof(server_version), &found);
+    if (rc != 0) {
+        if (rc > 0)
+            printf("\nInterrupted by signal %d before the run started.\n", sb_run_signal());
+        else
+            sb_fatal("cannot create a thread for the server probe");
+        if (!sb_run_abandoned())
+            free_run(run, r);
+        return rc > 0 ? 128 + sb_run_signal() : 1;
     }
-    for (unsigned i = 0; i < n; i++) {
-        pthread_join(t[i].thread, NULL);
-        if (t[i].failed && rc == 0) {
-            sb_fatal("%s", t[i].err);
-            rc = 1;
-        }
+    r->cpu_srv = found ? &cpu_srv : NULL;
+    if (out != NULL &&
+        sb_output_begin_point(out, run->nthreads, output_rate_mode(run->mode), run->rate,
+                              run->jitter_us) == NULL) {
+        free_run(run, r);
+        sb_fatal("out of memory");
+        return 1;
     }
-    free(t);
+    sb_worker_table_set(run->workers, run->nthreads);
+    /* The server's processes before the workers connect: the final sample
+     * waits for the backends started after this to be reaped. */
+    nknown = sb_cpu_server_tree_pids(r->cpu_srv, &known);
+    rc = start_workers(run, L, env);
+    if (rc != 0) {
+        free(known);
+        /* Nothing ran: no report. Abandoned threads keep their memory. */
+        if (rc > 128)
+            printf("\nInterrupted by signal %d before the run started.\n", sb_run_signal());
+        if (!sb_run_abandoned()) {
+            sb_worker_table_set(NULL, 0);
+            free_run(run, r);
+        }
+        return rc;
+    }
+    set_clock(run, r, &clk);
+    sb_cpu_sample(&cpu_before, r->cpu_srv);
+    r->cpu_prev = cpu_before;
+    release_workers(run, true);
+    report_loop(run, r, &clk, &cpu_before);
+    /* Workers that ended on their own (event() returned true, or a custom
+     * thread_run finished) leave the stop flag unset. */
+    sb_request_stop(SB_STOP_DONE);
+    join_workers(run, clk.deadline);
+    /* The interval reports' JSON array ends with them, as sysbench 1.0's
+     * ends with its reporting thread. */
+    sb_report_json_close(stdout);
+    if (!sb_run_abandoned())
+        sb_cpu_server_settle(r->cpu_srv, known, nknown, 2.0);
+    free(known);
+    sb_cpu_sample(&cpu_after, r->cpu_srv);
+    memset(&fin, 0, sizeof(fin));
+    for (unsigned i = 0; i < run->nthreads; i++)
+        if (run->workers[i].end_ns > fin.end)
+            fin.end = run->workers[i].end_ns;
+    if (sb_run_abandoned())
+        fin.end = sb_now_ns(); /* the run ended now for the threads left */
+    fin.deadline = clk.deadline;
+    fin.cpu_before = &cpu_before;
+    fin.cpu_after = &cpu_after;
+    fin.cpu_label = cpu_label;
+    fin.server_version = server_version;
+    /* The error first, then the report of what ran before it. */
+    werr = worker_error(run);
+    if (werr != NULL)
+        sb_fatal("%s", werr);
+    rc = werr != NULL || r->hook_failed || sb_run_abandoned() ? 1 : 0;
+    if (final_report(r, L, &fin) != 0)
+        rc = 1;
+    /* done() would clean up under the feet of a thread left running. */
+    if (!sb_run_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = 1;
+    }
+    if (!sb_run_abandoned()) {
+        sb_worker_table_set(NULL, 0);
+        free_run(run, r);
+    }
+    /* A failure caused by the signal (a reconnect given up) is still an
+     * interruption. */
+    if (sb_stop_reason() == SB_STOP_SIGNAL)
+        rc = 128 + sb_run_signal();
     return rc;
 }

@@ -27,6 +27,10 @@ enum sb_pace_mode {
 
 struct sb_worker;
 
+/* How long a signal waits for threads that do not stop (stuck in connect
+ * or a statement) before they are abandoned. */
+#define SB_RUN_SIGNAL_GRACE_S 2.0
+
 struct sb_run {
     const struct sb_config *cfg;
     const struct sb_lua_env *env;
@@ -42,7 +46,10 @@ struct sb_run {
     int epoch;                     /* bumped when warmup ends */
     uint64_t claimed;              /* events handed out (--events) */
     unsigned finished;             /* workers that have returned */
-    pthread_barrier_t ready, go;
+    unsigned ready;                /* workers past thread_init */
+    int go;                        /* set once the schedule is set */
+    pthread_mutex_t go_lock;       /* with go_cond, guards go */
+    pthread_cond_t go_cond;
     pthread_mutex_t arrivals_lock; /* guards arrivals */
     struct sb_arrivals arrivals;
 };
@@ -62,12 +69,59 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
                      struct sb_output *out);
 
 /* Runs a parallel command in env->threads threads, each with its own
- * state. Returns 0 or 1 (error reported). */
+ * state. Returns 0, 1 (error reported) or 128+signal: a signal ends it at
+ * once, abandoning the threads (sb_run_abandoned). */
 int sb_run_parallel_command(const struct sb_lua_env *env, const char *name);
+
+/* Runs command `name` of the main state L in a thread of its own, so that
+ * a signal ends it at once (the thread is abandoned). Returns 0, 1 (error
+ * reported) or 128+signal. L must not be used again after an abandon. */
+int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *name);
 
 /* Installs SIGINT/SIGTERM handlers that request a stop. */
 void sb_run_install_signals(void);
 /* The signal that stopped the run, 0 if none. */
 int sb_run_signal(void);
+
+/*
+ * True once a thread was left running because it did not stop (a signal
+ * during a blocking call, --forced-shutdown). Its memory, the main Lua
+ * state and the driver may still be in use: main must then skip every
+ * clean-up and end the process with _exit after flushing its output.
+ */
+bool sb_run_abandoned(void);
+void sb_run_abandon(void);
+
+/*
+ * Waits until *count (updated atomically by other threads) reaches n.
+ * Once a signal asks to stop, waits at most grace_s more seconds. Returns
+ * false when it gave up.
+ */
+bool sb_run_wait_count(const unsigned *count, unsigned n, double grace_s);
+
+/*
+ * Runs fn(arg) in a new thread (with the driver's per-thread set-up, drv
+ * may be NULL) while the main thread polls for a signal. Returns 0 when fn
+ * returned, 1 when a signal came first (the thread is abandoned), -1 when
+ * no thread could be created.
+ */
+struct sb_driver_ops;
+int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *arg);
+
+/*
+ * Finds the server's processes for CPU accounting (--server-pid, else the
+ * local process listening where the driver connects) and the server's
+ * version (vlen bytes into version, "" if unknown) through one probe
+ * connection. Returns true when found; otherwise label says why not.
+ */
+struct sb_cpu_server;
+bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
+                        char *label, size_t len, char *version, size_t vlen);
+
+/* sb_run_find_server in a guarded thread (sb_run_guarded), so that a
+ * signal does not wait for a connect timeout. Returns 0 (*found set), 1
+ * when a signal came first (the thread is abandoned), -1 on failure. */
+int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
+                 size_t len, char *version, size_t vlen, bool *found);
 
 #endif /* SB_RUN_H */

@@ -6,6 +6,7 @@
 #include <lauxlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "sb_clock.h"
 #include "sb_config.h"
@@ -278,6 +279,30 @@ void sb_worker_count_trx(struct sb_worker *w)
     sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
 }
 
+/* Waits until the run lets the workers start. False when it will not (a
+ * failure or a signal during set-up): the thread only cleans up. */
+static bool wait_go(struct sb_run *run)
+{
+    int go;
+
+    pthread_mutex_lock(&run->go_lock);
+    while ((go = run->go) == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        /* A signal cannot wake the condition: poll for it. */
+        if (sb_stop_reason() == SB_STOP_SIGNAL)
+            break;
+        pthread_cond_timedwait(&run->go_cond, &run->go_lock, &ts);
+    }
+    pthread_mutex_unlock(&run->go_lock);
+    return go > 0;
+}
+
 void *sb_worker_main(void *arg)
 {
     struct sb_worker *w = arg;
@@ -294,8 +319,9 @@ void *sb_worker_main(void *arg)
         ok = false;
     if (!ok)
         fail(w);
-    pthread_barrier_wait(&run->ready);
-    pthread_barrier_wait(&run->go);
+    __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+    if (!wait_go(run))
+        ok = false;
 
     /* As in sysbench 1.0, every thread enters its loop, also one that will
      * get no event (an event limit already reached, a stop during start):
@@ -318,7 +344,7 @@ void *sb_worker_main(void *arg)
         char err2[1024];
         if (sb_lua_call_global(w->L, "thread_done", w->tid, NULL, err2, sizeof(err2)) != 0 &&
             ok) {
-            snprintf(w->err, sizeof(w->err), "%s", err2);
+            snprintf(w->err, sizeof(w->err), "thread_done: %.900s", err2);
             fail(w);
         }
         sb_worker_publish(w);
@@ -330,6 +356,7 @@ void *sb_worker_main(void *arg)
     w->L = NULL;
     if (drv != NULL && drv->thread_done != NULL)
         drv->thread_done();
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
     return NULL;
 }

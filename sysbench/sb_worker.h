@@ -51,6 +51,8 @@ struct sb_worker {
     bool measured;
     uint64_t taken;
     uint64_t max_backlog;
+    bool started;                  /* its thread was created */
+    unsigned done;                 /* set (atomically) when it returns */
     bool failed;
     char err[1024];
 };

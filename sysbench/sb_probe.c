@@ -1,0 +1,133 @@
+/*
+ * The server probe before a run: the server's processes for CPU accounting
+ * and its version; see sb_run.h.
+ */
+#include "sb_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_cpu.h"
+#include "sb_driver.h"
+
+/*
+ * Finds the server's processes for CPU accounting: --server-pid when
+ * given, else the local process listening where the driver connects.
+ * A server that forks per connection (the driver says so) is counted as
+ * its whole process tree. Returns true when found; otherwise `label` says why not.
+ *
+ * A server driver gets one probe connection, which also yields the
+ * server's version string for the result files (version, "" if unknown).
+ * An embedded engine runs inside the client, so its library version is
+ * the server's, and no probe is made (it would create a database file).
+ */
+bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
+                        char *label, size_t len, char *version, size_t vlen)
+{
+    /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
+    const char *pids = sb_optset_str(env->general, "server-pid");
+    const struct sb_driver_ops *drv = env->driver;
+    char why[256], endpoint[320], conn_err[256] = "";
+    bool connected = false, have_endpoint = false;
+    struct sb_db_counters cnt;
+    struct sb_db_error err;
+    struct sb_conn *con;
+    int found;
+
+    memset(srv, 0, sizeof(*srv));
+    version[0] = '\0';
+    if (drv != NULL && drv->server_endpoint == NULL && drv->client_version != NULL &&
+        drv->client_version(version, vlen) != 0)
+        version[0] = '\0';
+    if (drv != NULL && drv->server_endpoint != NULL) {
+        memset(&cnt, 0, sizeof(cnt));
+        con = sb_db_connect(drv, &cnt, &err);
+        if (con != NULL) {
+            const char *v = drv->server_version ? drv->server_version(con) : NULL;
+            connected = true;
+            if (v != NULL)
+                snprintf(version, vlen, "%s", v);
+            have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
+            sb_db_disconnect(con);
+        } else {
+            snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
+        }
+    }
+    if (pids != NULL && *pids != '\0') {
+        found = sb_cpu_parse_pid_list(pids, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+        if (found <= 0) {
+            snprintf(label, len, "not measured (%s)", why);
+            return false;
+        }
+        srv->npids = (size_t)found;
+        srv->include_children = true;
+        snprintf(label, len, "--server-pid=%s and their children", pids);
+        return true;
+    }
+    if (drv == NULL) {
+        snprintf(label, len, "not measured (no database driver)");
+        return false;
+    }
+    if (drv->server_endpoint == NULL) {
+        snprintf(label, len, "not measured (%s runs inside the client: its CPU is the client's)",
+                 drv->name);
+        return false;
+    }
+    if (!connected) {
+        snprintf(label, len, "not measured (cannot connect: %s)", conn_err);
+        return false;
+    }
+    if (!have_endpoint) {
+        snprintf(label, len, "not measured (the driver cannot tell where the server listens)");
+        return false;
+    }
+    found = sb_cpu_find_server(endpoint, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+    if (found <= 0) {
+        snprintf(label, len, "not measured (%s)", why);
+        return false;
+    }
+    srv->npids = (size_t)found;
+    srv->include_children = drv->server_forks;
+    snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
+             srv->include_children ? " and its children" : "", endpoint);
+    return true;
+}
+
+
+struct probe_call {
+    const struct sb_lua_env *env;
+    struct sb_cpu_server srv;
+    char label[512], version[256];
+    bool found;
+};
+
+static void *probe_main(void *p)
+{
+    struct probe_call *c = p;
+    c->found = sb_run_find_server(c->env, &c->srv, c->label, sizeof(c->label), c->version,
+                                  sizeof(c->version));
+    return NULL;
+}
+
+int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
+                 size_t len, char *version, size_t vlen, bool *found)
+{
+    struct probe_call *c = calloc(1, sizeof(*c));
+    int rc;
+
+    *found = false;
+    if (c == NULL)
+        return -1;
+    /* Its own buffers: an abandoned thread may still write into them. */
+    c->env = env;
+    rc = sb_run_guarded(env->driver, probe_main, c);
+    if (rc != 0)
+        return rc; /* c stays with an abandoned thread */
+    *found = c->found;
+    *srv = c->srv;
+    snprintf(label, len, "%s", c->label);
+    snprintf(version, vlen, "%s", c->version);
+    free(c);
+    return 0;
+}

@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+#
+# The run engine's stop and exit paths (SQLite only): signals during
+# prepare, parallel commands and connection set-up; tiny --tx-rate with
+# --time; errors in the report hooks and thread_done; --forced-shutdown;
+# a fatal error in one worker; fractional --report-interval; sysbench.opt
+# in a sweep. Time bounds are generous ("within --time + 10 s"): they catch
+# hangs, not slowness.
+#
+# Run by `make check`, or by hand: bash tests/cli/robust_tests.sh
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+# wait_for FILE STRING: waits (up to 20 s) until FILE contains STRING, so a
+# signal is sent once the phase under test has begun, not after a guess.
+wait_for() {
+    local i
+    for i in $(seq 200); do
+        grep -qF -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "$1 never showed '$2'"
+    return 1
+}
+
+# sb_wait_max SECONDS: sb_wait, but a sysbench still running after
+# SECONDS is killed (the case fails) instead of stalling the suite.
+sb_wait_max() {
+    local i
+    for i in $(seq $(($1 * 10))); do
+        kill -0 "$SB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$SB_PID" 2>/dev/null; then
+        kill -KILL "$SB_PID"
+        fail "still running $1 s after the signal"
+    fi
+    sb_wait
+}
+
+# A loop that never returns and never looks at the stop flag: what a
+# statement blocked on a lock, or a connect to a dead host, looks like.
+BUSY='local x = 0 while true do x = x + 1 end'
+
+# ---------------------------------------------------------------- signals outside the measured run
+
+for sig in INT:130 TERM:143; do
+    name=${sig%%:*}
+    code=${sig#*:}
+
+    tcase "SIG$name during a main-state prepare exits $code at once"
+    printf 'function prepare()\n  print("preparing")\n  io.stdout:flush()\n  %s\nend\n' "$BUSY" >p.lua
+    start=$(date +%s)
+    sb_bg p.lua prepare
+    wait_for out preparing || { kill -KILL "$SB_PID"; sb_wait; continue; }
+    kill -"$name" "$SB_PID"
+    sb_wait_max 15
+    assert_exit "$code"
+    assert_lt $(($(date +%s) - start)) 15 "seconds until exit"
+    assert_no_crash
+
+    tcase "SIG$name during a parallel prepare exits $code at once"
+    cat >pp.lua <<EOF
+function cmd()
+  print("preparing " .. sysbench.tid)
+  io.stdout:flush()
+  $BUSY
+end
+sysbench.cmdline.commands = { prepare = {cmd, sysbench.cmdline.PARALLEL_COMMAND} }
+EOF
+    start=$(date +%s)
+    sb_bg pp.lua --threads=2 prepare
+    wait_for out "preparing 1" || { kill -KILL "$SB_PID"; sb_wait; continue; }
+    kill -"$name" "$SB_PID"
+    sb_wait_max 15
+    assert_exit "$code"
+    assert_lt $(($(date +%s) - start)) 15 "seconds until exit"
+    assert_no_crash
+done
+
+tcase "SIGINT during connection set-up does not wait for every thread"
+cat >ti.lua <<EOF
+function thread_init()
+  if sysbench.tid == 1 then
+    print("stuck in thread_init")
+    io.stdout:flush()
+    $BUSY
+  end
+end
+function event() end
+EOF
+start=$(date +%s)
+sb_bg ti.lua --threads=2 --time=60 run
+wait_for out "stuck in thread_init" || { kill -KILL "$SB_PID"; sb_wait; }
+kill -INT "$SB_PID"
+sb_wait_max 15
+assert_exit 130
+assert_lt $(($(date +%s) - start)) 15 "seconds until exit"
+assert_contains out "before the run started"
+assert_not_contains out "General statistics:"
+assert_no_crash
+
+tcase "SIGINT during init() exits 130 at once"
+printf 'function init()\n  print("in init")\n  io.stdout:flush()\n  %s\nend\nfunction event() end\n' "$BUSY" >in.lua
+start=$(date +%s)
+sb_bg in.lua --time=60 run
+wait_for out "in init" || { kill -KILL "$SB_PID"; sb_wait; }
+kill -INT "$SB_PID"
+sb_wait_max 15
+assert_exit 130
+assert_lt $(($(date +%s) - start)) 15 "seconds until exit"
+assert_no_crash
+
+tcase "SIGINT during a measured event stuck in Lua still reports what ran"
+cat >st.lua <<EOF
+local n = 0
+function event()
+  n = n + 1
+  if n == 100 then
+    print("stuck in event")
+    io.stdout:flush()
+    $BUSY
+  end
+end
+EOF
+start=$(date +%s)
+sb_bg st.lua --time=60 run
+wait_for out "stuck in event" || { kill -KILL "$SB_PID"; sb_wait; }
+kill -INT "$SB_PID"
+sb_wait_max 15
+assert_exit 130
+assert_lt $(($(date +%s) - start)) 15 "seconds until exit"
+assert_contains out "General statistics:"
+assert_eq "$(report_num out "total number of events:")" 99 "events reported"
+
+# ---------------------------------------------------------------- tiny rates
+
+tcase "--tx-rate=0.01 --time=1 ends at about 1 s"
+write_ev
+start=$(date +%s)
+sb ev.lua run --tx-rate=0.01 --time=1
+assert_exit 0
+assert_lt $(($(date +%s) - start)) 5 "seconds for a 1-second run"
+tt=$(report_num out "total time:")
+assert_between "${tt:-99}" 0.9 2 "reported total time"
+assert_no_crash
+
+tcase "--rate=0.01 (Poisson) --time=1 ends at about 1 s"
+write_ev
+start=$(date +%s)
+sb ev.lua run --rate=0.01 --time=1
+assert_exit 0
+assert_lt $(($(date +%s) - start)) 5 "seconds for a 1-second run"
+assert_no_crash
+
+# ---------------------------------------------------------------- hook and thread_done errors
+
+tcase "an error in report_intermediate stops the run: one FATAL, the report, exit 1"
+cat >ri.lua <<'EOF'
+function event() end
+sysbench.hooks.report_intermediate = function() error("bad hook") end
+EOF
+start=$(date +%s)
+sb ri.lua run --time=20 --report-interval=1
+assert_exit 1
+assert_fatal "bad hook"
+assert_contains err "report_intermediate"
+assert_lt $(($(date +%s) - start)) 10 "seconds until exit"
+assert_contains out "General statistics:"
+ev=$(report_num out "total number of events:")
+assert_gt "${ev:-0}" 0 "events reported"
+
+tcase "an error in thread_done keeps the measured run"
+printf 'function event() end\nfunction thread_done()\n  error("bad done")\nend\n' >td.lua
+sb td.lua run --time=1 --threads=2
+assert_exit 1
+assert_fatal "bad done"
+assert_contains err "thread_done"
+assert_contains out "General statistics:"
+ev=$(report_num out "total number of events:")
+assert_gt "${ev:-0}" 0 "events reported"
+
+tcase "a fatal error in one worker still reports what ran"
+cat >we.lua <<'EOF'
+local n = 0
+function event()
+  n = n + 1
+  if sysbench.tid == 1 and n == 500 then error("worker gave up") end
+end
+EOF
+sb we.lua run --time=20 --threads=2
+assert_exit 1
+assert_fatal "worker gave up"
+assert_contains out "General statistics:"
+ev=$(report_num out "total number of events:")
+assert_ge "${ev:-0}" 499 "events reported"
+
+# ---------------------------------------------------------------- forced shutdown
+
+tcase "--forced-shutdown reports what ran and exits non-zero"
+cat >fs.lua <<EOF
+local n = 0
+function event()
+  n = n + 1
+  if n > 50 then $BUSY end
+end
+EOF
+start=$(date +%s)
+sb fs.lua run --time=1 --forced-shutdown=1 --json=r.json
+assert_exit 1
+assert_fatal "forced shutdown"
+assert_lt $(($(date +%s) - start)) 12 "seconds until exit"
+assert_contains out "General statistics:"
+assert_eq "$(report_num out "total number of events:")" 50 "events reported"
+# The result file holds the point, not 0 bytes.
+assert_contains r.json '"final"'
+assert_not_contains r.json '"final": null'
+
+# ---------------------------------------------------------------- report interval and sweeps
+
+tcase "--report-interval=0.5 is rejected with one line (sysbench 1.0 takes whole seconds)"
+write_ev
+sb ev.lua run --time=1 --report-interval=0.5
+assert_exit 1
+assert_fatal "report-interval"
+assert_not_contains out "Threads started"
+
+tcase "--report-interval=1 still labels whole seconds"
+write_ev
+sb ev.lua run --time=2 --report-interval=1
+assert_exit 0
+assert_match out '^\[ 1s \]'
+assert_match out '^\[ 2s \]'
+
+tcase "sysbench.opt.threads in the main state follows the sweep point"
+cat >sw.lua <<'EOF'
+function init() print("init_threads=" .. sysbench.opt.threads) end
+function event() end
+function done() print("done_threads=" .. sysbench.opt.threads) end
+EOF
+sb sw.lua run --threads=1,3 --time=1
+assert_exit 0
+assert_eq "$(grep -E '^init_threads=' out | cut -d= -f2 | tr '\n' ' ')" "1 3 " "init() saw threads"
+assert_eq "$(grep -E '^done_threads=' out | cut -d= -f2 | tr '\n' ' ')" "1 3 " "done() saw threads"
+
+tcase "a 0.5-style script's num_threads global follows the sweep point"
+printf 'function init() print("g=" .. num_threads) end\nfunction event() end\n' >g.lua
+sb g.lua run --threads=2,1 --time=1 --undeclared=1
+assert_exit 0
+assert_eq "$(grep -E '^g=' out | cut -d= -f2 | tr '\n' ' ')" "2 1 " "num_threads global"
+
+finish
