@@ -14,6 +14,7 @@ secs=${1:-60}
 shift || true
 harnesses=("$@")
 [ "${#harnesses[@]}" -gt 0 ] || harnesses=(options config json script)
+"$top/scripts/deps.sh" --servers
 command -v clang >/dev/null || { echo "scripts/fuzz.sh needs clang (libFuzzer)" >&2; exit 1; }
 
 cd "$top"
