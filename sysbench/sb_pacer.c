@@ -255,31 +255,6 @@ void sb_pacer_start_window(struct sb_pacer *p, uint64_t start_ns)
     p->skipped = 0;
 }
 
-void sb_pacer_rebase(struct sb_pacer *p, uint64_t now_ns)
-{
-    double elapsed = ns_diff(now_ns, p->base_ns);
-    double half = (double)p->jitter_ns / 2.0;
-    double est;
-    uint64_t k = p->slot;
-
-    /*
-     * The next slot is the first whose earliest possible start, centre -
-     * J/2, is not before now: whatever jitter it draws, it is on time, so
-     * the measured run starts without a single late transaction.
-     */
-    est = ceil((elapsed + half) / p->period_exact_ns);
-    if (est > (double)k && est < 1.8e19) {
-        k = (uint64_t)est;
-        while (k > p->slot && slot_offset(p, k - 1) - half >= elapsed)
-            k--;
-    }
-    while (slot_offset(p, k) - half < elapsed)
-        k++;
-    p->slot = k;
-    p->late = 0;
-    p->skipped = 0;
-}
-
 /* ------------------------------------------------------------- Poisson */
 
 /* One exponential inter-arrival time; 1 - u is in (0, 1], so the log is
@@ -365,19 +340,6 @@ uint64_t sb_arrivals_take(struct sb_arrivals *a, uint64_t now_ns)
     a->taken++;
     a->take_time += draw_gap(&a->take_rng, a->mean_ns);
     return due;
-}
-
-void sb_arrivals_rebase(struct sb_arrivals *a, uint64_t now_ns)
-{
-    /* The process is memoryless, so restarting at now with a fresh gap is
-     * the same process; the counting walk restarts from the same state. */
-    a->take_time = (double)now_ns + draw_gap(&a->take_rng, a->mean_ns);
-    a->ahead_rng = a->take_rng;
-    a->ahead_time = a->take_time;
-    a->taken = 0;
-    a->counted = 0;
-    a->max_backlog = 0;
-    a->late = 0;
 }
 
 void sb_arrivals_start_window(struct sb_arrivals *a, uint64_t start_ns)

@@ -87,13 +87,6 @@ void sb_pacer_init(struct sb_pacer *p, double rate_tps, unsigned nthreads,
 uint64_t sb_pacer_next(struct sb_pacer *p, struct sb_rand *r, uint64_t now_ns);
 
 /*
- * Drops every slot due before now_ns without counting it as late or
- * skipped, keeping the phase of the schedule; used when warmup ends so no
- * backlog is carried into the measured run. Resets the counters.
- */
-void sb_pacer_rebase(struct sb_pacer *p, uint64_t now_ns);
-
-/*
  * Number of slots whose nominal time (centre, no jitter) is at or before
  * now_ns. Pure; reads only fields sb_pacer_init sets, so another thread may
  * call it on a pacer initialised before the threads started. The slots due
@@ -142,10 +135,6 @@ uint64_t sb_arrivals_take(struct sb_arrivals *a, uint64_t now_ns);
 
 /* Arrivals due at or before now_ns and not yet taken. */
 uint64_t sb_arrivals_backlog(struct sb_arrivals *a, uint64_t now_ns);
-
-/* Restarts the sequence at now_ns with no backlog (end of warmup); keeps
- * the generators' state so the run stays reproducible. Resets counters. */
-void sb_arrivals_rebase(struct sb_arrivals *a, uint64_t now_ns);
 
 /*
  * Starts the measured window at start_ns (end of warmup), once: arrivals

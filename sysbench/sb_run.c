@@ -640,10 +640,9 @@ static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *
 }
 
 /* Warmup is over: the workers' statistics start again. */
-static void end_warmup(struct sb_run *run, struct reporter *r, uint64_t now,
+static void end_warmup(struct sb_run *run, struct reporter *r,
                        struct sb_cpu_sample *cpu_before)
 {
-    (void)now;
     /* In rate modes each worker starts its window itself, at its first
      * slot due at or after the end of warmup. */
     __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
@@ -672,7 +671,7 @@ static void report_loop(struct sb_run *run, struct reporter *r, struct run_clock
         sb_sleep_until_ns(wake);
         now = sb_now_ns();
         if (c->warm_end && now >= c->warm_end) {
-            end_warmup(run, r, now, cpu_before);
+            end_warmup(run, r, cpu_before);
             c->warm_end = 0;
         }
         if (c->next_report && now >= c->next_report) {

@@ -398,70 +398,6 @@ START_TEST(test_skip)
 }
 END_TEST
 
-/* Rebase drops the backlog silently and keeps the phase. */
-START_TEST(test_rebase)
-{
-    struct sb_rand_params params;
-    struct sb_rand r;
-    struct sb_pacer p;
-    uint64_t due;
-    int trial;
-
-    sb_rand_params_default(&params);
-    sb_rand_seed_stream(&r, 17, 0, &params);
-    sb_pacer_init(&p, 1000, 1, 0, NO_JITTER, SB_LATE_CATCHUP, T0);
-    sb_pacer_next(&p, &r, 0);
-    /* Build up some counts first. */
-    sb_pacer_next(&p, &r, T0 + 5 * MS);
-    sb_pacer_next(&p, &r, T0 + 5 * MS);
-    ck_assert_uint_eq(p.late, 2);
-
-    sb_pacer_rebase(&p, T0 + 10 * MS + MS / 2);
-    ck_assert_uint_eq(p.late, 0);
-    ck_assert_uint_eq(p.skipped, 0);
-    due = sb_pacer_next(&p, &r, T0 + 10 * MS + MS / 2);
-    ck_assert_uint_eq(due, T0 + 11 * MS);
-    ck_assert_uint_eq(p.late, 0);
-
-    /* A rebase at an exact due time keeps that slot. */
-    sb_pacer_rebase(&p, T0 + 20 * MS);
-    ck_assert_uint_eq(sb_pacer_next(&p, &r, T0 + 20 * MS), T0 + 20 * MS);
-    ck_assert_uint_eq(p.late, 0);
-
-    /* A rebase before the next slot changes nothing. */
-    sb_pacer_rebase(&p, T0 + 20 * MS + 1);
-    ck_assert_uint_eq(sb_pacer_next(&p, &r, 0), T0 + 21 * MS);
-    sb_pacer_rebase(&p, T0);
-    ck_assert_uint_eq(sb_pacer_next(&p, &r, 0), T0 + 22 * MS);
-
-    /* Skip counts are reset as well. */
-    sb_pacer_init(&p, 1000, 1, 0, NO_JITTER, SB_LATE_SKIP, T0);
-    sb_pacer_next(&p, &r, T0 + 50 * MS + 1);
-    ck_assert_uint_eq(p.skipped, 50);
-    sb_pacer_rebase(&p, T0 + 60 * MS + 1);
-    ck_assert_uint_eq(p.skipped, 0);
-    ck_assert_uint_eq(p.late, 0);
-
-    /* With jitter the first start after a rebase is never late, and the
-     * phase is kept: it is in slot ceil(...) of the original schedule. */
-    for (trial = 0; trial < 2000; trial++) {
-        uint64_t now = T0 + (uint64_t)(trial * 104729 % 1000000) * 997;
-        uint64_t slot;
-
-        sb_pacer_init(&p, 1000, 3, 1, 1000, SB_LATE_CATCHUP, T0);
-        sb_pacer_rebase(&p, now);
-        slot = p.slot;
-        due = sb_pacer_next(&p, &r, now);
-        ck_assert(due >= now);
-        ck_assert_uint_eq(p.late, 0);
-        ck_assert(fabs(signed_diff(due, (double)p.base_ns + (double)slot * 3e6))
-                  <= 1.5e6 + 1);
-        /* At most one slot that might have been on time is dropped. */
-        ck_assert(due - now <= 3 * 3 * MS / 2 + 1);
-    }
-}
-END_TEST
-
 START_TEST(test_check)
 {
     char err[ERRLEN];
@@ -614,32 +550,6 @@ START_TEST(test_poisson_backlog)
     b = sb_arrivals_backlog(&a, T0 + 2000 * MS);
     ck_assert_uint_eq(b, 0);
     ck_assert_uint_eq(a.counted, due2s);
-}
-END_TEST
-
-START_TEST(test_poisson_rebase)
-{
-    struct sb_rand_params params;
-    struct sb_arrivals a;
-    uint64_t b, due;
-
-    sb_rand_params_default(&params);
-    sb_arrivals_init(&a, 1000, T0, 5, &params);
-    sb_arrivals_take(&a, T0 + 3000 * MS);
-    ck_assert(a.max_backlog > 2500);
-    ck_assert_uint_eq(a.late, 1);
-
-    sb_arrivals_rebase(&a, T0 + 3000 * MS);
-    ck_assert_uint_eq(sb_arrivals_backlog(&a, T0 + 3000 * MS), 0);
-    ck_assert_uint_eq(a.taken, 0);
-    ck_assert_uint_eq(a.max_backlog, 0);
-    ck_assert_uint_eq(a.late, 0);
-    due = sb_arrivals_take(&a, T0 + 3000 * MS);
-    ck_assert(due > T0 + 3000 * MS);
-    ck_assert_uint_eq(a.late, 0);
-    /* The sequence goes on at the same rate after the rebase. */
-    b = sb_arrivals_backlog(&a, T0 + 4000 * MS);
-    ck_assert(b > 850 && b < 1150);
 }
 END_TEST
 
@@ -836,7 +746,6 @@ static Suite *pacer_suite(void)
     tcase_add_test(fixed, test_start_at_zero);
     tcase_add_test(fixed, test_catchup);
     tcase_add_test(fixed, test_skip);
-    tcase_add_test(fixed, test_rebase);
     tcase_add_test(fixed, test_check);
     tcase_add_test(fixed, test_nominal_due_count);
     tcase_add_test(fixed, test_window_by_nominal);
@@ -848,7 +757,6 @@ static Suite *pacer_suite(void)
     tcase_add_test(poisson, test_poisson_moments);
     tcase_add_test(poisson, test_poisson_reproducible);
     tcase_add_test(poisson, test_poisson_backlog);
-    tcase_add_test(poisson, test_poisson_rebase);
     tcase_add_test(poisson, test_poisson_start_window);
     tcase_add_test(poisson, test_poisson_bad_rate);
     suite_add_tcase(s, poisson);
