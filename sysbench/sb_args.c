@@ -8,25 +8,8 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Formats the reason into err and returns -1, as in sb_options.c. */
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err != NULL && errlen > 0) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static char *dup_range(const char *s, size_t len)
 {
@@ -138,7 +121,7 @@ int sb_args_split(struct sb_args *a, int argc, char *const argv[],
          */
         if (options_done || strncmp(arg, "--", 2) != 0) {
             if (push_pos(a, arg) != 0)
-                return fail(err, errlen, "out of memory");
+                return sb_opt_fail(err, errlen, "out of memory");
             continue;
         }
         if (arg[2] == '\0') {
@@ -147,18 +130,18 @@ int sb_args_split(struct sb_args *a, int argc, char *const argv[],
         }
         eq = strchr(arg + 2, '=');
         if (eq == arg + 2)
-            return fail(err, errlen,
+            return sb_opt_fail(err, errlen,
                         "malformed option '%s': expected --name or --name=value",
                         arg);
         if (reserve_opt(a) != 0)
-            return fail(err, errlen, "out of memory");
+            return sb_opt_fail(err, errlen, "out of memory");
         if (eq != NULL) {
             if (make_arg(&a->opts[a->nopts], arg + 2, (size_t)(eq - arg - 2),
                          eq + 1, strlen(eq + 1)) != 0)
-                return fail(err, errlen, "out of memory");
+                return sb_opt_fail(err, errlen, "out of memory");
         } else if (make_arg(&a->opts[a->nopts], arg + 2, strlen(arg + 2),
                             NULL, 0) != 0) {
-            return fail(err, errlen, "out of memory");
+            return sb_opt_fail(err, errlen, "out of memory");
         }
         a->nopts++;
     }
@@ -205,10 +188,10 @@ int sb_args_read_config(struct sb_args *a, const char *path,
     int rc = 0;
 
     if (path == NULL)
-        return fail(err, errlen, "no config file given");
+        return sb_opt_fail(err, errlen, "no config file given");
     f = fopen(path, "r");
     if (f == NULL)
-        return fail(err, errlen, "cannot open config file '%s': %s", path,
+        return sb_opt_fail(err, errlen, "cannot open config file '%s': %s", path,
                     strerror(errno));
     while ((len = read_line(f, &line, &cap)) >= 0) {
         const char *s, *eq, *name, *value = NULL;
@@ -232,7 +215,7 @@ int sb_args_read_config(struct sb_args *a, const char *path,
             namelen = slen;
         }
         if (namelen == 0) {
-            rc = fail(err, errlen, "%s:%zu: missing option name", path, lineno);
+            rc = sb_opt_fail(err, errlen, "%s:%zu: missing option name", path, lineno);
             break;
         }
         if (nfile == file_cap) {
@@ -240,22 +223,22 @@ int sb_args_read_config(struct sb_args *a, const char *path,
             struct sb_arg *grown = realloc(file_args, ncap * sizeof(*grown));
 
             if (grown == NULL) {
-                rc = fail(err, errlen, "%s:%zu: out of memory", path, lineno);
+                rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno);
                 break;
             }
             file_args = grown;
             file_cap = ncap;
         }
         if (make_arg(&file_args[nfile], name, namelen, value, valuelen) != 0) {
-            rc = fail(err, errlen, "%s:%zu: out of memory", path, lineno);
+            rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno);
             break;
         }
         nfile++;
     }
     if (rc == 0 && len == -2)
-        rc = fail(err, errlen, "%s:%zu: out of memory", path, lineno + 1);
+        rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno + 1);
     if (rc == 0 && ferror(f))
-        rc = fail(err, errlen, "cannot read config file '%s'", path);
+        rc = sb_opt_fail(err, errlen, "cannot read config file '%s'", path);
     fclose(f);
     free(line);
 
@@ -270,7 +253,7 @@ int sb_args_read_config(struct sb_args *a, const char *path,
             struct sb_arg *grown = realloc(a->opts, need * sizeof(*grown));
 
             if (grown == NULL) {
-                rc = fail(err, errlen, "out of memory");
+                rc = sb_opt_fail(err, errlen, "out of memory");
             } else {
                 a->opts = grown;
                 a->optcap = need;

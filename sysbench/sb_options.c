@@ -21,12 +21,7 @@
 /* Nesting limit when following aliases, so a corrupted table cannot loop. */
 #define SB_ALIAS_DEPTH 8
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Formats the reason into err when the caller gave a buffer, and returns -1
- * so call sites can report and fail in one statement. */
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int sb_opt_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
 
@@ -418,7 +413,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
                  opt->type == SB_ARG_FILE)
             text = "";
         else
-            return fail(err, errlen, "missing value for --%s: expected %s",
+            return sb_opt_fail(err, errlen, "missing value for --%s: expected %s",
                         opt->name, expected_form(opt->type));
     }
     if (text != NULL) {
@@ -439,7 +434,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             break;
         case SB_ARG_LIST:
             if (parse_list(text, &parsed.items, &parsed.nitems) != 0)
-                return fail(err, errlen, "out of memory while setting --%s",
+                return sb_opt_fail(err, errlen, "out of memory while setting --%s",
                             opt->name);
             break;
         case SB_ARG_STRING:
@@ -447,12 +442,12 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             break;
         }
         if (rc != 0)
-            return fail(err, errlen, "invalid value '%s' for --%s: expected %s",
+            return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
                         text, opt->name, expected_form(opt->type));
         parsed.value = dup_str(text);
         if (parsed.value == NULL) {
             free_items(parsed.items, parsed.nitems);
-            return fail(err, errlen, "out of memory while setting --%s",
+            return sb_opt_fail(err, errlen, "out of memory while setting --%s",
                         opt->name);
         }
     }
@@ -477,25 +472,25 @@ int sb_optset_add(struct sb_optset *set, const char *name, const char *desc,
     struct sb_opt *opt;
 
     if (name == NULL || name[0] == '\0')
-        return fail(err, errlen, "cannot declare an option with an empty name");
+        return sb_opt_fail(err, errlen, "cannot declare an option with an empty name");
     if ((int)type < (int)SB_ARG_BOOL || (int)type > (int)SB_ARG_FILE)
-        return fail(err, errlen, "option --%s has an unknown type", name);
+        return sb_opt_fail(err, errlen, "option --%s has an unknown type", name);
     if (find_entry(set, name) != NULL)
-        return fail(err, errlen, "option --%s is declared twice", name);
+        return sb_opt_fail(err, errlen, "option --%s is declared twice", name);
     opt = new_entry(set);
     if (opt == NULL)
-        return fail(err, errlen, "out of memory while declaring --%s", name);
+        return sb_opt_fail(err, errlen, "out of memory while declaring --%s", name);
     opt->type = type;
     opt->name = dup_str(name);
     opt->desc = dup_str(desc != NULL ? desc : "");
     opt->def = dup_str(def);
     if (opt->name == NULL || opt->desc == NULL || (def != NULL && opt->def == NULL)) {
         opt_free(opt);
-        return fail(err, errlen, "out of memory while declaring --%s", name);
+        return sb_opt_fail(err, errlen, "out of memory while declaring --%s", name);
     }
     if (assign_value(opt, def, false, NULL, 0) != 0) {
         opt_free(opt);
-        return fail(err, errlen, "invalid default '%s' for --%s: expected %s",
+        return sb_opt_fail(err, errlen, "invalid default '%s' for --%s: expected %s",
                     def, name, expected_form(type));
     }
     set->n++;
@@ -525,12 +520,12 @@ int sb_optset_add_alias(struct sb_optset *set, const char *alias,
     size_t desclen;
 
     if (alias == NULL || alias[0] == '\0')
-        return fail(err, errlen, "cannot declare an alias with an empty name");
+        return sb_opt_fail(err, errlen, "cannot declare an alias with an empty name");
     if (find_entry(set, alias) != NULL)
-        return fail(err, errlen, "option --%s is declared twice", alias);
+        return sb_opt_fail(err, errlen, "option --%s is declared twice", alias);
     t = sb_optset_find(set, target);
     if (t == NULL)
-        return fail(err, errlen, "alias --%s refers to unknown option --%s",
+        return sb_opt_fail(err, errlen, "alias --%s refers to unknown option --%s",
                     alias, target != NULL ? target : "");
     /* Aliases point at the real option, never at another alias, so lookups
      * need one step. */
@@ -542,7 +537,7 @@ int sb_optset_add_alias(struct sb_optset *set, const char *alias,
         free(alias_name);
         free(target_name);
         free(desc);
-        return fail(err, errlen, "out of memory while declaring --%s", alias);
+        return sb_opt_fail(err, errlen, "out of memory while declaring --%s", alias);
     }
     snprintf(desc, desclen, "alias of --%s", t->name);
     /* new_entry may move the array, so t must not be used after it. */
@@ -551,7 +546,7 @@ int sb_optset_add_alias(struct sb_optset *set, const char *alias,
         free(alias_name);
         free(target_name);
         free(desc);
-        return fail(err, errlen, "out of memory while declaring --%s", alias);
+        return sb_opt_fail(err, errlen, "out of memory while declaring --%s", alias);
     }
     opt->name = alias_name;
     opt->alias_of = target_name;
@@ -572,9 +567,9 @@ void sb_optset_set_secret(struct sb_optset *set, const char *name)
 int sb_opt_set(struct sb_opt *opt, const char *value, char *err, size_t errlen)
 {
     if (opt == NULL)
-        return fail(err, errlen, "unknown option");
+        return sb_opt_fail(err, errlen, "unknown option");
     if (opt->alias_of != NULL)
-        return fail(err, errlen,
+        return sb_opt_fail(err, errlen,
                     "--%s is an alias: set it through the option set",
                     opt->name);
     if (assign_value(opt, value, true, err, errlen) != 0)

@@ -123,4 +123,9 @@ int sb_parse_double(const char *s, double *out);
 /* Prints "  --name=TYPE   description [default]" lines, sysbench style. */
 void sb_optset_print_help(const struct sb_optset *set, FILE *out);
 
+/* Formats a one-line reason into err (capacity errlen; err may be NULL)
+ * and returns -1, so a parser can report and fail in one statement. */
+int sb_opt_fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif /* SB_OPTIONS_H */
