@@ -117,6 +117,7 @@ int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *a
     /* Lua cannot notice a signal by itself: no grace. */
     if (!sb_run_wait_count(&g->done, 1, 0)) {
         sb_run_abandon(); /* g and the thread live until _exit */
+        pthread_detach(t);
         return 1;
     }
     pthread_join(t, NULL);
