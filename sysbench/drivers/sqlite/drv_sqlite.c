@@ -14,7 +14,8 @@
  * one wrote, a script's plain BEGIN becomes BEGIN IMMEDIATE, which waits
  * for the write lock in the busy handler before reading anything.
  * Read-only transactions stay deferred and run concurrently; the first
- * write in a deferred one switches the prediction for the next.
+ * write in a deferred one switches the prediction for the next. A new
+ * connection predicts a write.
  *
  * Result rows are copied into a per-connection arena as they are stepped,
  * so the row count is known when the result set opens (rs.nrows, as the
@@ -154,6 +155,11 @@ static enum sb_db_status sqlite_connect(struct sb_conn *con)
         snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
         return SB_DB_ERROR;
     }
+    /* With no history, assume the first transaction writes: all threads
+     * start their first transactions together, and a wrong guess costs
+     * one transaction holding the write lock, while a deferred guess costs
+     * a lock collision per thread at start. */
+    sc->predict_write = true;
     /* NOMUTEX: each handle is used by one thread only. */
     rc = sqlite3_open_v2(cfg.path, &sc->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
