@@ -277,7 +277,8 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
             }
             /* init() runs in the main state: give it the same random
              * sequence at every point. */
-            sb_rand_seed_stream(main_rand, sb_config.rand_seed, 0x100000000ULL, &sb_config.rand);
+            sb_rand_seed_stream(main_rand, sb_config.rand_seed,
+                                0x100000000ULL + sb_config.instance.index, &sb_config.rand);
             rc = sb_run_benchmark(L, env, &out);
         }
     }
@@ -464,7 +465,8 @@ int main(int argc, char **argv)
 
     if (cmd != NULL && sb_config.verbosity >= SB_LOG_NOTICE)
         print_version_line();
-    sb_rand_seed_stream(&main_rand, sb_config.rand_seed, 0x100000000ULL, &sb_config.rand);
+    sb_rand_seed_stream(&main_rand, sb_config.rand_seed,
+                                0x100000000ULL + sb_config.instance.index, &sb_config.rand);
     memset(&main_counters, 0, sizeof(main_counters));
     main_thr.tid = -1;
     main_thr.rand = &main_rand;

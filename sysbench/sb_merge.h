@@ -1,0 +1,3 @@
+#ifndef SB_MERGE_H
+#define SB_MERGE_H
+#endif
