@@ -669,6 +669,12 @@ static int merge_intervals(struct merge *m, size_t p)
     struct sb_jv out, **g;
     int rc = 0;
 
+    /* The grid is --report-interval: a reporter that woke late makes an
+     * interval_s a little longer than that. */
+    len = sb_jv_num(sb_jv_path(m->out, "options.general.report-interval"));
+    if (!(len > 0))
+        len = NAN;
+
     for (size_t i = 0; i < m->n; i++) {
         const struct sb_jv *ivs = sb_jv_get(point_of(m, i, p), "intervals");
         cur[i] = 0;
