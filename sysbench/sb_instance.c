@@ -12,6 +12,7 @@
 
 #include "sb_clock.h"
 #include "sb_json.h"
+#include "sb_log.h"
 
 const struct sb_opt_def sb_instance_options[] = {
     {"instance", "this process is instance I of N generator processes (I/N, I from 0; or I with --instances=N); the rate, schedules, random streams and bundled prepare are split among them", "", SB_ARG_STRING},
@@ -191,6 +192,13 @@ uint64_t sb_instance_wait_start(const struct sb_instance *inst, bool (*stop)(voi
         return 0;
     now = sb_now_ns();
     ahead = inst->start_at - realtime_now();
+    /* Slightly late (slow connections): keep the common grid, the first
+     * slots start at once. Later (the next points of a sweep): no grid. */
+    if (ahead < -SB_INSTANCE_PAST_S) {
+        sb_warn("--start-at passed %.1f s ago: this point starts now, not aligned with the other instances",
+                -ahead);
+        return 0;
+    }
     if (ahead <= 0)
         return now - (uint64_t)fmin(-ahead * 1e9, (double)now);
     at = now + (uint64_t)(ahead * 1e9);

@@ -70,7 +70,9 @@ static inline uint64_t sb_instance_gtid(const struct sb_instance *inst,
  * that corresponds to it, having slept until shortly before it (the
  * caller starts its schedule at the returned time). Returns 0 at once
  * without --start-at, or when stop() turns true while waiting (polled
- * every 50 ms). A start-at already past returns the time it maps to.
+ * every 50 ms). A start-at up to SB_INSTANCE_PAST_S past returns the
+ * time it maps to; one further past (the later points of a sweep) returns
+ * 0 with a warning.
  */
 uint64_t sb_instance_wait_start(const struct sb_instance *inst, bool (*stop)(void));
 

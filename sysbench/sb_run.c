@@ -632,7 +632,10 @@ struct run_clock {
 static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *c)
 {
     const struct sb_config *cfg = run->cfg;
-    uint64_t at = sb_instance_wait_start(&cfg->instance, sb_stopping);
+    /* --start-at is the start of the first point of a sweep only. */
+    uint64_t at = r->out == NULL || r->out->npoints <= 1
+                      ? sb_instance_wait_start(&cfg->instance, sb_stopping)
+                      : 0;
     uint64_t now = sb_now_ns();
 
     /* --start-at: every instance's schedule and intervals start at the
