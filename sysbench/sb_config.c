@@ -229,13 +229,6 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (c->time_limit == 0 && c->events_limit == 0)
         return fail(err, errlen, "%s%s", "--time=0 and --events=0 would run forever: set a limit",
                     "");
-    for (size_t i = 0; i < c->ntx_rate_list; i++)
-        for (size_t t = 0; t < c->nthread_list; t++) {
-            if (c->tx_rate_list[i] > 0 &&
-                sb_pacer_check(c->tx_rate_list[i], c->thread_list[t],
-                               c->tx_jitter_us, err, errlen) != 0)
-                return -1;
-        }
 
     v = sb_optset_int(set, "thread-stack-size");
     if (v != 0 && v < 65536)
@@ -276,6 +269,14 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (sb_instance_load(&c->instance, set, c->rand_seed_given, (double)time(NULL), err,
                          errlen) != 0)
         return -1;
+    /* Each thread's period spans the connections of all instances. */
+    for (size_t i = 0; i < c->ntx_rate_list; i++)
+        for (size_t t = 0; t < c->nthread_list; t++) {
+            if (c->tx_rate_list[i] > 0 &&
+                sb_pacer_check(c->tx_rate_list[i], c->thread_list[t] * c->instance.count,
+                               c->tx_jitter_us, err, errlen) != 0)
+                return -1;
+        }
 
     c->json_file = sb_optset_str(set, "json");
     c->csv_file = sb_optset_str(set, "csv");
