@@ -149,6 +149,19 @@ sb compare i0.json all.json
 assert_exit 0
 assert_match out "^ *6 @ 600 +- +600.00"
 
+tcase "compare --plot draws charts from a merged file"
+if command -v gnuplot >/dev/null 2>&1; then
+    cp "$FIX"/i?.json .
+    sb merge i0.json i1.json i2.json --json=all.json
+    sb compare i0.json all.json --plot=c.png
+    assert_exit 0
+    for k in throughput relative cpu latency; do
+        [ -s "c-$k.png" ] || fail "no c-$k.png"
+    done
+else
+    echo "  (gnuplot not installed: skipped)"
+fi
+
 tcase "merge refuses what is not one experiment, one line each"
 cp "$FIX"/i?.json .
 py 'json.dump(dict(d[0], options=dict(d[0]["options"], general=dict(d[0]["options"]["general"], **{"rand-seed": 8}))), open("seed.json", "w"))' i2.json >/dev/null
