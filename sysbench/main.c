@@ -470,7 +470,7 @@ int main(int argc, char **argv)
     if (cmd != NULL && sb_config.verbosity >= SB_LOG_NOTICE)
         print_version_line();
     sb_rand_seed_stream(&main_rand, sb_config.rand_seed,
-                                0x100000000ULL + sb_config.instance.index, &sb_config.rand);
+                        0x100000000ULL + sb_config.instance.index, &sb_config.rand);
     memset(&main_counters, 0, sizeof(main_counters));
     main_thr.tid = -1;
     main_thr.rand = &main_rand;
