@@ -109,7 +109,7 @@ static int load_one(struct merge *m, struct merge_in *in)
     inst = sb_jv_get(in->doc, "instance");
     idx = sb_jv_num(sb_jv_get(inst, "index"));
     if (inst == NULL || !(idx >= 0) || !(sb_jv_num(sb_jv_get(inst, "count")) >= 1))
-        return fail(m, "cannot merge: '%s' has no instance number (written without --instance by an older version)",
+        return fail(m, "cannot merge: '%s' has no instance member (written by an older version)",
                     in->path);
     in->index = (unsigned)idx;
     return 0;
@@ -198,6 +198,26 @@ static int check_points(struct merge *m, const struct merge_in *a, const struct 
     return 0;
 }
 
+/* The instances ran at the same time: their starts are less than --time
+ * apart (a run without --time is not checked). */
+static int check_overlap(struct merge *m)
+{
+    double lim = sb_jv_num(sb_jv_path(m->in[0].doc, "options.general.time"));
+    double lo = NAN, hi = NAN;
+
+    for (size_t i = 0; i < m->n; i++) {
+        double t = sb_jv_num(sb_jv_path(m->in[i].doc, "points.0.start_unix_s"));
+        if (isnan(lo) || t < lo)
+            lo = t;
+        if (isnan(hi) || t > hi)
+            hi = t;
+    }
+    if (lim > 0 && hi - lo >= lim)
+        return fail(m, "cannot merge: the instances started %.1f s apart, more than --time=%g: not one run",
+                    hi - lo, lim);
+    return 0;
+}
+
 /* Everything that makes the files one experiment. */
 static int check_same(struct merge *m)
 {
@@ -227,7 +247,7 @@ static int check_same(struct merge *m)
             return fail(m, "cannot merge: '%s' and '%s' report different percentiles", a->path,
                         b->path);
     }
-    return 0;
+    return check_overlap(m);
 }
 
 /* ------------------------------------------------------------ merging */

@@ -114,9 +114,11 @@ assert_eq "$(cut -d' ' -f4 split.ids | sort -u | wc -l)" 6 "distinct first draws
 
 tcase "the rate is split exactly and the instance is in the result"
 cd "$FIX" || exit 1
+# (How many slots ran depends on the machine's load: only the split is
+# checked, not that every slot ran.)
 for i in 0 1 2; do
-    assert_eq "$(py 'd[0]["points"][0]["target_tps"], d[0]["points"][0]["final"]["events"], d[0]["instance"]["index"], d[0]["instance"]["clock_offset_s"]' i$i.json)" \
-        "200 400 $i 0.0004" "instance $i target, events, index, clock offset"
+    assert_eq "$(py 'd[0]["points"][0]["target_tps"], d[0]["points"][0]["final"]["rate"]["target_tps"], d[0]["instance"]["index"], d[0]["instance"]["clock_offset_s"]' i$i.json)" \
+        "200 200 $i 0.0004" "instance $i target, rate target, index, clock offset"
 done
 
 tcase "merge: sums, the union of the histograms, aligned intervals"
@@ -124,9 +126,9 @@ cp "$FIX"/i?.json .
 sb merge i0.json i1.json i2.json --json=all.json
 assert_exit 0
 assert_contains out "Merged result of 3 instances"
-assert_contains out "achieved:                            600.00 tx/s (100.000%)"
-assert_eq "$(py 'd[0]["points"][0]["final"]["events"], d[0]["points"][0]["threads"], d[0]["points"][0]["target_tps"]' all.json)" \
-    "1200 6 600" "merged events, connections, target"
+assert_contains out "target:                              600.00 tx/s"
+assert_eq "$(py 'd[3]["points"][0]["final"]["events"] == sum(x["points"][0]["final"]["events"] for x in d[:3]), round(d[3]["points"][0]["final"]["rate"]["achieved_tps"], 6) == round(sum(x["points"][0]["final"]["rate"]["achieved_tps"] for x in d[:3]), 6), d[3]["points"][0]["threads"], d[3]["points"][0]["target_tps"]' i0.json i1.json i2.json all.json)" \
+    "True True 6 600" "merged events and achieved rate are the sums; connections, target"
 assert_eq "$(python3 - i0.json i1.json i2.json all.json <<'EOF'
 import json, sys
 ds = [json.load(open(f)) for f in sys.argv[1:]]
@@ -147,7 +149,7 @@ cp "$FIX"/i?.json .
 sb merge i0.json i1.json i2.json --json=all.json
 sb compare i0.json all.json
 assert_exit 0
-assert_match out "^ *6 @ 600 +- +600.00"
+assert_match out "^ *6 @ 600 +- +[0-9]+\.[0-9]+"
 
 tcase "compare --plot draws charts from a merged file"
 if command -v gnuplot >/dev/null 2>&1; then
@@ -181,6 +183,10 @@ assert_fatal "'i0.json' ran ids.lua, 'script.json' ran other.lua"
 sb merge i0.json i1.json start.json
 assert_exit 1
 assert_fatal "have different --start-at"
+py 'json.dump(dict(d[0], points=[dict(d[0]["points"][0], start_unix_s=d[0]["points"][0]["start_unix_s"] + 30)]), open("late.json", "w"))' i2.json >/dev/null
+sb merge i0.json i1.json late.json
+assert_exit 1
+assert_fatal "the instances started 30.0 s apart, more than --time=2: not one run"
 sb merge i0.json i1.json count.json
 assert_exit 1
 assert_fatal "is one of 3 instances, 'count.json' one of 4"
