@@ -20,6 +20,7 @@
 #include "sb_driver.h"
 #include "sb_clock.h"
 #include "sb_compare.h"
+#include "sb_merge.h"
 #include "sb_log.h"
 #include "sb_lua.h"
 #include "sb_output.h"
@@ -56,7 +57,8 @@ static void print_help(const struct sb_optset *general, struct sb_optset *drv_se
     const struct sb_driver_ops *const *d = sb_driver_list();
 
     printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
-    printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n\n");
+    printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n");
+    printf("  sysbench merge A.json B.json [...] [--json=ALL.json]\n\n");
     printf("Commands implemented by most scripts: prepare run cleanup help\n");
     printf("SCRIPT is a path to a Lua file or the name of a bundled script (oltp_read_write, ...);\n");
     printf("'-' reads the script from standard input. Bundled scripts: %s\n\n",
@@ -277,7 +279,8 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
             }
             /* init() runs in the main state: give it the same random
              * sequence at every point. */
-            sb_rand_seed_stream(main_rand, sb_config.rand_seed, 0x100000000ULL, &sb_config.rand);
+            sb_rand_seed_stream(main_rand, sb_config.rand_seed,
+                                0x100000000ULL + sb_config.instance.index, &sb_config.rand);
             rc = sb_run_benchmark(L, env, &out);
         }
     }
@@ -359,6 +362,8 @@ int main(int argc, char **argv)
     /* compare reads result files: no script, driver or Lua state. */
     if (sb_compare_requested(argc, argv))
         return sb_compare_main(argc, argv, stdout);
+    if (sb_merge_requested(argc, argv))
+        return sb_merge_main(argc, argv, stdout);
     sb_optset_init(&general, "General options");
     sb_optset_init(&script_opts, "Script options");
     sb_args_init(&args);
@@ -464,7 +469,8 @@ int main(int argc, char **argv)
 
     if (cmd != NULL && sb_config.verbosity >= SB_LOG_NOTICE)
         print_version_line();
-    sb_rand_seed_stream(&main_rand, sb_config.rand_seed, 0x100000000ULL, &sb_config.rand);
+    sb_rand_seed_stream(&main_rand, sb_config.rand_seed,
+                        0x100000000ULL + sb_config.instance.index, &sb_config.rand);
     memset(&main_counters, 0, sizeof(main_counters));
     main_thr.tid = -1;
     main_thr.rand = &main_rand;

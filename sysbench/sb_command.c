@@ -217,7 +217,8 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
         t[i].name = name;
         t[i].tid = (int)i;
         t[i].finished = finished;
-        sb_rand_seed_stream(&t[i].rand, sb_config.rand_seed, i, &sb_config.rand);
+        sb_rand_seed_stream(&t[i].rand, sb_config.rand_seed,
+                            sb_instance_gtid(&sb_config.instance, n, i), &sb_config.rand);
         t[i].lt.tid = (int)i;
         t[i].lt.rand = &t[i].rand;
         t[i].lt.counters = &t[i].counters;

@@ -3,6 +3,7 @@
  */
 #include "sb_config.h"
 #include "sb_cpu.h"
+#include "sb_instance.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -171,7 +172,8 @@ static int nonneg(const struct sb_optset *set, const char *name, double *out,
 
 int sb_config_declare(struct sb_optset *set, char *err, size_t errlen)
 {
-    if (sb_optset_add_defs(set, sb_general_options, err, errlen) != 0)
+    if (sb_optset_add_defs(set, sb_general_options, err, errlen) != 0 ||
+        sb_optset_add_defs(set, sb_instance_options, err, errlen) != 0)
         return -1;
     /* sysbench 0.4/0.5 names, still found in old scripts and wrappers. */
     if (sb_optset_add_alias(set, "num-threads", "threads", err, errlen) != 0 ||
@@ -227,13 +229,6 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (c->time_limit == 0 && c->events_limit == 0)
         return fail(err, errlen, "%s%s", "--time=0 and --events=0 would run forever: set a limit",
                     "");
-    for (size_t i = 0; i < c->ntx_rate_list; i++)
-        for (size_t t = 0; t < c->nthread_list; t++) {
-            if (c->tx_rate_list[i] > 0 &&
-                sb_pacer_check(c->tx_rate_list[i], c->thread_list[t],
-                               c->tx_jitter_us, err, errlen) != 0)
-                return -1;
-        }
 
     v = sb_optset_int(set, "thread-stack-size");
     if (v != 0 && v < 65536)
@@ -271,6 +266,17 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     c->rand_seed_given = v != 0;
     /* sysbench 1.0: seed 0 means "from the current time". */
     c->rand_seed = v != 0 ? (uint64_t)v : (uint64_t)time(NULL);
+    if (sb_instance_load(&c->instance, set, c->rand_seed_given, (double)time(NULL), err,
+                         errlen) != 0)
+        return -1;
+    /* Each thread's period spans the connections of all instances. */
+    for (size_t i = 0; i < c->ntx_rate_list; i++)
+        for (size_t t = 0; t < c->nthread_list; t++) {
+            if (c->tx_rate_list[i] > 0 &&
+                sb_pacer_check(c->tx_rate_list[i], c->thread_list[t] * c->instance.count,
+                               c->tx_jitter_us, err, errlen) != 0)
+                return -1;
+        }
 
     c->json_file = sb_optset_str(set, "json");
     c->csv_file = sb_optset_str(set, "csv");

@@ -14,6 +14,7 @@
 #include "sb_options.h"
 #include "sb_rand.h"
 #include "sb_pacer.h"
+#include "sb_instance.h"
 
 #define SB_MAX_PERCENTILES 16
 #define SB_MAX_SWEEP 64
@@ -40,6 +41,8 @@ struct sb_config {
     struct sb_rand_params rand;
     uint64_t rand_seed;       /* the effective seed (time-based if 0) */
     bool rand_seed_given;
+    /* --instance, --instances, --start-at, --clock-offset (sb_instance.h) */
+    struct sb_instance instance;
 
     /* Steady-rate mode (--tx-rate) and Poisson mode (--rate). */
     double tx_rate;           /* the current point of a rate sweep */

@@ -183,6 +183,10 @@ static void unique_init(void)
      * state 2^32). */
     sb_rand_seed_stream(&unique_rand, sb_config.rand_seed, 0x200000000ULL,
                         &sb_config.rand);
+    /* Instance I of N walks its own 1/N of the same permutation, so the
+     * values of all instances never collide either. */
+    unique_rand.unique_index += (uint32_t)(((uint64_t)1 << 32) / sb_config.instance.count *
+                                           sb_config.instance.index);
 }
 
 static uint32_t shared_unique(void)

@@ -387,6 +387,16 @@ static void set_sysbench_values(lua_State *L, const struct sb_lua_env *env,
      * 0 to scripts, as in sysbench 1.0. */
     lua_pushinteger(L, thr->tid >= 0 ? thr->tid : 0);
     lua_setfield(L, -2, "tid");
+    /* Scale-out (sb_instance.h): which of the instances this process is,
+     * and this thread's connection index among all of theirs, so scripts
+     * can shard keys and tables. */
+    lua_pushinteger(L, sb_config.instance.index);
+    lua_setfield(L, -2, "instance");
+    lua_pushinteger(L, sb_config.instance.count > 0 ? sb_config.instance.count : 1);
+    lua_setfield(L, -2, "instances");
+    lua_pushinteger(L, (lua_Integer)sb_instance_gtid(&sb_config.instance, sb_config.threads,
+                                                     thr->tid >= 0 ? (unsigned)thr->tid : 0));
+    lua_setfield(L, -2, "global_tid");
     lua_pushlightuserdata(L, thr->rand);
     lua_setfield(L, -2, "__rand_state");
     lua_pushcfunction(L, lua_report_default);

@@ -16,6 +16,7 @@
 
 #include "sb_driver.h"
 #include "sb_histogram.h"
+#include "sb_instance.h"
 #include "sb_json.h"
 #include "sb_safefile.h"
 
@@ -111,6 +112,7 @@ struct sb_point *sb_output_begin_point(struct sb_output *o, unsigned threads,
     p->rate_mode = mode;
     p->target_tps = mode != SB_OUTPUT_RATE_NONE ? target_tps : 0;
     p->jitter_us = mode == SB_OUTPUT_RATE_FIXED ? jitter_us : 0;
+    p->start_unix_s = NAN;
     return p;
 }
 
@@ -194,6 +196,12 @@ int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f)
     snprintf(p->server_label, sizeof(p->server_label), "%s",
              f->server_label ? f->server_label : "");
     return 0;
+}
+
+void sb_output_set_start(struct sb_output *o, double unix_s)
+{
+    if (o->npoints > 0)
+        o->points[o->npoints - 1].start_unix_s = unix_s;
 }
 
 void sb_output_set_server(struct sb_output *o, const char *driver, const char *version)
@@ -838,6 +846,9 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_kv_double(j, "target_tps", p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
     sb_json_kv_bool(j, "complete", point_complete(p));
     sb_json_kv_bool(j, "interrupted", p->interrupted);
+    /* Absolute time of the measurement start: intervals of several
+     * instances are aligned on it by `sysbench merge`. */
+    sb_json_kv_double(j, "start_unix_s", p->start_unix_s);
     sb_json_key(j, "intervals");
     sb_json_begin_array(j);
     for (size_t i = 0; i < p->nintervals; i++)
@@ -879,6 +890,7 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
     sb_json_kv_string(&j, "command", env->command);
     json_options(&j, env);
     json_environment(&j, o);
+    sb_instance_write_json(&j, &sb_config.instance);
     sb_json_key(&j, "percentiles");
     sb_json_begin_array_inline(&j);
     for (size_t i = 0; i < o->npcts; i++)

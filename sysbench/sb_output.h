@@ -67,6 +67,7 @@ struct sb_point_final {
 /* One point of a sweep (a single run is a sweep of one point). */
 struct sb_point {
     unsigned threads;
+    double start_unix_s;            /* wall clock of the measurement start; NAN until set */
     enum sb_output_rate_mode rate_mode;
     double target_tps;              /* 0 without a rate */
     double jitter_us;               /* --tx-rate only */
@@ -126,6 +127,10 @@ int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv);
 /* Stores the final figures of the current point (copied). Returns 0, or
  * -1 when out of memory. */
 int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f);
+
+/* Records the wall-clock time (seconds since the epoch) at which the
+ * current point's measurement started. */
+void sb_output_set_start(struct sb_output *o, double unix_s);
 
 /* Records the server version string (copied) and the driver name, if no
  * version has been recorded yet. version may be NULL (ignored). */

@@ -2,6 +2,7 @@
  * One benchmark run and parallel commands; see sb_run.h.
  */
 #include "sb_run.h"
+#include "sb_instance.h"
 
 #include <errno.h>
 #include <math.h>
@@ -413,6 +414,15 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
                cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
     else if (run->mode == SB_PACE_POISSON)
         printf("Target transaction rate: %.2f per second (Poisson arrivals)\n", run->rate);
+    if (cfg->instance.count > 1)
+        printf("Instance %u of %u (connections %u to %u of %u)\n", cfg->instance.index,
+               cfg->instance.count, run->pace_base, run->pace_base + run->nthreads - 1,
+               run->pace_threads);
+    if (cfg->instance.start_at > 0)
+        printf("Start at %.3f (seconds since the epoch)%s\n", cfg->instance.start_at,
+               cfg->instance.clock_offset_given ? "" : "; clocks assumed synchronised");
+    if (cfg->instance.clock_offset_given)
+        printf("Clock offset reported by the orchestrator: %g s\n", cfg->instance.clock_offset_s);
     if (cfg->warmup_time > 0)
         printf("Warmup time: %gs\n", cfg->warmup_time);
     if (cfg->report_interval > 0)
@@ -622,8 +632,16 @@ struct run_clock {
 static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *c)
 {
     const struct sb_config *cfg = run->cfg;
+    /* --start-at is the start of the first point of a sweep only. */
+    uint64_t at = r->out == NULL || r->out->npoints <= 1
+                      ? sb_instance_wait_start(&cfg->instance, sb_stopping)
+                      : 0;
     uint64_t now = sb_now_ns();
 
+    /* --start-at: every instance's schedule and intervals start at the
+     * same wall-clock instant; t0 below lands exactly on it. */
+    if (at > SB_NS_PER_MS)
+        now = at - SB_NS_PER_MS;
     memset(c, 0, sizeof(*c));
     /* The schedule starts now; a first slot whose negative jitter would
      * put it before t0 is due at t0 (sb_pacer), so the measured window
@@ -633,7 +651,8 @@ static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *
     run->t0_ns = now + SB_NS_PER_MS;
     if (run->mode == SB_PACE_POISSON)
         sb_arrivals_init(&run->arrivals, run->rate, run->t0_ns,
-                         cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL, &cfg->rand);
+                         (cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL) +
+                             cfg->instance.index * 0x100000001b3ULL, &cfg->rand);
     c->start = now;
     if (cfg->warmup_time > 0) {
         c->warm_end = now + (uint64_t)(cfg->warmup_time * 1e9);
@@ -656,6 +675,8 @@ static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *
      * measured window. */
     run->window_start_ns = r->start_ns;
     run->window_end_ns = c->deadline;
+    if (r->out != NULL)
+        sb_output_set_start(r->out, sb_instance_unix_of(r->start_ns));
     if (run->mode != SB_PACE_NONE)
         sb_worker_start_pacing(run);
 }
@@ -856,13 +877,18 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
     run->cfg = cfg;
     run->env = env;
     run->nthreads = n;
+    /* With --instance=I/N this process holds 1/N of the rate, its
+     * connections taking their places among all instances' (sb_instance.h). */
+    run->pace_threads = n * cfg->instance.count;
+    run->pace_base = n * cfg->instance.index;
     if (cfg->tx_rate > 0) {
         run->mode = SB_PACE_FIXED;
-        run->rate = cfg->tx_rate;
-        run->jitter_us = sb_pacer_jitter_us(cfg->tx_rate, n, cfg->tx_jitter_us);
+        run->pace_rate = cfg->tx_rate;
+        run->rate = cfg->tx_rate / cfg->instance.count;
+        run->jitter_us = sb_pacer_jitter_us(cfg->tx_rate, run->pace_threads, cfg->tx_jitter_us);
     } else if (cfg->rate > 0) {
         run->mode = SB_PACE_POISSON;
-        run->rate = cfg->rate;
+        run->rate = cfg->rate / cfg->instance.count;
     }
     run->workers = calloc(n, sizeof(*run->workers));
     r->prev = calloc(n, sizeof(*r->prev));

@@ -38,6 +38,10 @@ struct sb_run {
     enum sb_pace_mode mode;
     double rate;                   /* target transactions per second */
     double jitter_us;              /* effective --tx-jitter */
+    /* --tx-rate over all instances: the schedule of connection
+     * pace_base + tid among pace_threads at pace_rate (sb_instance.h). */
+    double pace_rate;
+    unsigned pace_threads, pace_base;
     struct sb_worker *workers;
     uint64_t t0_ns;                /* schedule start, set before "go" */
     /* Rate modes: the measured window, set before "go". A slot belongs to

@@ -42,7 +42,10 @@ void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
     memset(w, 0, sizeof(*w));
     w->tid = tid;
     w->run = run;
-    sb_rand_seed_stream(&w->rand, run->cfg->rand_seed, (uint64_t)tid, &run->cfg->rand);
+    /* The stream of global connection I * threads + tid (sb_instance.h). */
+    sb_rand_seed_stream(&w->rand, run->cfg->rand_seed,
+                        sb_instance_gtid(&run->cfg->instance, run->nthreads, (unsigned)tid),
+                        &run->cfg->rand);
     w->db.on_error = on_db_error;
     w->db.ctx = w;
     w->lt.tid = tid;
@@ -82,7 +85,8 @@ void sb_worker_start_pacing(struct sb_run *run)
     for (unsigned i = 0; i < run->nthreads; i++) {
         struct sb_worker *w = &run->workers[i];
         if (run->mode == SB_PACE_FIXED)
-            sb_pacer_init(&w->pacer, run->rate, run->nthreads, i, run->jitter_us,
+            sb_pacer_init(&w->pacer, run->pace_rate, run->pace_threads, run->pace_base + i,
+                          run->jitter_us,
                           run->cfg->late_policy, run->t0_ns);
         /* Without warmup every slot is in the window (none is before t0). */
         w->measured = run->window_start_ns <= run->t0_ns;

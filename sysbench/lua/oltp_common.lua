@@ -280,13 +280,17 @@ function M.create_table(drv, con, n)
 end
 
 -- Calls fn(n) for each table this thread owns in a parallel command:
--- thread t handles tables t+1, t+1+threads, t+1+2*threads, ...
+-- connection g of all instances' (sysbench.global_tid, from 0) handles
+-- tables g+1, g+1+G, g+1+2G, ... with G = threads x instances, so
+-- instances started with --instance=I/N split the tables between them.
 local function for_my_tables(fn)
    local threads = cfg.threads
    if threads < 1 then
       threads = 1
    end
-   for n = sysbench.tid % threads + 1, cfg.tables, threads do
+   local all = threads * (sysbench.instances or 1)
+   local g = sysbench.global_tid or sysbench.tid
+   for n = g % all + 1, cfg.tables, all do
       fn(n)
    end
 end

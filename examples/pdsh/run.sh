@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+#
+# The same sysbench test on every host of a list, started together, then
+# one merged result (doc/scale-out.md).
+#
+#   HOSTS="gen1 gen2 gen3" ./run.sh oltp_read_write --threads=16 \
+#       --tx-rate=30000 --time=300 --report-interval=10 \
+#       --mysql-host=db1 --mysql-user=sbtest --mysql-password=secret
+#
+# The arguments are the sysbench script and its options (no command: run
+# is added). Each host needs sysbench on its PATH and ssh access without a
+# password. With pdsh installed (and USE_PDSH unset or 1) the hosts are
+# started by pdsh's exec module, which gives each its rank as %n;
+# otherwise (or USE_PDSH=0) by ssh in a loop. Clocks must be synchronised
+# (NTP/PTP): the instances start at one wall-clock instant.
+#
+# Environment:
+#   HOSTS     the host list (required), separated by spaces or commas
+#   SEED      --rand-seed, the same on every host (default 42)
+#   LEAD      seconds from now to the common start (default 20): enough
+#             for every host to start sysbench and connect
+#   OUT       local directory for the results (default scale-out-<time>)
+#   SSH, SCP  the commands to reach a host (default "ssh -o BatchMode=yes",
+#             "scp -q")
+#   USE_PDSH  1 (default when pdsh is installed) or 0
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+    echo "usage: HOSTS=\"h1 h2 ...\" $0 SCRIPT [SYSBENCH OPTIONS...]" >&2
+    exit 2
+fi
+read -r -a hosts <<<"${HOSTS//,/ }"
+if [ "${#hosts[@]}" -lt 1 ]; then
+    echo "$0: set HOSTS to the generator hosts" >&2
+    exit 2
+fi
+N=${#hosts[@]}
+SEED=${SEED:-42}
+LEAD=${LEAD:-20}
+SSH=${SSH:-ssh -o BatchMode=yes}
+SCP=${SCP:-scp -q}
+OUT=${OUT:-scale-out-$(date -u +%Y%m%dT%H%M%SZ)}
+if [ -z "${USE_PDSH:-}" ]; then
+    USE_PDSH=0
+    command -v pdsh >/dev/null 2>&1 && USE_PDSH=1
+fi
+RUN_ID=sb-$(date -u +%s)-$$
+AT=$(( $(date +%s) + LEAD ))
+mkdir -p "$OUT"
+
+# The remote command line, quoted for the remote shell; RANK is replaced
+# by the instance number.
+remote_cmd() {
+    local rank=$1 q
+    shift
+    q=$(printf '%q ' sysbench "$@")
+    echo "$q --rand-seed=$SEED --instance=$rank/$N --start-at=$AT --json=/tmp/$RUN_ID-$rank.json run"
+}
+
+echo "$N instances, start at $(date -u -d "@$AT" +%Y-%m-%dT%H:%M:%SZ), results in $OUT/"
+if [ "$USE_PDSH" = 1 ]; then
+    # pdsh -R exec runs the command locally per host, %h the host and %n
+    # its rank (0..N-1); stdout lines come prefixed with the host name.
+    # shellcheck disable=SC2046
+    pdsh -R exec -f "$N" -w "$(IFS=,; echo "${hosts[*]}")" \
+        $SSH %h "$(remote_cmd %n "$@") > /tmp/$RUN_ID-%n.txt 2>&1" || true
+else
+    pids=()
+    for i in "${!hosts[@]}"; do
+        # shellcheck disable=SC2086
+        $SSH "${hosts[$i]}" "$(remote_cmd "$i" "$@") > /tmp/$RUN_ID-$i.txt 2>&1" &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do
+        wait "$p" || true
+    done
+fi
+
+# Collect: each host has the files of the rank it ran as.
+for h in "${hosts[@]}"; do
+    # shellcheck disable=SC2086
+    $SCP "$h:/tmp/$RUN_ID-*.json" "$h:/tmp/$RUN_ID-*.txt" "$OUT/" || true
+done
+for i in $(seq 0 $((N - 1))); do
+    if [ ! -s "$OUT/$RUN_ID-$i.json" ]; then
+        echo "$0: instance $i left no result; its output:" >&2
+        cat "$OUT/$RUN_ID-$i.txt" >&2 2>/dev/null || true
+        exit 1
+    fi
+done
+sysbench merge "$OUT"/"$RUN_ID"-*.json --json="$OUT/merged.json" | tee "$OUT/merged.txt"
