@@ -1,0 +1,3 @@
+#ifndef SB_FINDMAX_H
+#define SB_FINDMAX_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef SB_REPEAT_H
+#define SB_REPEAT_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef SB_VERDICT_H
+#define SB_VERDICT_H
+#endif
