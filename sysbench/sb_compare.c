@@ -17,6 +17,7 @@
 #include "sb_log.h"
 #include "sb_plot.h"
 #include "sb_resfile.h"
+#include "sb_verdict.h"
 
 /* Percentiles shown at most (p95, p99 and those every file stored). */
 #define MAX_SHOWN_PCTS 8
@@ -34,38 +35,9 @@ struct metric {
     const char *title;      /* the table's heading */
     int decimals;           /* digits after the point for values >= 1 */
     double pct;             /* for latency tables: the percentile */
-    double (*get)(const struct sb_resfile_point *p, double pct);
+    enum sb_resfile_fig fig;
+    bool higher_is_better;  /* throughput; latency and CPU are the reverse */
 };
-
-static double get_tps(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->tps;
-}
-
-static double get_latency(const struct sb_resfile_point *p, double pct)
-{
-    return sb_resfile_percentile_ms(p, pct);
-}
-
-/* A side that was not measured reads as NaN (sb_resfile.h). */
-static double get_cpu_client(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->client.total_us;
-}
-
-static double get_cpu_server(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->server.total_us;
-}
-
-static double get_cpu_machine(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->machine_busy_us;
-}
 
 static void usage(FILE *out)
 {
@@ -186,12 +158,28 @@ static void fmt_value(char *buf, size_t len, double v, int decimals)
         snprintf(buf, len, "%.*f", decimals, v);
 }
 
-static void fmt_ratio(char *buf, size_t len, double v, double base)
+/* The ratio of result r to the first at key k, its 95% interval and the
+ * verdict: "0.91x [0.89, 0.93] worse". */
+static void fmt_ratio(char *buf, size_t len, const struct metric *m,
+                      const struct sb_resfile_grid *g, size_t r, size_t k, unsigned *methods)
 {
-    if (isnan(v) || isnan(base) || !(base > 0))
+    const struct sb_resfile_point *a = sb_resfile_grid_cell(g, 0, k);
+    const struct sb_resfile_point *b = sb_resfile_grid_cell(g, r, k);
+    struct sb_verdict v;
+
+    if (a == NULL || b == NULL) {
         snprintf(buf, len, "-");
+        return;
+    }
+    sb_verdict_judge(a, b, m->fig, m->pct, m->higher_is_better, &v);
+    *methods |= 1u << v.method;
+    if (isnan(v.r.ratio))
+        snprintf(buf, len, "-");
+    else if (v.method == SB_VERDICT_NONE)
+        snprintf(buf, len, "%.3fx (no CI)", v.r.ratio);
     else
-        snprintf(buf, len, "%.2fx", v / base);
+        snprintf(buf, len, "%.3fx [%.3f, %.3f] %s", v.r.ratio, v.r.lo, v.r.hi,
+                 sb_ci_verdict_name(v.v));
 }
 
 /* The metric of result r at key k; NaN where r has no complete point. */
@@ -200,7 +188,7 @@ static double value_at(const struct metric *m, const struct sb_resfile_grid *g, 
 {
     const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
 
-    return p != NULL ? m->get(p, m->pct) : NAN;
+    return p != NULL ? sb_resfile_fig_median(p, m->fig, m->pct) : NAN;
 }
 
 static int width_of(const char *s, int min)
@@ -218,6 +206,7 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     int kw = 7, vw[64], rw[64];
     size_t nres = g->nres < 64 ? g->nres : 64;
     int decimals = m->decimals;
+    unsigned methods = 0;
     bool any = false;
 
     /* One precision per table, so that the column reads evenly: one
@@ -247,13 +236,11 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     }
     for (size_t r = 1; r < nres; r++) {
         snprintf(cell, sizeof(cell), "%s/%s", res[r].label, res[0].label);
-        rw[r] = width_of(cell, 7);
-        fprintf(out, "  %*s", rw[r], cell);
+        rw[r] = width_of(cell, 44);
+        fprintf(out, "  %-*s", rw[r], cell);
     }
     fputc('\n', out);
     for (size_t k = 0; k < g->nkeys; k++) {
-        double bv = value_at(m, g, 0, k);
-
         sb_resfile_key_name(g, k, name, sizeof(name));
         fprintf(out, "%*s", kw + 1, name);
         for (size_t r = 0; r < nres; r++) {
@@ -261,11 +248,19 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
             fprintf(out, "  %*s", vw[r], cell);
         }
         for (size_t r = 1; r < nres; r++) {
-            fmt_ratio(cell, sizeof(cell), value_at(m, g, r, k), bv);
-            fprintf(out, "  %*s", rw[r], cell);
+            fmt_ratio(cell, sizeof(cell), m, g, r, k, &methods);
+            fprintf(out, "  %-*s", rw[r], cell);
         }
         fputc('\n', out);
     }
+    if (nres > 1)
+        fprintf(out, "  (values: median of the runs; ratio [95%% CI] from %s)\n",
+                (methods & (1u << SB_VERDICT_REPEATS)) && (methods & (1u << SB_VERDICT_BATCHES))
+                    ? "the repeats, or batch means of the intervals for single runs"
+                : methods & (1u << SB_VERDICT_REPEATS) ? "the repeats (Welch t on logs)"
+                : methods & (1u << SB_VERDICT_BATCHES)
+                    ? "batch means of the intervals (single runs)"
+                    : "nothing: single runs without --report-interval give no interval");
     fputc('\n', out);
 }
 
@@ -344,23 +339,23 @@ static void print_all(FILE *out, const struct sb_resfile *res, size_t n,
     struct metric m;
     char title[128];
 
-    print_files(out, res, n);
-    m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0, get_tps};
+    m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0,
+                        SB_RESFILE_TPS, true};
     print_table(out, &m, res, g);
     for (size_t i = 0; i < np; i++) {
         snprintf(title, sizeof(title), "Response time, %gth percentile (ms; lower is better)",
                  pcts[i]);
-        m = (struct metric){title, 2, pcts[i], get_latency};
+        m = (struct metric){title, 2, pcts[i], SB_RESFILE_LATENCY, false};
         print_table(out, &m, res, g);
     }
     m = (struct metric){"CPU per transaction, client (us user+system; lower is better)", 1, 0,
-                        get_cpu_client};
+                        SB_RESFILE_CPU_CLIENT, false};
     print_table(out, &m, res, g);
     m = (struct metric){"CPU per transaction, server (us user+system; lower is better)", 1, 0,
-                        get_cpu_server};
+                        SB_RESFILE_CPU_SERVER, false};
     print_table(out, &m, res, g);
     m = (struct metric){"CPU per transaction, whole machine (us busy; lower is better)", 1, 0,
-                        get_cpu_machine};
+                        SB_RESFILE_CPU_MACHINE, false};
     print_table(out, &m, res, g);
     fflush(out);
 }
@@ -401,6 +396,9 @@ int sb_compare_main(int argc, char **argv, FILE *out)
         snprintf(err, sizeof(err), "out of memory");
         goto fail;
     }
+    print_files(out, res, a.nfiles);
+    if (sb_verdict_print_diffs(out, a.files, labels, a.nfiles, err, sizeof(err)) < 0)
+        goto fail;
     print_all(out, res, a.nfiles, &g);
     if (a.plot != NULL && sb_plot_write(res, a.nfiles, a.plot, out, err, sizeof(err)) != 0)
         goto fail;
