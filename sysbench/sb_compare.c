@@ -48,7 +48,11 @@ static void usage(FILE *out)
             "sweep point (matched by thread count and target rate), with the ratio of each\n"
             "file to the first. --labels names the files in the tables and charts (default:\n"
             "the file name without .json); --plot draws throughput, relative throughput, CPU\n"
-            "per transaction and latency percentile charts with gnuplot.\n");
+            "per transaction and latency percentile charts with gnuplot.\n\n"
+            "Every ratio has a 95%% confidence interval and a verdict (better, worse, no\n"
+            "significant difference) when the files have repeats (--repeat) or interval\n"
+            "series (--report-interval). Options and environment fields that differ between\n"
+            "the files are listed first, with a warning when more than the server differs.\n");
 }
 
 bool sb_compare_requested(int argc, char **argv)
@@ -158,28 +162,20 @@ static void fmt_value(char *buf, size_t len, double v, int decimals)
         snprintf(buf, len, "%.*f", decimals, v);
 }
 
-/* The ratio of result r to the first at key k, its 95% interval and the
- * verdict: "0.91x [0.89, 0.93] worse". */
-static void fmt_ratio(char *buf, size_t len, const struct metric *m,
-                      const struct sb_resfile_grid *g, size_t r, size_t k, unsigned *methods)
+/* The verdict of result r against the first at key k; a NaN ratio where
+ * either has no complete point. */
+static void judge_cell(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
+                       size_t k, struct sb_verdict *v)
 {
     const struct sb_resfile_point *a = sb_resfile_grid_cell(g, 0, k);
     const struct sb_resfile_point *b = sb_resfile_grid_cell(g, r, k);
-    struct sb_verdict v;
 
     if (a == NULL || b == NULL) {
-        snprintf(buf, len, "-");
+        memset(v, 0, sizeof(*v));
+        v->r.ratio = v->r.lo = v->r.hi = NAN;
         return;
     }
-    sb_verdict_judge(a, b, m->fig, m->pct, m->higher_is_better, &v);
-    *methods |= 1u << v.method;
-    if (isnan(v.r.ratio))
-        snprintf(buf, len, "-");
-    else if (v.method == SB_VERDICT_NONE)
-        snprintf(buf, len, "%.3fx (no CI)", v.r.ratio);
-    else
-        snprintf(buf, len, "%.3fx [%.3f, %.3f] %s", v.r.ratio, v.r.lo, v.r.hi,
-                 sb_ci_verdict_name(v.v));
+    sb_verdict_judge(a, b, m->fig, m->pct, m->higher_is_better, v);
 }
 
 /* The metric of result r at key k; NaN where r has no complete point. */
@@ -197,23 +193,29 @@ static int width_of(const char *s, int min)
     return w > min ? w : min;
 }
 
-/* Prints one table: a row per key, the value of each file, then each
- * file's ratio to the first. Prints nothing when no file has a value. */
+/* Prints one table: a row per key, the value of each file (the median of
+ * its runs), then each file's ratio to the first; when some ratio has a
+ * confidence interval, also the interval and the verdict. Prints nothing
+ * when no file has a value. */
 static void print_table(FILE *out, const struct metric *m, const struct sb_resfile *res,
                         const struct sb_resfile_grid *g)
 {
-    char cell[64], name[64];
-    int kw = 7, vw[64], rw[64];
+    char cell[96], name[64];
+    int kw = 7, vw[64], rw[64], cw[64], dw[64];
     size_t nres = g->nres < 64 ? g->nres : 64;
     int decimals = m->decimals;
-    unsigned methods = 0;
-    bool any = false;
+    struct sb_verdict *vs = calloc(g->nkeys * nres + 1, sizeof(*vs));
+    bool any = false, ci = false;
 
+    if (vs == NULL)
+        return;
     /* One precision per table, so that the column reads evenly: one
      * more digit when some value is below 1 (sub-millisecond latencies). */
     for (size_t k = 0; k < g->nkeys; k++) {
         for (size_t r = 0; r < nres; r++) {
             double v = value_at(m, g, r, k);
+            judge_cell(m, g, r, k, &vs[k * nres + r]);
+            ci = ci || (r > 0 && vs[k * nres + r].method != SB_VERDICT_NONE);
             if (isnan(v))
                 continue;
             any = true;
@@ -225,6 +227,7 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     }
     if (!any) {
         fprintf(out, "%s: not measured in any file\n\n", m->title);
+        free(vs);
         return;
     }
     fprintf(out, "%s:\n", m->title);
@@ -236,8 +239,13 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     }
     for (size_t r = 1; r < nres; r++) {
         snprintf(cell, sizeof(cell), "%s/%s", res[r].label, res[0].label);
-        rw[r] = width_of(cell, 44);
-        fprintf(out, "  %-*s", rw[r], cell);
+        rw[r] = width_of(cell, 7);
+        fprintf(out, "  %*s", rw[r], cell);
+        if (ci) {
+            cw[r] = 17;
+            dw[r] = r + 1 < nres ? 25 : 0;
+            fprintf(out, "  %*s  %-*s", cw[r], "95% CI", dw[r], "verdict");
+        }
     }
     fputc('\n', out);
     for (size_t k = 0; k < g->nkeys; k++) {
@@ -248,20 +256,24 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
             fprintf(out, "  %*s", vw[r], cell);
         }
         for (size_t r = 1; r < nres; r++) {
-            fmt_ratio(cell, sizeof(cell), m, g, r, k, &methods);
-            fprintf(out, "  %-*s", rw[r], cell);
+            const struct sb_verdict *v = &vs[k * nres + r];
+            if (isnan(v->r.ratio))
+                snprintf(cell, sizeof(cell), "-");
+            else
+                snprintf(cell, sizeof(cell), ci ? "%.3fx" : "%.2fx", v->r.ratio);
+            fprintf(out, "  %*s", rw[r], cell);
+            if (!ci)
+                continue;
+            if (v->method == SB_VERDICT_NONE)
+                snprintf(cell, sizeof(cell), "-");
+            else
+                snprintf(cell, sizeof(cell), "[%.3f, %.3f]", v->r.lo, v->r.hi);
+            fprintf(out, "  %*s  %-*s", cw[r], cell, dw[r], sb_ci_verdict_name(v->v));
         }
         fputc('\n', out);
     }
-    if (nres > 1)
-        fprintf(out, "  (values: median of the runs; ratio [95%% CI] from %s)\n",
-                (methods & (1u << SB_VERDICT_REPEATS)) && (methods & (1u << SB_VERDICT_BATCHES))
-                    ? "the repeats, or batch means of the intervals for single runs"
-                : methods & (1u << SB_VERDICT_REPEATS) ? "the repeats (Welch t on logs)"
-                : methods & (1u << SB_VERDICT_BATCHES)
-                    ? "batch means of the intervals (single runs)"
-                    : "nothing: single runs without --report-interval give no interval");
     fputc('\n', out);
+    free(vs);
 }
 
 /* Whether every complete point of every file stored percentile pct. */
@@ -339,6 +351,10 @@ static void print_all(FILE *out, const struct sb_resfile *res, size_t n,
     struct metric m;
     char title[128];
 
+    fprintf(out, "Values are the median of each point's runs (--repeat). A ratio's 95%% confidence "
+            "interval comes from\nthe runs (Welch's t on their logs) or, for single runs, from "
+            "batch means of the\ninterval series (--report-interval); the verdict says whether "
+            "it excludes 1.\n\n");
     m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0,
                         SB_RESFILE_TPS, true};
     print_table(out, &m, res, g);
