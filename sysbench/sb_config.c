@@ -223,6 +223,11 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0 ||
         load_checkpoints(set, err, errlen) != 0)
         return -1;
+    /* --find-max chooses the rates itself, on one thread count. */
+    if (c->find_max && (c->rate > 0 || c->ntx_rate_list > 1 || c->tx_rate > 0 ||
+                        c->nthread_list > 1))
+        return fail(err, errlen, "%s %s", "--find-max",
+                    "chooses the --tx-rate itself: give one --threads value and no --rate or --tx-rate");
     /* Intervals are labelled in whole seconds, and sysbench 1.0 takes an
      * integer here: a fraction would give labels like [ 2s ] [ 2s ]. */
     if (c->report_interval != floor(c->report_interval))

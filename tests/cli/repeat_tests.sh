@@ -122,6 +122,11 @@ for bad in --repeat=0 --repeat=x --repeat-cooldown=-1 --sla=p99 --sla=q99:1ms \
     assert_exit 1
     assert_count err "FATAL" 1
 done
+for bad in --tx-rate=100 --threads=1,2 --rate=10; do
+    sb probe.lua run --time=0.1 --find-max --sla=p99:1ms "$bad"
+    assert_exit 1
+    assert_fatal "--find-max chooses the --tx-rate itself"
+done
 
 tcase "compare: two 1.0 ms probes are no significant difference"
 sb compare "$FIX/a.json" "$FIX/b.json"
