@@ -23,6 +23,14 @@ static uint64_t get_u64(const struct sb_jv *v)
     return d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
 }
 
+/* A repeat number: 1 when missing or out of range (a hand-edited file
+ * must not make a cast overflow). */
+static unsigned get_count(const struct sb_jv *v)
+{
+    double d = sb_jv_num(v);
+    return d >= 1 && d <= 1e6 ? (unsigned)d : 1;
+}
+
 static void read_cpu(struct sb_resfile_cpu *c, const struct sb_jv *side)
 {
     c->measured = sb_jv_true(sb_jv_get(side, "measured"));
@@ -128,8 +136,8 @@ static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p, double
     pt->complete = sb_jv_true(sb_jv_get(p, "complete")) && fin != NULL &&
                    fin->type == SB_JV_OBJECT;
     pt->tps = pt->qps = pt->machine_busy_us = NAN;
-    pt->repeat = sb_jv_num(sb_jv_get(p, "repeat")) >= 1 ? (unsigned)sb_jv_num(sb_jv_get(p, "repeat")) : 1;
-    pt->nrepeat = sb_jv_num(sb_jv_get(p, "repeats")) >= 1 ? (unsigned)sb_jv_num(sb_jv_get(p, "repeats")) : 1;
+    pt->repeat = get_count(sb_jv_get(p, "repeat"));
+    pt->nrepeat = get_count(sb_jv_get(p, "repeats"));
     pt->client.user_us = pt->client.system_us = pt->client.total_us = NAN;
     pt->server = pt->client;
     if (!pt->complete)
