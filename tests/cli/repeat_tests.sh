@@ -172,7 +172,7 @@ assert_exit 0
 # true ratio and must not point the wrong way.
 r=$(row out "Response time, 50th percentile")
 echo "$r" | grep -qE "\[[0-9.]+, [0-9.]+\]  (worse|no significant difference)$" || fail "p50 row: $r"
-read -r ratio lo hi <<<"$(echo "$r" | sed -E 's/.* ([0-9.]+)x +\[([0-9.]+), ([0-9.]+)\].*/\1 \2 \3/')"
+read -r _ lo hi <<<"$(echo "$r" | sed -E 's/.* ([0-9.]+)x +\[([0-9.]+), ([0-9.]+)\].*/\1 \2 \3/')"
 assert_le "$lo" 1.1 "interval low"
 assert_ge "$hi" 1.1 "interval high"
 
