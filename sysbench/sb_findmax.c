@@ -12,6 +12,7 @@
 #include "sb_ci.h"
 #include "sb_histogram.h"
 #include "sb_output.h"
+#include "sb_repeat.h"
 
 int sb_findmax_parse_sla(const char *text, bool required, double *pct, double *ms,
                          char *err, size_t errlen)
@@ -135,10 +136,17 @@ static int probe(struct search *s, double r, bool *holds)
     if (close_call(s, r, p->achieved, p->latency_ms) && p->runs < 3) {
         fprintf(s->out, "\n--find-max: close to a limit, measuring %.2f tx/s %u more time%s\n", r,
                 3 - p->runs, 3 - p->runs == 1 ? "" : "s");
-        rc = s->run(s->ctx, r, 3 - p->runs);
-        if (rc != 0)
-            return rc;
+        /* One run at a time: the summary below covers all three. */
+        for (unsigned k = p->runs; k < 3; k++)
+            if ((rc = s->run(s->ctx, r, 1)) != 0)
+                return rc;
         p->runs = 3;
+        /* One group of three runs in the files, not a run and a pair. */
+        for (size_t i = first; i < s->o->npoints; i++) {
+            s->o->points[i].repeat = (unsigned)(i - first + 1);
+            s->o->points[i].nrepeat = (unsigned)(s->o->npoints - first);
+        }
+        sb_repeat_print_group(s->o, first, s->out);
         medians(s, first, &p->achieved, &p->latency_ms);
     }
     p->holds = *holds = verdict(s, r, p->achieved, p->latency_ms);
