@@ -18,6 +18,7 @@
 #include "sb_args.h"
 #include "sb_config.h"
 #include "sb_driver.h"
+#include "sb_findmax.h"
 #include "sb_clock.h"
 #include "sb_compare.h"
 #include "sb_merge.h"
@@ -25,6 +26,7 @@
 #include "sb_lua.h"
 #include "sb_output.h"
 #include "sb_plot.h"
+#include "sb_repeat.h"
 #include "sb_run.h"
 #include "sb_stop.h"
 
@@ -219,18 +221,18 @@ static int infer_driver(struct sb_optset *general, const struct sb_optset *drv_s
     return 0;
 }
 
-/* Sleeps --sweep-cooldown seconds between two points, so the server
+/* Sleeps `secs` seconds between two points or two repeats, so the server
  * settles (flushes, purges) before the next one. Returns false when a
  * signal asked to stop meanwhile. */
-static bool sweep_cooldown(void)
+static bool cooldown(double secs, const char *what)
 {
     uint64_t until;
 
-    if (sb_config.sweep_cooldown <= 0)
+    if (secs <= 0)
         return true;
-    printf("Cooling down for %g second(s) before the next point...\n", sb_config.sweep_cooldown);
+    printf("Cooling down for %g second(s) before the next %s...\n", secs, what);
     fflush(stdout);
-    until = sb_now_ns() + (uint64_t)(sb_config.sweep_cooldown * 1e9);
+    until = sb_now_ns() + (uint64_t)(secs * 1e9);
     while (!sb_stopping() && sb_now_ns() < until) {
         uint64_t step = sb_now_ns() + 100 * SB_NS_PER_MS;
         sb_sleep_until_ns(step < until ? step : until);
@@ -238,17 +240,88 @@ static bool sweep_cooldown(void)
     return !sb_stopping();
 }
 
+/* What run_point needs, also as the --find-max callback's context. */
+struct point_ctx {
+    lua_State *L;
+    struct sb_lua_env *env;
+    struct sb_rand *main_rand;
+    struct sb_output *out;
+    bool started;                  /* a point ran before: cool down first */
+};
+
+/*
+ * Runs one point (threads, rate) `repeats` times (--repeat), every run with the same
+ * options and seed, then prints the repeat summary. Returns the first
+ * non-zero status of a run.
+ */
+static int run_point(void *p, double rate, unsigned repeats)
+{
+    struct point_ctx *c = p;
+    size_t first = c->out->npoints;
+    int rc = 0;
+
+    sb_config.tx_rate = rate;
+    c->env->threads = sb_config.threads;
+    /* init(), done() and the hooks see the point being run. */
+    sb_lua_export_point(c->L, c->env);
+    for (unsigned rep = 1; rep <= repeats && rc == 0; rep++) {
+        c->out->cur_repeat = rep;
+        c->out->cur_nrepeat = repeats;
+        if (c->started) {
+            sb_stop_reset();
+            if (!cooldown(rep > 1 ? sb_config.repeat_cooldown : sb_config.sweep_cooldown,
+                          rep > 1 ? "repeat" : "point"))
+                return 128 + sb_run_signal();
+            printf("\n");
+        }
+        c->started = true;
+        if (repeats > 1)
+            printf("Run %u of %u:\n", rep, repeats);
+        /* init() runs in the main state: give it the same random
+         * sequence at every point and every repeat. */
+        sb_rand_seed_stream(c->main_rand, sb_config.rand_seed,
+                            0x100000000ULL + sb_config.instance.index, &sb_config.rand);
+        rc = sb_run_benchmark(c->L, c->env, c->out);
+    }
+    if (repeats > 1 && rc != 1)
+        sb_repeat_print_group(c->out, first, stdout);
+    return rc;
+}
+
+/* The points of the --threads and --tx-rate lists, or the --find-max
+ * search at the first thread count. */
+static int run_sweep(struct point_ctx *c)
+{
+    size_t nr = sb_config.ntx_rate_list > 0 ? sb_config.ntx_rate_list : 1;
+    struct sb_findmax_result fm;
+    int rc = 0;
+
+    if (sb_config.find_max) {
+        sb_config.threads = sb_config.thread_list[0];
+        return sb_findmax_search(c->out, run_point, c, sb_config.sla_pct, sb_config.sla_ms,
+                                 sb_config.repeat, &fm, stdout);
+    }
+    for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++)
+        for (size_t ri = 0; ri < nr && rc == 0; ri++) {
+            sb_config.threads = sb_config.thread_list[ti];
+            rc = run_point(c, sb_config.ntx_rate_list ? sb_config.tx_rate_list[ri] : 0,
+                           sb_config.repeat);
+        }
+    return rc;
+}
+
 /*
  * The "run" command: one benchmark per point of the --threads and
- * --tx-rate lists, every point with the same seed and options, then the
- * sweep table and the result files.
+ * --tx-rate lists (or of the --find-max search), every point with the
+ * same seed and options, then the sweep table and the result files.
  */
 static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main_rand)
 {
     struct sb_output out;
     char err[1024];
     size_t nr = sb_config.ntx_rate_list > 0 ? sb_config.ntx_rate_list : 1;
-    bool sweep = sb_config.nthread_list > 1 || nr > 1;
+    bool sweep = sb_config.nthread_list > 1 || nr > 1 || sb_config.find_max;
+    struct point_ctx ctx = {L, env, main_rand, &out, false};
     int rc = 0;
 
     if (!sb_lua_has_function(L, "event") && !sb_lua_has_script_thread_run(L))
@@ -262,28 +335,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
-    for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++) {
-        for (size_t ri = 0; ri < nr && rc == 0; ri++) {
-            sb_config.threads = sb_config.thread_list[ti];
-            sb_config.tx_rate = sb_config.ntx_rate_list ? sb_config.tx_rate_list[ri] : 0;
-            env->threads = sb_config.threads;
-            /* init(), done() and the hooks see the point being run. */
-            sb_lua_export_point(L, env);
-            if (ti + ri > 0) {
-                sb_stop_reset();
-                if (!sweep_cooldown()) {
-                    rc = 128 + sb_run_signal();
-                    break;
-                }
-                printf("\n");
-            }
-            /* init() runs in the main state: give it the same random
-             * sequence at every point. */
-            sb_rand_seed_stream(main_rand, sb_config.rand_seed,
-                                0x100000000ULL + sb_config.instance.index, &sb_config.rand);
-            rc = sb_run_benchmark(L, env, &out);
-        }
-    }
+    rc = run_sweep(&ctx);
     if (sweep && rc != 1)
         sb_output_print_sweep(&out, stdout);
     if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {

@@ -17,6 +17,7 @@
 #include "sb_log.h"
 #include "sb_plot.h"
 #include "sb_resfile.h"
+#include "sb_verdict.h"
 
 /* Percentiles shown at most (p95, p99 and those every file stored). */
 #define MAX_SHOWN_PCTS 8
@@ -34,38 +35,9 @@ struct metric {
     const char *title;      /* the table's heading */
     int decimals;           /* digits after the point for values >= 1 */
     double pct;             /* for latency tables: the percentile */
-    double (*get)(const struct sb_resfile_point *p, double pct);
+    enum sb_resfile_fig fig;
+    bool higher_is_better;  /* throughput; latency and CPU are the reverse */
 };
-
-static double get_tps(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->tps;
-}
-
-static double get_latency(const struct sb_resfile_point *p, double pct)
-{
-    return sb_resfile_percentile_ms(p, pct);
-}
-
-/* A side that was not measured reads as NaN (sb_resfile.h). */
-static double get_cpu_client(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->client.total_us;
-}
-
-static double get_cpu_server(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->server.total_us;
-}
-
-static double get_cpu_machine(const struct sb_resfile_point *p, double pct)
-{
-    (void)pct;
-    return p->machine_busy_us;
-}
 
 static void usage(FILE *out)
 {
@@ -76,7 +48,11 @@ static void usage(FILE *out)
             "sweep point (matched by thread count and target rate), with the ratio of each\n"
             "file to the first. --labels names the files in the tables and charts (default:\n"
             "the file name without .json); --plot draws throughput, relative throughput, CPU\n"
-            "per transaction and latency percentile charts with gnuplot.\n");
+            "per transaction and latency percentile charts with gnuplot.\n\n"
+            "Every ratio has a 95%% confidence interval and a verdict (better, worse, no\n"
+            "significant difference) when the files have repeats (--repeat) or interval\n"
+            "series (--report-interval). Options and environment fields that differ between\n"
+            "the files are listed first, with a warning when more than the server differs.\n");
 }
 
 bool sb_compare_requested(int argc, char **argv)
@@ -186,12 +162,20 @@ static void fmt_value(char *buf, size_t len, double v, int decimals)
         snprintf(buf, len, "%.*f", decimals, v);
 }
 
-static void fmt_ratio(char *buf, size_t len, double v, double base)
+/* The verdict of result r against the first at key k; a NaN ratio where
+ * either has no complete point. */
+static void judge_cell(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
+                       size_t k, struct sb_verdict *v)
 {
-    if (isnan(v) || isnan(base) || !(base > 0))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.2fx", v / base);
+    const struct sb_resfile_point *a = sb_resfile_grid_cell(g, 0, k);
+    const struct sb_resfile_point *b = sb_resfile_grid_cell(g, r, k);
+
+    if (a == NULL || b == NULL) {
+        memset(v, 0, sizeof(*v));
+        v->r.ratio = v->r.lo = v->r.hi = NAN;
+        return;
+    }
+    sb_verdict_judge(a, b, m->fig, m->pct, m->higher_is_better, v);
 }
 
 /* The metric of result r at key k; NaN where r has no complete point. */
@@ -200,7 +184,7 @@ static double value_at(const struct metric *m, const struct sb_resfile_grid *g, 
 {
     const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
 
-    return p != NULL ? m->get(p, m->pct) : NAN;
+    return p != NULL ? sb_resfile_fig_median(p, m->fig, m->pct) : NAN;
 }
 
 static int width_of(const char *s, int min)
@@ -209,22 +193,29 @@ static int width_of(const char *s, int min)
     return w > min ? w : min;
 }
 
-/* Prints one table: a row per key, the value of each file, then each
- * file's ratio to the first. Prints nothing when no file has a value. */
+/* Prints one table: a row per key, the value of each file (the median of
+ * its runs), then each file's ratio to the first; when some ratio has a
+ * confidence interval, also the interval and the verdict. Prints nothing
+ * when no file has a value. */
 static void print_table(FILE *out, const struct metric *m, const struct sb_resfile *res,
                         const struct sb_resfile_grid *g)
 {
-    char cell[64], name[64];
-    int kw = 7, vw[64], rw[64];
+    char cell[96], name[64];
+    int kw = 7, vw[64], rw[64], cw[64], dw[64];
     size_t nres = g->nres < 64 ? g->nres : 64;
     int decimals = m->decimals;
-    bool any = false;
+    struct sb_verdict *vs = calloc(g->nkeys * nres + 1, sizeof(*vs));
+    bool any = false, ci = false;
 
+    if (vs == NULL)
+        return;
     /* One precision per table, so that the column reads evenly: one
      * more digit when some value is below 1 (sub-millisecond latencies). */
     for (size_t k = 0; k < g->nkeys; k++) {
         for (size_t r = 0; r < nres; r++) {
             double v = value_at(m, g, r, k);
+            judge_cell(m, g, r, k, &vs[k * nres + r]);
+            ci = ci || (r > 0 && vs[k * nres + r].method != SB_VERDICT_NONE);
             if (isnan(v))
                 continue;
             any = true;
@@ -236,6 +227,7 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     }
     if (!any) {
         fprintf(out, "%s: not measured in any file\n\n", m->title);
+        free(vs);
         return;
     }
     fprintf(out, "%s:\n", m->title);
@@ -249,11 +241,14 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
         snprintf(cell, sizeof(cell), "%s/%s", res[r].label, res[0].label);
         rw[r] = width_of(cell, 7);
         fprintf(out, "  %*s", rw[r], cell);
+        if (ci) {
+            cw[r] = 17;
+            dw[r] = r + 1 < nres ? 25 : 0;
+            fprintf(out, "  %*s  %-*s", cw[r], "95% CI", dw[r], "verdict");
+        }
     }
     fputc('\n', out);
     for (size_t k = 0; k < g->nkeys; k++) {
-        double bv = value_at(m, g, 0, k);
-
         sb_resfile_key_name(g, k, name, sizeof(name));
         fprintf(out, "%*s", kw + 1, name);
         for (size_t r = 0; r < nres; r++) {
@@ -261,12 +256,24 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
             fprintf(out, "  %*s", vw[r], cell);
         }
         for (size_t r = 1; r < nres; r++) {
-            fmt_ratio(cell, sizeof(cell), value_at(m, g, r, k), bv);
+            const struct sb_verdict *v = &vs[k * nres + r];
+            if (isnan(v->r.ratio))
+                snprintf(cell, sizeof(cell), "-");
+            else
+                snprintf(cell, sizeof(cell), ci ? "%.3fx" : "%.2fx", v->r.ratio);
             fprintf(out, "  %*s", rw[r], cell);
+            if (!ci)
+                continue;
+            if (v->method == SB_VERDICT_NONE)
+                snprintf(cell, sizeof(cell), "-");
+            else
+                snprintf(cell, sizeof(cell), "[%.3f, %.3f]", v->r.lo, v->r.hi);
+            fprintf(out, "  %*s  %-*s", cw[r], cell, dw[r], sb_ci_verdict_name(v->v));
         }
         fputc('\n', out);
     }
     fputc('\n', out);
+    free(vs);
 }
 
 /* Whether every complete point of every file stored percentile pct. */
@@ -344,23 +351,27 @@ static void print_all(FILE *out, const struct sb_resfile *res, size_t n,
     struct metric m;
     char title[128];
 
-    print_files(out, res, n);
-    m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0, get_tps};
+    fprintf(out, "Values are the median of each point's runs (--repeat). A ratio's 95%% confidence "
+            "interval comes from\nthe runs (Welch's t on their logs) or, for single runs, from "
+            "batch means of the\ninterval series (--report-interval); the verdict says whether "
+            "it excludes 1.\n\n");
+    m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0,
+                        SB_RESFILE_TPS, true};
     print_table(out, &m, res, g);
     for (size_t i = 0; i < np; i++) {
         snprintf(title, sizeof(title), "Response time, %gth percentile (ms; lower is better)",
                  pcts[i]);
-        m = (struct metric){title, 2, pcts[i], get_latency};
+        m = (struct metric){title, 2, pcts[i], SB_RESFILE_LATENCY, false};
         print_table(out, &m, res, g);
     }
     m = (struct metric){"CPU per transaction, client (us user+system; lower is better)", 1, 0,
-                        get_cpu_client};
+                        SB_RESFILE_CPU_CLIENT, false};
     print_table(out, &m, res, g);
     m = (struct metric){"CPU per transaction, server (us user+system; lower is better)", 1, 0,
-                        get_cpu_server};
+                        SB_RESFILE_CPU_SERVER, false};
     print_table(out, &m, res, g);
     m = (struct metric){"CPU per transaction, whole machine (us busy; lower is better)", 1, 0,
-                        get_cpu_machine};
+                        SB_RESFILE_CPU_MACHINE, false};
     print_table(out, &m, res, g);
     fflush(out);
 }
@@ -401,6 +412,9 @@ int sb_compare_main(int argc, char **argv, FILE *out)
         snprintf(err, sizeof(err), "out of memory");
         goto fail;
     }
+    print_files(out, res, a.nfiles);
+    if (sb_verdict_print_diffs(out, a.files, labels, a.nfiles, err, sizeof(err)) < 0)
+        goto fail;
     print_all(out, res, a.nfiles, &g);
     if (a.plot != NULL && sb_plot_write(res, a.nfiles, a.plot, out, err, sizeof(err)) != 0)
         goto fail;

@@ -3,6 +3,7 @@
  */
 #include "sb_config.h"
 #include "sb_cpu.h"
+#include "sb_findmax.h"
 #include "sb_instance.h"
 
 #include <math.h>
@@ -40,6 +41,10 @@ const struct sb_opt_def sb_general_options[] = {
     {"csv", "write the interval series (one row per --report-interval) as CSV to FILE", NULL, SB_ARG_FILE},
     {"plot", "after the run, draw charts (throughput, relative throughput, CPU per transaction, latency percentiles) with gnuplot to FILE-throughput.png etc.; FILE ends in .png or .svg", NULL, SB_ARG_FILE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
+    {"repeat", "run every point N times with the same options and seed, and report the median, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
+    {"repeat-cooldown", "seconds to pause between the repeats of a point (--repeat)", "0", SB_ARG_DOUBLE},
+    {"find-max", "search the highest --tx-rate the server holds: achieved rate at least 99.5% of the target and the --sla met", "off", SB_ARG_BOOL},
+    {"sla", "latency limit for --find-max: pP:LIMIT with LIMIT in us, ms or s, e.g. p99:20ms", "", SB_ARG_STRING},
     {"server-pid", "PIDs of the database server processes for CPU accounting (default: found through the connection's socket or port)", "", SB_ARG_LIST},
     {"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", "3", SB_ARG_INT},
     {"config-file", "file containing command line options", NULL, SB_ARG_FILE},
@@ -205,11 +210,26 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
         nonneg(set, "rate", &c->rate, err, errlen) != 0 ||
         nonneg(set, "tx-jitter", &c->tx_jitter_us, err, errlen) != 0 ||
         nonneg(set, "tx-spin", &c->tx_spin_us, err, errlen) != 0 ||
-        nonneg(set, "sweep-cooldown", &c->sweep_cooldown, err, errlen) != 0)
+        nonneg(set, "sweep-cooldown", &c->sweep_cooldown, err, errlen) != 0 ||
+        nonneg(set, "repeat-cooldown", &c->repeat_cooldown, err, errlen) != 0)
+        return -1;
+    v = sb_optset_int(set, "repeat");
+    if (v < 1 || v > 1000)
+        return fail(err, errlen, "invalid value for --%s: %s", "repeat",
+                    "expected a whole number from 1 to 1000");
+    c->repeat = (unsigned)v;
+    c->find_max = sb_optset_bool(set, "find-max");
+    if (sb_findmax_parse_sla(sb_optset_str(set, "sla"), c->find_max, &c->sla_pct, &c->sla_ms,
+                             err, errlen) != 0)
         return -1;
     if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0 ||
         load_checkpoints(set, err, errlen) != 0)
         return -1;
+    /* --find-max chooses the rates itself, on one thread count. */
+    if (c->find_max && (c->rate > 0 || c->ntx_rate_list > 1 || c->tx_rate > 0 ||
+                        c->nthread_list > 1))
+        return fail(err, errlen, "%s %s", "--find-max",
+                    "chooses the --tx-rate itself: give one --threads value and no --rate or --tx-rate");
     /* Intervals are labelled in whole seconds, and sysbench 1.0 takes an
      * integer here: a fraction would give labels like [ 2s ] [ 2s ]. */
     if (c->report_interval != floor(c->report_interval))

@@ -56,6 +56,10 @@ struct sb_config {
     size_t thread_stack_size; /* 0 = the system default */
     double forced_shutdown;   /* seconds after --time, 0 = off */
     double sweep_cooldown;    /* seconds between sweep points */
+    unsigned repeat;          /* runs of every point (--repeat), >= 1 */
+    double repeat_cooldown;   /* seconds between the repeats of a point */
+    bool find_max;            /* --find-max */
+    double sla_pct, sla_ms;   /* --sla percentile and limit; 0 without */
 
     const char *json_file;    /* borrowed from the option set */
     const char *csv_file;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "sb_output.h"
+#include "sb_repeat.h"
 
 #include <errno.h>
 #include <luajit.h>
@@ -109,6 +110,8 @@ struct sb_point *sb_output_begin_point(struct sb_output *o, unsigned threads,
     p = &o->points[o->npoints++];
     memset(p, 0, sizeof(*p));
     p->threads = threads;
+    p->repeat = o->cur_repeat ? o->cur_repeat : 1;
+    p->nrepeat = o->cur_nrepeat ? o->cur_nrepeat : 1;
     p->rate_mode = mode;
     p->target_tps = mode != SB_OUTPUT_RATE_NONE ? target_tps : 0;
     p->jitter_us = mode == SB_OUTPUT_RATE_FIXED ? jitter_us : 0;
@@ -842,6 +845,8 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_begin_object(j);
     sb_json_kv_uint(j, "index", index);
     sb_json_kv_uint(j, "threads", p->threads);
+    sb_json_kv_uint(j, "repeat", p->repeat);
+    sb_json_kv_uint(j, "repeats", p->nrepeat);
     sb_json_kv_string(j, "rate_mode", modes[p->rate_mode]);
     sb_json_kv_double(j, "target_tps", p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
     sb_json_kv_bool(j, "complete", point_complete(p));
@@ -901,6 +906,7 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
     for (size_t i = 0; i < o->npoints; i++)
         json_point(&j, o, &o->points[i], i + 1);
     sb_json_end_array(&j);
+    sb_repeat_json(&j, o);
     sb_json_end_object(&j);
     errno = 0;
     if (sb_json_finish(&j) != 0) {

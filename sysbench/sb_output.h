@@ -68,6 +68,7 @@ struct sb_point_final {
 struct sb_point {
     unsigned threads;
     double start_unix_s;            /* wall clock of the measurement start; NAN until set */
+    unsigned repeat, nrepeat;       /* run repeat of nrepeat (--repeat), 1-based */
     enum sb_output_rate_mode rate_mode;
     double target_tps;              /* 0 without a rate */
     double jitter_us;               /* --tx-rate only */
@@ -102,6 +103,7 @@ struct sb_output {
     char driver_name[32];           /* the driver used, "" if none */
     time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
+    unsigned cur_repeat, cur_nrepeat; /* stamped on the next points; 0 = 1 of 1 */
 };
 
 /*

@@ -32,8 +32,8 @@ static const char *const palette[] = {
 /* Most panels of the latency chart; more points are thinned evenly. */
 #define MAX_PANELS 6
 
-static const char *const chart_names[SB_PLOT_NCHARTS] = {
-    "throughput", "relative", "cpu", "latency"
+static const char *const chart_names[SB_PLOT_NCHARTS + 1] = {
+    "throughput", "relative", "cpu", "latency", "latency-throughput"
 };
 
 /* One invocation's charts. */
@@ -43,7 +43,8 @@ struct plot {
     size_t n;
     const struct sb_resfile_grid *g;
     bool svg;
-    char out[SB_PLOT_NCHARTS][PATH_MAX]; /* the files to write */
+    char out[SB_PLOT_NCHARTS + 1][PATH_MAX]; /* the files to write */
+    int ncharts;                       /* SB_PLOT_NCHARTS, one more with rates */
 };
 
 /* ------------------------------------------------------------ files and names */
@@ -228,29 +229,103 @@ static void key_title(const struct plot *pl, size_t k, char *buf, size_t len)
 
 /* ------------------------------------------------------------ the charts */
 
+/* Whether some point of some result has two or more runs (--repeat). */
+static bool any_repeats(const struct plot *pl)
+{
+    for (size_t k = 0; k < pl->g->nkeys; k++)
+        for (size_t r = 0; r < pl->n; r++) {
+            const struct sb_resfile_point *p = cell(pl, r, k);
+            if (p != NULL && p->nreps > 1)
+                return true;
+        }
+    return false;
+}
+
+/* The median throughput of point p's runs; NaN for a gap. */
+static double tps_of(const struct sb_resfile_point *p)
+{
+    return p != NULL ? sb_resfile_fig_median(p, SB_RESFILE_TPS, 0) : NAN;
+}
+
+/* Throughput by point: the median of the runs, with error bars from the
+ * slowest to the fastest run when there are repeats. */
 static void chart_throughput(struct plot *pl)
 {
     FILE *f = pl->gp;
+    bool bars = any_repeats(pl);
 
     begin_chart(pl, 0, 1000, 620, pl->g->rates_vary && !pl->g->threads_vary ?
                 "Throughput by target rate" : "Throughput by threads");
     key_xtics(pl);
-    fputs("set ylabel 'transactions per second'\nset yrange [0:*]\n"
-          "set offsets 0, 0, graph 0.08, 0\n$tps << EOD\n", f);
+    fputs("set ylabel ", f);
+    gp_str(f, bars ? "transactions per second (median; bars: min to max of the runs)"
+                   : "transactions per second");
+    fputs("\nset yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n$tps << EOD\n", f);
     for (size_t k = 0; k < pl->g->nkeys; k++) {
         fprintf(f, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            gp_num(f, p ? p->tps : NAN);
+            double v[1024], lo = NAN, hi = NAN;
+            size_t n = p != NULL ? sb_resfile_fig_runs(p, SB_RESFILE_TPS, 0, v, 1024) : 0;
+            for (size_t i = 0; i < n; i++) {
+                if (isnan(v[i]))
+                    continue;
+                lo = isnan(lo) || v[i] < lo ? v[i] : lo;
+                hi = isnan(hi) || v[i] > hi ? v[i] : hi;
+            }
+            gp_num(f, tps_of(p));
+            gp_num(f, lo);
+            gp_num(f, hi);
         }
         fputc('\n', f);
     }
     fputs("EOD\nplot ", f);
     for (size_t r = 0; r < pl->n; r++) {
-        fprintf(f, "%s$tps using 1:%zu with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
-                r ? ", \\\n     " : "", r + 2, palette[r % NCOLORS]);
+        if (bars)
+            fprintf(f, "%s$tps using 1:%zu:%zu:%zu with yerrorlines lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
+                    r ? ", \\\n     " : "", 3 * r + 2, 3 * r + 3, 3 * r + 4, palette[r % NCOLORS]);
+        else
+            fprintf(f, "%s$tps using 1:%zu with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
+                    r ? ", \\\n     " : "", 3 * r + 2, palette[r % NCOLORS]);
         gp_str(f, pl->res[r].label);
     }
+    fputc('\n', f);
+}
+
+/* Response time against achieved throughput over the rated points (a
+ * --tx-rate sweep, a --find-max search): where latency turns up is the
+ * capacity. Medians of the runs; one line per result and percentile. */
+static void chart_latency_throughput(struct plot *pl)
+{
+    static const double pcts[] = {50, 99};
+    FILE *f = pl->gp;
+
+    begin_chart(pl, SB_PLOT_NCHARTS, 1000, 620, "Response time against throughput");
+    fputs("set xlabel 'achieved transactions per second'\n"
+          "set ylabel 'response time (ms)'\nset logscale y\n", f);
+    for (size_t r = 0; r < pl->n; r++) {
+        fprintf(f, "$lt%zu << EOD\n", r);
+        for (size_t k = 0; k < pl->g->nkeys; k++) {
+            const struct sb_resfile_point *p = cell(pl, r, k);
+            if (p == NULL || !p->rated)
+                continue;
+            gp_num(f, tps_of(p));
+            for (size_t i = 0; i < 2; i++)
+                gp_num(f, sb_resfile_fig_median(p, SB_RESFILE_LATENCY, pcts[i]));
+            fputc('\n', f);
+        }
+        fputs("EOD\n", f);
+    }
+    fputs("plot ", f);
+    for (size_t r = 0; r < pl->n; r++)
+        for (size_t i = 0; i < 2; i++) {
+            char t[256];
+            snprintf(t, sizeof(t), "%s p%g", pl->res[r].label, pcts[i]);
+            fprintf(f, "%s$lt%zu using 1:%zu with linespoints lw 2 pt %d ps 1.2 dt %d lc rgb '%s' title ",
+                    r + i ? ", \\\n     " : "", r, i + 2, i ? 7 : 6, i ? 1 : 2,
+                    palette[r % NCOLORS]);
+            gp_str(f, t);
+        }
     fputc('\n', f);
 }
 
@@ -285,7 +360,7 @@ static void chart_relative(struct plot *pl)
         fprintf(f, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            gp_num(f, p && b && b->tps > 0 ? p->tps / b->tps : NAN);
+            gp_num(f, tps_of(b) > 0 ? tps_of(p) / tps_of(b) : NAN);
         }
         fputc('\n', f);
     }
@@ -630,7 +705,7 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
     if (sb_plot_check(path, err, errlen) != 0)
         return -1;
     split_path(path, stem, sizeof(stem), &ext, &pl.svg);
-    for (int i = 0; i < SB_PLOT_NCHARTS; i++)
+    for (int i = 0; i <= SB_PLOT_NCHARTS; i++)
         snprintf(pl.out[i], sizeof(pl.out[i]), "%.*s-%s%s", PATH_MAX - 32, stem, chart_names[i], ext);
     if (sb_resfile_grid_build(&g, res, n) != 0 || g.nkeys == 0) {
         sb_resfile_grid_free(&g);
@@ -662,13 +737,18 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
     chart_relative(&pl);
     chart_cpu(&pl);
     chart_latency(&pl);
+    pl.ncharts = SB_PLOT_NCHARTS;
+    if (g.any_rated) {
+        chart_latency_throughput(&pl);
+        pl.ncharts++;
+    }
     if (ferror(pl.gp) | (fclose(pl.gp) != 0)) {
         snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
         goto cleanup;
     }
     if (run_gnuplot(script, errpath, err, errlen) != 0)
         goto cleanup;
-    for (int i = 0; i < SB_PLOT_NCHARTS; i++) {
+    for (int i = 0; i < pl.ncharts; i++) {
         struct stat st;
         if (stat(pl.out[i], &st) != 0 || st.st_size == 0) {
             snprintf(err, errlen, "gnuplot did not write '%s'", pl.out[i]);
@@ -677,7 +757,7 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
     }
     if (out != NULL) {
         fprintf(out, "Charts written:");
-        for (int i = 0; i < SB_PLOT_NCHARTS; i++)
+        for (int i = 0; i < pl.ncharts; i++)
             fprintf(out, " %s", pl.out[i]);
         fprintf(out, "\n");
         fflush(out);

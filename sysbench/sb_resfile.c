@@ -23,6 +23,14 @@ static uint64_t get_u64(const struct sb_jv *v)
     return d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
 }
 
+/* A repeat number: 1 when missing or out of range (a hand-edited file
+ * must not make a cast overflow). */
+static unsigned get_count(const struct sb_jv *v)
+{
+    double d = sb_jv_num(v);
+    return d >= 1 && d <= 1e6 ? (unsigned)d : 1;
+}
+
 static void read_cpu(struct sb_resfile_cpu *c, const struct sb_jv *side)
 {
     c->measured = sb_jv_true(sb_jv_get(side, "measured"));
@@ -73,7 +81,48 @@ static int read_histogram(struct sb_resfile_point *pt, const struct sb_jv *h)
     return 0;
 }
 
-static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p)
+/* The interval series of a point; ncpus turns CPU shares into us/tx. */
+static int read_intervals(struct sb_resfile_point *pt, const struct sb_jv *ivs, double ncpus)
+{
+    size_t n = sb_jv_len(ivs);
+    const struct sb_jv *lm = sb_jv_path(ivs, "0.latency_ms");
+
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; lm != NULL && lm->type == SB_JV_OBJECT && i < lm->n && pt->niv_pcts < 16;
+         i++) {
+        char *end;
+        double pct = strtod(lm->keys[i], &end);
+        if (*end == '\0' && end != lm->keys[i])
+            pt->iv_pcts[pt->niv_pcts++] = pct;
+    }
+    pt->iv_tps = calloc(n, sizeof(double));
+    pt->iv_cpu_client = calloc(n, sizeof(double));
+    pt->iv_cpu_server = calloc(n, sizeof(double));
+    pt->iv_lat = calloc(n * (pt->niv_pcts ? pt->niv_pcts : 1), sizeof(double));
+    if (pt->iv_tps == NULL || pt->iv_cpu_client == NULL || pt->iv_cpu_server == NULL ||
+        pt->iv_lat == NULL)
+        return -1;
+    pt->niv = n;
+    for (size_t i = 0; i < n; i++) {
+        const struct sb_jv *iv = sb_jv_at(ivs, i);
+        const struct sb_jv *l = sb_jv_get(iv, "latency_ms");
+        double tps = sb_jv_num(sb_jv_get(iv, "tps"));
+        pt->iv_tps[i] = tps;
+        pt->iv_cpu_client[i] = tps > 0 ? sb_jv_num(sb_jv_path(iv, "cpu_pct.client")) * ncpus *
+                                             1e4 / tps : NAN;
+        pt->iv_cpu_server[i] = tps > 0 ? sb_jv_num(sb_jv_path(iv, "cpu_pct.server")) * ncpus *
+                                             1e4 / tps : NAN;
+        for (size_t j = 0; j < pt->niv_pcts; j++) {
+            char key[32];
+            snprintf(key, sizeof(key), "%g", pt->iv_pcts[j]);
+            pt->iv_lat[i * pt->niv_pcts + j] = sb_jv_num(sb_jv_get(l, key));
+        }
+    }
+    return 0;
+}
+
+static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p, double ncpus)
 {
     const struct sb_jv *fin = sb_jv_get(p, "final");
     const struct sb_jv *pm;
@@ -87,6 +136,8 @@ static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p)
     pt->complete = sb_jv_true(sb_jv_get(p, "complete")) && fin != NULL &&
                    fin->type == SB_JV_OBJECT;
     pt->tps = pt->qps = pt->machine_busy_us = NAN;
+    pt->repeat = get_count(sb_jv_get(p, "repeat"));
+    pt->nrepeat = get_count(sb_jv_get(p, "repeats"));
     pt->client.user_us = pt->client.system_us = pt->client.total_us = NAN;
     pt->server = pt->client;
     if (!pt->complete)
@@ -108,7 +159,36 @@ static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p)
             pt->pct_ms[pt->npcts++] = sb_jv_num(&pm->items[i]);
         }
     }
+    if (read_intervals(pt, sb_jv_get(p, "intervals"), ncpus) != 0)
+        return -1;
     return read_histogram(pt, sb_jv_get(p, "histogram"));
+}
+
+/* Folds the later runs of each --repeat group into its first run: a run
+ * with repeat k > 1 belongs to the nearest earlier run with repeat 1 and
+ * the same threads and rate. */
+static int group_repeats(struct sb_resfile *r)
+{
+    for (size_t i = 0; i < r->npoints; i++) {
+        struct sb_resfile_point *p = &r->points[i];
+        size_t n = 1;
+
+        if (p->repeat != 1)
+            continue;
+        while (i + n < r->npoints && r->points[i + n].repeat == n + 1 &&
+               r->points[i + n].threads == p->threads && r->points[i + n].rated == p->rated &&
+               (!p->rated || r->points[i + n].target_tps == p->target_tps))
+            n++;
+        p->reps = calloc(n, sizeof(*p->reps));
+        if (p->reps == NULL)
+            return -1;
+        p->nreps = n;
+        for (size_t k = 0; k < n; k++) {
+            p->reps[k] = &r->points[i + k];
+            r->points[i + k].grouped = k > 0;
+        }
+    }
+    return 0;
 }
 
 /* Largest value accepted for a rate, a latency or a CPU figure: far above
@@ -229,10 +309,13 @@ int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const ch
         r->allocator == NULL || r->started_at == NULL || r->points == NULL)
         goto oom;
     for (size_t i = 0; i < pts->n; i++) {
+        double ncpus = sb_jv_num(sb_jv_path(doc, "environment.cpu.online"));
         r->npoints++;
-        if (read_point(&r->points[i], &pts->items[i]) != 0)
+        if (read_point(&r->points[i], &pts->items[i], ncpus > 0 ? ncpus : NAN) != 0)
             goto oom;
     }
+    if (group_repeats(r) != 0)
+        goto oom;
     return 0;
 oom:
     sb_resfile_free(r);
@@ -256,8 +339,14 @@ int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
 
 void sb_resfile_free(struct sb_resfile *r)
 {
-    for (size_t i = 0; i < r->npoints; i++)
+    for (size_t i = 0; i < r->npoints; i++) {
         free(r->points[i].hist);
+        free(r->points[i].reps);
+        free(r->points[i].iv_tps);
+        free(r->points[i].iv_cpu_client);
+        free(r->points[i].iv_cpu_server);
+        free(r->points[i].iv_lat);
+    }
     free(r->points);
     free(r->path);
     free(r->label);
@@ -400,11 +489,15 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
         return -1;
     }
     for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < res[r].npoints; i++, k++) {
+        for (size_t i = 0; i < res[r].npoints; i++) {
+            if (res[r].points[i].grouped)
+                continue; /* a later repeat: shown through its first run */
             e[k].p = &res[r].points[i];
             e[k].r = r;
             e[k].i = i;
+            k++;
         }
+    total = k;
     group_entries(e, total);
     for (k = 0; k < total; k++) {
         if (k == 0 || e[k].group != e[k - 1].group || e[k].occ != e[k - 1].occ) {
@@ -488,4 +581,91 @@ void sb_resfile_grid_free(struct sb_resfile_grid *g)
     free(g->keys);
     free(g->cells);
     memset(g, 0, sizeof(*g));
+}
+
+double sb_resfile_fig(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct)
+{
+    if (!p->complete)
+        return NAN;
+    switch (f) {
+    case SB_RESFILE_TPS:
+        return p->tps;
+    case SB_RESFILE_LATENCY:
+        return sb_resfile_percentile_ms(p, pct);
+    case SB_RESFILE_CPU_CLIENT:
+        return p->client.total_us;
+    case SB_RESFILE_CPU_SERVER:
+        return p->server.total_us;
+    case SB_RESFILE_CPU_MACHINE:
+        return p->machine_busy_us;
+    }
+    return NAN;
+}
+
+size_t sb_resfile_fig_runs(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct,
+                           double *out, size_t max)
+{
+    size_t n = 0;
+
+    if (p->nreps == 0) {
+        if (max > 0)
+            out[n++] = sb_resfile_fig(p, f, pct);
+        return n;
+    }
+    for (size_t i = 0; i < p->nreps && n < max; i++)
+        out[n++] = sb_resfile_fig(p->reps[i], f, pct);
+    return n;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double sb_resfile_fig_median(const struct sb_resfile_point *p, enum sb_resfile_fig f,
+                             double pct)
+{
+    double v[1024];
+    size_t n = sb_resfile_fig_runs(p, f, pct, v, 1024), m = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[m++] = v[i];
+    if (m == 0)
+        return NAN;
+    qsort(v, m, sizeof(v[0]), cmp_dbl);
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+size_t sb_resfile_fig_intervals(const struct sb_resfile_point *p, enum sb_resfile_fig f,
+                                double pct, double *out, size_t max)
+{
+    size_t n = p->niv < max ? p->niv : max;
+
+    for (size_t i = 0; i < n; i++) {
+        switch (f) {
+        case SB_RESFILE_TPS:
+            out[i] = p->iv_tps[i];
+            break;
+        case SB_RESFILE_CPU_CLIENT:
+            out[i] = p->iv_cpu_client[i];
+            break;
+        case SB_RESFILE_CPU_SERVER:
+            out[i] = p->iv_cpu_server[i];
+            break;
+        case SB_RESFILE_LATENCY: {
+            size_t j = 0;
+            while (j < p->niv_pcts && fabs(p->iv_pcts[j] - pct) > 1e-9)
+                j++;
+            if (j == p->niv_pcts)
+                return 0;
+            out[i] = p->iv_lat[i * p->niv_pcts + j];
+            break;
+        }
+        default:
+            return 0;
+        }
+    }
+    return n;
 }

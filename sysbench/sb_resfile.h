@@ -44,7 +44,49 @@ struct sb_resfile_point {
      * (sb_histogram.h); max_ns is the file's exact maximum. Owned; NULL
      * when the file has no (well-formed) buckets. */
     struct sb_hist *hist;
+    /* --repeat: this run is `repeat` of `nrepeat` (1 of 1 in files
+     * without them). The first run of a group lists every run of it
+     * (itself first) in reps; the later runs are `grouped` into it and
+     * left out of the grid, so tables and charts see one point. */
+    unsigned repeat, nrepeat;
+    bool grouped;
+    const struct sb_resfile_point **reps; /* owned array, nreps entries */
+    size_t nreps;
+    /* The interval series (--report-interval), owned, niv entries each:
+     * throughput, client and server CPU us per transaction (NaN when not
+     * measured) and the response time at each stored percentile
+     * (iv_lat[i * niv_pcts + j] for iv_pcts[j]). */
+    size_t niv, niv_pcts;
+    double *iv_tps, *iv_cpu_client, *iv_cpu_server, *iv_lat;
+    double iv_pcts[16];
 };
+
+/* A figure of a run, for sb_resfile_fig and its relatives. */
+enum sb_resfile_fig {
+    SB_RESFILE_TPS,
+    SB_RESFILE_LATENCY,       /* response time at a percentile, ms */
+    SB_RESFILE_CPU_CLIENT,    /* us per transaction */
+    SB_RESFILE_CPU_SERVER,
+    SB_RESFILE_CPU_MACHINE
+};
+
+/* Figure f (percentile pct for latency) of run p alone; NaN when absent. */
+double sb_resfile_fig(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct);
+
+/* Figure f of every run of p's group (p alone without repeats) into out
+ * (room for max); returns how many were written. */
+size_t sb_resfile_fig_runs(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct,
+                           double *out, size_t max);
+
+/* The median of sb_resfile_fig_runs: the figure tables and charts show. */
+double sb_resfile_fig_median(const struct sb_resfile_point *p, enum sb_resfile_fig f,
+                             double pct);
+
+/* Figure f per interval of run p into out (room for max); 0 when the
+ * file has no intervals or no such figure per interval (the machine's
+ * CPU, a percentile not stored). */
+size_t sb_resfile_fig_intervals(const struct sb_resfile_point *p, enum sb_resfile_fig f,
+                                double pct, double *out, size_t max);
 
 /* One result file. */
 struct sb_resfile {

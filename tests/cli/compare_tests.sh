@@ -268,7 +268,7 @@ python3 -c 'import json; d=json.load(open("one.json")); d["points"][0]["final"][
 sb compare one.json neg.json
 assert_exit 1
 assert_fatal "'neg.json': points[0].final.tps is -5, expected a number from 0 to"
-python3 -c 'import json; s=open("one.json").read(); d=json.loads(s); d["points"][0]["final"]["qps"]=12345; s=json.dumps(d).replace("12345", "1e400"); open("huge.json","w").write(s)'
+python3 -c 'import json; s=open("one.json").read(); d=json.loads(s); d["points"][0]["final"]["qps"]="HUGE"; s=json.dumps(d).replace("\"HUGE\"", "1e400"); open("huge.json","w").write(s)'
 sb compare huge.json one.json
 assert_exit 1
 assert_fatal "'huge.json': points[0].final.qps is inf, expected a number from 0 to"

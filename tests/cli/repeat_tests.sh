@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+#
+# --repeat, compare's verdicts and --find-max, on probes with no server:
+# an event that lasts exactly PROBE_MS milliseconds (sleep to just before
+# the deadline, then spin to it). The statistics are checked, not just
+# printed: the repeat summary against the runs' own figures, two 1.0 ms
+# probes are "no significant difference", 1.1 ms against 1.0 ms is
+# "worse" with the true ratio 1.1 inside the interval, and --find-max on
+# a 2 ms probe (capacity 500/s on one thread) finds 500/s within 10%.
+#
+# The verdicts are taken on the response time's median: on a loaded
+# 2-core machine throughput is set by the scheduler (other processes),
+# while the event's own duration is what the probe fixes.
+#
+# Run by `make check`, or by hand: bash tests/cli/repeat_tests.sh
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+need_tool python3 "to read the JSON documents"
+
+write_probe() {
+    cat >probe.lua <<'LUA'
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } sbt_probe_ts;
+int clock_gettime(int, sbt_probe_ts *);
+int clock_nanosleep(int, int, const sbt_probe_ts *, sbt_probe_ts *);
+int prctl(int, unsigned long, unsigned long, unsigned long, unsigned long);
+]]
+local ts, dl = ffi.new("sbt_probe_ts"), ffi.new("sbt_probe_ts")
+local ns = math.floor(tonumber(os.getenv("PROBE_MS") or "1") * 1e6 + 0.5)
+local function now()
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) * 1e9 + tonumber(ts.tv_nsec)
+end
+function thread_init()
+  ffi.C.prctl(29, 1, 0, 0, 0) -- PR_SET_TIMERSLACK: wake on time
+end
+function event()
+  local deadline = now() + ns
+  local wake = deadline - 300000
+  dl.tv_sec = math.floor(wake / 1e9)
+  dl.tv_nsec = wake - tonumber(dl.tv_sec) * 1e9
+  ffi.C.clock_nanosleep(1, 1, dl, nil)
+  while now() < deadline do end
+end
+LUA
+}
+
+# py CODE FILE: an expression's value, or a multi-line program's output,
+# in Python with d the document.
+py() {
+    python3 - "$1" "$2" <<'PY' 2>&1
+import json, sys
+d = json.load(open(sys.argv[2]))
+try:
+    if "\n" in sys.argv[1]:
+        exec(sys.argv[1])
+    else:
+        print(eval(sys.argv[1]))
+except Exception as e:
+    print("<error: %s: %s>" % (type(e).__name__, e))
+PY
+}
+
+# row FILE HEADING: the first data row of the compare table HEADING.
+row() {
+    awk -v h="$2" 'index($0, h) == 1 { getline; getline; print; exit }' "$1"
+}
+
+# The probe result files the verdict cases compare, made once.
+FIX=$_T_ROOT/fixtures
+mkdir -p "$FIX"
+(
+    cd "$FIX" || exit 1
+    write_probe
+    for f in a:1.0 b:1.0 c:1.1; do
+        PROBE_MS=${f#*:} "$SB_BIN" probe.lua run --time=1 --repeat=5 --percentile=50,99 \
+            --rand-seed=7 --json="${f%%:*}.json" >"${f%%:*}.out" 2>&1 || exit 1
+    done
+) || {
+    echo "cannot make the probe result files:" >&2
+    cat "$FIX"/*.out >&2
+}
+
+tcase "--repeat: every run is a point with repeat/repeats, and the summary is right"
+write_probe
+PROBE_MS=0.2 sb probe.lua run --time=0.5 --repeat=3 --percentile=50,99 --json=r.json
+assert_exit 0
+assert_contains out "Run 3 of 3:"
+assert_contains out "Repeat summary: 3 runs of 1 thread"
+assert_eq "$(py '[(p["repeat"], p["repeats"]) for p in d["points"]]' r.json)" "[(1, 3), (2, 3), (3, 3)]"
+assert_eq "$(py 'len(d["repeat_summary"]), d["repeat_summary"][0]["points"]' r.json)" "(1, [1, 2, 3])"
+# median, min and max are those of the runs; the interval is the t
+# interval of their mean (t(0.975, 2) = 4.30265).
+assert_eq "$(py '
+import statistics as st
+t = [p["final"]["tps"] for p in d["points"]]
+s = d["repeat_summary"][0]["tps"]
+m = st.mean(t); h = 4.302653 * st.stdev(t) / 3 ** 0.5
+ok = s["median"] == st.median(t) and s["min"] == min(t) and s["max"] == max(t) and \
+     abs(s["ci95_low"] - (m - h)) <= 1e-6 * m and abs(s["ci95_high"] - (m + h)) <= 1e-6 * m
+print(ok)' r.json)" "True"
+assert_eq "$(py '
+s = d["repeat_summary"][0]
+print(sorted(s["latency_ms"]) == ["50", "99"] and s["cpu_us_per_tx"]["client"]["n"] == 3 and s["cpu_us_per_tx"]["server"]["n"] == 0)' r.json)" "True"
+
+tcase "--repeat on a sweep: one group per point, same seed every run"
+write_probe
+PROBE_MS=0.2 sb probe.lua run --time=0.3 --repeat=2 --threads=1,2 --json=s.json
+assert_exit 0
+assert_eq "$(py '[(p["threads"], p["repeat"]) for p in d["points"]]' s.json)" "[(1, 1), (1, 2), (2, 1), (2, 2)]"
+assert_eq "$(py '[g["points"] for g in d["repeat_summary"]]' s.json)" "[[1, 2], [3, 4]]"
+assert_contains out "Sweep summary (4 points"
+
+tcase "--repeat, --repeat-cooldown, --sla and --find-max reject bad values"
+write_probe
+for bad in --repeat=0 --repeat=x --repeat-cooldown=-1 --sla=p99 --sla=q99:1ms \
+    --sla=p0:1ms --sla=p99:20 --sla=p99:-1ms --find-max; do
+    sb probe.lua run --time=0.1 "$bad"
+    assert_exit 1
+    assert_count err "FATAL" 1
+done
+for bad in --tx-rate=100 --threads=1,2 --rate=10; do
+    sb probe.lua run --time=0.1 --find-max --sla=p99:1ms "$bad"
+    assert_exit 1
+    assert_fatal "--find-max chooses the --tx-rate itself"
+done
+
+tcase "compare: two 1.0 ms probes are no significant difference"
+sb compare "$FIX/a.json" "$FIX/b.json"
+assert_exit 0
+assert_contains out "Options and environment: identical in every file."
+r=$(row out "Response time, 50th percentile")
+echo "$r" | grep -q "no significant difference" || fail "p50 row: $r"
+
+tcase "compare: 1.1 ms against 1.0 ms is worse by 10%, the true ratio inside the interval"
+sb compare "$FIX/a.json" "$FIX/c.json"
+assert_exit 0
+r=$(row out "Response time, 50th percentile")
+echo "$r" | grep -q " worse$" || fail "p50 row: $r"
+read -r ratio lo hi <<<"$(echo "$r" | sed -E 's/.* ([0-9.]+)x +\[([0-9.]+), ([0-9.]+)\].*/\1 \2 \3/')"
+assert_between "$ratio" 1.05 1.15 "p50 ratio"
+assert_le "$lo" 1.1 "interval low"
+assert_ge "$hi" 1.1 "interval high"
+# Direction: the reverse comparison is "better".
+sb compare "$FIX/c.json" "$FIX/a.json"
+r=$(row out "Response time, 50th percentile")
+echo "$r" | grep -q " better$" || fail "reverse p50 row: $r"
+
+tcase "compare lists the options that differ and warns"
+write_probe
+PROBE_MS=1.0 sb probe.lua run --time=1 --percentile=50,99 --rand-type=uniform --rand-seed=7 \
+    --json=u.json
+assert_exit 0
+sb compare "$FIX/a.json" u.json
+assert_exit 0
+assert_contains out "Differences between the files (options and environment):"
+assert_contains out "  options.general.rand-type"
+assert_contains out "  options.general.repeat"
+assert_match out "^WARNING: 2 fields other than the server's differ"
+assert_not_contains out "options.general.json"
+
+tcase "compare on single runs: batch means of the intervals give an interval holding the true ratio"
+write_probe
+PROBE_MS=1.0 sb probe.lua run --time=6 --report-interval=1 --percentile=50 --json=s1.json
+PROBE_MS=1.1 sb probe.lua run --time=6 --report-interval=1 --percentile=50 --json=s2.json
+sb compare s1.json s2.json
+assert_exit 0
+# Six intervals give a wide interval on a loaded machine: it must hold the
+# true ratio and must not point the wrong way.
+r=$(row out "Response time, 50th percentile")
+echo "$r" | grep -qE "\[[0-9.]+, [0-9.]+\]  (worse|no significant difference)$" || fail "p50 row: $r"
+read -r _ lo hi <<<"$(echo "$r" | sed -E 's/.* ([0-9.]+)x +\[([0-9.]+), ([0-9.]+)\].*/\1 \2 \3/')"
+assert_le "$lo" 1.1 "interval low"
+assert_ge "$hi" 1.1 "interval high"
+
+tcase "--find-max finds the capacity of a 500/s server within 10%"
+# A server with a known capacity: each event is served at the next free
+# 2 ms slot of a virtual server (with 20 ms of credit, so that a late
+# wake-up on a loaded machine does not lower its capacity).
+cat >server.lua <<'LUA'
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } sbt_srv_ts;
+int clock_gettime(int, sbt_srv_ts *);
+int clock_nanosleep(int, int, const sbt_srv_ts *, sbt_srv_ts *);
+]]
+local ts, dl = ffi.new("sbt_srv_ts"), ffi.new("sbt_srv_ts")
+local free = 0
+local function now()
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) * 1e9 + tonumber(ts.tv_nsec)
+end
+function event()
+  local t = now()
+  if free < t - 20e6 then free = t - 20e6 end
+  free = free + 2e6
+  if free > t then
+    dl.tv_sec = math.floor(free / 1e9)
+    dl.tv_nsec = free - tonumber(dl.tv_sec) * 1e9
+    ffi.C.clock_nanosleep(1, 1, dl, nil)
+  end
+end
+LUA
+sb server.lua run --time=1 --find-max --sla=p99:50ms --json=f.json
+assert_exit 0
+assert_contains out "Find-max curve (SLA: p99 <= 50 ms"
+best=$(sed -n 's/^Highest rate held: \([0-9.]*\) tx\/s.*/\1/p' out)
+assert_between "${best:-0}" 450 550 "highest rate held"
+assert_ge "$(py 'len(d["points"])' f.json)" 4 "points (closed loop and probes)"
+
+finish
