@@ -24,6 +24,7 @@
 #include "sb_lua.h"
 #include "sb_output.h"
 #include "sb_plot.h"
+#include "sb_hgrm.h"
 #include "sb_run.h"
 #include "sb_stop.h"
 
@@ -260,6 +261,11 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
+    if (sb_config.hgrm_file != NULL && sb_hgrm_check(sb_config.hgrm_file, err, sizeof(err)) != 0) {
+        char ignored[256];
+        sb_output_close(&out, ignored, sizeof(ignored));
+        return die(err);
+    }
     for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++) {
         for (size_t ri = 0; ri < nr && rc == 0; ri++) {
             sb_config.threads = sb_config.thread_list[ti];
@@ -284,6 +290,11 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     if (sweep && rc != 1)
         sb_output_print_sweep(&out, stdout);
     if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    if (sb_config.hgrm_file != NULL && rc != 1 &&
+        sb_hgrm_write_output(&out, sb_config.hgrm_file, stdout, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }

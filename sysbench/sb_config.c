@@ -38,6 +38,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"json", "write the results (options, environment, every interval, the final figures and the latency histogram of each point) as one JSON document to FILE", NULL, SB_ARG_FILE},
     {"csv", "write the interval series (one row per --report-interval) as CSV to FILE", NULL, SB_ARG_FILE},
     {"plot", "after the run, draw charts (throughput, relative throughput, CPU per transaction, latency percentiles) with gnuplot to FILE-throughput.png etc.; FILE ends in .png or .svg", NULL, SB_ARG_FILE},
+    {"hgrm", "after the run, write the response-time histogram in HdrHistogram's percentile distribution text format (values in ms) to FILE (FILE-N for point N of a sweep)", NULL, SB_ARG_FILE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
     {"server-pid", "PIDs of the database server processes for CPU accounting (default: found through the connection's socket or port)", "", SB_ARG_LIST},
     {"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", "3", SB_ARG_INT},
@@ -278,6 +279,9 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
         strcmp(c->json_file, c->csv_file) == 0)
         return fail(err, errlen, "%s and %s name the same file", "--json", "--csv");
 
+    c->hgrm_file = sb_optset_str(set, "hgrm");
+    if (c->hgrm_file != NULL && *c->hgrm_file == '\0')
+        c->hgrm_file = NULL;
     c->plot_file = sb_optset_str(set, "plot");
     if (c->plot_file != NULL && *c->plot_file == '\0')
         c->plot_file = NULL;

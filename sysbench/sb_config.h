@@ -57,6 +57,7 @@ struct sb_config {
     const char *json_file;    /* borrowed from the option set */
     const char *csv_file;
     const char *plot_file;
+    const char *hgrm_file;    /* --hgrm, NULL when not given */
     const char *server_pids;
 };
 

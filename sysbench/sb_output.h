@@ -25,6 +25,7 @@
 #include "sb_cpu.h"
 #include "sb_lua.h"
 #include "sb_safefile.h"
+#include "sb_selfcheck.h"
 #include "sb_stats.h"
 
 /* How a point was paced, as struct sb_final's rate_mode. */
@@ -39,6 +40,7 @@ enum sb_output_rate_mode {
 struct sb_interval {
     double time_s;             /* end of the interval, seconds since the
                                   start of measurement */
+    double epoch_s;            /* the same instant, Unix time (wall clock) */
     double interval_s;         /* its length */
     unsigned threads;          /* threads still running */
     uint64_t events;
@@ -62,6 +64,12 @@ struct sb_point_final {
     const char *server_label;       /* which server processes, or why not */
     const struct sb_cpu_thread *thread_cpu; /* per worker thread, copied */
     unsigned nthread_cpu;
+    /* The self-check and the throughput samples it judged (copied);
+     * selfcheck NULL: none was made. */
+    const struct sb_selfcheck *selfcheck;
+    const double *check_tps;
+    size_t ncheck_tps;
+    double check_sample_s;
 };
 
 /* One point of a sweep (a single run is a sweep of one point). */
@@ -82,6 +90,11 @@ struct sb_point {
     char server_label[512];
     struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
     unsigned nthread_cpu;
+    bool has_selfcheck;
+    struct sb_selfcheck selfcheck;
+    double *check_tps;              /* owned; ncheck_tps samples */
+    size_t ncheck_tps;
+    double check_sample_s;
 };
 
 struct sb_output {

@@ -16,6 +16,8 @@
 #include "sb_log.h"
 #include "sb_output.h"
 #include "sb_report.h"
+#include "sb_sampler.h"
+#include "sb_selfcheck_report.h"
 #include "sb_stop.h"
 #include "sb_worker.h"
 
@@ -47,6 +49,8 @@ struct reporter {
     uint64_t ckpt_ns;
     size_t next_ckpt;          /* index into cfg->checkpoints */
     bool hook_failed;          /* report_intermediate raised an error */
+    struct sb_sampler sampler; /* 1 s throughput samples for the self-check */
+    double epoch0_s;           /* Unix time at start_ns */
 };
 
 static uint64_t backlog_now(struct sb_run *run, uint64_t now)
@@ -175,6 +179,7 @@ static void record_interval(struct reporter *r, const struct sb_report_stat *s,
     /* Whole milliseconds: how late after the scheduled end the reporter
      * woke is noise, and 1.000143 is no use as a time stamp. */
     iv.time_s = round(s->time_total * 1000) / 1000;
+    iv.epoch_s = r->epoch0_s + s->time_total;
     iv.interval_s = t;
     iv.threads = (unsigned)s->threads_running;
     iv.events = r->delta.c[SB_STAT_EVENTS];
@@ -648,6 +653,14 @@ static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *
     if (cfg->report_interval > 0)
         c->next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
     r->ckpt_ns = r->start_ns;
+    sb_sampler_start(&r->sampler, r->start_ns);
+    {
+        /* The wall clock at the measurement origin, for absolute times. */
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        r->epoch0_s = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9 -
+                      ((double)sb_now_ns() - (double)r->start_ns) / 1e9;
+    }
     /* --time counts from the same origin as the reports, so the last
      * interval line falls on the deadline rather than just after it. */
     if (cfg->time_limit > 0)
@@ -689,12 +702,16 @@ static void report_loop(struct sb_run *run, struct reporter *r, struct run_clock
             wake = c->deadline;
         if (next_checkpoint(r) && next_checkpoint(r) < wake)
             wake = next_checkpoint(r);
+        if (r->sampler.next_ns && r->sampler.next_ns < wake)
+            wake = r->sampler.next_ns;
         sb_sleep_until_ns(wake);
         now = sb_now_ns();
         if (c->warm_end && now >= c->warm_end) {
             end_warmup(run, r, cpu_before);
             c->warm_end = 0;
         }
+        if (!c->deadline || r->sampler.next_ns <= c->deadline)
+            sb_sampler_tick(&r->sampler, run, now);
         if (c->next_report && now >= c->next_report) {
             interval_report(r, now, c->next_report);
             /* Ticks missed while the main thread was descheduled are
@@ -739,10 +756,37 @@ static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t
     return tcpu;
 }
 
+/* The run's check of itself (sb_selfcheck.h) over the measured window. */
+static void self_check(const struct reporter *r, const struct sb_stats *total, double t,
+                       const struct sb_cpu_report *cr, const struct sb_cpu_thread *tcpu,
+                       struct sb_selfcheck *chk)
+{
+    const struct sb_run *run = r->run;
+    struct sb_selfcheck_in in;
+
+    memset(&in, 0, sizeof(in));
+    in.threads = run->nthreads;
+    in.ncpus = cr->ncpus;
+    in.wall_s = t;
+    in.worker_cpu_s = tcpu != NULL ? 0 : -1;
+    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++)
+        in.worker_cpu_s += tcpu[i].user_s + tcpu[i].system_s;
+    in.rate_mode = run->mode != SB_PACE_NONE;
+    in.target_tps = run->rate;
+    in.events = total->c[SB_STAT_EVENTS];
+    in.achieved_tps = t > 0 ? (double)in.events / t : 0;
+    in.lag_p99_s = (double)sb_hist_percentile(&total->lag, 99) / 1e9;
+    in.errors = total->c[SB_STAT_ERRORS];
+    in.tps = r->sampler.tps;
+    in.ntps = r->sampler.ntps;
+    in.sample_s = 1.0;
+    sb_selfcheck_eval(&in, chk);
+}
+
 /* Hands the point's final figures to the result files. */
 static void record_final(struct reporter *r, const struct sb_stats *total, double t,
                          const struct sb_cpu_report *cr, const struct final_in *in,
-                         struct sb_cpu_thread *tcpu)
+                         struct sb_cpu_thread *tcpu, const struct sb_selfcheck *chk)
 {
     struct sb_point_final pf;
     const struct sb_lua_env *env = r->run->env;
@@ -756,12 +800,27 @@ static void record_final(struct reporter *r, const struct sb_stats *total, doubl
     pf.server_label = in->cpu_label;
     pf.thread_cpu = tcpu;
     pf.nthread_cpu = r->run->nthreads;
+    pf.selfcheck = chk;
+    pf.check_tps = r->sampler.tps;
+    pf.ncheck_tps = r->sampler.ntps;
+    pf.check_sample_s = 1.0;
     if (sb_output_end_point(r->out, &pf) != 0)
         sb_warn("out of memory: a point's final figures are missing from the result files");
     /* Only a script that ran queries used the driver; one that did not
      * says nothing about any server. */
     if (r->sql && env->driver != NULL)
         sb_output_set_server(r->out, env->driver->name, in->server_version);
+}
+
+static void print_self_check(const struct sb_selfcheck *chk, const struct sb_stats *total,
+                             double t)
+{
+    struct sb_selfcheck_figures f;
+
+    f.tps = t > 0 ? (double)total->c[SB_STAT_EVENTS] / t : 0;
+    f.p95_ms = (double)sb_hist_percentile(&total->response, 95) / 1e6;
+    f.p99_ms = (double)sb_hist_percentile(&total->response, 99) / 1e6;
+    sb_selfcheck_print(chk, &f, stdout);
 }
 
 /*
@@ -779,6 +838,7 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
     double *busy = calloc(n, sizeof(double));
     struct sb_cpu_thread *tcpu;
     struct sb_cpu_report cr;
+    struct sb_selfcheck chk;
     /* A run ended by --time is measured over exactly that window: a
      * worker asleep until a slot beyond the deadline notices the stop only
      * when it wakes, and that wait is not benchmark time. */
@@ -815,6 +875,7 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
     if (cfg->verbosity >= SB_LOG_NOTICE)
         printf("\n");
     sb_cpu_compute(in->cpu_before, in->cpu_after, total->c[SB_STAT_EVENTS], &cr);
+    self_check(r, total, t, &cr, tcpu, &chk);
     if (has_hook(L, "report_cumulative")) {
         struct sb_report_stat s;
         sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
@@ -830,9 +891,10 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
         f.interval_s = since;
         sb_report_print_final(&f, stdout);
         sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
+        print_self_check(&chk, total, t);
     }
     if (r->out != NULL)
-        record_final(r, total, t, &cr, in, tcpu);
+        record_final(r, total, t, &cr, in, tcpu, &chk);
     fflush(stdout);
     free(total);
     free(ev);
@@ -871,6 +933,8 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
         r->ckpt = calloc(n, sizeof(*r->ckpt));
         r->ckpt_epoch = calloc(n, sizeof(int));
     }
+    if (sb_sampler_init(&r->sampler, n, 1.0) != 0)
+        return -1;
     if (run->workers == NULL || r->prev == NULL || r->prev_epoch == NULL ||
         (cfg->ncheckpoints > 0 && (r->ckpt == NULL || r->ckpt_epoch == NULL)))
         return -1;
@@ -902,6 +966,7 @@ static void free_run(struct sb_run *run, struct reporter *r)
         free(r->prev_epoch);
         free(r->ckpt);
         free(r->ckpt_epoch);
+        sb_sampler_free(&r->sampler);
     }
     free(r);
 }

@@ -1,0 +1,41 @@
+#ifndef SB_SAMPLER_H
+#define SB_SAMPLER_H
+
+/*
+ * The throughput series the self-check's stationarity test needs, taken
+ * by the reporter once a second after warmup whether or not
+ * --report-interval is set. A sample costs one relaxed load of each
+ * worker's event counter: no histogram is copied. Main thread only.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sb_run;
+
+struct sb_sampler {
+    uint64_t step_ns;        /* sample length (1 s) */
+    uint64_t last_ns;        /* end of the previous sample, 0 before start */
+    uint64_t next_ns;        /* when the next sample is due, 0: none */
+    unsigned nworkers;
+    uint64_t *prev;          /* per worker: events at the previous sample */
+    int *prev_epoch;         /* per worker: the epoch prev belongs to */
+    double *tps;             /* owned: one value per sample */
+    size_t ntps, cap;
+};
+
+/* Allocates the per-worker state. Returns 0 or -1 (out of memory). */
+int sb_sampler_init(struct sb_sampler *s, unsigned nworkers, double step_s);
+
+/* The measured run starts at start_ns (after warmup). */
+void sb_sampler_start(struct sb_sampler *s, uint64_t start_ns);
+
+/* Takes a sample when one is due at now (covering the time since the last
+ * one when the caller woke late). A sample that cannot be stored is
+ * dropped. */
+void sb_sampler_tick(struct sb_sampler *s, struct sb_run *run, uint64_t now);
+
+/* Frees what init allocated; s may be zeroed or partly initialised. */
+void sb_sampler_free(struct sb_sampler *s);
+
+#endif /* SB_SAMPLER_H */
