@@ -648,6 +648,9 @@ static void json_interval(struct sb_json *j, const struct sb_output *o,
     sb_json_kv_double(j, "reconnects_per_s", iv->reconnects_ps);
     json_pct_map(j, "lag_ms", o, iv->lag_ms);
     sb_json_kv_uint(j, "backlog", iv->backlog);
+    sb_json_kv_double(j, "latency_p50_ms", iv->p50_ms);
+    sb_json_kv_double(j, "latency_p99_ms", iv->p99_ms);
+    sb_json_kv_double(j, "lag_p99_ms", iv->lag_p99_ms);
     sb_json_key(j, "cpu_pct");
     sb_json_begin_object(j);
     sb_json_kv_double(j, "client", iv->cpu_client_pct); /* NAN -> null */

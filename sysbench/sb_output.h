@@ -49,6 +49,9 @@ struct sb_interval {
     double latency_ms[SB_MAX_PERCENTILES]; /* response time */
     double lag_ms[SB_MAX_PERCENTILES];     /* start lag */
     uint64_t backlog;          /* transactions due but not started */
+    /* Fixed percentiles for the time axis, whatever --percentile says. */
+    double p50_ms, p99_ms;     /* response time */
+    double lag_p99_ms;
     double cpu_client_pct;     /* share of all CPUs; NAN if not measured */
     double cpu_server_pct;     /* NAN if not measured */
 };

@@ -195,6 +195,9 @@ static void record_interval(struct reporter *r, const struct sb_report_stat *s,
         iv.lag_ms[i] = (double)sb_hist_percentile(&r->delta.lag, o->pcts[i]) / 1e6;
     }
     iv.backlog = backlog;
+    iv.p50_ms = (double)sb_hist_percentile(&r->delta.response, 50) / 1e6;
+    iv.p99_ms = (double)sb_hist_percentile(&r->delta.response, 99) / 1e6;
+    iv.lag_p99_ms = (double)sb_hist_percentile(&r->delta.lag, 99) / 1e6;
     iv.cpu_client_pct = cpu_client;
     iv.cpu_server_pct = cpu_server;
     if (sb_output_add_interval(o, &iv) != 0)

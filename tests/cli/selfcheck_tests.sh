@@ -223,4 +223,22 @@ assert_eq "$(cat check.txt)" ok "CSV epoch_s"
 assert_eq "$(jget r.json 'all(abs((i["epoch_s"] - i["time_s"]) - (d["points"][0]["intervals"][0]["epoch_s"] - d["points"][0]["intervals"][0]["time_s"])) < 0.01 for i in d["points"][0]["intervals"])')" \
     true "JSON epoch_s"
 
+# ---------------------------------------------------------------- --plot
+
+tcase "--plot on a single run draws the time axis too"
+if command -v gnuplot >/dev/null 2>&1; then
+    write_sleep
+    sb sleep.lua run --tx-rate=100 --time=3 --report-interval=1 --plot=c.png
+    assert_exit 0
+    assert_contains out "Time-axis chart written: c-timeline.png"
+    assert_eq "$(head -c 8 c-timeline.png | od -An -tx1 | tr -d ' ')" 89504e470d0a1a0a "PNG signature"
+    # Without interval reports there is no time axis, and the run says so.
+    sb sleep.lua run --tx-rate=100 --time=1 --plot=d.png
+    assert_exit 0
+    assert_contains out "No time-axis chart: it needs at least 2 interval reports"
+    [ ! -e d-timeline.png ] || fail "d-timeline.png drawn without intervals"
+else
+    echo "  (gnuplot not installed: checked only that the suite knows it)"
+fi
+
 finish
