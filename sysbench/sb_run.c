@@ -1037,6 +1037,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     r->cpu_prev = cpu_before;
     release_workers(run, true);
     report_loop(run, r, &clk, &cpu_before);
+    /* Workers that ended at the deadline may beat the reporter to it: the
+     * last full second still counts. */
+    if (!clk.deadline || r->sampler.next_ns <= clk.deadline)
+        sb_sampler_tick(&r->sampler, run, sb_now_ns());
     /* Workers that ended on their own (event() returned true, or a custom
      * thread_run finished) leave the stop flag unset. */
     sb_request_stop(SB_STOP_DONE);
