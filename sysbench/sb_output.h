@@ -28,6 +28,8 @@
 #include "sb_selfcheck.h"
 #include "sb_stats.h"
 
+struct sb_txlog;
+
 /* How a point was paced, as struct sb_final's rate_mode. */
 enum sb_output_rate_mode {
     SB_OUTPUT_RATE_NONE = 0,   /* closed loop */
@@ -117,6 +119,7 @@ struct sb_output {
     char driver_name[32];           /* the driver used, "" if none */
     time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
+    struct sb_txlog *txlog;         /* --log, borrowed from main; NULL without */
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "sb_sampler.h"
 #include "sb_selfcheck_report.h"
 #include "sb_stop.h"
+#include "sb_txlog.h"
 #include "sb_worker.h"
 
 static double secs(uint64_t ns)
@@ -941,8 +942,16 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
     if (run->workers == NULL || r->prev == NULL || r->prev_epoch == NULL ||
         (cfg->ncheckpoints > 0 && (r->ckpt == NULL || r->ckpt_epoch == NULL)))
         return -1;
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
         sb_worker_init(&run->workers[i], run, (int)i);
+        if (out != NULL && out->txlog != NULL) {
+            struct sb_txlog_thread *t = malloc(sizeof(*t));
+            if (t == NULL)
+                return -1;
+            sb_txlog_thread_init(t, out->txlog, (int)i, run->mode != SB_PACE_NONE);
+            run->workers[i].txlog_buf = t;
+        }
+    }
     pthread_mutex_init(&run->go_lock, NULL);
     pthread_cond_init(&run->go_cond, NULL);
     pthread_mutex_init(&run->arrivals_lock, NULL);
@@ -961,6 +970,9 @@ static void free_run(struct sb_run *run, struct reporter *r)
         pthread_cond_destroy(&run->go_cond);
         pthread_mutex_destroy(&run->arrivals_lock);
     }
+    if (run != NULL && run->workers != NULL)
+        for (unsigned i = 0; i < run->nthreads; i++)
+            free(run->workers[i].txlog_buf);
     if (run != NULL)
         free(run->workers);
     free(run);

@@ -20,6 +20,7 @@
 #include "sb_stats.h"
 
 struct sb_run;
+struct sb_txlog_thread;
 
 struct sb_worker {
     int tid;
@@ -51,6 +52,11 @@ struct sb_worker {
     bool measured;
     uint64_t taken;
     uint64_t max_backlog;
+    /* --log: this worker's buffer (owned, NULL without --log), and the
+     * same pointer once its transactions are measured (NULL before): the
+     * event path tests only the latter. */
+    struct sb_txlog_thread *txlog_buf;
+    struct sb_txlog_thread *txlog;
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     bool failed;

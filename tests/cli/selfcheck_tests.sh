@@ -223,6 +223,52 @@ assert_eq "$(cat check.txt)" ok "CSV epoch_s"
 assert_eq "$(jget r.json 'all(abs((i["epoch_s"] - i["time_s"]) - (d["points"][0]["intervals"][0]["epoch_s"] - d["points"][0]["intervals"][0]["time_s"])) < 0.01 for i in d["points"][0]["intervals"])')" \
     true "JSON epoch_s"
 
+# ---------------------------------------------------------------- --log
+
+tcase "--log writes one pgbench line per measured transaction"
+write_sleep
+sb sleep.lua run --threads=2 --time=2 --warmup-time=1 --log=tx.log
+assert_exit 0
+ev=$(report_num out "total number of events:")
+assert_gt "${ev:-0}" 0 "events"
+assert_lines tx.log "$ev"
+# client_id transaction_no time script_no time_epoch time_us: six fields,
+# each thread numbering its transactions 1, 2, 3, ...
+assert_eq "$(awk 'NF != 6 || $4 != 0 || $6 >= 1000000 { bad++ } END { print bad + 0 }' tx.log)" 0 \
+    "malformed lines"
+assert_eq "$(awk '{ if ($2 != ++n[$1]) bad++ } END { print bad + 0 }' tx.log)" 0 "numbering"
+assert_eq "$(awk '{ print $1 }' tx.log | sort -u | tr '\n' ' ')" "0 1 " "client ids"
+now=$(date +%s)
+assert_eq "$(awk -v now="$now" '$5 < now - 60 || $5 > now { bad++ } END { print bad + 0 }' tx.log)" \
+    0 "epoch times"
+
+tcase "--log in a rate mode adds the schedule lag"
+write_sleep
+sb sleep.lua run --threads=2 --tx-rate=200 --time=2 --log=tx.log
+assert_exit 0
+ev=$(report_num out "total number of events:")
+assert_lines tx.log "$ev"
+assert_eq "$(awk 'NF != 7 || $7 < 0 || $3 < $7 { bad++ } END { print bad + 0 }' tx.log)" 0 \
+    "lines with a lag no larger than the response time"
+
+tcase "--log-aggregate-interval sums to the transactions"
+write_sleep
+sb sleep.lua run --threads=2 --tx-rate=200 --time=2 --log=agg.log --log-aggregate-interval=1
+assert_exit 0
+ev=$(report_num out "total number of events:")
+assert_eq "$(awk '{ s += $2 } END { print s }' agg.log)" "$ev" "num_transactions sum"
+assert_eq "$(awk 'NF != 16 || $1 % 1 != 0 || $5 > $6 || $3 < $5 * $2 { bad++ } END { print bad + 0 }' agg.log)" \
+    0 "malformed aggregate lines"
+
+tcase "--log options are checked before the run"
+write_ev
+sb ev.lua run --time=1 --log-aggregate-interval=5
+assert_exit 1
+assert_fatal "--log-aggregate-interval needs --log=FILE"
+sb ev.lua run --time=1 --log=/nonexistent/dir/tx.log
+assert_exit 1
+assert_fatal "cannot write the --log file '/nonexistent/dir/tx.log'"
+
 # ---------------------------------------------------------------- --plot
 
 tcase "--plot on a single run draws the time axis too"
