@@ -760,33 +760,6 @@ static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t
     return tcpu;
 }
 
-/* The run's check of itself (sb_selfcheck.h) over the measured window. */
-static void self_check(const struct reporter *r, const struct sb_stats *total, double t,
-                       const struct sb_cpu_report *cr, const struct sb_cpu_thread *tcpu,
-                       struct sb_selfcheck *chk)
-{
-    const struct sb_run *run = r->run;
-    struct sb_selfcheck_in in;
-
-    memset(&in, 0, sizeof(in));
-    in.threads = run->nthreads;
-    in.ncpus = cr->ncpus;
-    in.wall_s = t;
-    in.worker_cpu_s = tcpu != NULL ? 0 : -1;
-    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++)
-        in.worker_cpu_s += tcpu[i].user_s + tcpu[i].system_s;
-    in.rate_mode = run->mode != SB_PACE_NONE;
-    in.target_tps = run->rate;
-    in.events = total->c[SB_STAT_EVENTS];
-    in.achieved_tps = t > 0 ? (double)in.events / t : 0;
-    in.lag_p99_s = (double)sb_hist_percentile(&total->lag, 99) / 1e9;
-    in.errors = total->c[SB_STAT_ERRORS];
-    in.tps = r->sampler.tps;
-    in.ntps = r->sampler.ntps;
-    in.sample_s = 1.0;
-    sb_selfcheck_eval(&in, chk);
-}
-
 /* Hands the point's final figures to the result files. */
 static void record_final(struct reporter *r, const struct sb_stats *total, double t,
                          const struct sb_cpu_report *cr, const struct final_in *in,
@@ -814,17 +787,6 @@ static void record_final(struct reporter *r, const struct sb_stats *total, doubl
      * says nothing about any server. */
     if (r->sql && env->driver != NULL)
         sb_output_set_server(r->out, env->driver->name, in->server_version);
-}
-
-static void print_self_check(const struct sb_selfcheck *chk, const struct sb_stats *total,
-                             double t)
-{
-    struct sb_selfcheck_figures f;
-
-    f.tps = t > 0 ? (double)total->c[SB_STAT_EVENTS] / t : 0;
-    f.p95_ms = (double)sb_hist_percentile(&total->response, 95) / 1e6;
-    f.p99_ms = (double)sb_hist_percentile(&total->response, 99) / 1e6;
-    sb_selfcheck_print(chk, &f, stdout);
 }
 
 /*
@@ -879,7 +841,7 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
     if (cfg->verbosity >= SB_LOG_NOTICE)
         printf("\n");
     sb_cpu_compute(in->cpu_before, in->cpu_after, total->c[SB_STAT_EVENTS], &cr);
-    self_check(r, total, t, &cr, tcpu, &chk);
+    sb_sampler_check(&r->sampler, run, total, t, &cr, tcpu, &chk);
     if (has_hook(L, "report_cumulative")) {
         struct sb_report_stat s;
         sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
@@ -895,7 +857,7 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
         f.interval_s = since;
         sb_report_print_final(&f, stdout);
         sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
-        print_self_check(&chk, total, t);
+        sb_selfcheck_print_run(&chk, total, t, stdout);
     }
     if (r->out != NULL)
         record_final(r, total, t, &cr, in, tcpu, &chk);

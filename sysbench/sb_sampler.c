@@ -72,6 +72,31 @@ void sb_sampler_tick(struct sb_sampler *s, struct sb_run *run, uint64_t now)
         s->next_ns += s->step_ns;
 }
 
+void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
+                      const struct sb_stats *total, double t, const struct sb_cpu_report *cr,
+                      const struct sb_cpu_thread *tcpu, struct sb_selfcheck *chk)
+{
+    struct sb_selfcheck_in in;
+
+    memset(&in, 0, sizeof(in));
+    in.threads = run->nthreads;
+    in.ncpus = cr->ncpus;
+    in.wall_s = t;
+    in.worker_cpu_s = tcpu != NULL ? 0 : -1;
+    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++)
+        in.worker_cpu_s += tcpu[i].user_s + tcpu[i].system_s;
+    in.rate_mode = run->mode != SB_PACE_NONE;
+    in.target_tps = run->rate;
+    in.events = total->c[SB_STAT_EVENTS];
+    in.achieved_tps = t > 0 ? (double)in.events / t : 0;
+    in.lag_p99_s = (double)sb_hist_percentile(&total->lag, 99) / 1e9;
+    in.errors = total->c[SB_STAT_ERRORS];
+    in.tps = s->tps;
+    in.ntps = s->ntps;
+    in.sample_s = (double)s->step_ns / 1e9;
+    sb_selfcheck_eval(&in, chk);
+}
+
 void sb_sampler_free(struct sb_sampler *s)
 {
     free(s->prev);

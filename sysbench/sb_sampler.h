@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sb_cpu.h"
+#include "sb_selfcheck.h"
+#include "sb_stats.h"
+
 struct sb_run;
 
 struct sb_sampler {
@@ -34,6 +38,15 @@ void sb_sampler_start(struct sb_sampler *s, uint64_t start_ns);
  * one when the caller woke late). A sample that cannot be stored is
  * dropped. */
 void sb_sampler_tick(struct sb_sampler *s, struct sb_run *run, uint64_t now);
+
+/*
+ * The run's check of itself over the measured window (t seconds, total
+ * merged over the workers, cr the CPU report, tcpu the worker threads' CPU
+ * or NULL) with s's samples.
+ */
+void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
+                      const struct sb_stats *total, double t, const struct sb_cpu_report *cr,
+                      const struct sb_cpu_thread *tcpu, struct sb_selfcheck *chk);
 
 /* Frees what init allocated; s may be zeroed or partly initialised. */
 void sb_sampler_free(struct sb_sampler *s);

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "sb_stats.h"
+
 static const char *yes_no(bool b)
 {
     return b ? "YES" : "no";
@@ -75,6 +77,17 @@ void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_
     fprintf(out, "        latency p95/p99 (ms):            %.2f/%.2f [%s]\n\n", f->p95_ms,
             f->p99_ms, flags);
     fflush(out);
+}
+
+void sb_selfcheck_print_run(const struct sb_selfcheck *c, const struct sb_stats *total, double t,
+                            FILE *out)
+{
+    struct sb_selfcheck_figures f;
+
+    f.tps = t > 0 ? (double)total->c[SB_STAT_EVENTS] / t : 0;
+    f.p95_ms = (double)sb_hist_percentile(&total->response, 95) / 1e6;
+    f.p99_ms = (double)sb_hist_percentile(&total->response, 99) / 1e6;
+    sb_selfcheck_print(c, &f, out);
 }
 
 static void json_flags(struct sb_json *j, unsigned flags)

@@ -26,6 +26,12 @@ struct sb_selfcheck_figures {
 void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_figures *f,
                         FILE *out);
 
+/* sb_selfcheck_print with the figures taken from a run's merged
+ * statistics over t seconds. */
+struct sb_stats;
+void sb_selfcheck_print_run(const struct sb_selfcheck *c, const struct sb_stats *total, double t,
+                            FILE *out);
+
 /* Writes key "selfcheck": {...} into the object j is in; tps (ntps values
  * of sample_s seconds, may be NULL) is the series the trend was fitted
  * to. */

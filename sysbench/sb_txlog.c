@@ -47,22 +47,16 @@ static void write_out(struct sb_txlog *l, const char *buf, size_t len)
     pthread_mutex_unlock(&l->lock);
 }
 
-/* Appends to a text buffer; the caller flushes it when nearly full. */
-struct text {
-    char buf[65536];
-    size_t len;
-};
-
-static void text_flush(struct text *x, struct sb_txlog *l)
+static void text_flush(struct sb_txlog_text *x, struct sb_txlog *l)
 {
     write_out(l, x->buf, x->len);
     x->len = 0;
 }
 
-static void text_line(struct text *x, struct sb_txlog *l, const char *fmt, ...)
+static void text_line(struct sb_txlog_text *x, struct sb_txlog *l, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void text_line(struct text *x, struct sb_txlog *l, const char *fmt, ...)
+static void text_line(struct sb_txlog_text *x, struct sb_txlog *l, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -82,7 +76,7 @@ static double us(uint64_t ns)
 }
 
 /* The aggregate line of the interval being summed, then a fresh one. */
-static void agg_emit(struct sb_txlog_thread *t, struct text *x)
+static void agg_emit(struct sb_txlog_thread *t, struct sb_txlog_text *x)
 {
     if (t->agg_start < 0 || t->cnt == 0)
         return;
@@ -94,7 +88,7 @@ static void agg_emit(struct sb_txlog_thread *t, struct text *x)
 }
 
 static void agg_add(struct sb_txlog_thread *t, const struct sb_txlog_rec *r, int64_t epoch_s,
-                    struct text *x)
+                    struct sb_txlog_text *x)
 {
     int64_t width = (int64_t)t->log->agg_s;
     int64_t start = epoch_s - epoch_s % (width > 0 ? width : 1);
@@ -122,42 +116,40 @@ static void agg_add(struct sb_txlog_thread *t, const struct sb_txlog_rec *r, int
 
 void sb_txlog_flush(struct sb_txlog_thread *t)
 {
-    static __thread struct text x; /* 64 KB: not on a worker's stack */
     struct sb_txlog *l = t->log;
+    struct sb_txlog_text *x = &t->text;
 
-    x.len = 0;
+    x->len = 0;
     for (unsigned i = 0; i < t->n; i++) {
         const struct sb_txlog_rec *r = &t->recs[i];
         int64_t epoch_ns = (int64_t)r->end_ns + l->epoch_offset_ns;
         int64_t sec = epoch_ns / 1000000000, usec = (epoch_ns % 1000000000) / 1000;
 
         if (l->agg_s > 0) {
-            agg_add(t, r, sec, &x);
+            agg_add(t, r, sec, x);
             continue;
         }
         t->txno++;
         if (t->lag)
-            text_line(&x, l, "%d %llu %.0f 0 %lld %lld %.0f\n", t->tid,
+            text_line(x, l, "%d %llu %.0f 0 %lld %lld %.0f\n", t->tid,
                       (unsigned long long)t->txno, us(r->resp_ns), (long long)sec,
                       (long long)usec, us(r->lag_ns));
         else
-            text_line(&x, l, "%d %llu %.0f 0 %lld %lld\n", t->tid, (unsigned long long)t->txno,
+            text_line(x, l, "%d %llu %.0f 0 %lld %lld\n", t->tid, (unsigned long long)t->txno,
                       us(r->resp_ns), (long long)sec, (long long)usec);
     }
     t->n = 0;
-    text_flush(&x, l);
+    text_flush(x, l);
 }
 
 void sb_txlog_thread_done(struct sb_txlog_thread *t)
 {
-    static __thread struct text x;
-
     sb_txlog_flush(t);
     if (t->log->agg_s > 0) {
-        x.len = 0;
-        agg_emit(t, &x);
+        t->text.len = 0;
+        agg_emit(t, &t->text);
         t->cnt = 0;
-        text_flush(&x, t->log);
+        text_flush(&t->text, t->log);
     }
 }
 

@@ -58,6 +58,12 @@ struct sb_txlog_rec {
     uint32_t retries;
 };
 
+/* Lines formatted before one locked write. */
+struct sb_txlog_text {
+    char buf[65536];
+    size_t len;
+};
+
 /* One worker's buffer; owned by that worker. */
 struct sb_txlog_thread {
     struct sb_txlog *log;     /* borrowed */
@@ -71,6 +77,7 @@ struct sb_txlog_thread {
     double sum, sum2, min, max, lsum, lsum2, lmin, lmax;
     unsigned n;
     struct sb_txlog_rec recs[SB_TXLOG_BUFFER];
+    struct sb_txlog_text text;
 };
 
 /*
