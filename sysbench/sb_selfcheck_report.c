@@ -45,7 +45,7 @@ static void print_trend(const struct sb_trend *t, FILE *out)
                 SB_SELFCHECK_MIN_INTERVALS, SB_SELFCHECK_MIN_INTERVALS);
         return;
     }
-    fprintf(out, "    stationary:                          %s (throughput trend %+.1f%% over "
+    fprintf(out, "    stationary:                          %s (fitted throughput change %+.1f%% of the mean over "
             "%zu samples of 1 s, t = %.2f, significant at 95%% beyond +-%.2f; flagged when "
             "significant and %.0f%% or more)\n", t->flagged ? "NO" : "yes",
             t->change_pct, t->n, isfinite(t->t) ? t->t : copysign(999.99, t->t), t->t_crit,

@@ -99,7 +99,7 @@ tcase "a falling throughput is flagged not stationary"
 write_sleep
 SLOPE_US=2000 sb sleep.lua run --time=6 --json=r.json
 assert_exit 0
-assert_match out "^ +stationary: +NO \(throughput trend -"
+assert_match out "^ +stationary: +NO \(fitted throughput change -"
 assert_contains out "lengthen --warmup-time"
 assert_eq "$(jget r.json '"not-stationary" in d["points"][0]["selfcheck"]["flags"]')" true "flag"
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["samples"]')" 6 "samples"
