@@ -3,6 +3,7 @@
  */
 #include "sb_sampler.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,8 +84,19 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
     in.ncpus = cr->ncpus;
     in.wall_s = t;
     in.worker_cpu_s = tcpu != NULL ? 0 : -1;
-    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++)
+    in.worker_wait_s = 0;
+    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++) {
+        const struct sb_worker *w = &run->workers[i];
         in.worker_cpu_s += tcpu[i].user_s + tcpu[i].system_s;
+        /* Only workers whose CPU figures are there (tcpu), with a wait. */
+        if (tcpu[i].user_s + tcpu[i].system_s <= 0 && tcpu[i].events == 0)
+            continue;
+        if (w->rq_wait_start == UINT64_MAX || w->rq_wait_end == UINT64_MAX ||
+            w->rq_wait_end < w->rq_wait_start)
+            in.worker_wait_s = -1;
+        else if (in.worker_wait_s >= 0)
+            in.worker_wait_s += (double)(w->rq_wait_end - w->rq_wait_start) / 1e9;
+    }
     in.rate_mode = run->mode != SB_PACE_NONE;
     in.target_tps = run->rate;
     in.events = total->c[SB_STAT_EVENTS];
@@ -95,6 +107,19 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
     in.ntps = s->ntps;
     in.sample_s = (double)s->step_ns / 1e9;
     sb_selfcheck_eval(&in, chk);
+}
+
+uint64_t sb_sampler_thread_wait(void)
+{
+    unsigned long long run_ns, wait_ns;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int n;
+
+    if (f == NULL)
+        return UINT64_MAX;
+    n = fscanf(f, "%llu %llu", &run_ns, &wait_ns);
+    fclose(f);
+    return n == 2 ? (uint64_t)wait_ns : UINT64_MAX;
 }
 
 void sb_sampler_free(struct sb_sampler *s)

@@ -48,6 +48,11 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
                       const struct sb_stats *total, double t, const struct sb_cpu_report *cr,
                       const struct sb_cpu_thread *tcpu, struct sb_selfcheck *chk);
 
+/* The calling thread's run-queue wait so far in ns (the second field of
+ * /proc/thread-self/schedstat), UINT64_MAX when unavailable. Not for a
+ * hot path: it reads a file. */
+uint64_t sb_sampler_thread_wait(void);
+
 /* Frees what init allocated; s may be zeroed or partly initialised. */
 void sb_sampler_free(struct sb_sampler *s);
 

@@ -8,9 +8,12 @@
  * server under the intended load:
  *
  *  generator-bound  the client, not the server, limited the run: the
- *                   worker threads used at least SB_SELFCHECK_CPU_SHARE
- *                   of the CPUs they could have (min(threads, CPUs) full
- *                   cores over the measured time), or, in a rate mode, the
+ *                   worker threads were on a CPU or waiting for one (the
+ *                   scheduler's run-queue wait) for at least
+ *                   SB_SELFCHECK_CPU_SHARE of their time, i.e. they never
+ *                   waited for the server (without the run-queue figure:
+ *                   their CPU time against min(threads, CPUs) full cores
+ *                   over the measured time), or, in a rate mode, the
  *                   start lag's 99th percentile exceeds
  *                   SB_SELFCHECK_LAG_SHARE of a thread's period
  *                   (threads / rate), or the achieved rate is below
@@ -64,6 +67,7 @@ struct sb_selfcheck_in {
     unsigned ncpus;
     double wall_s;           /* measured time */
     double worker_cpu_s;     /* CPU of the worker threads in it; < 0: unknown */
+    double worker_wait_s;    /* their run-queue wait (runnable, no CPU); < 0: unknown */
     bool rate_mode;
     double target_tps;       /* rate modes */
     double achieved_tps;
@@ -79,6 +83,8 @@ struct sb_selfcheck {
     unsigned flags;          /* enum sb_selfcheck_flag bits */
     /* generator-bound */
     double worker_cpu_pct;   /* % of min(threads, CPUs) cores; NAN unknown */
+    double worker_busy_pct;  /* % of threads x time on or waiting for a CPU;
+                                NAN when the wait is unknown */
     bool cpu_bound;
     double period_ms;        /* rate modes: threads / rate */
     double lag_p99_ms;

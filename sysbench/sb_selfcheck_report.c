@@ -17,7 +17,12 @@ static void print_generator(const struct sb_selfcheck *c, FILE *out)
 {
     fprintf(out, "    generator-bound:                     %s\n",
             yes_no(c->flags & SB_SELFCHECK_GENERATOR_BOUND));
-    if (isfinite(c->worker_cpu_pct))
+    if (isfinite(c->worker_busy_pct))
+        fprintf(out, "        client workers busy:             %.1f%% of their time on a CPU or "
+                "waiting for one%s (flag at %.0f%%; CPU alone %.1f%% of the cores they could "
+                "use)\n", c->worker_busy_pct, c->cpu_bound ? " [flag]" : "",
+                100 * SB_SELFCHECK_CPU_SHARE, c->worker_cpu_pct);
+    else if (isfinite(c->worker_cpu_pct))
         fprintf(out, "        client workers' CPU:             %.1f%% of the cores they could "
                 "use%s (flag at %.0f%%)\n", c->worker_cpu_pct, c->cpu_bound ? " [flag]" : "",
                 100 * SB_SELFCHECK_CPU_SHARE);
@@ -137,6 +142,7 @@ void sb_selfcheck_json(struct sb_json *j, const struct sb_selfcheck *c, const do
     sb_json_begin_object(j);
     sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_GENERATOR_BOUND) != 0);
     sb_json_kv_double(j, "worker_cpu_pct", c->worker_cpu_pct);
+    sb_json_kv_double(j, "worker_busy_pct", c->worker_busy_pct);
     sb_json_kv_bool(j, "cpu_bound", c->cpu_bound);
     sb_json_kv_double(j, "period_ms", c->period_ms);
     sb_json_kv_double(j, "lag_p99_ms", c->lag_p99_ms);
@@ -153,7 +159,7 @@ void sb_selfcheck_json(struct sb_json *j, const struct sb_selfcheck *c, const do
     sb_json_end_object(j);
     sb_json_key(j, "thresholds");
     sb_json_begin_object(j);
-    sb_json_kv_double(j, "worker_cpu_pct", 100 * SB_SELFCHECK_CPU_SHARE);
+    sb_json_kv_double(j, "worker_busy_pct", 100 * SB_SELFCHECK_CPU_SHARE);
     sb_json_kv_double(j, "lag_pct_of_period", 100 * SB_SELFCHECK_LAG_SHARE);
     sb_json_kv_double(j, "achieved_pct", 100 * SB_SELFCHECK_RATE_SHARE);
     sb_json_kv_double(j, "change_pct", 100 * SB_SELFCHECK_MIN_CHANGE);

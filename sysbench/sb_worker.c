@@ -13,6 +13,7 @@
 #include "sb_log.h"
 #include "sb_run.h"
 #include "sb_stop.h"
+#include "sb_sampler.h"
 #include "sb_txlog.h"
 
 /* Set by the run while no worker thread is alive; read-only otherwise. */
@@ -85,6 +86,7 @@ static void reset_after_warmup(struct sb_worker *w, int epoch)
     w->measured = true;
     arm_txlog(w);
     sb_cpu_sample_this_thread(&w->cpu_start);
+    w->rq_wait_start = sb_sampler_thread_wait();
     __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
 }
 
@@ -346,6 +348,7 @@ void *sb_worker_main(void *arg)
         __atomic_store_n(&w->epoch, __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE),
                          __ATOMIC_RELEASE);
         sb_cpu_sample_this_thread(&w->cpu_start);
+        w->rq_wait_start = sb_sampler_thread_wait();
         /* Measured from the first event: no warmup, or a rate mode whose
          * window starts with the schedule. */
         if (w->pacing ? w->measured : run->cfg->warmup_time <= 0)
@@ -358,6 +361,7 @@ void *sb_worker_main(void *arg)
         }
     }
     sb_cpu_sample_this_thread(&w->cpu_end);
+    w->rq_wait_end = sb_sampler_thread_wait();
     sb_worker_publish(w);
     if (w->txlog_buf != NULL)
         sb_txlog_thread_done(w->txlog_buf);

@@ -44,6 +44,9 @@ struct sb_worker {
      * warmup) and when its event loop ended; thread_init and thread_done
      * are outside the window. */
     struct sb_cpu_times cpu_start, cpu_end;
+    /* Its run-queue wait (runnable, not running) at the same two points,
+     * for the self-check; UINT64_MAX when the kernel does not say. */
+    uint64_t rq_wait_start, rq_wait_end;
     bool pacing;                   /* a rate mode is on */
     /* Rate modes: the statistics belong to the measured window (its first
      * slot was taken); slots taken so far (--tx-rate, published for the

@@ -80,6 +80,15 @@ assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["generator_bound"]["rate_s
     "rate_short"
 assert_lt "$(jget r.json 'd["points"][0]["selfcheck"]["generator_bound"]["achieved_pct"]')" 50 \
     "achieved_pct"
+# The thread never waits for anything but a CPU: on one, or runnable
+# (its run-queue wait counts: on a shared machine CPU time alone says
+# nothing). Kernels without schedstat leave worker_busy_pct null.
+if [ -r /proc/thread-self/schedstat ]; then
+    assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["generator_bound"]["cpu_bound"]')" true \
+        "cpu_bound"
+    assert_ge "$(jget r.json 'd["points"][0]["selfcheck"]["generator_bound"]["worker_busy_pct"]')" 90 \
+        "worker_busy_pct"
+fi
 
 tcase "a clean low-rate run is not flagged"
 write_sleep
@@ -88,6 +97,8 @@ write_sleep
 sb sleep.lua run --tx-rate=4 --time=2 --json=r.json
 assert_exit 0
 assert_match out "^ +generator-bound: +no"
+assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["generator_bound"]["cpu_bound"]')" false \
+    "cpu_bound"
 assert_match out "^ +error-dominated: +no"
 assert_match out "^ +result: +OK"
 assert_match out "^ +stationary: +not tested \([12] samples? of 1 s"

@@ -160,6 +160,7 @@ static struct sb_selfcheck_in base_in(void)
     in.ncpus = 4;
     in.wall_s = 10;
     in.worker_cpu_s = 2;   /* 10% of two cores */
+    in.worker_wait_s = -1; /* run-queue wait unknown */
     in.events = 1000;
     return in;
 }
@@ -185,6 +186,26 @@ START_TEST(test_generator_cpu)
     sb_selfcheck_eval(&in, &c);
     ck_assert(c.cpu_bound);
     ck_assert_double_eq_tol(c.worker_cpu_pct, 90, 1e-9);
+    /* With the run-queue wait: 8 threads, 36 s on a CPU and 40 s waiting
+     * for one over 10 s is 95% busy. */
+    in.worker_wait_s = 40;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.cpu_bound);
+    ck_assert_double_eq_tol(c.worker_busy_pct, 95, 1e-9);
+    in.worker_wait_s = 35;         /* 88.75%: not */
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(!c.cpu_bound);
+    /* Two threads on a shared machine: half a core each, the rest
+     * waiting for the CPU: client-bound although CPU time says 50%. */
+    in.threads = 2;
+    in.worker_cpu_s = 10;
+    in.worker_wait_s = 9;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.cpu_bound);
+    ck_assert_double_eq_tol(c.worker_cpu_pct, 50, 1e-9);
+    in.worker_wait_s = 0;          /* idle half the time: not */
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(!c.cpu_bound);
     in.worker_cpu_s = -1;          /* unknown: not judged */
     sb_selfcheck_eval(&in, &c);
     ck_assert(!c.cpu_bound);
