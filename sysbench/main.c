@@ -27,6 +27,8 @@
 #include "sb_output.h"
 #include "sb_plot.h"
 #include "sb_repeat.h"
+#include "sb_hgrm.h"
+#include "sb_txlog.h"
 #include "sb_run.h"
 #include "sb_stop.h"
 
@@ -335,10 +337,35 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
+    if (sb_config.hgrm_file != NULL && sb_hgrm_check(sb_config.hgrm_file, err, sizeof(err)) != 0) {
+        char ignored[256];
+        sb_output_close(&out, ignored, sizeof(ignored));
+        return die(err);
+    }
+    if (sb_config.log_file != NULL) {
+        static struct sb_txlog txlog; /* lives as long as threads may use it */
+        if (sb_txlog_open(&txlog, sb_config.log_file, sb_config.log_agg_s, err,
+                          sizeof(err)) != 0) {
+            char ignored[256];
+            sb_output_close(&out, ignored, sizeof(ignored));
+            return die(err);
+        }
+        out.txlog = &txlog;
+    }
     rc = run_sweep(&ctx);
     if (sweep && rc != 1)
         sb_output_print_sweep(&out, stdout);
     if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    if (out.txlog != NULL && !sb_run_abandoned() &&
+        sb_txlog_close(out.txlog, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    if (sb_config.hgrm_file != NULL && rc != 1 &&
+        sb_hgrm_write_output(&out, sb_config.hgrm_file, stdout, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }

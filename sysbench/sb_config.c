@@ -40,6 +40,9 @@ const struct sb_opt_def sb_general_options[] = {
     {"json", "write the results (options, environment, every interval, the final figures and the latency histogram of each point) as one JSON document to FILE", NULL, SB_ARG_FILE},
     {"csv", "write the interval series (one row per --report-interval) as CSV to FILE", NULL, SB_ARG_FILE},
     {"plot", "after the run, draw charts (throughput, relative throughput, CPU per transaction, latency percentiles) with gnuplot to FILE-throughput.png etc.; FILE ends in .png or .svg", NULL, SB_ARG_FILE},
+    {"hgrm", "after the run, write the response-time histogram in HdrHistogram's percentile distribution text format (values in ms) to FILE (FILE-N for point N of a sweep)", NULL, SB_ARG_FILE},
+    {"log", "write one line per transaction in pgbench's per-transaction log format (client_id transaction_no time script_no time_epoch time_us [schedule_lag]) to FILE", NULL, SB_ARG_FILE},
+    {"log-aggregate-interval", "with --log, write one line per thread and interval of this many seconds in pgbench's aggregate log format instead (0 = one line per transaction)", "0", SB_ARG_DOUBLE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
     {"repeat", "run every point N times with the same options and seed, and report the median, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
     {"repeat-cooldown", "seconds to pause between the repeats of a point (--repeat)", "0", SB_ARG_DOUBLE},
@@ -304,6 +307,18 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
         strcmp(c->json_file, c->csv_file) == 0)
         return fail(err, errlen, "%s and %s name the same file", "--json", "--csv");
 
+    c->hgrm_file = sb_optset_str(set, "hgrm");
+    if (c->hgrm_file != NULL && *c->hgrm_file == '\0')
+        c->hgrm_file = NULL;
+    c->log_file = sb_optset_str(set, "log");
+    if (c->log_file != NULL && *c->log_file == '\0')
+        c->log_file = NULL;
+    c->log_agg_s = sb_optset_double(set, "log-aggregate-interval");
+    if (!(c->log_agg_s >= 0) || (c->log_agg_s > 0 && c->log_agg_s != floor(c->log_agg_s)))
+        return fail(err, errlen, "invalid value for --%s: %s", "log-aggregate-interval",
+                    "expected a whole number of seconds");
+    if (c->log_agg_s > 0 && c->log_file == NULL)
+        return fail(err, errlen, "--%s needs %s", "log-aggregate-interval", "--log=FILE");
     c->plot_file = sb_optset_str(set, "plot");
     if (c->plot_file != NULL && *c->plot_file == '\0')
         c->plot_file = NULL;

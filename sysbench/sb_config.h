@@ -64,6 +64,9 @@ struct sb_config {
     const char *json_file;    /* borrowed from the option set */
     const char *csv_file;
     const char *plot_file;
+    const char *hgrm_file;    /* --hgrm, NULL when not given */
+    const char *log_file;     /* --log, NULL when not given */
+    double log_agg_s;         /* --log-aggregate-interval, 0: per transaction */
     const char *server_pids;
 };
 

@@ -20,6 +20,8 @@
 #include "sb_instance.h"
 #include "sb_json.h"
 #include "sb_safefile.h"
+#include "sb_selfcheck_report.h"
+#include "sb_histjson.h"
 
 /* Bump when a field changes meaning or goes away; adding fields does not
  * change it, so readers must ignore fields they do not know. */
@@ -50,7 +52,7 @@ static void write_csv_header(struct sb_output *o)
     pct_name(p, sizeof(p), o->pcts[0]);
     fprintf(o->csv, "point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,"
                     "latency_p%s_ms,errors_ps,reconnects_ps,lag_p%s_ms,backlog,"
-                    "cpu_client_pct,cpu_server_pct\n", p, p);
+                    "cpu_client_pct,cpu_server_pct,epoch_s\n", p, p);
     fflush(o->csv);
 }
 
@@ -146,7 +148,8 @@ static void write_csv_row(struct sb_output *o, const struct sb_point *p,
     csv_num(f, iv->lag_ms[0], false);
     fprintf(f, "%llu,", (unsigned long long)iv->backlog);
     csv_num(f, iv->cpu_client_pct, false);
-    csv_num(f, iv->cpu_server_pct, true);
+    csv_num(f, iv->cpu_server_pct, false);
+    fprintf(f, "%.3f\n", iv->epoch_s);
     /* Flushed per row so a long run's series can be watched (and survives
      * a crash) while it is being written. */
     if (fflush(f) != 0)
@@ -198,6 +201,15 @@ int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f)
     }
     snprintf(p->server_label, sizeof(p->server_label), "%s",
              f->server_label ? f->server_label : "");
+    if (f->selfcheck != NULL) {
+        p->has_selfcheck = true;
+        p->selfcheck = *f->selfcheck;
+        p->check_sample_s = f->check_sample_s;
+        if (f->ncheck_tps > 0 && (p->check_tps = malloc(f->ncheck_tps * sizeof(double))) != NULL) {
+            memcpy(p->check_tps, f->check_tps, f->ncheck_tps * sizeof(double));
+            p->ncheck_tps = f->ncheck_tps;
+        }
+    }
     return 0;
 }
 
@@ -250,6 +262,7 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
         free(o->points[i].intervals);
         free(o->points[i].total);
         free(o->points[i].thread_cpu);
+        free(o->points[i].check_tps);
     }
     free(o->points);
     o->points = NULL;
@@ -302,13 +315,13 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     fprintf(out, "%8s", "threads");
     if (show_rate)
         fprintf(out, " %10s", "target");
-    fprintf(out, " %11s %12s %9s %9s %10s %10s %10s %9s\n", "tps", "qps", "p95", "p99",
-            "cpu client", "cpu server", "cpu mach.", "relative");
+    fprintf(out, " %11s %12s %9s %9s %10s %10s %10s %9s  %s\n", "tps", "qps", "p95", "p99",
+            "cpu client", "cpu server", "cpu mach.", "relative", "self-check");
     for (size_t i = 0; i < o->npoints; i++) {
         const struct sb_point *p = &o->points[i];
         const struct sb_stats *t = p->total;
         double tps, qps;
-        char cl[32], sv[32], mc[32], rel[32];
+        char cl[32], sv[32], mc[32], rel[32], flags[128];
 
         if (!point_complete(p))
             continue;
@@ -328,9 +341,11 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
             else
                 fprintf(out, " %10s", "-");
         }
-        fprintf(out, " %11.2f %12.2f %9.2f %9.2f %10s %10s %10s %9s\n", tps, qps,
+        fprintf(out, " %11.2f %12.2f %9.2f %9.2f %10s %10s %10s %9s  %s\n", tps, qps,
                 ns_to_ms(sb_hist_percentile(&t->response, 95)),
-                ns_to_ms(sb_hist_percentile(&t->response, 99)), cl, sv, mc, rel);
+                ns_to_ms(sb_hist_percentile(&t->response, 99)), cl, sv, mc, rel,
+                !p->has_selfcheck ? "-" : p->selfcheck.flags == 0 ? "ok"
+                : sb_selfcheck_flag_names(p->selfcheck.flags, flags, sizeof(flags)));
     }
     fputc('\n', out);
     fflush(out);
@@ -627,6 +642,7 @@ static void json_interval(struct sb_json *j, const struct sb_output *o,
 {
     sb_json_begin_object(j);
     sb_json_kv_double(j, "time_s", iv->time_s);
+    sb_json_kv_double(j, "epoch_s", iv->epoch_s);
     sb_json_kv_double(j, "interval_s", iv->interval_s);
     sb_json_kv_uint(j, "threads", iv->threads);
     sb_json_kv_uint(j, "events", iv->events);
@@ -643,6 +659,9 @@ static void json_interval(struct sb_json *j, const struct sb_output *o,
     sb_json_kv_double(j, "reconnects_per_s", iv->reconnects_ps);
     json_pct_map(j, "lag_ms", o, iv->lag_ms);
     sb_json_kv_uint(j, "backlog", iv->backlog);
+    sb_json_kv_double(j, "latency_p50_ms", iv->p50_ms);
+    sb_json_kv_double(j, "latency_p99_ms", iv->p99_ms);
+    sb_json_kv_double(j, "lag_p99_ms", iv->lag_p99_ms);
     sb_json_key(j, "cpu_pct");
     sb_json_begin_object(j);
     sb_json_kv_double(j, "client", iv->cpu_client_pct); /* NAN -> null */
@@ -802,41 +821,6 @@ static void json_final(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_end_object(j);
 }
 
-/* The merged response-time histogram: every non-empty bucket with its
- * inclusive bounds, so histograms of several runs add up exactly. */
-static void json_histogram(struct sb_json *j, const struct sb_hist *h)
-{
-    sb_json_key(j, "histogram");
-    sb_json_begin_object(j);
-    sb_json_kv_string(j, "of", "response");
-    sb_json_kv_string(j, "unit", "ns");
-    sb_json_kv_uint(j, "sub_bucket_bits", SB_HIST_SUB_BITS);
-    sb_json_kv_uint(j, "limit_ns", SB_HIST_MAX_NS);
-    sb_json_kv_uint(j, "count", h->total);
-    sb_json_kv_uint(j, "sum_ns", h->sum_ns);
-    if (h->total > 0) {
-        sb_json_kv_uint(j, "min_ns", h->min_ns);
-        sb_json_kv_uint(j, "max_ns", h->max_ns);
-    } else {
-        sb_json_kv_null(j, "min_ns");
-        sb_json_kv_null(j, "max_ns");
-    }
-    sb_json_kv_uint(j, "clamped", h->clamped);
-    sb_json_key(j, "buckets");
-    sb_json_begin_array(j);
-    for (size_t b = 0; b < SB_HIST_BUCKETS; b++) {
-        if (h->counts[b] == 0)
-            continue;
-        sb_json_begin_array_inline(j);
-        sb_json_uint(j, sb_hist_bucket_low(b));
-        sb_json_uint(j, sb_hist_bucket_high(b));
-        sb_json_uint(j, h->counts[b]);
-        sb_json_end_array(j);
-    }
-    sb_json_end_array(j);
-    sb_json_end_object(j);
-}
-
 static void json_point(struct sb_json *j, const struct sb_output *o, const struct sb_point *p,
                        size_t index)
 {
@@ -861,7 +845,19 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_end_array(j);
     if (point_complete(p)) {
         json_final(j, o, p);
-        json_histogram(j, &p->total->response);
+        sb_histjson_write(j, "histogram", "response", &p->total->response);
+        /* Service time and lag are recorded in rate modes only (closed
+         * loop: both equal the response time, already above). */
+        sb_json_key(j, "histograms");
+        sb_json_begin_object(j);
+        if (p->rate_mode != SB_OUTPUT_RATE_NONE) {
+            sb_histjson_write(j, "service", "service", &p->total->service);
+            sb_histjson_write(j, "lag", "lag", &p->total->lag);
+        }
+        sb_json_end_object(j);
+        if (p->has_selfcheck)
+            sb_selfcheck_json(j, &p->selfcheck, p->check_tps, p->ncheck_tps,
+                              p->check_sample_s);
     } else {
         sb_json_kv_null(j, "final");
         sb_json_kv_null(j, "histogram");

@@ -25,7 +25,10 @@
 #include "sb_cpu.h"
 #include "sb_lua.h"
 #include "sb_safefile.h"
+#include "sb_selfcheck.h"
 #include "sb_stats.h"
+
+struct sb_txlog;
 
 /* How a point was paced, as struct sb_final's rate_mode. */
 enum sb_output_rate_mode {
@@ -39,6 +42,7 @@ enum sb_output_rate_mode {
 struct sb_interval {
     double time_s;             /* end of the interval, seconds since the
                                   start of measurement */
+    double epoch_s;            /* the same instant, Unix time (wall clock) */
     double interval_s;         /* its length */
     unsigned threads;          /* threads still running */
     uint64_t events;
@@ -47,6 +51,9 @@ struct sb_interval {
     double latency_ms[SB_MAX_PERCENTILES]; /* response time */
     double lag_ms[SB_MAX_PERCENTILES];     /* start lag */
     uint64_t backlog;          /* transactions due but not started */
+    /* Fixed percentiles for the time axis, whatever --percentile says. */
+    double p50_ms, p99_ms;     /* response time */
+    double lag_p99_ms;
     double cpu_client_pct;     /* share of all CPUs; NAN if not measured */
     double cpu_server_pct;     /* NAN if not measured */
 };
@@ -62,6 +69,12 @@ struct sb_point_final {
     const char *server_label;       /* which server processes, or why not */
     const struct sb_cpu_thread *thread_cpu; /* per worker thread, copied */
     unsigned nthread_cpu;
+    /* The self-check and the throughput samples it judged (copied);
+     * selfcheck NULL: none was made. */
+    const struct sb_selfcheck *selfcheck;
+    const double *check_tps;
+    size_t ncheck_tps;
+    double check_sample_s;
 };
 
 /* One point of a sweep (a single run is a sweep of one point). */
@@ -84,6 +97,11 @@ struct sb_point {
     char server_label[512];
     struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
     unsigned nthread_cpu;
+    bool has_selfcheck;
+    struct sb_selfcheck selfcheck;
+    double *check_tps;              /* owned; ncheck_tps samples */
+    size_t ncheck_tps;
+    double check_sample_s;
 };
 
 struct sb_output {
@@ -104,6 +122,7 @@ struct sb_output {
     time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
     unsigned cur_repeat, cur_nrepeat; /* stamped on the next points; 0 = 1 of 1 */
+    struct sb_txlog *txlog;         /* --log, borrowed from main; NULL without */
 };
 
 /*

@@ -625,7 +625,7 @@ static void chart_latency(struct plot *pl)
 
 /* Runs gnuplot on script (no shell), its error output into errpath.
  * Returns 0, or -1 with err quoting gnuplot's first error line. */
-static int run_gnuplot(const char *script, const char *errpath, char *err, size_t errlen)
+int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t errlen)
 {
     char prog[PATH_MAX];
     pid_t pid;
@@ -746,7 +746,7 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
         snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
         goto cleanup;
     }
-    if (run_gnuplot(script, errpath, err, errlen) != 0)
+    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
         goto cleanup;
     for (int i = 0; i < pl.ncharts; i++) {
         struct stat st;
@@ -823,5 +823,8 @@ int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, cons
         return -1;
     rc = sb_plot_write(&r, 1, path, out, err, errlen);
     sb_resfile_free(&r);
+    /* A single run also gets its time axis. */
+    if (rc == 0 && o->npoints == 1)
+        rc = sb_plot_timeline(&o->points[0], path, out, err, errlen);
     return rc;
 }

@@ -55,4 +55,21 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
 int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
                    FILE *out, char *err, size_t errlen);
 
+/*
+ * Runs gnuplot on the script file `script`, its error output going to
+ * errpath. Returns 0, or -1 with one line in err (quoting gnuplot's
+ * error when it failed).
+ */
+int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t errlen);
+
+/*
+ * The time axis of one point (sb_plot_time.c): FILE-timeline.png (or
+ * .svg) with, per interval, throughput against the target, response time
+ * p50/p99 and start lag p99, the backlog, and client/server CPU. Without
+ * intervals (no --report-interval) it draws nothing and says so on out.
+ * Returns 0, or -1 with one line in err.
+ */
+int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
+                     size_t errlen);
+
 #endif /* SB_PLOT_H */

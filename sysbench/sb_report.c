@@ -4,6 +4,7 @@
  * because parsers written for it split on those layouts.
  */
 #include "sb_report.h"
+#include "sb_selfcheck.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -207,10 +208,6 @@ static void print_percentiles(FILE *out, const struct sb_hist *h, const double *
     }
 }
 
-/* Ignored errors above this share of transactions earn a warning: the
- * figures then measure retries as much as the workload. */
-#define SB_IGNORED_WARN_SHARE 0.05
-
 /* "Errors by code", then the warning when too many events restarted. */
 static void print_error_codes(const struct sb_stats *t, double secs, FILE *out)
 {
@@ -233,11 +230,13 @@ static void print_error_codes(const struct sb_stats *t, double secs, FILE *out)
         }
         fputc('\n', out);
     }
-    if (errs > 0 && (double)errs > SB_IGNORED_WARN_SHARE * (double)ev) {
+    /* The self-check's error-dominated flag (sb_selfcheck.h): the figures
+     * then measure retries as much as the workload. */
+    if (sb_selfcheck_error_dominated(errs, ev)) {
         fprintf(out, "WARNING: %llu ignored errors for %llu transactions (%.1f%%, more than "
                 "%.0f%%): the results measure retried transactions as much as the workload\n\n",
                 (unsigned long long)errs, (unsigned long long)ev,
-                ev ? 100.0 * (double)errs / (double)ev : 100.0, SB_IGNORED_WARN_SHARE * 100);
+                ev ? 100.0 * (double)errs / (double)ev : 100.0, SB_SELFCHECK_ERROR_SHARE * 100);
     }
 }
 

@@ -17,7 +17,10 @@
 #include "sb_log.h"
 #include "sb_output.h"
 #include "sb_report.h"
+#include "sb_sampler.h"
+#include "sb_selfcheck_report.h"
 #include "sb_stop.h"
+#include "sb_txlog.h"
 #include "sb_worker.h"
 
 static double secs(uint64_t ns)
@@ -48,6 +51,8 @@ struct reporter {
     uint64_t ckpt_ns;
     size_t next_ckpt;          /* index into cfg->checkpoints */
     bool hook_failed;          /* report_intermediate raised an error */
+    struct sb_sampler sampler; /* 1 s throughput samples for the self-check */
+    double epoch0_s;           /* Unix time at start_ns */
 };
 
 static uint64_t backlog_now(struct sb_run *run, uint64_t now)
@@ -176,6 +181,7 @@ static void record_interval(struct reporter *r, const struct sb_report_stat *s,
     /* Whole milliseconds: how late after the scheduled end the reporter
      * woke is noise, and 1.000143 is no use as a time stamp. */
     iv.time_s = round(s->time_total * 1000) / 1000;
+    iv.epoch_s = r->epoch0_s + s->time_total;
     iv.interval_s = t;
     iv.threads = (unsigned)s->threads_running;
     iv.events = r->delta.c[SB_STAT_EVENTS];
@@ -191,6 +197,9 @@ static void record_interval(struct reporter *r, const struct sb_report_stat *s,
         iv.lag_ms[i] = (double)sb_hist_percentile(&r->delta.lag, o->pcts[i]) / 1e6;
     }
     iv.backlog = backlog;
+    iv.p50_ms = (double)sb_hist_percentile(&r->delta.response, 50) / 1e6;
+    iv.p99_ms = (double)sb_hist_percentile(&r->delta.response, 99) / 1e6;
+    iv.lag_p99_ms = (double)sb_hist_percentile(&r->delta.lag, 99) / 1e6;
     iv.cpu_client_pct = cpu_client;
     iv.cpu_server_pct = cpu_server;
     if (sb_output_add_interval(o, &iv) != 0)
@@ -667,6 +676,14 @@ static void set_clock(struct sb_run *run, struct reporter *r, struct run_clock *
     if (cfg->report_interval > 0)
         c->next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
     r->ckpt_ns = r->start_ns;
+    sb_sampler_start(&r->sampler, r->start_ns);
+    {
+        /* The wall clock at the measurement origin, for absolute times. */
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        r->epoch0_s = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9 -
+                      ((double)sb_now_ns() - (double)r->start_ns) / 1e9;
+    }
     /* --time counts from the same origin as the reports, so the last
      * interval line falls on the deadline rather than just after it. */
     if (cfg->time_limit > 0)
@@ -710,12 +727,16 @@ static void report_loop(struct sb_run *run, struct reporter *r, struct run_clock
             wake = c->deadline;
         if (next_checkpoint(r) && next_checkpoint(r) < wake)
             wake = next_checkpoint(r);
+        if (r->sampler.next_ns && r->sampler.next_ns < wake)
+            wake = r->sampler.next_ns;
         sb_sleep_until_ns(wake);
         now = sb_now_ns();
         if (c->warm_end && now >= c->warm_end) {
             end_warmup(run, r, cpu_before);
             c->warm_end = 0;
         }
+        if (!c->deadline || r->sampler.next_ns <= c->deadline)
+            sb_sampler_tick(&r->sampler, run, now);
         if (c->next_report && now >= c->next_report) {
             interval_report(r, now, c->next_report);
             /* Ticks missed while the main thread was descheduled are
@@ -763,7 +784,7 @@ static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t
 /* Hands the point's final figures to the result files. */
 static void record_final(struct reporter *r, const struct sb_stats *total, double t,
                          const struct sb_cpu_report *cr, const struct final_in *in,
-                         struct sb_cpu_thread *tcpu)
+                         struct sb_cpu_thread *tcpu, const struct sb_selfcheck *chk)
 {
     struct sb_point_final pf;
     const struct sb_lua_env *env = r->run->env;
@@ -777,6 +798,10 @@ static void record_final(struct reporter *r, const struct sb_stats *total, doubl
     pf.server_label = in->cpu_label;
     pf.thread_cpu = tcpu;
     pf.nthread_cpu = r->run->nthreads;
+    pf.selfcheck = chk;
+    pf.check_tps = r->sampler.tps;
+    pf.ncheck_tps = r->sampler.ntps;
+    pf.check_sample_s = 1.0;
     if (sb_output_end_point(r->out, &pf) != 0)
         sb_warn("out of memory: a point's final figures are missing from the result files");
     /* Only a script that ran queries used the driver; one that did not
@@ -800,6 +825,7 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
     double *busy = calloc(n, sizeof(double));
     struct sb_cpu_thread *tcpu;
     struct sb_cpu_report cr;
+    struct sb_selfcheck chk;
     /* A run ended by --time is measured over exactly that window: a
      * worker asleep until a slot beyond the deadline notices the stop only
      * when it wakes, and that wait is not benchmark time. */
@@ -836,6 +862,7 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
     if (cfg->verbosity >= SB_LOG_NOTICE)
         printf("\n");
     sb_cpu_compute(in->cpu_before, in->cpu_after, total->c[SB_STAT_EVENTS], &cr);
+    sb_sampler_check(&r->sampler, run, total, t, &cr, tcpu, &chk);
     if (has_hook(L, "report_cumulative")) {
         struct sb_report_stat s;
         sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
@@ -851,9 +878,10 @@ static int final_report(struct reporter *r, lua_State *L, const struct final_in 
         f.interval_s = since;
         sb_report_print_final(&f, stdout);
         sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
+        sb_selfcheck_print_run(&chk, total, t, stdout);
     }
     if (r->out != NULL)
-        record_final(r, total, t, &cr, in, tcpu);
+        record_final(r, total, t, &cr, in, tcpu, &chk);
     fflush(stdout);
     free(total);
     free(ev);
@@ -897,11 +925,21 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
         r->ckpt = calloc(n, sizeof(*r->ckpt));
         r->ckpt_epoch = calloc(n, sizeof(int));
     }
+    if (sb_sampler_init(&r->sampler, n, 1.0) != 0)
+        return -1;
     if (run->workers == NULL || r->prev == NULL || r->prev_epoch == NULL ||
         (cfg->ncheckpoints > 0 && (r->ckpt == NULL || r->ckpt_epoch == NULL)))
         return -1;
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
         sb_worker_init(&run->workers[i], run, (int)i);
+        if (out != NULL && out->txlog != NULL) {
+            struct sb_txlog_thread *t = malloc(sizeof(*t));
+            if (t == NULL)
+                return -1;
+            sb_txlog_thread_init(t, out->txlog, (int)i, run->mode != SB_PACE_NONE);
+            run->workers[i].txlog_buf = t;
+        }
+    }
     pthread_mutex_init(&run->go_lock, NULL);
     pthread_cond_init(&run->go_cond, NULL);
     pthread_mutex_init(&run->arrivals_lock, NULL);
@@ -920,6 +958,9 @@ static void free_run(struct sb_run *run, struct reporter *r)
         pthread_cond_destroy(&run->go_cond);
         pthread_mutex_destroy(&run->arrivals_lock);
     }
+    if (run != NULL && run->workers != NULL)
+        for (unsigned i = 0; i < run->nthreads; i++)
+            free(run->workers[i].txlog_buf);
     if (run != NULL)
         free(run->workers);
     free(run);
@@ -928,6 +969,7 @@ static void free_run(struct sb_run *run, struct reporter *r)
         free(r->prev_epoch);
         free(r->ckpt);
         free(r->ckpt_epoch);
+        sb_sampler_free(&r->sampler);
     }
     free(r);
 }
@@ -995,6 +1037,10 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     r->cpu_prev = cpu_before;
     release_workers(run, true);
     report_loop(run, r, &clk, &cpu_before);
+    /* Workers that ended at the deadline may beat the reporter to it: the
+     * last full second still counts. */
+    if (!clk.deadline || r->sampler.next_ns <= clk.deadline)
+        sb_sampler_tick(&r->sampler, run, sb_now_ns());
     /* Workers that ended on their own (event() returned true, or a custom
      * thread_run finished) leave the stop flag unset. */
     sb_request_stop(SB_STOP_DONE);

@@ -13,6 +13,8 @@
 #include "sb_log.h"
 #include "sb_run.h"
 #include "sb_stop.h"
+#include "sb_sampler.h"
+#include "sb_txlog.h"
 
 /* Set by the run while no worker thread is alive; read-only otherwise. */
 static struct sb_worker *worker_table;
@@ -66,6 +68,15 @@ void sb_worker_publish(struct sb_worker *w)
     __atomic_store_n(&s->c[SB_STAT_RECONNECTS], w->db.reconnects, __ATOMIC_RELAXED);
 }
 
+/* --log starts with the measured transactions. */
+static void arm_txlog(struct sb_worker *w)
+{
+    if (w->txlog_buf == NULL)
+        return;
+    w->txlog_buf->errors_seen = w->db.errors;
+    w->txlog = w->txlog_buf;
+}
+
 /* Warmup is over: forget everything measured so far. In rate modes this
  * happens when the worker takes its first slot of the measured window, so
  * no event of the window is lost and none of warmup is kept. */
@@ -76,7 +87,9 @@ static void reset_after_warmup(struct sb_worker *w, int epoch)
     sb_stats_reset(&w->stats);
     w->max_backlog = 0;
     w->measured = true;
+    arm_txlog(w);
     sb_cpu_sample_this_thread(&w->cpu_start);
+    w->rq_wait_start = sb_sampler_thread_wait();
     __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
 }
 
@@ -240,6 +253,10 @@ void sb_worker_event_stop(struct sb_worker *w)
     }
     sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
     sb_worker_publish(w);
+    if (w->txlog != NULL)
+        sb_txlog_add(w->txlog, end, end - w->due_ns,
+                     w->pacing && w->start_ns > w->due_ns ? w->start_ns - w->due_ns : 0,
+                     w->db.errors);
 }
 
 static void fail(struct sb_worker *w)
@@ -335,6 +352,11 @@ void *sb_worker_main(void *arg)
         __atomic_store_n(&w->epoch, __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE),
                          __ATOMIC_RELEASE);
         sb_cpu_sample_this_thread(&w->cpu_start);
+        w->rq_wait_start = sb_sampler_thread_wait();
+        /* Measured from the first event: no warmup, or a rate mode whose
+         * window starts with the schedule. */
+        if (w->pacing ? w->measured : run->cfg->warmup_time <= 0)
+            arm_txlog(w);
         push_thread_run(w->L);
         lua_pushinteger(w->L, w->tid);
         if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
@@ -343,7 +365,10 @@ void *sb_worker_main(void *arg)
         }
     }
     sb_cpu_sample_this_thread(&w->cpu_end);
+    w->rq_wait_end = sb_sampler_thread_wait();
     sb_worker_publish(w);
+    if (w->txlog_buf != NULL)
+        sb_txlog_thread_done(w->txlog_buf);
     if (w->L != NULL) {
         char err2[1024];
         if (sb_lua_call_global(w->L, "thread_done", w->tid, NULL, err2, sizeof(err2)) != 0 &&

@@ -20,6 +20,7 @@
 #include "sb_stats.h"
 
 struct sb_run;
+struct sb_txlog_thread;
 
 struct sb_worker {
     int tid;
@@ -43,6 +44,9 @@ struct sb_worker {
      * warmup) and when its event loop ended; thread_init and thread_done
      * are outside the window. */
     struct sb_cpu_times cpu_start, cpu_end;
+    /* Its run-queue wait (runnable, not running) at the same two points,
+     * for the self-check; UINT64_MAX when the kernel does not say. */
+    uint64_t rq_wait_start, rq_wait_end;
     bool pacing;                   /* a rate mode is on */
     /* Rate modes: the statistics belong to the measured window (its first
      * slot was taken); slots taken so far (--tx-rate, published for the
@@ -51,6 +55,11 @@ struct sb_worker {
     bool measured;
     uint64_t taken;
     uint64_t max_backlog;
+    /* --log: this worker's buffer (owned, NULL without --log), and the
+     * same pointer once its transactions are measured (NULL before): the
+     * event path tests only the latter. */
+    struct sb_txlog_thread *txlog_buf;
+    struct sb_txlog_thread *txlog;
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     bool failed;

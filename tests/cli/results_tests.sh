@@ -123,14 +123,14 @@ tcase "--csv has a header and one row per interval"
 write_ev
 sb ev.lua run --time=3 --report-interval=1 --csv=r.csv --json=r.json
 assert_exit 0
-assert_match r.csv '^point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,cpu_client_pct,cpu_server_pct$'
+assert_match r.csv '^point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,cpu_client_pct,cpu_server_pct,epoch_s$'
 n=$(grep -c '^\[ ' out)
 assert_ge "$n" 2 "interval lines"
 assert_lines r.csv $((n + 1))
 assert_count r.csv '^1,1,,[0-9.]+,[0-9.]+,' "$n"
 assert_eq "$(jget r.json 'len(d["points"][0]["intervals"])')" "$n" "JSON intervals"
-# Every row has 16 fields; the server column is empty (SQLite is embedded).
-assert_eq "$(awk -F, 'NR > 1 && (NF != 16 || $16 != "") { bad++ } END { print bad + 0 }' r.csv)" 0 \
+# Every row has 17 fields; the server column is empty (SQLite is embedded).
+assert_eq "$(awk -F, 'NR > 1 && (NF != 17 || $16 != "") { bad++ } END { print bad + 0 }' r.csv)" 0 \
     "malformed rows"
 
 tcase "interval lines end with the CPU fields"
@@ -152,9 +152,9 @@ write_ev
 sb ev.lua run --threads=1,2 --time=1 --json=r.json
 assert_exit 0
 assert_contains out "Sweep summary (2 points"
-assert_match out '^ +threads +tps +qps +p95 +p99 +cpu client +cpu server +cpu mach\. +relative$'
-assert_match out '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +1\.00x$'
-assert_match out '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +[0-9]+\.[0-9]{2}x$'
+assert_match out '^ +threads +tps +qps +p95 +p99 +cpu client +cpu server +cpu mach\. +relative +self-check$'
+assert_match out '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +1\.00x +[a-z, -]+$'
+assert_match out '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +[0-9]+\.[0-9]{2}x +[a-z, -]+$'
 assert_count out 'General statistics:' 2
 assert_eq "$(jget r.json '[p["threads"] for p in d["points"]]')" '[1, 2]' "points' threads"
 assert_eq "$(jget r.json 'all(p["complete"] for p in d["points"])')" true "complete"
@@ -170,7 +170,7 @@ write_ev
 sb ev.lua run --tx-rate=50,100 --time=1 --json=r.json
 assert_exit 0
 assert_match out '^ +threads +target +tps'
-assert_match out '^ +1 +50\.00 +[0-9.]+ .* 1\.00x$'
+assert_match out '^ +1 +50\.00 +[0-9.]+ .* 1\.00x +[a-z, -]+$'
 assert_match out '^ +1 +100\.00 +[0-9.]+ '
 assert_eq "$(jget r.json '[p["target_tps"] for p in d["points"]]')" '[50, 100]' "targets"
 assert_eq "$(jget r.json 'd["points"][1]["final"]["rate"]["mode"]')" tx-rate "rate mode"

@@ -1,0 +1,121 @@
+#ifndef SB_TXLOG_H
+#define SB_TXLOG_H
+
+/*
+ * --log=FILE: pgbench-style per-transaction logging, for users who
+ * post-process every transaction. One line per transaction, in pgbench's
+ * format:
+ *
+ *   client_id transaction_no time script_no time_epoch time_us [schedule_lag]
+ *
+ * client_id is the worker thread, transaction_no counts that thread's
+ * measured transactions from 1, time is the response time in
+ * microseconds (from the due time in rate modes, as pgbench's latency
+ * under --rate), script_no is 0, time_epoch/time_us the Unix time the
+ * transaction ended, and schedule_lag (rate modes only) the start lag in
+ * microseconds.
+ *
+ * With --log-aggregate-interval=SECONDS, one line per thread and interval
+ * instead, in pgbench's (15 and later) aggregate format:
+ *
+ *   interval_start num_transactions sum_latency sum_latency_2 min_latency
+ *   max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries
+ *   failures serialization_failures deadlock_failures
+ *
+ * (one line in the file; microseconds; lag columns 0 in closed loop;
+ * retries are the ignored errors that restarted the transaction, retried
+ * the transactions that had any; skipped, failures and the two failure
+ * kinds are 0: a skipped slot has no transaction and a failure ends the
+ * run). Intervals start at multiples of SECONDS of Unix time.
+ *
+ * Cost: without --log nothing here runs (the worker tests one pointer).
+ * With it, each worker appends a fixed-size record to its own buffer and
+ * formats and writes the buffer under the file's lock only when it is
+ * full and at the end, so workers do not contend per transaction.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Records a worker buffers before writing them out. */
+#define SB_TXLOG_BUFFER 4096
+
+struct sb_txlog {
+    FILE *f;
+    pthread_mutex_t lock;     /* guards f and failed */
+    int64_t epoch_offset_ns;  /* Unix time minus CLOCK_MONOTONIC */
+    double agg_s;             /* 0: one line per transaction */
+    bool failed;              /* a write failed */
+    char path[4096];
+};
+
+struct sb_txlog_rec {
+    uint64_t end_ns;          /* CLOCK_MONOTONIC */
+    uint64_t resp_ns, lag_ns;
+    uint32_t retries;
+};
+
+/* Lines formatted before one locked write. */
+struct sb_txlog_text {
+    char buf[65536];
+    size_t len;
+};
+
+/* One worker's buffer; owned by that worker. */
+struct sb_txlog_thread {
+    struct sb_txlog *log;     /* borrowed */
+    int tid;
+    bool lag;                 /* rate mode: write schedule_lag */
+    uint64_t txno;            /* transactions logged so far */
+    uint64_t errors_seen;     /* the worker's ignored errors at the last record */
+    /* Aggregate mode: the interval being summed. */
+    int64_t agg_start;        /* Unix seconds; -1 before the first */
+    uint64_t cnt, retried, retries;
+    double sum, sum2, min, max, lsum, lsum2, lmin, lmax;
+    unsigned n;
+    struct sb_txlog_rec recs[SB_TXLOG_BUFFER];
+    struct sb_txlog_text text;
+};
+
+/*
+ * Creates (truncates) path for the log; agg_s > 0 selects aggregate lines.
+ * Returns 0, or -1 with one line in err.
+ */
+int sb_txlog_open(struct sb_txlog *l, const char *path, double agg_s, char *err,
+                  size_t errlen);
+
+/* Prepares worker tid's buffer (t is zeroed first). */
+void sb_txlog_thread_init(struct sb_txlog_thread *t, struct sb_txlog *l, int tid, bool lag);
+
+/* Writes the buffered records (per-transaction lines, or the aggregates
+ * of the intervals they complete). */
+void sb_txlog_flush(struct sb_txlog_thread *t);
+
+/* Records one transaction; errors is the worker's ignored-error count
+ * (its increase since the last record is this transaction's retries). */
+static inline void sb_txlog_add(struct sb_txlog_thread *t, uint64_t end_ns, uint64_t resp_ns,
+                                uint64_t lag_ns, uint64_t errors)
+{
+    struct sb_txlog_rec *r = &t->recs[t->n++];
+
+    r->end_ns = end_ns;
+    r->resp_ns = resp_ns;
+    r->lag_ns = lag_ns;
+    r->retries = (uint32_t)(errors - t->errors_seen);
+    t->errors_seen = errors;
+    if (t->n == SB_TXLOG_BUFFER)
+        sb_txlog_flush(t);
+}
+
+/* The end of the worker: flushes, and in aggregate mode writes its last
+ * (partial) interval. */
+void sb_txlog_thread_done(struct sb_txlog_thread *t);
+
+/* Closes the file. Returns 0, or -1 with one line in err when a write
+ * failed. */
+int sb_txlog_close(struct sb_txlog *l, char *err, size_t errlen);
+
+#endif /* SB_TXLOG_H */
