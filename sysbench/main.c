@@ -349,30 +349,35 @@ int main(int argc, char **argv)
     char err[1024], drv_err[1024] = "", drv_reason[128];
     bool declared = false;
     const char *script = NULL, *cmd = NULL, *cfgfile;
-    char *script_path = NULL;
+    char *script_path = NULL, *stdin_text = NULL;
     size_t ndrv = 0, posi = 0;
     const struct sb_arg *unused;
-    lua_State *L;
-    int rc;
+    lua_State *L = NULL;
+    int rc = 1;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     /* compare reads result files: no script, driver or Lua state. */
     if (sb_compare_requested(argc, argv))
         return sb_compare_main(argc, argv, stdout);
+    /* Everything main owns is set up before the first failure can jump
+     * to `out`, so every early exit frees the same way. */
     sb_optset_init(&general, "General options");
     sb_optset_init(&script_opts, "Script options");
     sb_args_init(&args);
+    memset(&env, 0, sizeof(env));
     if (sb_config_declare(&general, err, sizeof(err)) != 0 ||
         sb_optset_add_defs(&general, sb_db_options, err, sizeof(err)) != 0 ||
         sb_optset_add(&general, "test", "script to run (legacy name of the SCRIPT argument)",
                       NULL, SB_ARG_STRING, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     for (; drivers[ndrv] && ndrv < MAX_DRIVERS; ndrv++) {
         char title[64];
         snprintf(title, sizeof(title), "%s options", drivers[ndrv]->name);
         sb_optset_init(&drv_sets[ndrv], title);
-        if (sb_optset_add_defs(&drv_sets[ndrv], drivers[ndrv]->options, err, sizeof(err)) != 0)
-            return die(err);
+        if (sb_optset_add_defs(&drv_sets[ndrv], drivers[ndrv]->options, err, sizeof(err)) != 0) {
+            ndrv++; /* so `out` frees this set too */
+            goto fail;
+        }
         for (const struct sb_opt_def *d = drivers[ndrv]->options; d && d->name; d++)
             if (strstr(d->name, "password") != NULL)
                 sb_optset_set_secret(&drv_sets[ndrv], d->name);
@@ -381,25 +386,26 @@ int main(int argc, char **argv)
     drv_ptrs[ndrv] = NULL;
 
     if (sb_args_split(&args, argc, argv, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     cfgfile = sb_optset_str(&general, "config-file");
     if (cfgfile != NULL && *cfgfile) {
         if (sb_args_read_config(&args, cfgfile, err, sizeof(err)) != 0)
-            return die(err);
+            goto fail;
         for (size_t i = 0; i < args.nopts; i++)
             args.opts[i].used = false;
         if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
-            return die(err);
+            goto fail;
     }
     for (size_t i = 0; i < ndrv; i++)
         if (sb_args_apply(&args, &drv_sets[i], err, sizeof(err)) != 0)
-            return die(err);
+            goto fail;
 
     if (sb_optset_bool(&general, "version")) {
         print_version((int)sb_optset_int(&general, "verbosity"));
-        return 0;
+        rc = 0;
+        goto out;
     }
     warn_legacy_names(&args);
     script = sb_optset_str(&general, "test");
@@ -410,34 +416,39 @@ int main(int argc, char **argv)
         script = "-";
     if (args.npos > posi)
         cmd = args.pos[posi++];
-    if (args.npos > posi)
-        return die("too many arguments: expected SCRIPT [COMMAND]");
+    if (args.npos > posi) {
+        snprintf(err, sizeof(err), "too many arguments: expected SCRIPT [COMMAND]");
+        goto fail;
+    }
     if (sb_optset_bool(&general, "help") || script == NULL) {
         if (script == NULL && !sb_optset_bool(&general, "help")) {
             print_help(&general, drv_sets, ndrv);
-            return 1;
+            goto out;
         }
         if (script == NULL) {
             print_help(&general, drv_sets, ndrv);
-            return 0;
+            rc = 0;
+            goto out;
         }
         cmd = "help";
     }
     if (sb_config_load(&general, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     sb_log_set_level(sb_config.verbosity);
 
-    memset(&env, 0, sizeof(env));
     if (strcmp(script, "-") == 0) {
-        env.script_text = read_stdin(&env.script_len);
-        if (env.script_text == NULL)
-            return die("cannot read the script from standard input");
+        stdin_text = read_stdin(&env.script_len);
+        env.script_text = stdin_text;
+        if (stdin_text == NULL) {
+            snprintf(err, sizeof(err), "cannot read the script from standard input");
+            goto fail;
+        }
     } else {
         script_path = resolve_script(script);
         if (script_path == NULL) {
             snprintf(err, sizeof(err), "cannot find script '%s': no such file, and no bundled script of that name",
                      script);
-            return die(err);
+            goto fail;
         }
         env.script_path = script_path;
     }
@@ -450,7 +461,7 @@ int main(int argc, char **argv)
     env.threads = sb_config.threads;
     if (infer_driver(&general, drv_sets, drivers, ndrv, drv_reason, sizeof(drv_reason),
                      &env.driver_reason, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     {
         const char *name = sb_optset_str(&general, "db-driver");
         const struct sb_optset *dset = NULL;
@@ -473,22 +484,26 @@ int main(int argc, char **argv)
 
     L = sb_lua_new_state(&env, &main_thr, true, err, sizeof(err));
     if (L == NULL)
-        return die(err);
+        goto fail;
     if (sb_lua_declare_script_options(L, &script_opts, &declared, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     if (sb_args_apply(&args, &script_opts, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     /* sysbench 1.0: a script that declares no options takes any, and
      * sees them all as globals. */
     env.opts_as_globals = !declared;
     if (!declared && sb_lua_accept_undeclared(&args, &script_opts, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     if (sb_lua_validate_script_options(L, &script_opts, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     unused = sb_args_first_unused(&args);
     if (unused != NULL) {
-        snprintf(err, sizeof(err), "unknown option: --%s", unused->name);
-        return die(err);
+        char where[512], quoted[256];
+
+        snprintf(err, sizeof(err), "%sunknown option: --%s",
+                 sb_args_where(&args, unused, where, sizeof(where)),
+                 sb_log_escape(unused->name, quoted, sizeof(quoted), false));
+        goto fail;
     }
     sb_lua_export_options(L, &env);
     if (cmd == NULL) {
@@ -505,8 +520,14 @@ int main(int argc, char **argv)
         fflush(stderr);
         _exit(rc);
     }
-    sb_lua_close(L);
+    goto out;
+fail:
+    rc = die(err);
+out:
+    if (L != NULL)
+        sb_lua_close(L);
     sb_db_done(env.driver);
+    free(stdin_text);
     free(script_path);
     sb_args_free(&args);
     sb_optset_free(&general);
