@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <luajit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,30 @@ static const struct sb_arg *arg_given(const struct sb_args *args, const char *na
             found = &args->opts[i];
     }
     return found;
+}
+
+/*
+ * A config error found after parsing (a value out of range, an unknown
+ * choice) names its option as "--name"; when that option came from the
+ * config file, prefixes "FILE:LINE: " so the user knows which line to fix.
+ */
+static void locate_option_error(const struct sb_args *args, char *err, size_t errlen)
+{
+    const char *p = strstr(err, "--");
+    char name[128], where[512], copy[1024];
+    size_t n = 0;
+    const struct sb_arg *a;
+
+    if (p == NULL)
+        return;
+    for (p += 2; n + 1 < sizeof(name) && (isalnum((unsigned char)*p) || *p == '-' || *p == '_'); p++)
+        name[n++] = *p;
+    name[n] = '\0';
+    a = arg_given(args, name);
+    if (a == NULL || a->line == 0)
+        return;
+    snprintf(copy, sizeof(copy), "%s", err);
+    snprintf(err, errlen, "%s%s", sb_args_where(args, a, where, sizeof(where)), copy);
 }
 
 /*
@@ -432,8 +457,10 @@ int main(int argc, char **argv)
         }
         cmd = "help";
     }
-    if (sb_config_load(&general, err, sizeof(err)) != 0)
+    if (sb_config_load(&general, err, sizeof(err)) != 0) {
+        locate_option_error(&args, err, sizeof(err));
         goto fail;
+    }
     sb_log_set_level(sb_config.verbosity);
 
     if (strcmp(script, "-") == 0) {
@@ -483,8 +510,10 @@ int main(int argc, char **argv)
     sb_run_install_signals();
 
     L = sb_lua_new_state(&env, &main_thr, true, err, sizeof(err));
-    if (L == NULL)
-        goto fail;
+    if (L == NULL) {
+        rc = die(err); /* a script error: may carry a traceback */
+        goto out;
+    }
     if (sb_lua_declare_script_options(L, &script_opts, &declared, err, sizeof(err)) != 0)
         goto fail;
     if (sb_args_apply(&args, &script_opts, err, sizeof(err)) != 0)
@@ -521,8 +550,12 @@ int main(int argc, char **argv)
         _exit(rc);
     }
     goto out;
-fail:
-    rc = die(err);
+fail: {
+        /* An option or config file error quotes what the user gave: one
+         * line, whatever bytes the value holds. */
+        char safe[sizeof(err)];
+        rc = die(sb_log_escape(err, safe, sizeof(safe), false));
+    }
 out:
     if (L != NULL)
         sb_lua_close(L);
