@@ -308,6 +308,12 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     }
     if (sweep && rc != 1)
         sb_output_print_sweep(&out, stdout);
+    if (rc == 0)
+        sb_output_set_end(&out, "completed", 0, NULL);
+    else if (rc > 128)
+        sb_output_set_end(&out, "interrupted", rc - 128, NULL);
+    else
+        sb_output_set_end(&out, "failed", 0, sb_log_first_fatal());
     if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;

@@ -9,6 +9,10 @@
 #include <string.h>
 
 static int log_level = SB_LOG_NOTICE;
+/* The first FATAL message, for the result files' "how the run ended";
+ * claimed once by whichever thread gets there first. */
+static char first_fatal[512];
+static int first_fatal_state; /* 0 empty, 1 being written, 2 set */
 
 void sb_log_set_level(int level)
 {
@@ -50,6 +54,11 @@ const char *sb_log_escape(const char *in, char *out, size_t outlen, bool keep_ne
     return out;
 }
 
+const char *sb_log_first_fatal(void)
+{
+    return __atomic_load_n(&first_fatal_state, __ATOMIC_ACQUIRE) == 2 ? first_fatal : NULL;
+}
+
 void sb_log(enum sb_log_level level, const char *fmt, ...)
 {
     static const char *const prefix[] = {
@@ -68,6 +77,14 @@ void sb_log(enum sb_log_level level, const char *fmt, ...)
     n = strlen(line);
     while (n > 0 && line[n - 1] == '\n')
         line[--n] = '\0';
+    if (level == SB_LOG_FATAL) {
+        int empty = 0;
+        if (__atomic_compare_exchange_n(&first_fatal_state, &empty, 1, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
+            sb_log_escape(line, first_fatal, sizeof(first_fatal), false);
+            __atomic_store_n(&first_fatal_state, 2, __ATOMIC_RELEASE);
+        }
+    }
     /* Control bytes from a value, a file or a server (terminal escapes, a
      * carriage return hiding the text before it) are shown as \xNN. */
     sb_log_escape(line, safe, sizeof(safe), true);

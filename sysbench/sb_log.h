@@ -36,6 +36,10 @@ void sb_log(enum sb_log_level level, const char *fmt, ...)
  */
 const char *sb_log_escape(const char *in, char *out, size_t outlen, bool keep_newline);
 
+/* The first FATAL message printed (escaped to one line), or NULL: what
+ * the result files give as the error a failed run ended with. */
+const char *sb_log_first_fatal(void);
+
 #define sb_fatal(...) sb_log(SB_LOG_FATAL, __VA_ARGS__)
 #define sb_warn(...) sb_log(SB_LOG_WARNING, __VA_ARGS__)
 #define sb_notice(...) sb_log(SB_LOG_NOTICE, __VA_ARGS__)

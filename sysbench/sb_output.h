@@ -101,6 +101,11 @@ struct sb_output {
     char driver_name[32];           /* the driver used, "" if none */
     time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
+    /* How the run ended (sb_output_set_end): "completed", "interrupted"
+     * or "failed"; NULL when not said (the document shows null). */
+    const char *end_status;
+    int end_signal;                 /* interrupted: the signal number */
+    char end_error[512];            /* failed: the first error, or "" */
 };
 
 /*
@@ -131,6 +136,15 @@ int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f);
  * version has been recorded yet. version may be NULL (ignored). */
 void sb_output_set_server(struct sb_output *o, const char *driver,
                           const char *version);
+
+/*
+ * Records how the run ended, for the JSON document ("ended") and the
+ * last line of the CSV file ("# ended: ..."): status "completed",
+ * "interrupted" (signal > 0) or "failed" (error: the reason, copied; may
+ * be NULL).
+ */
+void sb_output_set_end(struct sb_output *o, const char *status, int signal,
+                       const char *error);
 
 /*
  * Writes the JSON document (see doc/results.md) to the --json file, if
