@@ -29,8 +29,11 @@ const char *sb_log_escape(const char *in, char *out, size_t outlen, bool keep_ne
     static const char hex[] = "0123456789abcdef";
     size_t o = 0;
 
-    if (outlen == 0)
+    if (outlen < 8) { /* too small for a byte and "..." */
+        if (outlen > 0)
+            out[0] = '\0';
         return out;
+    }
     for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
         bool plain = (*p >= 0x20 && *p != 0x7f) ||
                      (keep_newline && (*p == '\n' || *p == '\t'));

@@ -28,7 +28,7 @@ void sb_log(enum sb_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
- * Copies `in` to `out` (capacity outlen > 0, always NUL-terminated) with
+ * Copies `in` to `out` (capacity outlen; "" below 8 bytes; NUL-terminated) with
  * every control byte written as \xNN, keeping newlines and tabs when
  * keep_newline; a text too long ends in "...". Returns out. sb_log applies
  * it to every message (keeping newlines); option errors quote a user's

@@ -4,6 +4,8 @@
  */
 #include "sb_run.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,19 +152,17 @@ bool sb_server_watch_check(struct sb_server_watch *w, uint64_t now_ns,
                            struct sb_cpu_times *fresh, size_t *nprocs)
 {
     struct sb_cpu_server found;
-    struct sb_cpu_times t;
     char why[256];
     int n;
 
     if (w->srv == NULL || now_ns < w->next_check_ns)
         return false;
     w->next_check_ns = now_ns + SB_NS_PER_SEC;
-    if (sb_cpu_sample_server(w->srv, &t) > 0) {
-        w->last = t;
-        w->last_ok = true;
-        w->last_ns = now_ns;
+    /* A signal 0 is the cheapest test of life: a full sample walks the
+     * process table (PostgreSQL's children) and would cost the client CPU
+     * it measures. EPERM means it exists. */
+    if (kill(w->srv->pids[0], 0) == 0 || errno == EPERM)
         return false;
-    }
     /* Gone: whoever listens at the endpoint now is the server. */
     found = *w->srv;
     n = sb_cpu_find_server(w->srv->endpoint, found.pids, SB_CPU_MAX_SERVER_PIDS, why,
@@ -187,6 +187,16 @@ bool sb_server_watch_check(struct sb_server_watch *w, uint64_t now_ns,
             "not measured)", found.endpoint, (int)found.pids[0],
             (double)w->gap_ns / 1e9);
     return true;
+}
+
+void sb_server_watch_note(struct sb_server_watch *w, const struct sb_cpu_sample *s,
+                          uint64_t now_ns)
+{
+    if (w->srv != NULL && s->server_nprocs > 0) {
+        w->last = s->server;
+        w->last_ok = true;
+        w->last_ns = now_ns;
+    }
 }
 
 void sb_server_watch_adjust(const struct sb_server_watch *w, struct sb_cpu_sample *final,

@@ -240,6 +240,7 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     r->last_ns = now;
     watch_server(r, now);
     sb_cpu_sample(&cpu_now, r->cpu_srv);
+    sb_server_watch_note(&r->srv_watch, &cpu_now, now);
     sb_cpu_compute(&r->cpu_prev, &cpu_now, r->delta.c[SB_STAT_EVENTS], &cr);
     r->cpu_prev = cpu_now;
     cpu_client = cr.client.measured ? cr.client.util_pct : NAN;

@@ -121,13 +121,15 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
 
 /*
  * Follows a server found by its endpoint across restarts, for the CPU
- * accounting. The reporter calls sb_server_watch_check every so often:
- * while the server's processes live it remembers their last CPU times;
- * once they are gone it looks for the processes listening at the endpoint
- * again and, when found, measures those from then on. The CPU the old
- * processes used up to the last sample is carried over (sb_server_watch_
- * adjust adds it to the final sample), and the time between that sample
- * and the new process being found is the gap, not measured.
+ * accounting. The reporter calls sb_server_watch_check every so often (a
+ * signal-0 test of the first pid, once a second) and hands it its samples
+ * (sb_server_watch_note: the interval reports'); once the server's
+ * processes are gone the check looks for the processes listening at the
+ * endpoint again and, when found, measures those from then on. The CPU
+ * the old processes used up to the last sample is carried over
+ * (sb_server_watch_adjust adds it to the final sample), and the time
+ * between that sample and the new process being found is the gap, not
+ * measured (without --report-interval, since the start of the run).
  */
 struct sb_server_watch {
     struct sb_cpu_server *srv;      /* borrowed; updated in place */
@@ -148,6 +150,9 @@ void sb_server_watch_start(struct sb_server_watch *w, struct sb_cpu_server *srv,
  * the caller uses as the start of its current interval. */
 bool sb_server_watch_check(struct sb_server_watch *w, uint64_t now_ns,
                            struct sb_cpu_times *fresh, size_t *nprocs);
+/* Remembers the server's times of a sample taken at now_ns. */
+void sb_server_watch_note(struct sb_server_watch *w, const struct sb_cpu_sample *s,
+                          uint64_t now_ns);
 /* Adds the carried CPU to a final sample of the new processes, so that
  * final - first covers every process the server ran on, and appends
  * "; restarted N time(s), X s not measured" to label. */
