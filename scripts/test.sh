@@ -53,11 +53,10 @@ asan)
     logs="$top/$build/sanitizer-logs"
     # LuaJIT allocates with its own allocator on mmap'd pages, which ASan
     # neither sees nor poisons: Lua objects are not checked, our C code and
-    # the client libraries are. Leak checking is off by default because
-    # main() still leaks its option sets on early exits (issue 12); turn it
-    # on with SB_ASAN_LEAKS=1. Suppressions name third-party libraries only
+    # the client libraries are. Leak checking is on (SB_ASAN_LEAKS=0 turns
+    # it off); suppressions name third-party libraries only
     # (scripts/lsan.supp).
-    export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=23:detect_leaks=${SB_ASAN_LEAKS:-0}:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$logs/asan"
+    export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=23:detect_leaks=${SB_ASAN_LEAKS:-1}:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$logs/asan"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=24:log_path=$logs/ubsan"
     export LSAN_OPTIONS="suppressions=$top/scripts/lsan.supp:print_suppressions=0"
     export SB_TIMEOUT=${SB_TIMEOUT:-180}

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <luajit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,30 @@ static const struct sb_arg *arg_given(const struct sb_args *args, const char *na
             found = &args->opts[i];
     }
     return found;
+}
+
+/*
+ * A config error found after parsing (a value out of range, an unknown
+ * choice) names its option as "--name"; when that option came from the
+ * config file, prefixes "FILE:LINE: " so the user knows which line to fix.
+ */
+static void locate_option_error(const struct sb_args *args, char *err, size_t errlen)
+{
+    const char *p = strstr(err, "--");
+    char name[128], where[512], copy[1024];
+    size_t n = 0;
+    const struct sb_arg *a;
+
+    if (p == NULL)
+        return;
+    for (p += 2; n + 1 < sizeof(name) && (isalnum((unsigned char)*p) || *p == '-' || *p == '_'); p++)
+        name[n++] = *p;
+    name[n] = '\0';
+    a = arg_given(args, name);
+    if (a == NULL || a->line == 0)
+        return;
+    snprintf(copy, sizeof(copy), "%s", err);
+    snprintf(err, errlen, "%s%s", sb_args_where(args, a, where, sizeof(where)), copy);
 }
 
 /*
@@ -355,6 +380,12 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     rc = run_sweep(&ctx);
     if (sweep && rc != 1)
         sb_output_print_sweep(&out, stdout);
+    if (rc == 0)
+        sb_output_set_end(&out, "completed", 0, NULL);
+    else if (rc > 128)
+        sb_output_set_end(&out, "interrupted", rc - 128, NULL);
+    else
+        sb_output_set_end(&out, "failed", 0, sb_log_first_fatal());
     if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
@@ -431,11 +462,11 @@ int main(int argc, char **argv)
     char err[1024], drv_err[1024] = "", drv_reason[128];
     bool declared = false;
     const char *script = NULL, *cmd = NULL, *cfgfile;
-    char *script_path = NULL;
+    char *script_path = NULL, *stdin_text = NULL;
     size_t ndrv = 0, posi = 0;
     const struct sb_arg *unused;
-    lua_State *L;
-    int rc;
+    lua_State *L = NULL;
+    int rc = 1;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     /* compare reads result files: no script, driver or Lua state. */
@@ -443,20 +474,25 @@ int main(int argc, char **argv)
         return sb_compare_main(argc, argv, stdout);
     if (sb_merge_requested(argc, argv))
         return sb_merge_main(argc, argv, stdout);
+    /* Everything main owns is set up before the first failure can jump
+     * to `out`, so every early exit frees the same way. */
     sb_optset_init(&general, "General options");
     sb_optset_init(&script_opts, "Script options");
     sb_args_init(&args);
+    memset(&env, 0, sizeof(env));
     if (sb_config_declare(&general, err, sizeof(err)) != 0 ||
         sb_optset_add_defs(&general, sb_db_options, err, sizeof(err)) != 0 ||
         sb_optset_add(&general, "test", "script to run (legacy name of the SCRIPT argument)",
                       NULL, SB_ARG_STRING, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     for (; drivers[ndrv] && ndrv < MAX_DRIVERS; ndrv++) {
         char title[64];
         snprintf(title, sizeof(title), "%s options", drivers[ndrv]->name);
         sb_optset_init(&drv_sets[ndrv], title);
-        if (sb_optset_add_defs(&drv_sets[ndrv], drivers[ndrv]->options, err, sizeof(err)) != 0)
-            return die(err);
+        if (sb_optset_add_defs(&drv_sets[ndrv], drivers[ndrv]->options, err, sizeof(err)) != 0) {
+            ndrv++; /* so `out` frees this set too */
+            goto fail;
+        }
         for (const struct sb_opt_def *d = drivers[ndrv]->options; d && d->name; d++)
             if (strstr(d->name, "password") != NULL)
                 sb_optset_set_secret(&drv_sets[ndrv], d->name);
@@ -465,25 +501,26 @@ int main(int argc, char **argv)
     drv_ptrs[ndrv] = NULL;
 
     if (sb_args_split(&args, argc, argv, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     cfgfile = sb_optset_str(&general, "config-file");
     if (cfgfile != NULL && *cfgfile) {
         if (sb_args_read_config(&args, cfgfile, err, sizeof(err)) != 0)
-            return die(err);
+            goto fail;
         for (size_t i = 0; i < args.nopts; i++)
             args.opts[i].used = false;
         if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
-            return die(err);
+            goto fail;
     }
     for (size_t i = 0; i < ndrv; i++)
         if (sb_args_apply(&args, &drv_sets[i], err, sizeof(err)) != 0)
-            return die(err);
+            goto fail;
 
     if (sb_optset_bool(&general, "version")) {
         print_version((int)sb_optset_int(&general, "verbosity"));
-        return 0;
+        rc = 0;
+        goto out;
     }
     warn_legacy_names(&args);
     script = sb_optset_str(&general, "test");
@@ -494,34 +531,41 @@ int main(int argc, char **argv)
         script = "-";
     if (args.npos > posi)
         cmd = args.pos[posi++];
-    if (args.npos > posi)
-        return die("too many arguments: expected SCRIPT [COMMAND]");
+    if (args.npos > posi) {
+        snprintf(err, sizeof(err), "too many arguments: expected SCRIPT [COMMAND]");
+        goto fail;
+    }
     if (sb_optset_bool(&general, "help") || script == NULL) {
         if (script == NULL && !sb_optset_bool(&general, "help")) {
             print_help(&general, drv_sets, ndrv);
-            return 1;
+            goto out;
         }
         if (script == NULL) {
             print_help(&general, drv_sets, ndrv);
-            return 0;
+            rc = 0;
+            goto out;
         }
         cmd = "help";
     }
-    if (sb_config_load(&general, err, sizeof(err)) != 0)
-        return die(err);
+    if (sb_config_load(&general, err, sizeof(err)) != 0) {
+        locate_option_error(&args, err, sizeof(err));
+        goto fail;
+    }
     sb_log_set_level(sb_config.verbosity);
 
-    memset(&env, 0, sizeof(env));
     if (strcmp(script, "-") == 0) {
-        env.script_text = read_stdin(&env.script_len);
-        if (env.script_text == NULL)
-            return die("cannot read the script from standard input");
+        stdin_text = read_stdin(&env.script_len);
+        env.script_text = stdin_text;
+        if (stdin_text == NULL) {
+            snprintf(err, sizeof(err), "cannot read the script from standard input");
+            goto fail;
+        }
     } else {
         script_path = resolve_script(script);
         if (script_path == NULL) {
             snprintf(err, sizeof(err), "cannot find script '%s': no such file, and no bundled script of that name",
                      script);
-            return die(err);
+            goto fail;
         }
         env.script_path = script_path;
     }
@@ -534,7 +578,7 @@ int main(int argc, char **argv)
     env.threads = sb_config.threads;
     if (infer_driver(&general, drv_sets, drivers, ndrv, drv_reason, sizeof(drv_reason),
                      &env.driver_reason, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     {
         const char *name = sb_optset_str(&general, "db-driver");
         const struct sb_optset *dset = NULL;
@@ -557,23 +601,29 @@ int main(int argc, char **argv)
     sb_run_install_signals();
 
     L = sb_lua_new_state(&env, &main_thr, true, err, sizeof(err));
-    if (L == NULL)
-        return die(err);
+    if (L == NULL) {
+        rc = die(err); /* a script error: may carry a traceback */
+        goto out;
+    }
     if (sb_lua_declare_script_options(L, &script_opts, &declared, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     if (sb_args_apply(&args, &script_opts, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     /* sysbench 1.0: a script that declares no options takes any, and
      * sees them all as globals. */
     env.opts_as_globals = !declared;
     if (!declared && sb_lua_accept_undeclared(&args, &script_opts, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     if (sb_lua_validate_script_options(L, &script_opts, err, sizeof(err)) != 0)
-        return die(err);
+        goto fail;
     unused = sb_args_first_unused(&args);
     if (unused != NULL) {
-        snprintf(err, sizeof(err), "unknown option: --%s", unused->name);
-        return die(err);
+        char where[512], quoted[256];
+
+        snprintf(err, sizeof(err), "%sunknown option: --%s",
+                 sb_args_where(&args, unused, where, sizeof(where)),
+                 sb_log_escape(unused->name, quoted, sizeof(quoted), false));
+        goto fail;
     }
     sb_lua_export_options(L, &env);
     if (cmd == NULL) {
@@ -590,8 +640,18 @@ int main(int argc, char **argv)
         fflush(stderr);
         _exit(rc);
     }
-    sb_lua_close(L);
+    goto out;
+fail: {
+        /* An option or config file error quotes what the user gave: one
+         * line, whatever bytes the value holds. */
+        char safe[sizeof(err)];
+        rc = die(sb_log_escape(err, safe, sizeof(safe), false));
+    }
+out:
+    if (L != NULL)
+        sb_lua_close(L);
     sb_db_done(env.driver);
+    free(stdin_text);
     free(script_path);
     sb_args_free(&args);
     sb_optset_free(&general);

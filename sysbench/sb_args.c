@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* strndup */
 #include "sb_args.h"
+#include "sb_log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -49,6 +50,7 @@ void sb_args_free(struct sb_args *a)
     for (i = 0; i < a->npos; i++)
         free(a->pos[i]);
     free(a->pos);
+    free(a->config_file);
     memset(a, 0, sizeof(*a));
 }
 
@@ -74,6 +76,7 @@ static int make_arg(struct sb_arg *arg, const char *name, size_t namelen,
     arg->name = dup_range(name, namelen);
     arg->value = value != NULL ? dup_range(value, valuelen) : NULL;
     arg->used = false;
+    arg->line = 0;
     if (arg->name == NULL || (value != NULL && arg->value == NULL)) {
         free(arg->name);
         free(arg->value);
@@ -129,10 +132,12 @@ int sb_args_split(struct sb_args *a, int argc, char *const argv[],
             continue;
         }
         eq = strchr(arg + 2, '=');
-        if (eq == arg + 2)
+        if (eq == arg + 2) {
+            char quoted[256];
             return sb_opt_fail(err, errlen,
                         "malformed option '%s': expected --name or --name=value",
-                        arg);
+                        sb_log_escape(arg, quoted, sizeof(quoted), false));
+        }
         if (reserve_opt(a) != 0)
             return sb_opt_fail(err, errlen, "out of memory");
         if (eq != NULL) {
@@ -198,7 +203,13 @@ int sb_args_read_config(struct sb_args *a, const char *path,
         size_t slen, namelen, valuelen = 0;
 
         lineno++;
-        trim_span(line, (size_t)len, &s, &slen);
+        s = line;
+        /* Editors on some systems start a UTF-8 file with a byte order mark. */
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+            s += 3;
+            len -= 3;
+        }
+        trim_span(s, (size_t)len, &s, &slen);
         if (slen == 0 || s[0] == '#')
             continue;
         /* Tolerate "--name=value", as users paste command lines. */
@@ -233,12 +244,18 @@ int sb_args_read_config(struct sb_args *a, const char *path,
             rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno);
             break;
         }
-        nfile++;
+        file_args[nfile++].line = lineno;
     }
     if (rc == 0 && len == -2)
         rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno + 1);
     if (rc == 0 && ferror(f))
         rc = sb_opt_fail(err, errlen, "cannot read config file '%s'", path);
+    if (rc == 0) {
+        free(a->config_file);
+        a->config_file = strdup(path);
+        if (a->config_file == NULL)
+            rc = sb_opt_fail(err, errlen, "out of memory");
+    }
     fclose(f);
     free(line);
 
@@ -290,8 +307,15 @@ int sb_args_apply(struct sb_args *a, struct sb_optset *set,
         opt = sb_optset_find(set, arg->name);
         if (opt == NULL)
             continue;
-        if (sb_opt_set(opt, arg->value, err, errlen) != 0)
-            return -1;
+        if (sb_opt_set(opt, arg->value, err, errlen) != 0) {
+            char where[512], why[1024];
+
+            if (arg->line == 0)
+                return -1;
+            snprintf(why, sizeof(why), "%s", err);
+            return sb_opt_fail(err, errlen, "%s%s", sb_args_where(a, arg, where, sizeof(where)),
+                               why);
+        }
         arg->used = true;
     }
     return 0;
@@ -308,4 +332,14 @@ const struct sb_arg *sb_args_first_unused(const struct sb_args *a)
             return &a->opts[i];
     }
     return NULL;
+}
+
+const char *sb_args_where(const struct sb_args *a, const struct sb_arg *arg,
+                          char *buf, size_t buflen)
+{
+    if (arg->line == 0 || a->config_file == NULL)
+        snprintf(buf, buflen, "%s", "");
+    else
+        snprintf(buf, buflen, "%s:%zu: ", a->config_file, arg->line);
+    return buf;
 }

@@ -14,6 +14,7 @@ struct sb_arg {
     char *name;   /* owned; without the leading dashes */
     char *value;  /* owned; NULL for a bare --name */
     bool used;    /* claimed by some option set */
+    size_t line;  /* line in the config file; 0 for the command line */
 };
 
 struct sb_args {
@@ -21,6 +22,7 @@ struct sb_args {
     size_t nopts, optcap;
     char **pos;           /* positional words, owned, in order */
     size_t npos, poscap;
+    char *config_file;    /* owned; the config file read, or NULL */
 };
 
 void sb_args_init(struct sb_args *a);
@@ -37,7 +39,8 @@ int sb_args_split(struct sb_args *a, int argc, char *const argv[],
 /*
  * Appends "name=value" lines from a config file as options (blank lines and
  * lines starting with '#' are skipped; surrounding spaces are trimmed; a
- * line without '=' is a bare option). Options already in `a` from the
+ * line without '=' is a bare option; a UTF-8 byte order mark at the start
+ * is skipped). Each entry remembers its line (sb_args_where). Options already in `a` from the
  * command line win: the file's entries are inserted before them. Returns 0,
  * or -1 with "FILE:LINE: reason" or the open error in err.
  */
@@ -47,12 +50,18 @@ int sb_args_read_config(struct sb_args *a, const char *path,
 /*
  * Offers every not-yet-used argument to `set`: each whose name the set
  * knows is parsed into it and marked used. Returns 0, or -1 with the first
- * parse error in err.
+ * parse error in err, prefixed "FILE:LINE: " for a config file entry.
  */
 int sb_args_apply(struct sb_args *a, struct sb_optset *set,
                   char *err, size_t errlen);
 
 /* Returns the first argument no set claimed, or NULL. */
 const struct sb_arg *sb_args_first_unused(const struct sb_args *a);
+/*
+ * Formats where `arg` came from, for error messages: "FILE:LINE: " for a
+ * config file entry, "" for the command line. Returns buf.
+ */
+const char *sb_args_where(const struct sb_args *a, const struct sb_arg *arg,
+                          char *buf, size_t buflen);
 
 #endif /* SB_ARGS_H */

@@ -112,6 +112,9 @@ struct sb_cpu_server {
     pid_t pids[SB_CPU_MAX_SERVER_PIDS];
     size_t npids;
     bool include_children;
+    /* Where the server listens when it was found that way ("" for
+     * --server-pid), so a restarted server can be found again. */
+    char endpoint[320];
 };
 
 /* One sample of everything, taken by sb_cpu_sample. */

@@ -76,15 +76,36 @@ const struct sb_driver_ops *sb_driver_find(const char *name)
     return NULL;
 }
 
-static int add_ignore_list(char *const *items, size_t n, char *err, size_t errlen)
+/* An error number (digits) or a SQLSTATE (five letters or digits). */
+static bool valid_error_code(const char *s)
+{
+    size_t n = strlen(s), digits = strspn(s, "0123456789");
+
+    if (n > 0 && n <= 10 && digits == n)
+        return true;
+    if (n != 5)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+static int add_ignore_list(const char *option, char *const *items, size_t n,
+                           char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) {
+        char quoted[64];
+
         if (strcmp(items[i], "all") == 0) {
             policy.ignore_all = true;
             continue;
         }
-        if (strlen(items[i]) >= sizeof(policy.ignore[0]) || policy.nignore == MAX_IGNORE) {
-            snprintf(err, errlen, "invalid error code '%s' in ignore list", items[i]);
+        if (!valid_error_code(items[i]) || policy.nignore == MAX_IGNORE) {
+            snprintf(err, errlen, "invalid value '%s' for --%s: expected error numbers, "
+                     "5-character SQLSTATEs or 'all' (at most %d)",
+                     sb_log_escape(items[i], quoted, sizeof(quoted), false), option,
+                     MAX_IGNORE);
             return -1;
         }
         snprintf(policy.ignore[policy.nignore++], sizeof(policy.ignore[0]), "%s", items[i]);
@@ -110,7 +131,7 @@ static int add_default_ignorable(const struct sb_driver_ops *drv, char *err, siz
         snprintf(buf, sizeof(buf), "%s", d->def);
         for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             char *one[1] = {tok};
-            if (add_ignore_list(one, 1, err, errlen) != 0)
+            if (add_ignore_list(drv->ignore_option, one, 1, err, errlen) != 0)
                 return -1;
         }
     }
@@ -166,13 +187,13 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
     if (drv->ignore_option != NULL && driver_opts != NULL &&
         sb_optset_find(driver_opts, drv->ignore_option) != NULL) {
         items = sb_optset_list(driver_opts, drv->ignore_option, &n);
-        if (add_ignore_list(items, n, err, errlen) != 0)
+        if (add_ignore_list(drv->ignore_option, items, n, err, errlen) != 0)
             return NULL;
     } else if (add_default_ignorable(drv, err, errlen) != 0) {
         return NULL;
     }
     items = sb_optset_list(general, "db-ignore-errors", &n);
-    if (add_ignore_list(items, n, err, errlen) != 0)
+    if (add_ignore_list("db-ignore-errors", items, n, err, errlen) != 0)
         return NULL;
 
     if (drv->init != NULL && drv->init(driver_opts, err, errlen) != 0)

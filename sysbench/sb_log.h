@@ -8,6 +8,8 @@
  */
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 enum sb_log_level {
     SB_LOG_FATAL = 0,
@@ -24,6 +26,19 @@ int sb_log_level(void);
 
 void sb_log(enum sb_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Copies `in` to `out` (capacity outlen; "" below 8 bytes; NUL-terminated) with
+ * every control byte written as \xNN, keeping newlines and tabs when
+ * keep_newline; a text too long ends in "...". Returns out. sb_log applies
+ * it to every message (keeping newlines); option errors quote a user's
+ * value with keep_newline false so the message stays one line.
+ */
+const char *sb_log_escape(const char *in, char *out, size_t outlen, bool keep_newline);
+
+/* The first FATAL message printed (escaped to one line), or NULL: what
+ * the result files give as the error a failed run ended with. */
+const char *sb_log_first_fatal(void);
 
 #define sb_fatal(...) sb_log(SB_LOG_FATAL, __VA_ARGS__)
 #define sb_warn(...) sb_log(SB_LOG_WARNING, __VA_ARGS__)

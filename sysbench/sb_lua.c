@@ -441,6 +441,19 @@ static int load_script(lua_State *L, const struct sb_lua_env *env)
     return luaL_loadfile(L, env->script_path);
 }
 
+/*
+ * os.exit in a worker state: exit() from a worker thread would end the
+ * process under the other threads' feet, without the report or the result
+ * files. It fails the thread instead, like any script error.
+ */
+static int lua_worker_exit(lua_State *L)
+{
+    luaL_where(L, 1);
+    lua_pushstring(L, "os.exit() called in a benchmark thread (use error() to stop the run)");
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
 lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                             const struct sb_lua_thread *thr, bool with_opts,
                             char *err, size_t errlen)
@@ -461,6 +474,12 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
     register_internal_modules(L);
     set_package_path(L, env->script_path);
     set_sysbench_values(L, env, thr);
+    if (thr != NULL && thr->tid >= 0) {
+        lua_getglobal(L, "os");
+        lua_pushcfunction(L, lua_worker_exit);
+        lua_setfield(L, -2, "exit");
+        lua_pop(L, 1);
+    }
 
     lua_getglobal(L, "require");
     lua_pushstring(L, "sysbench");

@@ -6,6 +6,7 @@
  * line and exit, and so that a bad option can never crash the program.
  */
 #include "sb_options.h"
+#include "sb_log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -441,9 +442,12 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
         case SB_ARG_FILE:
             break;
         }
-        if (rc != 0)
+        if (rc != 0) {
+            char quoted[256];
             return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
-                        text, opt->name, expected_form(opt->type));
+                        sb_log_escape(text, quoted, sizeof(quoted), false), opt->name,
+                        expected_form(opt->type));
+        }
         parsed.value = dup_str(text);
         if (parsed.value == NULL) {
             free_items(parsed.items, parsed.nitems);

@@ -227,6 +227,47 @@ void sb_output_set_server(struct sb_output *o, const char *driver, const char *v
         snprintf(o->server_version, sizeof(o->server_version), "%s", version);
 }
 
+void sb_output_set_end(struct sb_output *o, const char *status, int signal,
+                       const char *error)
+{
+    o->end_status = status;
+    o->end_signal = signal;
+    snprintf(o->end_error, sizeof(o->end_error), "%s", error ? error : "");
+}
+
+/* The CSV's last line says how the run ended (a comment line, which CSV
+ * readers skip with their comment option). */
+static void write_csv_end(struct sb_output *o)
+{
+    if (o->end_status == NULL)
+        return;
+    if (strcmp(o->end_status, "interrupted") == 0)
+        fprintf(o->csv, "# ended: interrupted by signal %d\n", o->end_signal);
+    else if (strcmp(o->end_status, "failed") == 0)
+        fprintf(o->csv, "# ended: failed: %s\n", o->end_error);
+    else
+        fprintf(o->csv, "# ended: %s\n", o->end_status);
+    if (fflush(o->csv) != 0)
+        o->write_failed = true;
+}
+
+static void json_end(struct sb_json *j, const struct sb_output *o)
+{
+    sb_json_key(j, "ended");
+    if (o->end_status == NULL) {
+        sb_json_null(j);
+        return;
+    }
+    sb_json_begin_object(j);
+    sb_json_kv_string(j, "status", o->end_status);
+    if (o->end_signal > 0)
+        sb_json_kv_int(j, "signal", o->end_signal);
+    else
+        sb_json_kv_null(j, "signal");
+    sb_json_kv_string(j, "error", o->end_error[0] ? o->end_error : NULL);
+    sb_json_end_object(j);
+}
+
 int sb_output_close(struct sb_output *o, char *err, size_t errlen)
 {
     int rc = 0;
@@ -869,6 +910,8 @@ int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
                          char *err, size_t errlen)
 {
     o->finished = true;
+    if (o->csv != NULL)
+        write_csv_end(o);
     if (o->json == NULL)
         return 0;
     return sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen);
@@ -889,6 +932,7 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
     json_command_line(&j, env);
     sb_json_kv_string(&j, "script", env->script_path ? env->script_path : "-");
     sb_json_kv_string(&j, "command", env->command);
+    json_end(&j, o);
     json_options(&j, env);
     json_environment(&j, o);
     sb_instance_write_json(&j, &sb_config.instance);

@@ -123,6 +123,11 @@ struct sb_output {
     bool write_failed;              /* a CSV row could not be written */
     unsigned cur_repeat, cur_nrepeat; /* stamped on the next points; 0 = 1 of 1 */
     struct sb_txlog *txlog;         /* --log, borrowed from main; NULL without */
+    /* How the run ended (sb_output_set_end): "completed", "interrupted"
+     * or "failed"; NULL when not said (the document shows null). */
+    const char *end_status;
+    int end_signal;                 /* interrupted: the signal number */
+    char end_error[512];            /* failed: the first error, or "" */
 };
 
 /*
@@ -157,6 +162,15 @@ void sb_output_set_start(struct sb_output *o, double unix_s);
  * version has been recorded yet. version may be NULL (ignored). */
 void sb_output_set_server(struct sb_output *o, const char *driver,
                           const char *version);
+
+/*
+ * Records how the run ended, for the JSON document ("ended") and the
+ * last line of the CSV file ("# ended: ..."): status "completed",
+ * "interrupted" (signal > 0) or "failed" (error: the reason, copied; may
+ * be NULL).
+ */
+void sb_output_set_end(struct sb_output *o, const char *status, int signal,
+                       const char *error);
 
 /*
  * Writes the JSON document (see doc/results.md) to the --json file, if

@@ -4,11 +4,15 @@
  */
 #include "sb_run.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sb_clock.h"
 #include "sb_cpu.h"
+#include "sb_log.h"
 #include "sb_driver.h"
 
 /*
@@ -89,6 +93,7 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
     }
     srv->npids = (size_t)found;
     srv->include_children = drv->server_forks;
+    snprintf(srv->endpoint, sizeof(srv->endpoint), "%s", endpoint);
     snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
              srv->include_children ? " and its children" : "", endpoint);
     return true;
@@ -130,4 +135,83 @@ int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *
     snprintf(version, vlen, "%s", c->version);
     free(c);
     return 0;
+}
+
+void sb_server_watch_start(struct sb_server_watch *w, struct sb_cpu_server *srv,
+                           const struct sb_cpu_sample *s, uint64_t now_ns)
+{
+    memset(w, 0, sizeof(*w));
+    w->srv = srv != NULL && srv->endpoint[0] != '\0' ? srv : NULL;
+    w->last = s->server;
+    w->last_ok = s->server_nprocs > 0;
+    w->last_ns = now_ns;
+    w->next_check_ns = now_ns + SB_NS_PER_SEC;
+}
+
+bool sb_server_watch_check(struct sb_server_watch *w, uint64_t now_ns,
+                           struct sb_cpu_times *fresh, size_t *nprocs)
+{
+    struct sb_cpu_server found;
+    char why[256];
+    int n;
+
+    if (w->srv == NULL || now_ns < w->next_check_ns)
+        return false;
+    w->next_check_ns = now_ns + SB_NS_PER_SEC;
+    /* A signal 0 is the cheapest test of life: a full sample walks the
+     * process table (PostgreSQL's children) and would cost the client CPU
+     * it measures. EPERM means it exists. */
+    if (kill(w->srv->pids[0], 0) == 0 || errno == EPERM)
+        return false;
+    /* Gone: whoever listens at the endpoint now is the server. */
+    found = *w->srv;
+    n = sb_cpu_find_server(w->srv->endpoint, found.pids, SB_CPU_MAX_SERVER_PIDS, why,
+                           sizeof(why));
+    if (n <= 0)
+        return false;
+    found.npids = (size_t)n;
+    *nprocs = sb_cpu_sample_server(&found, fresh);
+    if (*nprocs == 0)
+        return false;
+    if (w->last_ok) {
+        w->carry_user_ns += (int64_t)(w->last.user_ns - fresh->user_ns);
+        w->carry_system_ns += (int64_t)(w->last.system_ns - fresh->system_ns);
+    }
+    w->gap_ns += now_ns - w->last_ns;
+    w->restarts++;
+    *w->srv = found;
+    w->last = *fresh;
+    w->last_ok = true;
+    w->last_ns = now_ns;
+    sb_warn("the server at %s restarted: measuring pid %d from now on (%.1f s of its CPU "
+            "not measured)", found.endpoint, (int)found.pids[0],
+            (double)w->gap_ns / 1e9);
+    return true;
+}
+
+void sb_server_watch_note(struct sb_server_watch *w, const struct sb_cpu_sample *s,
+                          uint64_t now_ns)
+{
+    if (w->srv != NULL && s->server_nprocs > 0) {
+        w->last = s->server;
+        w->last_ok = true;
+        w->last_ns = now_ns;
+    }
+}
+
+void sb_server_watch_adjust(const struct sb_server_watch *w, struct sb_cpu_sample *final,
+                            char *label, size_t len)
+{
+    size_t used = strlen(label);
+
+    if (w->restarts == 0)
+        return;
+    if (final->server_nprocs > 0) {
+        final->server.user_ns = (uint64_t)((int64_t)final->server.user_ns + w->carry_user_ns);
+        final->server.system_ns =
+            (uint64_t)((int64_t)final->server.system_ns + w->carry_system_ns);
+    }
+    if (used < len)
+        snprintf(label + used, len - used, "; restarted %u time(s) during the run, %.1f s "
+                 "not measured", w->restarts, (double)w->gap_ns / 1e9);
 }

@@ -42,8 +42,9 @@ struct reporter {
     bool sql;                  /* any query seen: tps/qps format */
     bool hook;                 /* the script replaces interval reports */
     struct sb_output *out;     /* result collector, or NULL */
-    const struct sb_cpu_server *cpu_srv; /* NULL: server not measured */
+    struct sb_cpu_server *cpu_srv; /* NULL: server not measured */
     struct sb_cpu_sample cpu_prev; /* taken at the start of the interval */
+    struct sb_server_watch srv_watch; /* follows a restarted server */
     /* --report-checkpoints: per worker, its statistics at the last
      * checkpoint (NULL without checkpoints), and when that was. */
     struct sb_stats *ckpt;
@@ -54,6 +55,19 @@ struct reporter {
     struct sb_sampler sampler; /* 1 s throughput samples for the self-check */
     double epoch0_s;           /* Unix time at start_ns */
 };
+
+/* A restarted server is measured again from the sample it was found
+ * with: the current interval starts there for the server's CPU. */
+static void watch_server(struct reporter *r, uint64_t now)
+{
+    struct sb_cpu_times fresh;
+    size_t nprocs;
+
+    if (sb_server_watch_check(&r->srv_watch, now, &fresh, &nprocs)) {
+        r->cpu_prev.server = fresh;
+        r->cpu_prev.server_nprocs = nprocs;
+    }
+}
 
 static uint64_t backlog_now(struct sb_run *run, uint64_t now)
 {
@@ -234,7 +248,9 @@ static void interval_report(struct reporter *r, uint64_t now, uint64_t tick)
     s.queue_length = (double)backlog;
     s.concurrency = run->nthreads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
     r->last_ns = now;
+    watch_server(r, now);
     sb_cpu_sample(&cpu_now, r->cpu_srv);
+    sb_server_watch_note(&r->srv_watch, &cpu_now, now);
     sb_cpu_compute(&r->cpu_prev, &cpu_now, r->delta.c[SB_STAT_EVENTS], &cr);
     r->cpu_prev = cpu_now;
     cpu_client = cr.client.measured ? cr.client.util_pct : NAN;
@@ -707,6 +723,7 @@ static void end_warmup(struct sb_run *run, struct reporter *r,
     __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
     sb_cpu_sample(cpu_before, r->cpu_srv);
     r->cpu_prev = *cpu_before;
+    sb_server_watch_start(&r->srv_watch, r->cpu_srv, cpu_before, cpu_before->mono_ns);
 }
 
 /* The main thread is the reporter and the timekeeper until the workers
@@ -731,6 +748,7 @@ static void report_loop(struct sb_run *run, struct reporter *r, struct run_clock
             wake = r->sampler.next_ns;
         sb_sleep_until_ns(wake);
         now = sb_now_ns();
+        watch_server(r, now);
         if (c->warm_end && now >= c->warm_end) {
             end_warmup(run, r, cpu_before);
             c->warm_end = 0;
@@ -1035,6 +1053,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     set_clock(run, r, &clk);
     sb_cpu_sample(&cpu_before, r->cpu_srv);
     r->cpu_prev = cpu_before;
+    sb_server_watch_start(&r->srv_watch, r->cpu_srv, &cpu_before, cpu_before.mono_ns);
     release_workers(run, true);
     report_loop(run, r, &clk, &cpu_before);
     /* Workers that ended at the deadline may beat the reporter to it: the
@@ -1052,6 +1071,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_cpu_server_settle(r->cpu_srv, known, nknown, 2.0);
     free(known);
     sb_cpu_sample(&cpu_after, r->cpu_srv);
+    sb_server_watch_adjust(&r->srv_watch, &cpu_after, cpu_label, sizeof(cpu_label));
     memset(&fin, 0, sizeof(fin));
     for (unsigned i = 0; i < run->nthreads; i++)
         if (run->workers[i].end_ns > fin.end)

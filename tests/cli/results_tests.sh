@@ -126,11 +126,12 @@ assert_exit 0
 assert_match r.csv '^point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,cpu_client_pct,cpu_server_pct,epoch_s$'
 n=$(grep -c '^\[ ' out)
 assert_ge "$n" 2 "interval lines"
-assert_lines r.csv $((n + 1))
+# The header, one row per interval and the "# ended:" line.
+assert_lines r.csv $((n + 2))
 assert_count r.csv '^1,1,,[0-9.]+,[0-9.]+,' "$n"
 assert_eq "$(jget r.json 'len(d["points"][0]["intervals"])')" "$n" "JSON intervals"
 # Every row has 17 fields; the server column is empty (SQLite is embedded).
-assert_eq "$(awk -F, 'NR > 1 && (NF != 17 || $16 != "") { bad++ } END { print bad + 0 }' r.csv)" 0 \
+assert_eq "$(awk -F, 'NR > 1 && !/^# ended: / && (NF != 17 || $16 != "") { bad++ } END { print bad + 0 }' r.csv)" 0 \
     "malformed rows"
 
 tcase "interval lines end with the CPU fields"

@@ -49,6 +49,8 @@ check_utilisation() {
 heavier_work() {
     local drv=$1 light heavy pid
     if [ "$drv" = mysql ]; then light=50000; pid=$SB_MYSQL_PID; else light=200000; pid=$SB_PGSQL_PID; fi
+    # A case file that restarted the server left its current pid here.
+    pid=$(head -n 1 "$SB_SERVERS_DIR/$drv.pid" 2>/dev/null || echo "$pid")
     heavy=$((light * 10))
     # shellcheck disable=SC2046
     sb_run_ok "the light run" light.txt light.err $(sb_driver_args "$drv") --threads=1 \

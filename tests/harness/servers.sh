@@ -130,6 +130,10 @@ mysql_start() {
     local dir=$1 port pid
     port=$(cat "$dir/mysql.port")
     rm -f "$dir/mysql.sock"
+    # A case may ask for more server options (TLS certificates) by writing
+    # them, one per line, to DIR/mysql.extra-args before a restart.
+    local -a extra=()
+    [ -f "$dir/mysql.extra-args" ] && mapfile -t extra <"$dir/mysql.extra-args"
     # --no-defaults keeps the machine's own my.cnf (port, socket, plugins)
     # out of the throwaway server.
     "$(mariadbd_bin)" --no-defaults \
@@ -143,7 +147,7 @@ mysql_start() {
         --skip-name-resolve --skip-log-bin \
         --innodb-buffer-pool-size=64M --innodb-log-file-size=48M \
         --innodb-flush-log-at-trx-commit=2 --innodb-use-native-aio=0 \
-        --max-connections=500 \
+        --max-connections=500 "${extra[@]}" \
         </dev/null >>"$dir/mysql/stdout.log" 2>&1 &
     pid=$!
     echo "$pid" >"$dir/mysql.pid"

@@ -709,13 +709,30 @@ START_TEST(test_config_errors)
     ck_assert_int_eq(sb_args_read_config(&a, NULL, err, sizeof(err)), -1);
     sb_args_free(&a);
 
-    /* A bad value from the file is reported by apply, naming the option. */
-    write_temp(path, sizeof(path), "histogram=perhaps\n");
+    /* A bad value from the file is reported by apply, naming the option
+     * and the file's line. */
+    write_temp(path, sizeof(path), "# c\nhistogram=perhaps\n");
     sb_args_init(&a);
     ck_assert_int_eq(sb_args_read_config(&a, path, err, sizeof(err)), 0);
     make_set(&set);
     ck_assert_int_eq(sb_args_apply(&a, &set, err, sizeof(err)), -1);
-    ck_assert_str_eq(err, "invalid value 'perhaps' for --histogram: expected on/off");
+    snprintf(want, sizeof(want), "%s:2: invalid value 'perhaps' for --histogram: expected on/off",
+             path);
+    ck_assert_str_eq(err, want);
+    sb_optset_free(&set);
+    sb_args_free(&a);
+    unlink(path);
+
+    /* A UTF-8 byte order mark is not part of the first name; control
+     * bytes in a value are quoted as \xNN. */
+    write_temp(path, sizeof(path), "\xef\xbb\xbfhistogram=on\nthreads=\x1b[1m\n");
+    sb_args_init(&a);
+    ck_assert_int_eq(sb_args_read_config(&a, path, err, sizeof(err)), 0);
+    ck_assert_str_eq(a.opts[0].name, "histogram");
+    ck_assert_uint_eq(a.opts[1].line, 2);
+    make_set(&set);
+    ck_assert_int_eq(sb_args_apply(&a, &set, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, ":2: invalid value '\\x1b[1m' for --threads"));
     sb_optset_free(&set);
     sb_args_free(&a);
     unlink(path);

@@ -40,7 +40,7 @@ static const struct sb_opt_def sb_mysql_options[] = {
     {"mysql-ssl-ca", "SSL CA certificate file", "", SB_ARG_STRING},
     {"mysql-ssl-cert", "SSL client certificate file", "", SB_ARG_STRING},
     {"mysql-ssl-key", "SSL client key file", "", SB_ARG_STRING},
-    {"mysql-ssl-cipher", "SSL cipher list", "", SB_ARG_STRING},
+    {"mysql-ssl-cipher", "SSL cipher list; TLS 1.3 suites (TLS_AES_128_GCM_SHA256, ...) or TLS 1.2 ciphers, which then limit the connection to TLS 1.2", "", SB_ARG_STRING},
     {"mysql-compression", "use the compressed client/server protocol", "off", SB_ARG_BOOL},
     {"mysql-connect-timeout", "connection timeout in seconds", "10", SB_ARG_INT},
     {"mysql-ignore-errors", "error numbers to ignore (restart the event), or 'all'", "1213,1020,1205", SB_ARG_LIST},
@@ -200,6 +200,13 @@ static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
                  "required, verify_ca or verify_identity", ssl);
         goto fail;
     }
+    /* verify_ca checks the chain against the CA given, not the system's
+     * store: without one there is nothing to check against. */
+    if (c->ssl == SB_MYSQL_SSL_VERIFY_CA && c->ssl_ca == NULL) {
+        snprintf(err, errlen, "--mysql-ssl=verify_ca needs --mysql-ssl-ca (the CA certificate "
+                 "the server's certificate must be signed by)");
+        goto fail;
+    }
 
     c->compression = sb_optset_bool(opts, "mysql-compression");
     timeout = sb_optset_int(opts, "mysql-connect-timeout");
@@ -267,14 +274,29 @@ static int sb_mysql_apply_ssl(MYSQL *my)
 
 #ifdef MARIADB_PACKAGE_VERSION_ID
     {
-        /* Connector/C has no single mode option: enforcement and
-         * verification are two switches. */
+        /*
+         * Connector/C has no single mode option. It asks for TLS once any
+         * TLS setting is made (mysql_ssl_set, even all NULL) and falls back
+         * to plain text when the server has none, unless enforced. With a
+         * CA it verifies the certificate chain; the VERIFY_SERVER_CERT
+         * switch adds the host name check (and the system CAs without a
+         * CA file). So: preferred = asked, not enforced; verify_ca =
+         * enforced with the CA (host name not checked); verify_identity =
+         * both switches.
+         */
         my_bool enforce = c->ssl >= SB_MYSQL_SSL_REQUIRED;
-        my_bool verify = c->ssl >= SB_MYSQL_SSL_VERIFY_CA;
+        my_bool verify = c->ssl >= SB_MYSQL_SSL_VERIFY_IDENTITY;
 
+        if (c->ssl == SB_MYSQL_SSL_PREFERRED)
+            mysql_ssl_set(my, c->ssl_key, c->ssl_cert, c->ssl_ca, NULL, c->ssl_cipher);
         if (enforce)
             mysql_options(my, MYSQL_OPT_SSL_ENFORCE, &enforce);
         mysql_options(my, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+        /* A cipher list of TLS 1.2 names only would be ignored when TLS 1.3
+         * is negotiated (its suites are named TLS_*): keep to TLS 1.2 so
+         * the ciphers asked for are the ones used. */
+        if (c->ssl_cipher != NULL && strstr(c->ssl_cipher, "TLS_") == NULL)
+            mysql_optionsv(my, MARIADB_OPT_TLS_VERSION, "TLSv1.2");
     }
 #else
     {
@@ -347,6 +369,16 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         mysql_close(cp->my);
         free(cp);
         return st;
+    }
+    /* Connector/C falls back to plain text when the server offers no TLS,
+     * even when enforced: a mode that requires TLS must not go on without
+     * it. (A Unix socket is local and never encrypted.) */
+    if (c->ssl >= SB_MYSQL_SSL_REQUIRED && sock == NULL && mysql_get_ssl_cipher(cp->my) == NULL) {
+        sb_mysql_set_err(con, 0, "08004", "the server does not offer TLS, which --mysql-ssl "
+                         "requires (use --mysql-ssl=preferred to allow plain text)");
+        mysql_close(cp->my);
+        free(cp);
+        return SB_DB_ERROR;
     }
 
     if (!cp->have_endpoint) {

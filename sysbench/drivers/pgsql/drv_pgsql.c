@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 
@@ -54,6 +55,9 @@ struct sb_pgsql_config {
     char *password;
     char *db;
     char *sslmode;
+    /* TLS files, passed to libpq as the sslrootcert, sslcert, sslkey and
+     * sslcrl keywords (NULL: libpq's default, e.g. ~/.postgresql/). */
+    char *ssl_file[4];
     char connect_timeout[24];
 };
 
@@ -92,6 +96,10 @@ static const struct sb_opt_def sb_pgsql_options[] = {
     {"pgsql-password", "PostgreSQL password", "", SB_ARG_STRING},
     {"pgsql-db", "PostgreSQL database name", "sbtest", SB_ARG_STRING},
     {"pgsql-sslmode", "SSL mode: disable, allow, prefer, require, verify-ca, verify-full", "prefer", SB_ARG_STRING},
+    {"pgsql-sslrootcert", "CA certificate file(s) the server certificate is verified against (verify-ca, verify-full)", "", SB_ARG_STRING},
+    {"pgsql-sslcert", "client certificate file", "", SB_ARG_STRING},
+    {"pgsql-sslkey", "client private key file", "", SB_ARG_STRING},
+    {"pgsql-sslcrl", "certificate revocation list file", "", SB_ARG_STRING},
     {"pgsql-connect-timeout", "connection timeout in seconds", "10", SB_ARG_INT},
     {"pgsql-ignore-errors", "SQLSTATEs to ignore (restart the event), or 'all'", "40P01,23505,40001", SB_ARG_LIST},
     {NULL, NULL, NULL, SB_ARG_BOOL}
@@ -192,8 +200,13 @@ static void sb_pgsql_free_config(void)
     }
     free(c->db);
     free(c->sslmode);
+    for (size_t i = 0; i < 4; i++)
+        free(c->ssl_file[i]);
     memset(c, 0, sizeof(*c));
 }
+
+/* libpq's keywords for the TLS file options, in ssl_file order. */
+static const char *const ssl_file_keys[4] = {"sslrootcert", "sslcert", "sslkey", "sslcrl"};
 
 static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
 {
@@ -250,6 +263,19 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
         }
     }
 
+    for (size_t i = 0; i < 4; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "pgsql-%s", ssl_file_keys[i]);
+        c->ssl_file[i] = sb_db_opt_strdup(opts, name);
+        /* libpq skips a client certificate or key file that does not
+         * exist and connects without it: a file named here must exist. */
+        if (c->ssl_file[i] != NULL && access(c->ssl_file[i], R_OK) != 0) {
+            snprintf(err, errlen, "cannot read the --%s file '%s': %s", name, c->ssl_file[i],
+                     strerror(errno));
+            goto fail;
+        }
+    }
+
     timeout = sb_optset_int(opts, "pgsql-connect-timeout");
     if (timeout < 0 || timeout > 86400) {
         snprintf(err, errlen,
@@ -296,7 +322,7 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
 {
     const struct sb_pgsql_config *c = &sb_pgsql_cfg;
     struct sb_pgsql_conn *cp;
-    const char *keys[10], *vals[10];
+    const char *keys[16], *vals[16];
     const char *host = c->hosts[con->index % c->nhosts];
     const char *port = c->ports[con->index % c->nports];
     int k = 0;
@@ -311,6 +337,11 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     if (c->password != NULL) { keys[k] = "password"; vals[k++] = c->password; }
     if (c->db != NULL) { keys[k] = "dbname"; vals[k++] = c->db; }
     if (c->sslmode != NULL) { keys[k] = "sslmode"; vals[k++] = c->sslmode; }
+    for (size_t i = 0; i < 4; i++)
+        if (c->ssl_file[i] != NULL) {
+            keys[k] = ssl_file_keys[i];
+            vals[k++] = c->ssl_file[i];
+        }
     keys[k] = "connect_timeout"; vals[k++] = c->connect_timeout;
     keys[k] = "fallback_application_name"; vals[k++] = "sysbench";
     keys[k] = NULL; vals[k] = NULL;

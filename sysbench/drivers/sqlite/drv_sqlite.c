@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include "sb_driver.h"
+#include "sb_log.h"
 
 static const struct sb_opt_def sqlite_options[] = {
     {"sqlite-db", "SQLite database file", "sbtest.db", SB_ARG_FILE},
@@ -79,9 +80,24 @@ struct sqlite_conn {
     bool predict_write;
 };
 
+/* Whether `value` is one of the space-separated words (any case). */
+static bool one_of(const char *value, const char *words)
+{
+    size_t n = strlen(value);
+
+    while (*words) {
+        size_t w = strcspn(words, " ");
+        if (w == n && n > 0 && strncasecmp(value, words, n) == 0)
+            return true;
+        words += w + (words[w] == ' ');
+    }
+    return false;
+}
+
 static int sqlite_init(const struct sb_optset *opts, char *err, size_t errlen)
 {
     const char *s = sb_optset_str(opts, "sqlite-db");
+    char quoted[64];
 
     if (s == NULL || *s == '\0' || strlen(s) >= sizeof(cfg.path)) {
         snprintf(err, errlen, "invalid value for --sqlite-db: expected a file name");
@@ -97,17 +113,20 @@ static int sqlite_init(const struct sb_optset *opts, char *err, size_t errlen)
     snprintf(cfg.journal_mode, sizeof(cfg.journal_mode), "%s", s ? s : "wal");
     s = sb_optset_str(opts, "sqlite-synchronous");
     snprintf(cfg.synchronous, sizeof(cfg.synchronous), "%s", s ? s : "normal");
-    /* Pragmas are spliced into SQL text: allow names only. */
-    for (const char *p = cfg.journal_mode; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
-            snprintf(err, errlen, "invalid value for --sqlite-journal-mode: '%s'", cfg.journal_mode);
-            return -1;
-        }
-    for (const char *p = cfg.synchronous; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '3'))) {
-            snprintf(err, errlen, "invalid value for --sqlite-synchronous: '%s'", cfg.synchronous);
-            return -1;
-        }
+    /* Pragmas are spliced into SQL text, and SQLite ignores a value it
+     * does not know: accept only the values the pragmas define. */
+    if (!one_of(cfg.journal_mode, "delete truncate persist memory wal off")) {
+        snprintf(err, errlen, "invalid value '%s' for --sqlite-journal-mode: expected delete, "
+                 "truncate, persist, memory, wal or off",
+                 sb_log_escape(cfg.journal_mode, quoted, sizeof(quoted), false));
+        return -1;
+    }
+    if (!one_of(cfg.synchronous, "off normal full extra 0 1 2 3")) {
+        snprintf(err, errlen, "invalid value '%s' for --sqlite-synchronous: expected off, "
+                 "normal, full, extra or 0 to 3",
+                 sb_log_escape(cfg.synchronous, quoted, sizeof(quoted), false));
+        return -1;
+    }
     return 0;
 }
 
