@@ -550,9 +550,13 @@ function param_methods.set(self, v)
   end
 end
 
+-- The state's generator as cdata: a trace cannot pass light userdata.
+local rand_state
+
 function param_methods.set_rand_str(self, fmt)
-  fmt = check_string(fmt, "set_rand_str")
-  if C.sb_lsql_param_rand_str(self, sysbench.__rand_state, fmt, #fmt) ~= 0 then
+  if type(fmt) ~= "string" then fmt = check_string(fmt, "set_rand_str") end
+  if rand_state == nil then rand_state = ffi.cast("void *", sysbench.__rand_state) end
+  if C.sb_lsql_param_rand_str(self, rand_state, fmt, #fmt) ~= 0 then
     error("set_rand_str needs a CHAR or VARCHAR parameter", 2)
   end
 end
