@@ -76,7 +76,8 @@ static int driver_name(lua_State *L)
 }
 
 /* native.connect(driver): a new struct sb_lsql_conn * as light userdata
- * (sysbench_sql.lua makes it a connection object), or a Lua error. */
+ * (sysbench_sql.lua makes it a connection object), or nil and the error
+ * line (the Lua caller raises it, naming the script's line). */
 static int native_connect(lua_State *L)
 {
     struct ldriver *d = luaL_checkudata(L, 1, MT_DRIVER);
@@ -87,7 +88,9 @@ static int native_connect(lua_State *L)
     if (c == NULL) {
         char line[1024];
         sb_db_format_err(d->drv->name, &err, NULL, line, sizeof(line));
-        return luaL_error(L, "connection to the database failed: %s", line);
+        lua_pushnil(L);
+        lua_pushfstring(L, "connection to the database failed: %s", line);
+        return 2;
     }
     lua_pushlightuserdata(L, c);
     return 1;

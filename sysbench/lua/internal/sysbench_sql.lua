@@ -402,7 +402,9 @@ do
   local drv_methods = debug.getregistry()["sysbench.sql.driver"].__methods
   local native_connect = native.connect
   function drv_methods.connect(self)
-    local c = ffi.cast(conn_t, native_connect(self))
+    local p, err = native_connect(self)
+    if p == nil then error(err, 2) end
+    local c = ffi.cast(conn_t, p)
     local id = new_id()
     c.__id = id
     c = ffi.gc(c, conn_gc)
