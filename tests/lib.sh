@@ -288,3 +288,34 @@ assert_kv() {
     v=$(kv "$1" "$2")
     [ "$v" = "$3" ] || fail "$2 is '$v', expected '$3'"
 }
+
+# jget FILE EXPR: prints EXPR evaluated in Python with `d` the document in
+# FILE (booleans, null, lists and objects printed as JSON). When FILE is
+# not valid JSON or EXPR fails it prints "<error: ...>" instead, which no
+# assertion expects (it runs in $(...), where `fail` could not mark the
+# case).
+
+jget() {
+    python3 - "$1" "$2" <<'EOF' 2>&1
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    v = eval(sys.argv[2])
+except Exception as e:
+    print("<error: %s: %s>" % (type(e).__name__, e))
+    sys.exit(0)
+print(json.dumps(v) if isinstance(v, (bool, type(None), dict, list)) else v)
+EOF
+}
+
+# wait_for FILE STRING: waits (up to 20 s) until FILE contains STRING, so a
+# signal is sent once the phase under test has begun, not after a guess.
+wait_for() {
+    local i
+    for i in $(seq 200); do
+        grep -qF -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "$1 never showed '$2'"
+    return 1
+}

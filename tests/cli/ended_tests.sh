@@ -17,16 +17,6 @@ e = json.load(open(sys.argv[1]))["ended"]
 print(e["status"], e["signal"], e["error"])' "$1"
 }
 
-wait_for() {
-    local i
-    for i in $(seq 200); do
-        grep -qF -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    fail "$1 never showed '$2'"
-    return 1
-}
-
 need_tool python3 "to read the JSON result files"
 
 tcase "a run that completes is marked completed"

@@ -27,24 +27,6 @@ end
 EOF
 }
 
-# jget FILE EXPR: prints EXPR evaluated in Python with `d` the document in
-# FILE (booleans, null, lists and objects printed as JSON). When FILE is
-# not valid JSON or EXPR fails it prints "<error: ...>" instead, which no
-# assertion expects (it runs in $(...), where `fail` could not mark the
-# case).
-jget() {
-    python3 - "$1" "$2" <<'EOF' 2>&1
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-    v = eval(sys.argv[2])
-except Exception as e:
-    print("<error: %s: %s>" % (type(e).__name__, e))
-    sys.exit(0)
-print(json.dumps(v) if isinstance(v, (bool, type(None), dict, list)) else v)
-EOF
-}
-
 # ---------------------------------------------------------------- --json
 
 tcase "--json writes a valid document that agrees with the text report"

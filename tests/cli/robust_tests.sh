@@ -12,18 +12,6 @@
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-# wait_for FILE STRING: waits (up to 20 s) until FILE contains STRING, so a
-# signal is sent once the phase under test has begun, not after a guess.
-wait_for() {
-    local i
-    for i in $(seq 200); do
-        grep -qF -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    fail "$1 never showed '$2'"
-    return 1
-}
-
 # sb_wait_max SECONDS: sb_wait, but a sysbench still running after
 # SECONDS is killed (the case fails) instead of stalling the suite.
 sb_wait_max() {
