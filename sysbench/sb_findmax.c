@@ -27,6 +27,10 @@ int sb_findmax_parse_sla(const char *text, bool required, double *pct, double *m
         snprintf(err, errlen, "--find-max needs --sla=pP:LIMIT, e.g. --sla=p99:20ms");
         return -1;
     }
+    if (!required) {
+        snprintf(err, errlen, "--sla applies only with --find-max");
+        return -1;
+    }
     if (text[0] != 'p' && text[0] != 'P')
         goto bad;
     p = strtod(text + 1, &end);

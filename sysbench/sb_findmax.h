@@ -21,7 +21,8 @@ struct sb_output;
 /*
  * Parses --sla ("p99:20ms", "p99.9:500us", "p50:1.5s"). An empty or NULL
  * text is no SLA (*pct = *ms = 0), which is an error when required (with
- * --find-max). Returns 0, or -1 with one line in err.
+ * --find-max); a non-empty one is an error when not required (an SLA
+ * without --find-max would be ignored). Returns 0, or -1 with one line in err.
  */
 int sb_findmax_parse_sla(const char *text, bool required, double *pct, double *ms,
                          char *err, size_t errlen);

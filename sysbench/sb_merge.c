@@ -829,6 +829,20 @@ static int merge_all(struct merge *m)
     return 0;
 }
 
+static const char merge_usage[] =
+    "Usage: sysbench merge A.json B.json ... [--json=ALL.json]\n"
+    "\n"
+    "Merges the result files of the N instances of one scale-out run\n"
+    "(--instance=I/N) into one result: counts summed, response-time\n"
+    "histograms merged bucket by bucket, intervals aligned by absolute time,\n"
+    "client CPU summed, server CPU taken once. Files that are not one\n"
+    "experiment (another script, options, seed or start) are refused.\n"
+    "See doc/scale-out.md.\n"
+    "\n"
+    "  --json=FILE   also write the merged result as a JSON document\n"
+    "  --help, -h    this text\n";
+
+/* Reads merge's arguments. Returns 0, 1 for --help, or -1 with err set. */
 static int parse_args(int argc, char **argv, const char ***files, size_t *n,
                       const char **json, char *err, size_t errlen)
 {
@@ -842,6 +856,8 @@ static int parse_args(int argc, char **argv, const char ***files, size_t *n,
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--json=", 7) == 0 && argv[i][7] != '\0') {
             *json = argv[i] + 7;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            return 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             snprintf(err, errlen, "merge: unknown option '%s' (usage: sysbench merge A.json B.json ... [--json=ALL.json])",
                      argv[i]);
@@ -883,8 +899,16 @@ int sb_merge_main(int argc, char **argv, FILE *out)
     int rc = 1;
 
     memset(&m, 0, sizeof(m));
-    if (parse_args(argc, argv, &files, &m.n, &json, m.err, sizeof(m.err)) != 0)
+    switch (parse_args(argc, argv, &files, &m.n, &json, m.err, sizeof(m.err))) {
+    case 0:
+        break;
+    case 1:
+        fputs(merge_usage, out);
+        free(files);
+        return 0;
+    default:
         goto done;
+    }
     m.in = calloc(m.n, sizeof(*m.in));
     if (m.in == NULL) {
         fail(&m, "out of memory");

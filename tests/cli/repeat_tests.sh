@@ -142,12 +142,20 @@ assert_contains out "Sweep summary (4 points"
 
 tcase "--repeat, --repeat-cooldown, --sla and --find-max reject bad values"
 write_probe
-for bad in --repeat=0 --repeat=x --repeat-cooldown=-1 --sla=p99 --sla=q99:1ms \
-    --sla=p0:1ms --sla=p99:20 --sla=p99:-1ms --find-max; do
+for bad in --repeat=0 --repeat=x --repeat-cooldown=-1 --find-max; do
     sb probe.lua run --time=0.1 "$bad"
     assert_exit 1
     assert_count err "FATAL" 1
 done
+for bad in --sla=p99 --sla=q99:1ms --sla=p0:1ms --sla=p99:20 --sla=p99:-1ms; do
+    sb probe.lua run --time=0.1 --find-max "$bad"
+    assert_exit 1
+    assert_fatal "--sla"
+done
+# An SLA without --find-max would be ignored: refused instead.
+sb probe.lua run --time=0.1 --sla=p99:1ms
+assert_exit 1
+assert_fatal "--sla applies only with --find-max"
 for bad in --tx-rate=100 --threads=1,2 --rate=10; do
     sb probe.lua run --time=0.1 --find-max --sla=p99:1ms "$bad"
     assert_exit 1

@@ -164,6 +164,12 @@ else
     echo "  (gnuplot not installed: skipped)"
 fi
 
+tcase "merge --help prints its usage and exits 0"
+sb merge --help
+assert_exit 0
+assert_contains out "Usage: sysbench merge A.json B.json"
+assert_not_contains err "FATAL"
+
 tcase "merge refuses what is not one experiment, one line each"
 cp "$FIX"/i?.json .
 py 'json.dump(dict(d[0], options=dict(d[0]["options"], general=dict(d[0]["options"]["general"], **{"rand-seed": 8}))), open("seed.json", "w"))' i2.json >/dev/null
