@@ -32,6 +32,19 @@ kill_sessions() {
     fi
 }
 
+# kill_soon DRV: kill_sessions, tried every 0.2 s for up to 5 s until it
+# kills at least one session (a loaded machine may still be connecting or
+# reconnecting); prints how many it killed.
+kill_soon() {
+    local i n=0
+    for i in $(seq 25); do
+        n=$(kill_sessions "$1" || echo 0)
+        [ "${n:-0}" -ge 1 ] && break
+        sleep 0.2
+    done
+    echo "${n:-0}"
+}
+
 killed_mid_run() {
     local drv=$1 rc=0 pid k1 k2
     local -a args
@@ -39,13 +52,13 @@ killed_mid_run() {
     args=($(sb_driver_args "$drv") oltp_point_select --tables=1 --table-size=1000)
     sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
 
-    timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=6 run \
+    timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=14 run \
         >out.txt 2>err.txt &
     pid=$!
     sleep 2
-    k1=$(kill_sessions "$drv" || echo 0)
-    sleep 2
-    k2=$(kill_sessions "$drv" || echo 0)
+    k1=$(kill_soon "$drv")
+    sleep 1
+    k2=$(kill_soon "$drv")
     wait "$pid" || rc=$?
     echo "+ killed $k1 then $k2 sessions; the run exited with $rc"
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
