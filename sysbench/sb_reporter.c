@@ -1,0 +1,611 @@
+/*
+ * The reporter of a benchmark run: intervals, checkpoints, the final
+ * report; see sb_reporter.h.
+ */
+#include "sb_reporter.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sb_clock.h"
+#include "sb_log.h"
+#include "sb_output.h"
+#include "sb_report.h"
+#include "sb_selfcheck_report.h"
+#include "sb_stop.h"
+#include "sb_worker.h"
+
+static double secs(uint64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* A restarted server is measured again from the sample it was found
+ * with: the current interval starts there for the server's CPU. */
+static void watch_server(struct sb_reporter *r, uint64_t now)
+{
+    struct sb_cpu_times fresh;
+    size_t nprocs;
+
+    if (sb_server_watch_check(&r->srv_watch, now, &fresh, &nprocs)) {
+        r->cpu_prev.server = fresh;
+        r->cpu_prev.server_nprocs = nprocs;
+    }
+}
+
+static uint64_t backlog_now(struct sb_run *run, uint64_t now)
+{
+    uint64_t b = 0;
+
+    /* Only slots of the window count: none due after its end. */
+    if (run->window_end_ns != 0 && now >= run->window_end_ns)
+        now = run->window_end_ns - 1;
+    if (run->mode == SB_PACE_POISSON) {
+        pthread_mutex_lock(&run->arrivals_lock);
+        b = sb_arrivals_backlog(&run->arrivals, now);
+        pthread_mutex_unlock(&run->arrivals_lock);
+    } else if (run->mode == SB_PACE_FIXED) {
+        /* Slots due by their nominal time and not yet started. */
+        b = sb_worker_backlog(run, now);
+    }
+    return b;
+}
+
+static bool has_hook(lua_State *L, const char *name)
+{
+    bool yes = false;
+    lua_getglobal(L, "sysbench");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "hooks");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, name);
+            yes = lua_isfunction(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return yes;
+}
+
+/* Pushes a report stat as the Lua table scripts' hooks receive. */
+static void push_stat(lua_State *L, const struct sb_report_stat *s, bool final)
+{
+    lua_newtable(L);
+#define SETN(field)                    \
+    lua_pushnumber(L, s->field);       \
+    lua_setfield(L, -2, #field)
+    SETN(threads_running);
+    SETN(time_interval);
+    SETN(time_total);
+    SETN(latency_pct);
+    SETN(events);
+    SETN(reads);
+    SETN(writes);
+    SETN(other);
+    SETN(errors);
+    SETN(reconnects);
+    if (final) {
+        SETN(latency_min);
+        SETN(latency_max);
+        SETN(latency_avg);
+        SETN(latency_sum);
+    } else {
+        SETN(queue_length);
+        SETN(concurrency);
+    }
+#undef SETN
+}
+
+static int call_hook(lua_State *L, const char *name, const struct sb_report_stat *s,
+                     bool final, enum sb_report_kind kind)
+{
+    char err[1024];
+    sb_report_set_kind(kind, stdout);
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "hooks");
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    lua_remove(L, -2);
+    push_stat(L, s, final);
+    if (sb_lua_pcall(L, 1, 0, err, sizeof(err)) != 0) {
+        sb_fatal("sysbench.hooks.%s: %s", name, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Forgets worker i's previous snapshot: its statistics start again. */
+static void restart_prev(struct sb_reporter *r, unsigned i, int epoch)
+{
+    sb_stats_reset(&r->prev[i]);
+    r->prev[i].ncodes = 0;
+    r->prev_epoch[i] = epoch;
+}
+
+/* Sets r->delta to what every worker did since the last report, counting a
+ * worker whose statistics still belong to warmup as empty. */
+static void collect(struct sb_reporter *r)
+{
+    struct sb_run *run = r->run;
+    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+
+    sb_stats_reset(&r->delta);
+    r->delta.ncodes = 0;
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        struct sb_worker *w = &run->workers[i];
+        if (r->prev_epoch[i] != epoch)
+            restart_prev(r, i, epoch);
+        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != epoch)
+            continue;
+        sb_stats_snapshot(&r->cur, &w->stats);
+        sb_stats_diff(&r->one, &r->cur, &r->prev[i]);
+        sb_stats_merge(&r->delta, &r->one);
+        r->prev[i] = r->cur;
+    }
+}
+
+/* Hands one interval to the result files (--json, --csv). */
+static void record_interval(struct sb_reporter *r, const struct sb_report_stat *s,
+                            uint64_t backlog, double cpu_client, double cpu_server)
+{
+    struct sb_output *o = r->out;
+    struct sb_interval iv;
+    double t = s->time_interval;
+
+    if (o == NULL)
+        return;
+    memset(&iv, 0, sizeof(iv));
+    /* Whole milliseconds: how late after the scheduled end the reporter
+     * woke is noise, and 1.000143 is no use as a time stamp. */
+    iv.time_s = round(s->time_total * 1000) / 1000;
+    iv.epoch_s = r->epoch0_s + s->time_total;
+    iv.interval_s = t;
+    iv.threads = (unsigned)s->threads_running;
+    iv.events = r->delta.c[SB_STAT_EVENTS];
+    iv.tps = t > 0 ? s->events / t : 0;
+    iv.reads_ps = t > 0 ? s->reads / t : 0;
+    iv.writes_ps = t > 0 ? s->writes / t : 0;
+    iv.other_ps = t > 0 ? s->other / t : 0;
+    iv.qps = iv.reads_ps + iv.writes_ps + iv.other_ps;
+    iv.errors_ps = t > 0 ? s->errors / t : 0;
+    iv.reconnects_ps = t > 0 ? s->reconnects / t : 0;
+    for (size_t i = 0; i < o->npcts; i++) {
+        iv.latency_ms[i] = (double)sb_hist_percentile(&r->delta.response, o->pcts[i]) / 1e6;
+        iv.lag_ms[i] = (double)sb_hist_percentile(&r->delta.lag, o->pcts[i]) / 1e6;
+    }
+    iv.backlog = backlog;
+    iv.p50_ms = (double)sb_hist_percentile(&r->delta.response, 50) / 1e6;
+    iv.p99_ms = (double)sb_hist_percentile(&r->delta.response, 99) / 1e6;
+    iv.lag_p99_ms = (double)sb_hist_percentile(&r->delta.lag, 99) / 1e6;
+    iv.cpu_client_pct = cpu_client;
+    iv.cpu_server_pct = cpu_server;
+    if (sb_output_add_interval(o, &iv) != 0)
+        sb_warn("out of memory: an interval is missing from the result files");
+}
+
+/*
+ * Reports the interval ending at `now`. It is labelled with the scheduled
+ * tick, not with `now`: when the main thread wakes late on a loaded machine
+ * a label rounded from `now` could repeat or skip a second.
+ */
+static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    double pct = cfg->npercentiles ? cfg->percentiles[0] : 95;
+    struct sb_report_stat s;
+    struct sb_report_extra x;
+    uint64_t backlog;
+    struct sb_cpu_sample cpu_now;
+    struct sb_cpu_report cr;
+    double cpu_client, cpu_server;
+
+    collect(r);
+    if (sb_stats_queries(&r->delta) > 0)
+        r->sql = true;
+    sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
+                        run->nthreads, cfg->npercentiles ? pct : 0);
+    backlog = backlog_now(run, now);
+    if (backlog > r->max_backlog)
+        r->max_backlog = backlog;
+    s.queue_length = (double)backlog;
+    s.concurrency = run->nthreads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
+    r->last_ns = now;
+    watch_server(r, now);
+    sb_cpu_sample(&cpu_now, r->cpu_srv);
+    sb_server_watch_note(&r->srv_watch, &cpu_now, now);
+    sb_cpu_compute(&r->cpu_prev, &cpu_now, r->delta.c[SB_STAT_EVENTS], &cr);
+    r->cpu_prev = cpu_now;
+    cpu_client = cr.client.measured ? cr.client.util_pct : NAN;
+    cpu_server = cr.server.measured ? cr.server.util_pct : NAN;
+    record_interval(r, &s, backlog, cpu_client, cpu_server);
+    if (r->hook) {
+        /* One error line, not one per interval: the run stops, and its
+         * final report still shows what ran. */
+        if (call_hook(r->L, "report_intermediate", &s, false, SB_REPORT_INTERVAL) != 0) {
+            r->hook = false;
+            r->hook_failed = true;
+            sb_request_stop(SB_STOP_ERROR);
+        }
+        return;
+    }
+    memset(&x, 0, sizeof(x));
+    x.sql = r->sql;
+    x.pct = pct;
+    x.rate_mode = run->mode != SB_PACE_NONE;
+    x.target_tps = run->rate;
+    x.lag_pct_ms = (double)sb_hist_percentile(&r->delta.lag, pct) / 1e6;
+    x.backlog = backlog;
+    x.cpu = true;
+    x.cpu_client_pct = cpu_client;
+    x.cpu_server_pct = cpu_server;
+    if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
+        sb_report_print_line(&s, &x, stdout);
+}
+
+/*
+ * Sets r->one to worker i's statistics since the last checkpoint (all of
+ * them without checkpoints); with advance, they become the new base.
+ * False for a worker whose statistics still belong to warmup.
+ */
+static bool since_checkpoint(struct sb_reporter *r, unsigned i, bool advance)
+{
+    struct sb_run *run = r->run;
+    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+
+    if (__atomic_load_n(&run->workers[i].epoch, __ATOMIC_ACQUIRE) != epoch)
+        return false;
+    sb_stats_snapshot(&r->cur, &run->workers[i].stats);
+    if (r->ckpt == NULL) {
+        r->one = r->cur;
+        return true;
+    }
+    if (r->ckpt_epoch[i] != epoch) {
+        sb_stats_reset(&r->ckpt[i]);
+        r->ckpt[i].ncodes = 0;
+        r->ckpt_epoch[i] = epoch;
+    }
+    sb_stats_diff(&r->one, &r->cur, &r->ckpt[i]);
+    if (advance)
+        r->ckpt[i] = r->cur;
+    return true;
+}
+
+/* Everything since the last checkpoint, merged over workers, with each
+ * worker's events and time inside events (ev, busy: nthreads entries). */
+static void gather(struct sb_reporter *r, bool advance, struct sb_stats *total, uint64_t *ev,
+                   double *busy)
+{
+    struct sb_run *run = r->run;
+
+    sb_stats_reset(total);
+    total->ncodes = 0;
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        ev[i] = 0;
+        busy[i] = 0;
+        if (!since_checkpoint(r, i, advance))
+            continue;
+        sb_stats_merge(total, &r->one);
+        ev[i] = r->one.c[SB_STAT_EVENTS];
+        /* Time inside events is the sum of service times, which the
+         * closed loop records as response times. */
+        busy[i] = secs(run->mode != SB_PACE_NONE ? r->one.service.sum_ns
+                                                 : r->one.response.sum_ns);
+    }
+}
+
+/* Fills the final-report figures shared by checkpoints and the end. */
+static void fill_final(struct sb_final *f, const struct sb_reporter *r,
+                       const struct sb_stats *total, const uint64_t *ev, const double *busy)
+{
+    const struct sb_run *run = r->run;
+
+    memset(f, 0, sizeof(*f));
+    f->total = total;
+    f->threads = run->nthreads;
+    f->thread_events = ev;
+    f->thread_busy = busy;
+    f->percentiles = run->cfg->percentiles;
+    f->npercentiles = run->cfg->npercentiles;
+    f->histogram = run->cfg->histogram;
+    f->sql = r->sql;
+    f->rate_mode = run->mode == SB_PACE_FIXED ? 1 : run->mode == SB_PACE_POISSON ? 2 : 0;
+    f->target_tps = run->rate;
+    f->jitter_us = run->jitter_us;
+    f->max_backlog = r->max_backlog;
+}
+
+/*
+ * --report-checkpoints: the cumulative report of everything since the
+ * previous checkpoint (or the start), through the report_cumulative hook
+ * when the script has one, after which the counters start again, as in
+ * sysbench 1.0. The label is the checkpoint's scheduled second.
+ */
+static void checkpoint_report(struct sb_reporter *r, uint64_t now, double label_s)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    unsigned n = run->nthreads;
+    struct sb_stats *total = malloc(sizeof(*total));
+    uint64_t *ev = calloc(n, sizeof(*ev));
+    double *busy = calloc(n, sizeof(*busy));
+    double since = secs(now - r->ckpt_ns), t = secs(now - r->start_ns);
+
+    if (total == NULL || ev == NULL || busy == NULL) {
+        sb_warn("out of memory: checkpoint report at %gs skipped", label_s);
+        goto out;
+    }
+    gather(r, true, total, ev, busy);
+    if (sb_stats_queries(total) > 0)
+        r->sql = true;
+    sb_report_set_kind(SB_REPORT_CHECKPOINT, stdout);
+    if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
+        printf("[ %.0fs ] Checkpoint report:\n", label_s);
+    if (has_hook(r->L, "report_cumulative")) {
+        struct sb_report_stat s;
+        sb_report_stat_from(&s, total, since, t, n,
+                            cfg->npercentiles ? cfg->percentiles[0] : 0);
+        s.threads_running = n - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
+        call_hook(r->L, "report_cumulative", &s, true, SB_REPORT_CHECKPOINT);
+    } else if (cfg->verbosity >= SB_LOG_NOTICE) {
+        struct sb_final f;
+        fill_final(&f, r, total, ev, busy);
+        f.time_total = t;
+        f.interval_s = since;
+        printf("\n");
+        sb_report_print_final(&f, stdout);
+    }
+    fflush(stdout);
+out:
+    r->ckpt_ns = now;
+    free(total);
+    free(ev);
+    free(busy);
+}
+
+/* When the next --report-checkpoints report is due, 0 when none is left. */
+static uint64_t next_checkpoint(const struct sb_reporter *r)
+{
+    const struct sb_config *cfg = r->run->cfg;
+    if (r->next_ckpt >= cfg->ncheckpoints)
+        return 0;
+    return r->start_ns + (uint64_t)(cfg->checkpoints[r->next_ckpt] * 1e9);
+}
+
+int sb_reporter_init(struct sb_reporter *r, struct sb_run *run, lua_State *L,
+                     struct sb_output *out)
+{
+    unsigned n = run->nthreads;
+
+    r->run = run;
+    r->L = L;
+    r->out = out;
+    r->prev = calloc(n, sizeof(*r->prev));
+    r->prev_epoch = calloc(n, sizeof(int));
+    if (run->cfg->ncheckpoints > 0) {
+        r->ckpt = calloc(n, sizeof(*r->ckpt));
+        r->ckpt_epoch = calloc(n, sizeof(int));
+    }
+    if (sb_sampler_init(&r->sampler, n, 1.0) != 0)
+        return -1;
+    if (r->prev == NULL || r->prev_epoch == NULL ||
+        (run->cfg->ncheckpoints > 0 && (r->ckpt == NULL || r->ckpt_epoch == NULL)))
+        return -1;
+    r->hook = has_hook(L, "report_intermediate");
+    return 0;
+}
+
+void sb_reporter_free(struct sb_reporter *r)
+{
+    free(r->prev);
+    free(r->prev_epoch);
+    free(r->ckpt);
+    free(r->ckpt_epoch);
+    sb_sampler_free(&r->sampler);
+}
+
+void sb_reporter_start(struct sb_reporter *r, uint64_t start_ns)
+{
+    struct timespec rt;
+
+    r->start_ns = r->last_ns = start_ns;
+    r->ckpt_ns = r->start_ns;
+    sb_sampler_start(&r->sampler, r->start_ns);
+    /* The wall clock at the measurement origin, for absolute times. */
+    clock_gettime(CLOCK_REALTIME, &rt);
+    r->epoch0_s = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9 -
+                  ((double)sb_now_ns() - (double)r->start_ns) / 1e9;
+}
+
+void sb_reporter_begin_cpu(struct sb_reporter *r, struct sb_cpu_sample *cpu_before)
+{
+    sb_cpu_sample(cpu_before, r->cpu_srv);
+    r->cpu_prev = *cpu_before;
+    sb_server_watch_start(&r->srv_watch, r->cpu_srv, cpu_before, cpu_before->mono_ns);
+}
+
+/* Warmup is over: the workers' statistics start again. */
+static void end_warmup(struct sb_run *run, struct sb_reporter *r,
+                       struct sb_cpu_sample *cpu_before)
+{
+    /* In rate modes each worker starts its window itself, at its first
+     * slot due at or after the end of warmup. */
+    __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
+    sb_reporter_begin_cpu(r, cpu_before);
+}
+
+/* The main thread is the reporter and the timekeeper until the workers
+ * finish or a stop is requested. */
+void sb_reporter_loop(struct sb_reporter *r, struct sb_run_clock *c,
+                      struct sb_cpu_sample *cpu_before)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    uint64_t now = c->start;
+
+    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
+        uint64_t wake = now + 100 * SB_NS_PER_MS;
+        if (c->warm_end && c->warm_end < wake)
+            wake = c->warm_end;
+        if (c->next_report && c->next_report < wake)
+            wake = c->next_report;
+        if (c->deadline && c->deadline < wake)
+            wake = c->deadline;
+        if (next_checkpoint(r) && next_checkpoint(r) < wake)
+            wake = next_checkpoint(r);
+        if (r->sampler.next_ns && r->sampler.next_ns < wake)
+            wake = r->sampler.next_ns;
+        sb_sleep_until_ns(wake);
+        now = sb_now_ns();
+        watch_server(r, now);
+        if (c->warm_end && now >= c->warm_end) {
+            end_warmup(run, r, cpu_before);
+            c->warm_end = 0;
+        }
+        if (!c->deadline || r->sampler.next_ns <= c->deadline)
+            sb_sampler_tick(&r->sampler, run, now);
+        if (c->next_report && now >= c->next_report) {
+            interval_report(r, now, c->next_report);
+            /* Ticks missed while the main thread was descheduled are
+             * folded into this report; the schedule keeps its phase. */
+            while (c->next_report <= now)
+                c->next_report += (uint64_t)(cfg->report_interval * 1e9);
+        }
+        /* A checkpoint at the deadline is the final report's job. */
+        while (next_checkpoint(r) && now >= next_checkpoint(r) &&
+               (!c->deadline || next_checkpoint(r) < c->deadline)) {
+            checkpoint_report(r, now, cfg->checkpoints[r->next_ckpt]);
+            r->next_ckpt++;
+        }
+        if (c->deadline && now >= c->deadline)
+            sb_request_stop(SB_STOP_DONE);
+    }
+}
+
+/* Each finished worker's CPU time in the measured window; NULL entries
+ * for workers that never left warmup or never finished. */
+static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t *ev)
+{
+    struct sb_cpu_thread *tcpu = calloc(run->nthreads, sizeof(*tcpu));
+
+    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++) {
+        const struct sb_worker *w = &run->workers[i];
+        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != run->epoch ||
+            !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) || !w->started)
+            continue;
+        tcpu[i].user_s = secs(w->cpu_end.user_ns - w->cpu_start.user_ns);
+        tcpu[i].system_s = secs(w->cpu_end.system_ns - w->cpu_start.system_ns);
+        tcpu[i].events = ev[i];
+    }
+    return tcpu;
+}
+
+/* Hands the point's final figures to the result files. */
+static void record_final(struct sb_reporter *r, const struct sb_stats *total, double t,
+                         const struct sb_cpu_report *cr, const struct sb_final_in *in,
+                         struct sb_cpu_thread *tcpu, const struct sb_selfcheck *chk)
+{
+    struct sb_point_final pf;
+    const struct sb_lua_env *env = r->run->env;
+
+    memset(&pf, 0, sizeof(pf));
+    pf.total = total;
+    pf.time_s = t;
+    pf.max_backlog = r->max_backlog;
+    pf.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
+    pf.cpu = cr;
+    pf.server_label = in->cpu_label;
+    pf.thread_cpu = tcpu;
+    pf.nthread_cpu = r->run->nthreads;
+    pf.selfcheck = chk;
+    pf.check_tps = r->sampler.tps;
+    pf.ncheck_tps = r->sampler.ntps;
+    pf.check_sample_s = 1.0;
+    if (sb_output_end_point(r->out, &pf) != 0)
+        sb_warn("out of memory: a point's final figures are missing from the result files");
+    /* Only a script that ran queries used the driver; one that did not
+     * says nothing about any server. */
+    if (r->sql && env->driver != NULL)
+        sb_output_set_server(r->out, env->driver->name, in->server_version);
+}
+
+/* The final report; see sb_reporter.h. */
+int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final_in *in)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    unsigned n = run->nthreads;
+    struct sb_stats *total = calloc(1, sizeof(*total));
+    uint64_t *ev = calloc(n, sizeof(uint64_t));
+    double *busy = calloc(n, sizeof(double));
+    struct sb_cpu_thread *tcpu;
+    struct sb_cpu_report cr;
+    struct sb_selfcheck chk;
+    /* A run ended by --time is measured over exactly that window: a
+     * worker asleep until a slot beyond the deadline notices the stop only
+     * when it wakes, and that wait is not benchmark time. */
+    uint64_t stop_ns = in->deadline != 0 && in->end > in->deadline ? in->deadline : in->end;
+    double t = secs(stop_ns - r->start_ns), since = secs(stop_ns - r->ckpt_ns);
+    uint64_t b;
+    int rc = 0;
+
+    if (total == NULL || ev == NULL || busy == NULL) {
+        sb_fatal("out of memory: no final report");
+        free(total);
+        free(ev);
+        free(busy);
+        return -1;
+    }
+    gather(r, false, total, ev, busy);
+    tcpu = thread_cpu(run, ev);
+    /* The largest backlog at a late start (exact), or what was left due at
+     * the end of the window when the workers never caught up. */
+    b = backlog_now(run, in->end);
+    if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
+        b = run->arrivals.max_backlog;
+    for (unsigned i = 0; i < n; i++)
+        if (run->workers[i].measured && run->workers[i].max_backlog > b)
+            b = run->workers[i].max_backlog;
+    if (b > r->max_backlog)
+        r->max_backlog = b;
+    if (sb_stats_queries(total) > 0)
+        r->sql = true;
+    if (sb_stop_reason() == SB_STOP_SIGNAL)
+        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
+    else if (sb_stop_reason() == SB_STOP_ERROR || sb_run_abandoned())
+        printf("\nStopped by an error: reporting what ran.\n");
+    if (cfg->verbosity >= SB_LOG_NOTICE)
+        printf("\n");
+    sb_cpu_compute(in->cpu_before, in->cpu_after, total->c[SB_STAT_EVENTS], &cr);
+    sb_sampler_check(&r->sampler, run, total, t, &cr, tcpu, &chk);
+    if (has_hook(L, "report_cumulative")) {
+        struct sb_report_stat s;
+        sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
+        /* Every worker has finished: sysbench 1.0 reports 0 here. */
+        s.threads_running = 0;
+        if (call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL) != 0)
+            rc = -1;
+        sb_report_json_close(stdout);
+    } else if (cfg->verbosity >= SB_LOG_NOTICE) {
+        struct sb_final f;
+        fill_final(&f, r, total, ev, busy);
+        f.time_total = t;
+        f.interval_s = since;
+        sb_report_print_final(&f, stdout);
+        sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
+        sb_selfcheck_print_run(&chk, total, t, stdout);
+    }
+    if (r->out != NULL)
+        record_final(r, total, t, &cr, in, tcpu, &chk);
+    fflush(stdout);
+    free(total);
+    free(ev);
+    free(busy);
+    free(tcpu);
+    return rc;
+}
+
