@@ -167,6 +167,17 @@ static void print_cpu_side(const char *name, const struct sb_jv *c, FILE *out)
             num(c, "util_pct"));
 }
 
+/* Whether merged.upper_bounds lists field (it is not exact). */
+static bool is_bound(const struct sb_jv *doc, const char *field)
+{
+    const struct sb_jv *ub = sb_jv_path(doc, "merged.upper_bounds");
+
+    for (size_t i = 0; i < sb_jv_len(ub); i++)
+        if (sb_jv_str(sb_jv_at(ub, i)) != NULL && strcmp(sb_jv_str(sb_jv_at(ub, i)), field) == 0)
+            return true;
+    return false;
+}
+
 static void print_point(const struct sb_jv *doc, const struct sb_jv *p, FILE *out)
 {
     const struct sb_jv *f = sb_jv_get(p, "final"), *rate = sb_jv_get(f, "rate");
@@ -202,7 +213,10 @@ static void print_point(const struct sb_jv *doc, const struct sb_jv *p, FILE *ou
         fprintf(out, "    late starts:                         %g (%.2f%%)\n",
                 num(rate, "late_starts"), num(rate, "late_pct"));
         fprintf(out, "    skipped:                             %g\n", num(rate, "skipped"));
-        fprintf(out, "    start lag (ms), percentiles at most:\n");
+        fprintf(out, "    start lag (ms), %s:\n",
+                is_bound(doc, "points[].final.latency_ms.lag.percentiles")
+                    ? "percentiles at most (not every file has the lag histogram)"
+                    : "from the merged histogram");
         print_latency(sb_jv_path(f, "latency_ms.lag"), pcts, out, "");
     }
     fprintf(out, "\nCPU cost per transaction (client summed over instances, server once):\n");
