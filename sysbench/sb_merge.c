@@ -55,34 +55,6 @@ bool sb_merge_requested(int argc, char **argv)
     return false;
 }
 
-static bool jv_equal(const struct sb_jv *a, const struct sb_jv *b)
-{
-    if (a == NULL || b == NULL)
-        return a == b;
-    if (a->type != b->type)
-        return false;
-    switch (a->type) {
-    case SB_JV_NULL:
-        return true;
-    case SB_JV_BOOL:
-        return a->boolean == b->boolean;
-    case SB_JV_NUMBER:
-        return a->number == b->number;
-    case SB_JV_STRING:
-        return a->len == b->len && memcmp(a->string, b->string, a->len) == 0;
-    case SB_JV_ARRAY:
-    case SB_JV_OBJECT:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if ((a->keys != NULL && strcmp(a->keys[i], b->keys[i]) != 0) ||
-                !jv_equal(&a->items[i], &b->items[i]))
-                return false;
-        return true;
-    }
-    return false;
-}
-
 static const char *base_name(const char *path)
 {
     const char *s = path ? strrchr(path, '/') : NULL;
@@ -164,7 +136,7 @@ static int check_options(struct merge *m, const struct merge_in *a, const struct
     for (size_t i = 0; oa != NULL && i < oa->n; i++) {
         if (ignored_option(oa->keys[i]))
             continue;
-        if (!jv_equal(&oa->items[i], sb_jv_get(ob, oa->keys[i])))
+        if (!sb_merge_jv_equal(&oa->items[i], sb_jv_get(ob, oa->keys[i])))
             return fail(m, "cannot merge: option --%s differs between '%s' and '%s'",
                         oa->keys[i], a->path, b->path);
     }
@@ -191,8 +163,8 @@ static int check_points(struct merge *m, const struct merge_in *a, const struct 
         return fail(m, "cannot merge: '%s' and '%s' have different sweeps", a->path, b->path);
     for (size_t i = 0; i < sb_jv_len(pa); i++) {
         const struct sb_jv *x = sb_jv_at(pa, i), *y = sb_jv_at(pb, i);
-        if (!jv_equal(sb_jv_get(x, "threads"), sb_jv_get(y, "threads")) ||
-            !jv_equal(sb_jv_get(x, "rate_mode"), sb_jv_get(y, "rate_mode")))
+        if (!sb_merge_jv_equal(sb_jv_get(x, "threads"), sb_jv_get(y, "threads")) ||
+            !sb_merge_jv_equal(sb_jv_get(x, "rate_mode"), sb_jv_get(y, "rate_mode")))
             return fail(m, "cannot merge: point %zu differs between '%s' and '%s'", i + 1,
                         a->path, b->path);
         if (!sb_jv_true(sb_jv_get(y, "complete")) || !sb_jv_true(sb_jv_get(x, "complete")))
@@ -241,20 +213,20 @@ static int check_same(struct merge *m)
             return fail(m, "cannot merge: '%s' ran %s, '%s' ran %s", a->path,
                         base_name(sb_jv_str(sb_jv_get(a->doc, "script"))), b->path,
                         base_name(sb_jv_str(sb_jv_get(b->doc, "script"))));
-        if (!jv_equal(sb_jv_get(a->doc, "command"), sb_jv_get(b->doc, "command")))
+        if (!sb_merge_jv_equal(sb_jv_get(a->doc, "command"), sb_jv_get(b->doc, "command")))
             return fail(m, "cannot merge: '%s' and '%s' ran different commands", a->path, b->path);
-        if (!jv_equal(sb_jv_path(a->doc, "options.general.rand-seed"),
+        if (!sb_merge_jv_equal(sb_jv_path(a->doc, "options.general.rand-seed"),
                       sb_jv_path(b->doc, "options.general.rand-seed")))
             return fail(m, "cannot merge: '%s' and '%s' have different --rand-seed", a->path,
                         b->path);
-        if (!jv_equal(sb_jv_path(a->doc, "instance.start_at"),
+        if (!sb_merge_jv_equal(sb_jv_path(a->doc, "instance.start_at"),
                       sb_jv_path(b->doc, "instance.start_at")))
             return fail(m, "cannot merge: '%s' and '%s' have different --start-at", a->path,
                         b->path);
         if (check_options(m, a, b, "general") != 0 || check_options(m, a, b, "script") != 0 ||
             check_points(m, a, b) != 0)
             return -1;
-        if (!jv_equal(sb_jv_get(a->doc, "percentiles"), sb_jv_get(b->doc, "percentiles")))
+        if (!sb_merge_jv_equal(sb_jv_get(a->doc, "percentiles"), sb_jv_get(b->doc, "percentiles")))
             return fail(m, "cannot merge: '%s' and '%s' report different percentiles", a->path,
                         b->path);
     }
@@ -355,23 +327,6 @@ static void make(struct sb_jv *v, enum sb_jv_type t)
 {
     sb_merge_clear(v);
     v->type = t;
-}
-
-static int set_str(struct sb_jv *o, const char *key, const char *s)
-{
-    struct sb_jv *v = sb_merge_set(o, key);
-
-    if (v == NULL)
-        return -1;
-    sb_merge_clear(v);
-    if (s == NULL)
-        return 0;
-    v->string = strdup(s);
-    if (v->string == NULL)
-        return -1;
-    v->type = SB_JV_STRING;
-    v->len = strlen(s);
-    return 0;
 }
 
 /* The union of the instances' histograms at key (a dotted path of a
@@ -537,15 +492,15 @@ static int merge_codes(struct merge *m, size_t p)
             const struct sb_jv *e = sb_jv_at(src, k);
             struct sb_jv *d = NULL;
             for (size_t j = 0; j < dst->n && d == NULL; j++)
-                if (jv_equal(sb_jv_get(&dst->items[j], "code"), sb_jv_get(e, "code")) &&
-                    jv_equal(sb_jv_get(&dst->items[j], "kind"), sb_jv_get(e, "kind")))
+                if (sb_merge_jv_equal(sb_jv_get(&dst->items[j], "code"), sb_jv_get(e, "code")) &&
+                    sb_merge_jv_equal(sb_jv_get(&dst->items[j], "kind"), sb_jv_get(e, "kind")))
                     d = &dst->items[j];
             if (d == NULL) {
                 if ((d = append(dst)) == NULL)
                     return -1;
                 make(d, SB_JV_OBJECT);
-                if (set_str(d, "code", sb_jv_str(sb_jv_get(e, "code"))) != 0 ||
-                    set_str(d, "kind", sb_jv_str(sb_jv_get(e, "kind"))) != 0 ||
+                if (sb_merge_set_str(d, "code", sb_jv_str(sb_jv_get(e, "code"))) != 0 ||
+                    sb_merge_set_str(d, "kind", sb_jv_str(sb_jv_get(e, "kind"))) != 0 ||
                     sb_merge_set_num(d, "count", 0) != 0)
                     return -1;
             }
@@ -845,9 +800,9 @@ static int merged_member(struct merge *m)
             return -1;
         make(e, SB_JV_OBJECT);
         if (sb_merge_set_num(e, "index", m->in[i].index) != 0 ||
-            set_str(e, "file", m->in[i].path) != 0 ||
-            set_str(e, "hostname", sb_jv_str(sb_jv_path(d, "environment.hostname"))) != 0 ||
-            set_str(e, "started_at", sb_jv_str(sb_jv_get(d, "started_at"))) != 0 ||
+            sb_merge_set_str(e, "file", m->in[i].path) != 0 ||
+            sb_merge_set_str(e, "hostname", sb_jv_str(sb_jv_path(d, "environment.hostname"))) != 0 ||
+            sb_merge_set_str(e, "started_at", sb_jv_str(sb_jv_get(d, "started_at"))) != 0 ||
             sb_merge_set_num(e, "clock_offset_s",
                              sb_jv_num(sb_jv_path(d, "instance.clock_offset_s"))) != 0 ||
             sb_merge_set_num(e, "start_unix_s",
@@ -901,7 +856,7 @@ static int merge_all(struct merge *m)
         return fail(m, "out of memory");
     inst = sb_merge_get(m->out, "instance");
     put(inst, "index", NAN);
-    if (set_str(inst, "source", "merge") != 0)
+    if (sb_merge_set_str(inst, "source", "merge") != 0)
         return fail(m, "out of memory");
     return 0;
 }

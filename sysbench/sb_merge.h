@@ -52,6 +52,11 @@ struct sb_jv *sb_merge_get(struct sb_jv *o, const char *key);
  * move o's other members: do not keep pointers to them across this call.
  * Returns NULL when out of memory or o is no object. */
 struct sb_jv *sb_merge_set(struct sb_jv *o, const char *key);
+/* Whether a and b are equal JSON values (both NULL counts as equal). */
+bool sb_merge_jv_equal(const struct sb_jv *a, const struct sb_jv *b);
+/* Sets member key of o to a copy of the string s (null when s is NULL).
+ * Returns 0, or -1 when out of memory or o is no object. */
+int sb_merge_set_str(struct sb_jv *o, const char *key, const char *s);
 /* Frees what v owns and makes it null. */
 void sb_merge_clear(struct sb_jv *v);
 /* Sets member key of o to the number x (null when x is NaN). Returns 0 or

@@ -130,6 +130,51 @@ int sb_merge_write_json(const struct sb_jv *v, FILE *fp)
     return sb_json_finish(&j);
 }
 
+bool sb_merge_jv_equal(const struct sb_jv *a, const struct sb_jv *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (a->type != b->type)
+        return false;
+    switch (a->type) {
+    case SB_JV_NULL:
+        return true;
+    case SB_JV_BOOL:
+        return a->boolean == b->boolean;
+    case SB_JV_NUMBER:
+        return a->number == b->number;
+    case SB_JV_STRING:
+        return a->len == b->len && memcmp(a->string, b->string, a->len) == 0;
+    case SB_JV_ARRAY:
+    case SB_JV_OBJECT:
+        if (a->n != b->n)
+            return false;
+        for (size_t i = 0; i < a->n; i++)
+            if ((a->keys != NULL && strcmp(a->keys[i], b->keys[i]) != 0) ||
+                !sb_merge_jv_equal(&a->items[i], &b->items[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+int sb_merge_set_str(struct sb_jv *o, const char *key, const char *s)
+{
+    struct sb_jv *v = sb_merge_set(o, key);
+
+    if (v == NULL)
+        return -1;
+    sb_merge_clear(v);
+    if (s == NULL)
+        return 0;
+    v->string = strdup(s);
+    if (v->string == NULL)
+        return -1;
+    v->type = SB_JV_STRING;
+    v->len = strlen(s);
+    return 0;
+}
+
 /* ------------------------------------------------------------ report */
 
 static double num(const struct sb_jv *v, const char *path)
