@@ -23,6 +23,7 @@ struct merge {
     struct merge_in *in;   /* sorted by index once checked */
     size_t n;
     struct sb_jv *out;     /* in[0].doc, edited into the result */
+    bool bound[2];         /* service [0], lag [1]: some point only bounded */
     char err[1024];
 };
 
@@ -50,34 +51,6 @@ bool sb_merge_requested(int argc, char **argv)
         if (argv[i][0] == '-' && argv[i][1] != '\0')
             continue;
         return strcmp(argv[i], "merge") == 0;
-    }
-    return false;
-}
-
-static bool jv_equal(const struct sb_jv *a, const struct sb_jv *b)
-{
-    if (a == NULL || b == NULL)
-        return a == b;
-    if (a->type != b->type)
-        return false;
-    switch (a->type) {
-    case SB_JV_NULL:
-        return true;
-    case SB_JV_BOOL:
-        return a->boolean == b->boolean;
-    case SB_JV_NUMBER:
-        return a->number == b->number;
-    case SB_JV_STRING:
-        return a->len == b->len && memcmp(a->string, b->string, a->len) == 0;
-    case SB_JV_ARRAY:
-    case SB_JV_OBJECT:
-        if (a->n != b->n)
-            return false;
-        for (size_t i = 0; i < a->n; i++)
-            if ((a->keys != NULL && strcmp(a->keys[i], b->keys[i]) != 0) ||
-                !jv_equal(&a->items[i], &b->items[i]))
-                return false;
-        return true;
     }
     return false;
 }
@@ -163,7 +136,7 @@ static int check_options(struct merge *m, const struct merge_in *a, const struct
     for (size_t i = 0; oa != NULL && i < oa->n; i++) {
         if (ignored_option(oa->keys[i]))
             continue;
-        if (!jv_equal(&oa->items[i], sb_jv_get(ob, oa->keys[i])))
+        if (!sb_merge_jv_equal(&oa->items[i], sb_jv_get(ob, oa->keys[i])))
             return fail(m, "cannot merge: option --%s differs between '%s' and '%s'",
                         oa->keys[i], a->path, b->path);
     }
@@ -171,6 +144,15 @@ static int check_options(struct merge *m, const struct merge_in *a, const struct
         return fail(m, "cannot merge: '%s' and '%s' have different %s options", a->path,
                     b->path, set);
     return 0;
+}
+
+/* Whether histogram hv has this build's layout. An optional one may be
+ * absent (service and lag: merge_latency then bounds that figure). */
+static bool same_layout(const struct sb_jv *hv, bool optional)
+{
+    return (optional && (hv == NULL || hv->type == SB_JV_NULL)) ||
+           (sb_jv_num(sb_jv_get(hv, "sub_bucket_bits")) == SB_HIST_SUB_BITS &&
+            sb_jv_num(sb_jv_get(hv, "limit_ns")) == (double)SB_HIST_MAX_NS);
 }
 
 static int check_points(struct merge *m, const struct merge_in *a, const struct merge_in *b)
@@ -181,8 +163,8 @@ static int check_points(struct merge *m, const struct merge_in *a, const struct 
         return fail(m, "cannot merge: '%s' and '%s' have different sweeps", a->path, b->path);
     for (size_t i = 0; i < sb_jv_len(pa); i++) {
         const struct sb_jv *x = sb_jv_at(pa, i), *y = sb_jv_at(pb, i);
-        if (!jv_equal(sb_jv_get(x, "threads"), sb_jv_get(y, "threads")) ||
-            !jv_equal(sb_jv_get(x, "rate_mode"), sb_jv_get(y, "rate_mode")))
+        if (!sb_merge_jv_equal(sb_jv_get(x, "threads"), sb_jv_get(y, "threads")) ||
+            !sb_merge_jv_equal(sb_jv_get(x, "rate_mode"), sb_jv_get(y, "rate_mode")))
             return fail(m, "cannot merge: point %zu differs between '%s' and '%s'", i + 1,
                         a->path, b->path);
         if (!sb_jv_true(sb_jv_get(y, "complete")) || !sb_jv_true(sb_jv_get(x, "complete")))
@@ -190,8 +172,9 @@ static int check_points(struct merge *m, const struct merge_in *a, const struct 
                         sb_jv_true(sb_jv_get(x, "complete")) ? b->path : a->path);
         if (isnan(sb_jv_num(sb_jv_get(y, "start_unix_s"))))
             return fail(m, "cannot merge: point %zu of '%s' has no start_unix_s", i + 1, b->path);
-        if (sb_jv_num(sb_jv_path(y, "histogram.sub_bucket_bits")) != SB_HIST_SUB_BITS ||
-            sb_jv_num(sb_jv_path(y, "histogram.limit_ns")) != (double)SB_HIST_MAX_NS)
+        if (!same_layout(sb_jv_get(y, "histogram"), false) ||
+            !same_layout(sb_jv_path(y, "histograms.service"), true) ||
+            !same_layout(sb_jv_path(y, "histograms.lag"), true))
             return fail(m, "cannot merge: the histogram of point %zu of '%s' has another layout",
                         i + 1, b->path);
     }
@@ -230,20 +213,20 @@ static int check_same(struct merge *m)
             return fail(m, "cannot merge: '%s' ran %s, '%s' ran %s", a->path,
                         base_name(sb_jv_str(sb_jv_get(a->doc, "script"))), b->path,
                         base_name(sb_jv_str(sb_jv_get(b->doc, "script"))));
-        if (!jv_equal(sb_jv_get(a->doc, "command"), sb_jv_get(b->doc, "command")))
+        if (!sb_merge_jv_equal(sb_jv_get(a->doc, "command"), sb_jv_get(b->doc, "command")))
             return fail(m, "cannot merge: '%s' and '%s' ran different commands", a->path, b->path);
-        if (!jv_equal(sb_jv_path(a->doc, "options.general.rand-seed"),
+        if (!sb_merge_jv_equal(sb_jv_path(a->doc, "options.general.rand-seed"),
                       sb_jv_path(b->doc, "options.general.rand-seed")))
             return fail(m, "cannot merge: '%s' and '%s' have different --rand-seed", a->path,
                         b->path);
-        if (!jv_equal(sb_jv_path(a->doc, "instance.start_at"),
+        if (!sb_merge_jv_equal(sb_jv_path(a->doc, "instance.start_at"),
                       sb_jv_path(b->doc, "instance.start_at")))
             return fail(m, "cannot merge: '%s' and '%s' have different --start-at", a->path,
                         b->path);
         if (check_options(m, a, b, "general") != 0 || check_options(m, a, b, "script") != 0 ||
             check_points(m, a, b) != 0)
             return -1;
-        if (!jv_equal(sb_jv_get(a->doc, "percentiles"), sb_jv_get(b->doc, "percentiles")))
+        if (!sb_merge_jv_equal(sb_jv_get(a->doc, "percentiles"), sb_jv_get(b->doc, "percentiles")))
             return fail(m, "cannot merge: '%s' and '%s' report different percentiles", a->path,
                         b->path);
     }
@@ -346,32 +329,17 @@ static void make(struct sb_jv *v, enum sb_jv_type t)
     v->type = t;
 }
 
-static int set_str(struct sb_jv *o, const char *key, const char *s)
+/* The union of the instances' histograms at key (a dotted path of a
+ * point: "histogram", "histograms.service"), bucket by bucket, with the
+ * exact sums and extremes. */
+static int merge_hist(struct merge *m, size_t p, const char *key, struct sb_hist *h)
 {
-    struct sb_jv *v = sb_merge_set(o, key);
-
-    if (v == NULL)
-        return -1;
-    sb_merge_clear(v);
-    if (s == NULL)
-        return 0;
-    v->string = strdup(s);
-    if (v->string == NULL)
-        return -1;
-    v->type = SB_JV_STRING;
-    v->len = strlen(s);
-    return 0;
-}
-
-/* The union of the instances' response-time histograms, bucket by bucket,
- * with the exact sums and extremes. */
-static int merge_hist(struct merge *m, size_t p, struct sb_hist *h)
-{
-    double want = 0, lo = NAN, hi = NAN;
+    char path[96];
+    double want = 0;
 
     sb_hist_reset(h);
     for (size_t i = 0; i < m->n; i++) {
-        const struct sb_jv *hv = sb_jv_get(point_of(m, i, p), "histogram");
+        const struct sb_jv *hv = sb_jv_path(point_of(m, i, p), key);
         const struct sb_jv *b = sb_jv_get(hv, "buckets");
         for (size_t k = 0; k < sb_jv_len(b); k++) {
             double low = sb_jv_num(sb_jv_at(sb_jv_at(b, k), 0));
@@ -384,22 +352,25 @@ static int merge_hist(struct merge *m, size_t p, struct sb_hist *h)
         want += sb_jv_num(sb_jv_get(hv, "count"));
     }
     if ((double)h->total != want)
-        return fail(m, "cannot merge: the histogram counts of point %zu do not add up", p + 1);
-    h->sum_ns = (uint64_t)sum(m, p, "histogram.sum_ns");
-    h->clamped = (uint64_t)sum(m, p, "histogram.clamped");
-    lo = extreme(m, p, "histogram.min_ns", false);
-    hi = extreme(m, p, "histogram.max_ns", true);
+        return fail(m, "cannot merge: the %s counts of point %zu do not add up", key, p + 1);
+    snprintf(path, sizeof(path), "%s.sum_ns", key);
+    h->sum_ns = (uint64_t)sum(m, p, path);
+    snprintf(path, sizeof(path), "%s.clamped", key);
+    h->clamped = (uint64_t)sum(m, p, path);
     if (h->total > 0) {
-        h->min_ns = (uint64_t)lo;
-        h->max_ns = (uint64_t)hi;
+        snprintf(path, sizeof(path), "%s.min_ns", key);
+        h->min_ns = (uint64_t)extreme(m, p, path, false);
+        snprintf(path, sizeof(path), "%s.max_ns", key);
+        h->max_ns = (uint64_t)extreme(m, p, path, true);
     }
     return 0;
 }
 
-/* Writes h into the point's "histogram" and its response latency. */
-static int put_hist(struct sb_jv *pt, const struct sb_hist *h)
+/* Writes h into the histogram object hv (buckets in the form of
+ * sb_histjson.h). Returns 0, or -1 when out of memory. */
+static int put_hist(struct sb_jv *hv, const struct sb_hist *h)
 {
-    struct sb_jv *hv = sb_merge_get(pt, "histogram"), *b, *lat, *pm;
+    struct sb_jv *b;
     bool any = h->total > 0;
 
     put(hv, "count", (double)h->total);
@@ -407,7 +378,8 @@ static int put_hist(struct sb_jv *pt, const struct sb_hist *h)
     put(hv, "min_ns", any ? (double)h->min_ns : NAN);
     put(hv, "max_ns", any ? (double)h->max_ns : NAN);
     put(hv, "clamped", (double)h->clamped);
-    b = sb_merge_get(hv, "buckets");
+    if ((b = sb_merge_get(hv, "buckets")) == NULL)
+        return 0;
     make(b, SB_JV_ARRAY);
     for (size_t k = 0; k < SB_HIST_BUCKETS; k++) {
         struct sb_jv *e;
@@ -425,23 +397,31 @@ static int put_hist(struct sb_jv *pt, const struct sb_hist *h)
         e->items[1].number = (double)sb_hist_bucket_high(k);
         e->items[2].number = (double)h->counts[k];
     }
-    lat = at(pt, "final.latency_ms.response");
+    return 0;
+}
+
+/* The figures of a final latency_ms object from h, percentiles by the
+ * run's own rule (sb_hist_percentile), as a run computes them. */
+static void put_latency(struct sb_jv *lat, const struct sb_hist *h)
+{
+    struct sb_jv *pm;
+    bool any = h->total > 0;
+
     put(lat, "count", (double)h->total);
     put(lat, "min", any ? (double)h->min_ns / 1e6 : NAN);
     put(lat, "avg", any ? sb_hist_mean(h) / 1e6 : NAN);
     put(lat, "max", any ? (double)h->max_ns / 1e6 : NAN);
     put(lat, "sum", (double)h->sum_ns / 1e6);
     pm = sb_merge_get(lat, "percentiles");
-    for (size_t k = 0; pm != NULL && k < pm->n; k++) {
+    for (size_t k = 0; pm != NULL && pm->type == SB_JV_OBJECT && k < pm->n; k++) {
         make(&pm->items[k], SB_JV_NUMBER);
         pm->items[k].number = (double)sb_hist_percentile(h, strtod(pm->keys[k], NULL)) / 1e6;
     }
-    return 0;
 }
 
-/* Service time and lag: no histogram in the files, so counts, sums and
+/* Service time or lag without a histogram in every file: counts, sums and
  * extremes are exact and the percentiles the largest of the instances'. */
-static void merge_latency(struct merge *m, size_t p, const char *name)
+static void merge_latency_bound(struct merge *m, size_t p, const char *name)
 {
     char path[96];
     struct sb_jv *src[m->n], *dst;
@@ -467,6 +447,40 @@ static void merge_latency(struct merge *m, size_t p, const char *name)
     max_map(sb_merge_get(dst, "percentiles"), src, m->n);
 }
 
+/* Service time or lag (name) of point p. In a rate mode with the
+ * histogram in every file: the histograms' union, written to
+ * histograms.NAME, and the figures computed from it; otherwise the
+ * bound above, histograms.NAME removed (it would be one instance's) and
+ * the figure marked inexact. Closed loop records neither (count 0): the
+ * bound is then exact. */
+static int merge_latency(struct merge *m, size_t p, const char *name, struct sb_hist *h)
+{
+    char key[64], path[96];
+    struct sb_jv *pt = point_of(m, 0, p), *hs = sb_merge_get(pt, "histograms");
+    bool all = true;
+
+    snprintf(key, sizeof(key), "histograms.%s", name);
+    for (size_t i = 0; i < m->n; i++)
+        if (sb_jv_get(sb_jv_path(point_of(m, i, p), key), "buckets") == NULL)
+            all = false;
+    if (!all) {
+        merge_latency_bound(m, p, name);
+        if (sb_merge_get(hs, name) != NULL)
+            sb_merge_clear(sb_merge_get(hs, name));
+        if (sb_jv_str(sb_jv_get(pt, "rate_mode")) != NULL &&
+            strcmp(sb_jv_str(sb_jv_get(pt, "rate_mode")), "none") != 0)
+            m->bound[strcmp(name, "lag") == 0] = true;
+        return 0;
+    }
+    if (merge_hist(m, p, key, h) != 0)
+        return -1;
+    if (put_hist(at(pt, key), h) != 0)
+        return fail(m, "out of memory");
+    snprintf(path, sizeof(path), "final.latency_ms.%s", name);
+    put_latency(at(pt, path), h);
+    return 0;
+}
+
 /* errors.by_code: counts of equal (code, kind) added. */
 static int merge_codes(struct merge *m, size_t p)
 {
@@ -478,15 +492,15 @@ static int merge_codes(struct merge *m, size_t p)
             const struct sb_jv *e = sb_jv_at(src, k);
             struct sb_jv *d = NULL;
             for (size_t j = 0; j < dst->n && d == NULL; j++)
-                if (jv_equal(sb_jv_get(&dst->items[j], "code"), sb_jv_get(e, "code")) &&
-                    jv_equal(sb_jv_get(&dst->items[j], "kind"), sb_jv_get(e, "kind")))
+                if (sb_merge_jv_equal(sb_jv_get(&dst->items[j], "code"), sb_jv_get(e, "code")) &&
+                    sb_merge_jv_equal(sb_jv_get(&dst->items[j], "kind"), sb_jv_get(e, "kind")))
                     d = &dst->items[j];
             if (d == NULL) {
                 if ((d = append(dst)) == NULL)
                     return -1;
                 make(d, SB_JV_OBJECT);
-                if (set_str(d, "code", sb_jv_str(sb_jv_get(e, "code"))) != 0 ||
-                    set_str(d, "kind", sb_jv_str(sb_jv_get(e, "kind"))) != 0 ||
+                if (sb_merge_set_str(d, "code", sb_jv_str(sb_jv_get(e, "code"))) != 0 ||
+                    sb_merge_set_str(d, "kind", sb_jv_str(sb_jv_get(e, "kind"))) != 0 ||
                     sb_merge_set_num(d, "count", 0) != 0)
                     return -1;
             }
@@ -746,33 +760,32 @@ static int merge_intervals(struct merge *m, size_t p)
 static int merge_point(struct merge *m, size_t p)
 {
     struct sb_hist *h = malloc(sizeof(*h));
+    struct sb_jv *pt = point_of(m, 0, p);
     int rc;
 
     if (h == NULL)
         return fail(m, "out of memory");
-    rc = merge_intervals(m, p) != 0 || merge_hist(m, p, h) != 0 ? -1 : 0;
-    if (rc == 0 && put_hist(point_of(m, 0, p), h) != 0)
+    rc = merge_intervals(m, p) != 0 || merge_hist(m, p, "histogram", h) != 0 ? -1 : 0;
+    if (rc == 0 && put_hist(sb_merge_get(pt, "histogram"), h) != 0)
         rc = fail(m, "out of memory");
+    if (rc == 0)
+        put_latency(at(pt, "final.latency_ms.response"), h);
+    if (rc == 0 && (merge_latency(m, p, "service", h) != 0 || merge_latency(m, p, "lag", h) != 0))
+        rc = -1;
     free(h);
     if (rc != 0)
         return -1;
-    merge_latency(m, p, "service");
-    merge_latency(m, p, "lag");
     if (merge_codes(m, p) != 0 || merge_cpu(m, p) != 0)
         return fail(m, "out of memory");
     merge_counts(m, p);
     return 0;
 }
 
-/* The "merged" member: which files went in, and what is only a bound. */
+/* The "merged" member: which files went in (upper_bounds, after the
+ * points, says what is only a bound). */
 static int merged_member(struct merge *m)
 {
-    struct sb_jv *mg = sb_merge_set(m->out, "merged"), *list, *ub;
-    static const char *const bounds[] = {
-        "points[].intervals[].latency_ms", "points[].intervals[].lag_ms",
-        "points[].final.latency_ms.service.percentiles",
-        "points[].final.latency_ms.lag.percentiles", "points[].final.rate.max_backlog", NULL
-    };
+    struct sb_jv *mg = sb_merge_set(m->out, "merged"), *list;
 
     if (mg == NULL)
         return -1;
@@ -787,21 +800,38 @@ static int merged_member(struct merge *m)
             return -1;
         make(e, SB_JV_OBJECT);
         if (sb_merge_set_num(e, "index", m->in[i].index) != 0 ||
-            set_str(e, "file", m->in[i].path) != 0 ||
-            set_str(e, "hostname", sb_jv_str(sb_jv_path(d, "environment.hostname"))) != 0 ||
-            set_str(e, "started_at", sb_jv_str(sb_jv_get(d, "started_at"))) != 0 ||
+            sb_merge_set_str(e, "file", m->in[i].path) != 0 ||
+            sb_merge_set_str(e, "hostname", sb_jv_str(sb_jv_path(d, "environment.hostname"))) != 0 ||
+            sb_merge_set_str(e, "started_at", sb_jv_str(sb_jv_get(d, "started_at"))) != 0 ||
             sb_merge_set_num(e, "clock_offset_s",
                              sb_jv_num(sb_jv_path(d, "instance.clock_offset_s"))) != 0 ||
             sb_merge_set_num(e, "start_unix_s",
                              sb_jv_num(sb_jv_path(d, "points.0.start_unix_s"))) != 0)
             return -1;
     }
-    if ((ub = sb_merge_set(mg, "upper_bounds")) == NULL)
+    return 0;
+}
+
+/* merged.upper_bounds: the fields that are the largest of the instances'
+ * values, not exact. Service-time and lag percentiles are exact when every
+ * file holds their histograms (m->bound, set by merge_latency). */
+static int upper_bounds(struct merge *m)
+{
+    static const char *const bounds[] = {
+        "points[].intervals[].latency_ms", "points[].intervals[].lag_ms",
+        "points[].final.latency_ms.service.percentiles",
+        "points[].final.latency_ms.lag.percentiles", "points[].final.rate.max_backlog", NULL
+    };
+    struct sb_jv *ub = sb_merge_set(sb_merge_get(m->out, "merged"), "upper_bounds");
+
+    if (ub == NULL)
         return -1;
     make(ub, SB_JV_ARRAY);
     for (size_t i = 0; bounds[i] != NULL; i++) {
-        struct sb_jv *e = append(ub);
-        if (e == NULL)
+        struct sb_jv *e;
+        if ((i == 2 && !m->bound[0]) || (i == 3 && !m->bound[1]))
+            continue;
+        if ((e = append(ub)) == NULL)
             return -1;
         make(e, SB_JV_STRING);
         if ((e->string = strdup(bounds[i])) == NULL)
@@ -822,9 +852,11 @@ static int merge_all(struct merge *m)
     for (size_t p = 0; p < sb_jv_len(sb_jv_get(m->out, "points")); p++)
         if (merge_point(m, p) != 0)
             return -1;
+    if (upper_bounds(m) != 0)
+        return fail(m, "out of memory");
     inst = sb_merge_get(m->out, "instance");
     put(inst, "index", NAN);
-    if (set_str(inst, "source", "merge") != 0)
+    if (sb_merge_set_str(inst, "source", "merge") != 0)
         return fail(m, "out of memory");
     return 0;
 }
@@ -833,8 +865,8 @@ static const char merge_usage[] =
     "Usage: sysbench merge A.json B.json ... [--json=ALL.json]\n"
     "\n"
     "Merges the result files of the N instances of one scale-out run\n"
-    "(--instance=I/N) into one result: counts summed, response-time\n"
-    "histograms merged bucket by bucket, intervals aligned by absolute time,\n"
+    "(--instance=I/N) into one result: counts summed, response, service-time\n"
+    "and lag histograms merged bucket by bucket, intervals aligned by absolute time,\n"
     "client CPU summed, server CPU taken once. Files that are not one\n"
     "experiment (another script, options, seed or start) are refused.\n"
     "See doc/scale-out.md.\n"

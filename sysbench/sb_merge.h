@@ -8,14 +8,17 @@
  *
  *   - counts (events, queries, errors, late starts, ...) and rates are
  *     summed; the target rate is the global one;
- *   - the response-time histograms are merged bucket by bucket, and the
- *     response-time percentiles are computed from the merged histogram by
- *     the run's own rule (sb_hist_percentile);
+ *   - the response-time histograms, and in rate modes the service-time
+ *     and lag histograms, are merged bucket by bucket, and the final
+ *     percentiles are computed from the merged histograms by the run's own
+ *     rule (sb_hist_percentile); when some file lacks the service or lag
+ *     histogram (an older version), that figure's percentiles are the
+ *     largest of the instances' and merged.upper_bounds says so;
  *   - interval series are aligned by absolute time (each point's
  *     start_unix_s plus the interval's time_s) and summed; per-interval
- *     percentiles, and the final service-time and lag percentiles, for
- *     which the files hold no histogram, are the largest of the
- *     instances' (an upper bound of the true value);
+ *     percentiles, for which the files hold no histogram, are the largest
+ *     of the instances' (an upper bound of the true value), and so is
+ *     rate.max_backlog (the sum of the instances' maxima);
  *   - client CPU is summed over instances; the server's CPU is taken once,
  *     from the lowest-numbered instance that measured it.
  *
@@ -49,6 +52,11 @@ struct sb_jv *sb_merge_get(struct sb_jv *o, const char *key);
  * move o's other members: do not keep pointers to them across this call.
  * Returns NULL when out of memory or o is no object. */
 struct sb_jv *sb_merge_set(struct sb_jv *o, const char *key);
+/* Whether a and b are equal JSON values (both NULL counts as equal). */
+bool sb_merge_jv_equal(const struct sb_jv *a, const struct sb_jv *b);
+/* Sets member key of o to a copy of the string s (null when s is NULL).
+ * Returns 0, or -1 when out of memory or o is no object. */
+int sb_merge_set_str(struct sb_jv *o, const char *key, const char *s);
 /* Frees what v owns and makes it null. */
 void sb_merge_clear(struct sb_jv *v);
 /* Sets member key of o to the number x (null when x is NaN). Returns 0 or

@@ -130,6 +130,51 @@ int sb_merge_write_json(const struct sb_jv *v, FILE *fp)
     return sb_json_finish(&j);
 }
 
+bool sb_merge_jv_equal(const struct sb_jv *a, const struct sb_jv *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (a->type != b->type)
+        return false;
+    switch (a->type) {
+    case SB_JV_NULL:
+        return true;
+    case SB_JV_BOOL:
+        return a->boolean == b->boolean;
+    case SB_JV_NUMBER:
+        return a->number == b->number;
+    case SB_JV_STRING:
+        return a->len == b->len && memcmp(a->string, b->string, a->len) == 0;
+    case SB_JV_ARRAY:
+    case SB_JV_OBJECT:
+        if (a->n != b->n)
+            return false;
+        for (size_t i = 0; i < a->n; i++)
+            if ((a->keys != NULL && strcmp(a->keys[i], b->keys[i]) != 0) ||
+                !sb_merge_jv_equal(&a->items[i], &b->items[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+int sb_merge_set_str(struct sb_jv *o, const char *key, const char *s)
+{
+    struct sb_jv *v = sb_merge_set(o, key);
+
+    if (v == NULL)
+        return -1;
+    sb_merge_clear(v);
+    if (s == NULL)
+        return 0;
+    v->string = strdup(s);
+    if (v->string == NULL)
+        return -1;
+    v->type = SB_JV_STRING;
+    v->len = strlen(s);
+    return 0;
+}
+
 /* ------------------------------------------------------------ report */
 
 static double num(const struct sb_jv *v, const char *path)
@@ -167,6 +212,17 @@ static void print_cpu_side(const char *name, const struct sb_jv *c, FILE *out)
             num(c, "util_pct"));
 }
 
+/* Whether merged.upper_bounds lists field (it is not exact). */
+static bool is_bound(const struct sb_jv *doc, const char *field)
+{
+    const struct sb_jv *ub = sb_jv_path(doc, "merged.upper_bounds");
+
+    for (size_t i = 0; i < sb_jv_len(ub); i++)
+        if (sb_jv_str(sb_jv_at(ub, i)) != NULL && strcmp(sb_jv_str(sb_jv_at(ub, i)), field) == 0)
+            return true;
+    return false;
+}
+
 static void print_point(const struct sb_jv *doc, const struct sb_jv *p, FILE *out)
 {
     const struct sb_jv *f = sb_jv_get(p, "final"), *rate = sb_jv_get(f, "rate");
@@ -202,7 +258,10 @@ static void print_point(const struct sb_jv *doc, const struct sb_jv *p, FILE *ou
         fprintf(out, "    late starts:                         %g (%.2f%%)\n",
                 num(rate, "late_starts"), num(rate, "late_pct"));
         fprintf(out, "    skipped:                             %g\n", num(rate, "skipped"));
-        fprintf(out, "    start lag (ms), percentiles at most:\n");
+        fprintf(out, "    start lag (ms), %s:\n",
+                is_bound(doc, "points[].final.latency_ms.lag.percentiles")
+                    ? "percentiles at most (not every file has the lag histogram)"
+                    : "from the merged histogram");
         print_latency(sb_jv_path(f, "latency_ms.lag"), pcts, out, "");
     }
     fprintf(out, "\nCPU cost per transaction (client summed over instances, server once):\n");

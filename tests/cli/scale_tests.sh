@@ -3,7 +3,8 @@
 # Scale-out without a server (the SQLite default): --instance, --instances
 # with JOB_COMPLETION_INDEX, --start-at and --clock-offset, their refusals;
 # the split of rate, connections and random streams; `sysbench merge`
-# (exact sums, histogram union, intervals aligned by absolute time) and
+# (exact sums, union of the response, service and lag histograms,
+# intervals aligned by absolute time) and
 # every refusal of files that are not one experiment; compare reading a
 # merged file. The server checks are in tests/drivers/scale_out.sh.
 #
@@ -143,6 +144,54 @@ print(m == u, [i["time_s"] for i in ivs], sum(i["events"] for i in ivs) ==
 EOF
 )" "True [1, 2] True" "histogram union, interval times, interval events"
 assert_eq "$(py '[e["index"] for e in d[0]["merged"]["instances"]]' all.json)" "[0, 1, 2]" "merged.instances"
+
+tcase "merge: service-time and lag histograms summed, their percentiles exact"
+cp "$FIX"/i?.json .
+sb merge i0.json i1.json i2.json --json=all.json
+assert_exit 0
+assert_contains out "start lag (ms), from the merged histogram:"
+# The union of the instances' buckets, and the percentiles rebuilt from it
+# by the rule of doc/results.md: the upper bound of the bucket holding the
+# ceil(p% * count)-th value, at most max_ns.
+assert_eq "$(python3 - i0.json i1.json i2.json all.json <<'EOF'
+import json, math, sys
+ds = [json.load(open(f)) for f in sys.argv[1:]]
+out = []
+for name in ("service", "lag"):
+    u, hi_of = {}, {}
+    for d in ds[:3]:
+        for lo, hi, c in d["points"][0]["histograms"][name]["buckets"]:
+            u[lo] = u.get(lo, 0) + c
+            hi_of[lo] = hi
+    mh = ds[3]["points"][0]["histograms"][name]
+    m = {lo: c for lo, hi, c in mh["buckets"]}
+    total = sum(u.values())
+    mx = max(d["points"][0]["histograms"][name]["max_ns"] for d in ds[:3])
+    ok = total > 0 and m == u and mh["count"] == total and mh["max_ns"] == mx
+    lat = ds[3]["points"][0]["final"]["latency_ms"][name]
+    for key, got in lat["percentiles"].items():
+        x = float(key) * total / 100
+        target = min(max(1, math.ceil(x - x * 1e-12)), total)
+        seen = 0
+        for lo in sorted(u):
+            seen += u[lo]
+            if seen >= target:
+                want = min(hi_of[lo], mx) / 1e6
+                break
+        ok = ok and round(got, 6) == round(want, 6)
+    ok = ok and lat["count"] == total and len(lat["percentiles"]) > 0
+    out.append(ok)
+print(out, [b for b in ds[3]["merged"]["upper_bounds"] if "service" in b or ".lag." in b])
+EOF
+)" "[True, True] []" "service and lag union, percentiles from it, not upper bounds"
+# A file without the lag histogram (an older version): lag is bounded again
+# and says so; service stays exact.
+py 'd[0]["points"][0]["histograms"].pop("lag") and json.dump(d[0], open("old1.json", "w"))' i1.json >/dev/null
+sb merge i0.json old1.json i2.json --json=mixed.json
+assert_exit 0
+assert_contains out "percentiles at most (not every file has the lag histogram)"
+assert_eq "$(py 'd[0]["points"][0]["histograms"]["lag"], d[0]["points"][0]["histograms"]["service"]["count"] == d[0]["points"][0]["final"]["events"], [b for b in d[0]["merged"]["upper_bounds"] if "service" in b or ".lag." in b]' mixed.json)" \
+    "None True ['points[].final.latency_ms.lag.percentiles']" "lag bounded, service exact"
 
 tcase "compare reads a merged file"
 cp "$FIX"/i?.json .
