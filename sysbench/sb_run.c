@@ -302,6 +302,11 @@ static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_c
      * measured window. */
     run->window_start_ns = r->start_ns;
     run->window_end_ns = c->deadline;
+    if (c->deadline != 0) {
+        uint64_t half_jitter = (uint64_t)(run->jitter_us * 500.0);
+        uint64_t tenth = (c->deadline - r->start_ns) / 10;
+        run->late_grace_ns = half_jitter < tenth ? half_jitter : tenth;
+    }
     if (r->out != NULL)
         sb_output_set_start(r->out, sb_instance_unix_of(r->start_ns));
     if (run->mode != SB_PACE_NONE)

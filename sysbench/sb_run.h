@@ -48,6 +48,10 @@ struct sb_run {
     /* Rate modes: the measured window, set before "go". A slot belongs to
      * it when its nominal time is in [start, end); end 0: no --time. */
     uint64_t window_start_ns, window_end_ns;
+    /* How long after the window's end a slot of it that jitter moved
+     * past the end may still start: half the jitter, but at most 10% of
+     * the window, so that --time holds at tiny rates. */
+    uint64_t late_grace_ns;
     int epoch;                     /* bumped when warmup ends */
     uint64_t claimed;              /* events handed out (--events) */
     unsigned finished;             /* workers that have returned */

@@ -122,14 +122,15 @@ uint64_t sb_worker_backlog(struct sb_run *run, uint64_t now)
     return b;
 }
 
-/* Whether a wait for the slot at `nominal` goes on despite a stop: the
- * time limit does not cut off a slot of the window that jitter moved past
- * its end (at most half the jitter). */
-static bool keep_waiting(const struct sb_run *run, uint64_t nominal)
+/* Whether a wait for the slot at `nominal`, due at `due`, goes on despite
+ * a stop: the time limit does not cut off a slot of the window that
+ * jitter moved past its end, within the run's late grace. */
+static bool keep_waiting(const struct sb_run *run, uint64_t due, uint64_t nominal)
 {
     if (!sb_stopping())
         return true;
     return run->window_end_ns != 0 && nominal < run->window_end_ns &&
+           due <= run->window_end_ns + run->late_grace_ns &&
            sb_stop_reason() == SB_STOP_DONE;
 }
 
@@ -145,7 +146,7 @@ static bool wait_until(const struct sb_run *run, uint64_t due, uint64_t nominal)
         if (until > now + 50 * SB_NS_PER_MS)
             until = now + 50 * SB_NS_PER_MS;
         sb_sleep_until_ns(until);
-        if (!keep_waiting(run, nominal))
+        if (!keep_waiting(run, due, nominal))
             return false;
         now = sb_now_ns();
     }
