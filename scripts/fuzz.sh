@@ -5,7 +5,7 @@
 # New inputs go to build-fuzz/corpus/NAME, crashes to build-fuzz/crashes/;
 # a crash fails the run. A crash input becomes a regression test by
 # committing it to tests/fuzz/regress/NAME/ (replayed by `make check`
-# through tests/fuzz/replay.sh and by this script).
+# through tests/fuzz/replay_tests.sh and by this script).
 #
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]     e.g. scripts/fuzz.sh 600 json
 set -euo pipefail

@@ -244,6 +244,11 @@ uint64_t sb_pacer_due_count(const struct sb_pacer *p, uint64_t now_ns)
     return k + 1;
 }
 
+bool sb_pacer_slot_due(const struct sb_pacer *p, uint64_t now_ns)
+{
+    return due_time(p, p->slot, 0) <= now_ns;
+}
+
 void sb_pacer_start_window(struct sb_pacer *p, uint64_t start_ns)
 {
     /* Slots before start_ns are those due at start_ns - 1 or earlier. */

@@ -94,6 +94,10 @@ uint64_t sb_pacer_next(struct sb_pacer *p, struct sb_rand *r, uint64_t now_ns);
  */
 uint64_t sb_pacer_due_count(const struct sb_pacer *p, uint64_t now_ns);
 
+/* Whether the next slot's nominal time has come by now_ns: the same as
+ * sb_pacer_due_count(p, now_ns) > p->slot, with one due time computed. */
+bool sb_pacer_slot_due(const struct sb_pacer *p, uint64_t now_ns);
+
 /*
  * Starts the measured window at start_ns: every slot whose nominal time is
  * before start_ns and not yet taken is dropped (warmup backlog, not counted

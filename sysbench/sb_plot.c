@@ -124,7 +124,7 @@ int sb_plot_check(const char *path, char *err, size_t errlen)
 
 /* Writes s as a gnuplot single-quoted string: quotes doubled, control
  * characters (which would end the command) replaced by spaces. */
-static void gp_str(FILE *f, const char *s)
+void sb_plot_gp_str(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; *s; s++) {
@@ -139,7 +139,7 @@ static void gp_str(FILE *f, const char *s)
 }
 
 /* A number for a data block; NaN leaves a gap in lines and no bar. */
-static void gp_num(FILE *f, double v)
+void sb_plot_gp_num(FILE *f, double v)
 {
     if (isnan(v) || isinf(v))
         fputs(" NaN", f);
@@ -179,7 +179,7 @@ static void begin_chart(struct plot *pl, int which, int w, int h, const char *ti
         fprintf(f, "set terminal pngcairo noenhanced size %d,%d font 'DejaVu Sans,11' background rgb 'white'\n",
                 w, h);
     fputs("set encoding utf8\nset output ", f);
-    gp_str(f, pl->out[which]);
+    sb_plot_gp_str(f, pl->out[which]);
     fputs("\nset title ", f);
     {
         char t[512];
@@ -187,7 +187,7 @@ static void begin_chart(struct plot *pl, int which, int w, int h, const char *ti
             snprintf(t, sizeof(t), "%s: %s", title, script);
         else
             snprintf(t, sizeof(t), "%s", title);
-        gp_str(f, t);
+        sb_plot_gp_str(f, t);
     }
     fputs(" font ',14'\n", f);
     fputs("set border 3 lc rgb '#555555'\nset tics nomirror out\n"
@@ -204,11 +204,11 @@ static void key_xtics(struct plot *pl)
     for (size_t k = 0; k < pl->g->nkeys; k++) {
         sb_resfile_key_name(pl->g, k, name, sizeof(name));
         fprintf(pl->gp, "%s", k ? ", " : "");
-        gp_str(pl->gp, name);
+        sb_plot_gp_str(pl->gp, name);
         fprintf(pl->gp, " %zu", k);
     }
     fputs(")\nset xlabel ", pl->gp);
-    gp_str(pl->gp, sb_resfile_grid_axis(pl->g));
+    sb_plot_gp_str(pl->gp, sb_resfile_grid_axis(pl->g));
     fputc('\n', pl->gp);
 }
 
@@ -258,7 +258,7 @@ static void chart_throughput(struct plot *pl)
                 "Throughput by target rate" : "Throughput by threads");
     key_xtics(pl);
     fputs("set ylabel ", f);
-    gp_str(f, bars ? "transactions per second (median; bars: min to max of the runs)"
+    sb_plot_gp_str(f, bars ? "transactions per second (median; bars: min to max of the runs)"
                    : "transactions per second");
     fputs("\nset yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n$tps << EOD\n", f);
     for (size_t k = 0; k < pl->g->nkeys; k++) {
@@ -273,9 +273,9 @@ static void chart_throughput(struct plot *pl)
                 lo = isnan(lo) || v[i] < lo ? v[i] : lo;
                 hi = isnan(hi) || v[i] > hi ? v[i] : hi;
             }
-            gp_num(f, tps_of(p));
-            gp_num(f, lo);
-            gp_num(f, hi);
+            sb_plot_gp_num(f, tps_of(p));
+            sb_plot_gp_num(f, lo);
+            sb_plot_gp_num(f, hi);
         }
         fputc('\n', f);
     }
@@ -287,7 +287,7 @@ static void chart_throughput(struct plot *pl)
         else
             fprintf(f, "%s$tps using 1:%zu with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
                     r ? ", \\\n     " : "", 3 * r + 2, palette[r % NCOLORS]);
-        gp_str(f, pl->res[r].label);
+        sb_plot_gp_str(f, pl->res[r].label);
     }
     fputc('\n', f);
 }
@@ -309,9 +309,9 @@ static void chart_latency_throughput(struct plot *pl)
             const struct sb_resfile_point *p = cell(pl, r, k);
             if (p == NULL || !p->rated)
                 continue;
-            gp_num(f, tps_of(p));
+            sb_plot_gp_num(f, tps_of(p));
             for (size_t i = 0; i < 2; i++)
-                gp_num(f, sb_resfile_fig_median(p, SB_RESFILE_LATENCY, pcts[i]));
+                sb_plot_gp_num(f, sb_resfile_fig_median(p, SB_RESFILE_LATENCY, pcts[i]));
             fputc('\n', f);
         }
         fputs("EOD\n", f);
@@ -324,7 +324,7 @@ static void chart_latency_throughput(struct plot *pl)
             fprintf(f, "%s$lt%zu using 1:%zu with linespoints lw 2 pt %d ps 1.2 dt %d lc rgb '%s' title ",
                     r + i ? ", \\\n     " : "", r, i + 2, i ? 7 : 6, i ? 1 : 2,
                     palette[r % NCOLORS]);
-            gp_str(f, t);
+            sb_plot_gp_str(f, t);
         }
     fputc('\n', f);
 }
@@ -353,14 +353,14 @@ static void chart_relative(struct plot *pl)
         snprintf(title, sizeof(title), "throughput / throughput at %s", first);
     else
         snprintf(title, sizeof(title), "throughput / throughput of %s", pl->res[0].label);
-    gp_str(f, title);
+    sb_plot_gp_str(f, title);
     fputs("\nset format y '%.2fx'\nset offsets 0, 0, graph 0.12, graph 0.12\n$rel << EOD\n", f);
     for (size_t k = 0; k < pl->g->nkeys; k++) {
         const struct sb_resfile_point *b = single ? cell(pl, 0, 0) : cell(pl, 0, k);
         fprintf(f, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            gp_num(f, tps_of(b) > 0 ? tps_of(p) / tps_of(b) : NAN);
+            sb_plot_gp_num(f, tps_of(b) > 0 ? tps_of(p) / tps_of(b) : NAN);
         }
         fputc('\n', f);
     }
@@ -369,13 +369,13 @@ static void chart_relative(struct plot *pl)
         fputs("notitle", f);
     } else {
         fputs("title ", f);
-        gp_str(f, pl->res[0].label);
+        sb_plot_gp_str(f, pl->res[0].label);
     }
     for (size_t r = from; r < pl->n; r++) {
         const char *c = palette[r % NCOLORS];
         fprintf(f, ", \\\n     $rel using 1:%zu with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
                 r + 2, c);
-        gp_str(f, pl->res[r].label);
+        sb_plot_gp_str(f, pl->res[r].label);
         /* The ratios written next to the points, as in a report table;
          * with many lines they would overlap, so only for a few. */
         if (pl->n <= 4)
@@ -432,8 +432,8 @@ static void chart_cpu(struct plot *pl)
                 const struct sb_resfile_cpu *c = p ? (s ? &p->server : &p->client) : NULL;
                 bool ok = c && c->measured;
                 fprintf(f, "%.6f", (double)k - 0.4 + w * ((double)j + 0.5));
-                gp_num(f, ok ? c->user_us : NAN);
-                gp_num(f, ok ? c->user_us + c->system_us : NAN);
+                sb_plot_gp_num(f, ok ? c->user_us : NAN);
+                sb_plot_gp_num(f, ok ? c->user_us + c->system_us : NAN);
                 fputc('\n', f);
             }
             fputs("EOD\n", f);
@@ -456,7 +456,7 @@ static void chart_cpu(struct plot *pl)
                     "     $cpu%zu using 1:2 with boxes fs solid 0.9 lc rgb '%s' title ",
                     j ? ", \\\n     " : "", j, c, j, c);
             snprintf(name, sizeof(name), "%s %s", pl->res[r].label, side_name[s]);
-            gp_str(f, name);
+            sb_plot_gp_str(f, name);
             if (nbars * pl->g->nkeys <= 24)
                 fprintf(f, ", \\\n     $cpu%zu using 1:3:(sprintf('%%.0f', $3)) with labels "
                         "offset 0,0.7 font ',9' notitle", j);
@@ -578,7 +578,7 @@ static void chart_latency(struct plot *pl)
             fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
         else
             fputs("set title ", f);
-        gp_str(f, t);
+        sb_plot_gp_str(f, t);
         fputs(" font ',14'\n", f);
     }
     if (single) {
@@ -592,7 +592,7 @@ static void chart_latency(struct plot *pl)
             fprintf(f, "%s$lat_0_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
                     drawn ? ", \\\n     " : "", k, palette[k % NCOLORS]);
             key_title(pl, k, name, sizeof(name));
-            gp_str(f, name);
+            sb_plot_gp_str(f, name);
             drawn++;
         }
         fputs(drawn ? "\n" : "NaN notitle\n", f);
@@ -604,7 +604,7 @@ static void chart_latency(struct plot *pl)
             continue;
         key_title(pl, k, name, sizeof(name));
         fputs("set title ", f);
-        gp_str(f, name);
+        sb_plot_gp_str(f, name);
         fputs(" font ',12'\nplot ", f);
         for (size_t r = 0; r < pl->n; r++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
@@ -612,7 +612,7 @@ static void chart_latency(struct plot *pl)
                 continue;
             fprintf(f, "%s$lat_%zu_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
                     drawn ? ", \\\n     " : "", r, k, palette[r % NCOLORS]);
-            gp_str(f, pl->res[r].label);
+            sb_plot_gp_str(f, pl->res[r].label);
             drawn++;
         }
         fputs(drawn ? "\n" : "NaN notitle\n", f);

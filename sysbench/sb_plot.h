@@ -72,4 +72,11 @@ int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t e
 int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
                      size_t errlen);
 
+/* gnuplot script helpers shared by the chart writers (sb_plot.c,
+ * sb_plot_time.c). sb_plot_gp_str writes s as a single-quoted gnuplot
+ * string (quotes doubled, control characters as spaces); sb_plot_gp_num
+ * writes " v", or " NaN" for a non-finite v (a gap in a line). */
+void sb_plot_gp_str(FILE *f, const char *s);
+void sb_plot_gp_num(FILE *f, double v);
+
 #endif /* SB_PLOT_H */

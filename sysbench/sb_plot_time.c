@@ -14,15 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A number for the data block; NaN leaves a gap in a line. */
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, " %.10g", v);
-    else
-        fputs(" NaN", f);
-}
-
 /* FILE.png -> FILE-timeline.png; false when path has no .png/.svg. */
 static bool timeline_name(const char *path, char *buf, size_t len, bool *svg)
 {
@@ -42,15 +33,15 @@ static void data_block(FILE *f, const struct sb_point *p)
     fputs("$tl << EOD\n", f);
     for (size_t i = 0; i < p->nintervals; i++) {
         const struct sb_interval *iv = &p->intervals[i];
-        num(f, iv->time_s);
-        num(f, iv->tps);
-        num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
-        num(f, iv->p50_ms);
-        num(f, iv->p99_ms);
-        num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? iv->lag_p99_ms : NAN);
-        num(f, (double)iv->backlog);
-        num(f, iv->cpu_client_pct);
-        num(f, iv->cpu_server_pct);
+        sb_plot_gp_num(f, iv->time_s);
+        sb_plot_gp_num(f, iv->tps);
+        sb_plot_gp_num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
+        sb_plot_gp_num(f, iv->p50_ms);
+        sb_plot_gp_num(f, iv->p99_ms);
+        sb_plot_gp_num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? iv->lag_p99_ms : NAN);
+        sb_plot_gp_num(f, (double)iv->backlog);
+        sb_plot_gp_num(f, iv->cpu_client_pct);
+        sb_plot_gp_num(f, iv->cpu_server_pct);
         fputc('\n', f);
     }
     fputs("EOD\n", f);
@@ -68,13 +59,9 @@ static void write_script(FILE *f, const struct sb_point *p, const char *png, boo
     else
         fputs("set terminal pngcairo noenhanced size 1000,1100 font 'DejaVu Sans,11' "
               "background rgb 'white'\n", f);
-    fputs("set output '", f);
-    for (const char *c = png; *c; c++) {
-        if (*c == '\'')
-            fputc('\'', f); /* gnuplot doubles a quote inside quotes */
-        fputc(*c, f);
-    }
-    fputs("'\n", f);
+    fputs("set output ", f);
+    sb_plot_gp_str(f, png);
+    fputc('\n', f);
     fprintf(f, "set multiplot layout 4,1 title 'Time axis: %u thread(s)%s' font ',14'\n",
             p->threads, rate ? ", fixed target rate" : "");
     fputs("set border 3 lc rgb '#555555'\nset tics nomirror out\n"

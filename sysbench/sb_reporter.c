@@ -3,12 +3,12 @@
  * report; see sb_reporter.h.
  */
 #include "sb_reporter.h"
+#include "sb_instance.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sb_clock.h"
 #include "sb_log.h"
@@ -215,7 +215,6 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
     s.queue_length = (double)backlog;
     s.concurrency = run->nthreads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
     r->last_ns = now;
-    watch_server(r, now);
     sb_cpu_sample(&cpu_now, r->cpu_srv);
     sb_server_watch_note(&r->srv_watch, &cpu_now, now);
     sb_cpu_compute(&r->cpu_prev, &cpu_now, r->delta.c[SB_STAT_EVENTS], &cr);
@@ -410,15 +409,14 @@ void sb_reporter_free(struct sb_reporter *r)
 
 void sb_reporter_start(struct sb_reporter *r, uint64_t start_ns)
 {
-    struct timespec rt;
-
     r->start_ns = r->last_ns = start_ns;
     r->ckpt_ns = r->start_ns;
     sb_sampler_start(&r->sampler, r->start_ns);
-    /* The wall clock at the measurement origin, for absolute times. */
-    clock_gettime(CLOCK_REALTIME, &rt);
-    r->epoch0_s = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9 -
-                  ((double)sb_now_ns() - (double)r->start_ns) / 1e9;
+    /* The wall clock at the measurement origin, for absolute times; the
+     * result file's start is the same instant. */
+    r->epoch0_s = sb_instance_unix_of(r->start_ns);
+    if (r->out != NULL)
+        sb_output_set_start(r->out, r->epoch0_s);
 }
 
 void sb_reporter_begin_cpu(struct sb_reporter *r, struct sb_cpu_sample *cpu_before)

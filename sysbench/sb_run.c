@@ -307,8 +307,6 @@ static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_c
         uint64_t tenth = (c->deadline - r->start_ns) / 10;
         run->late_grace_ns = half_jitter < tenth ? half_jitter : tenth;
     }
-    if (r->out != NULL)
-        sb_output_set_start(r->out, sb_instance_unix_of(r->start_ns));
     if (run->mode != SB_PACE_NONE)
         sb_worker_start_pacing(run);
 }

@@ -166,8 +166,14 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
     uint64_t skipped = w->pacer.skipped;
     uint64_t due;
 
+    /* Warmup is over and this worker is behind: its slots before the
+     * window are warmup backlog, dropped so the window starts on time. */
+    if (!w->measured && now >= run->window_start_ns)
+        sb_pacer_start_window(&w->pacer, run->window_start_ns);
     *backlog = 0;
-    if (sb_pacer_due_count(&w->pacer, now) > w->pacer.slot)
+    /* A slot due before the window cannot start the measured run, so its
+     * backlog would be discarded: no scan over the threads for it. */
+    if ((w->measured || now >= run->window_start_ns) && sb_pacer_slot_due(&w->pacer, now))
         *backlog = sb_worker_backlog(run, now);
     due = sb_pacer_next(&w->pacer, &w->rand, now);
     __atomic_store_n(&w->taken, w->pacer.slot, __ATOMIC_RELAXED);
@@ -199,10 +205,6 @@ bool sb_worker_more_events(struct sb_worker *w)
         return true;
     }
     now = sb_now_ns();
-    /* Warmup is over and this worker is behind: its slots before the
-     * window are warmup backlog, dropped so the window starts on time. */
-    if (!w->measured && now >= run->window_start_ns && run->mode == SB_PACE_FIXED)
-        sb_pacer_start_window(&w->pacer, run->window_start_ns);
     if (run->mode == SB_PACE_FIXED) {
         due = take_fixed(w, now, &nominal, &backlog);
     } else {
@@ -242,22 +244,20 @@ void sb_worker_event_start(struct sb_worker *w)
 void sb_worker_event_stop(struct sb_worker *w)
 {
     uint64_t end = sb_now_ns();
-    uint64_t service = end - w->start_ns;
+    /* Closed loop: due_ns is the start, so response is the service time
+     * and the lag is 0. */
+    uint64_t response = end - w->due_ns;
+    uint64_t lag = w->start_ns > w->due_ns ? w->start_ns - w->due_ns : 0;
 
+    sb_hist_record(&w->stats.response, response);
     if (w->pacing) {
-        sb_hist_record(&w->stats.response, end - w->due_ns);
-        sb_hist_record(&w->stats.service, service);
-        sb_hist_record(&w->stats.lag, w->start_ns > w->due_ns ? w->start_ns - w->due_ns : 0);
-    } else {
-        /* Closed loop: response and service time are the same thing. */
-        sb_hist_record(&w->stats.response, service);
+        sb_hist_record(&w->stats.service, end - w->start_ns);
+        sb_hist_record(&w->stats.lag, lag);
     }
     sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
     sb_worker_publish(w);
     if (w->txlog != NULL)
-        sb_txlog_add(w->txlog, end, end - w->due_ns,
-                     w->pacing && w->start_ns > w->due_ns ? w->start_ns - w->due_ns : 0,
-                     w->db.errors);
+        sb_txlog_add(w->txlog, end, response, lag, w->db.errors);
 }
 
 static void fail(struct sb_worker *w)

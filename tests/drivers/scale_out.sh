@@ -61,7 +61,8 @@ count = sum(union.values())
 mx = max(p["histogram"]["max_ns"] for p in ps)
 check(mp["histogram"]["count"] == count == ev, "histogram count")
 for key, v in mp["final"]["latency_ms"]["response"]["percentiles"].items():
-    rank = max(1, math.ceil(float(key) / 100 * count))
+    x = float(key) * count / 100  # the program's rank rule (sb_histogram.c)
+    rank = min(count, max(1, math.ceil(x - x * 1e-12)))
     acc = 0
     for (lo, hi) in sorted(union):
         acc += union[(lo, hi)]
@@ -87,7 +88,7 @@ if bad:
     sys.exit(1)
 PY
 
-# merged DRIVER: runs three instances starting together, merges them.
+# three_instances DRIVER: runs three instances starting together, merges them.
 three_instances() {
     local drv=$1 at i pids=()
     at=$(( $(date +%s) + 3 ))
@@ -106,8 +107,10 @@ three_instances() {
     python3 check.py all.json i0.json i1.json i2.json || { sb_fail "merged result"; return 1; }
 }
 
+# merged PATH: a value of the merged file, PATH a Python subscript of the
+# document (python3, which deps.sh installs; jq is not).
 merged() {
-    jq -r "$1" all.json
+    python3 -c 'import json, sys; print(eval("d" + sys.argv[1], {"d": json.load(open("all.json"))}))' "$1"
 }
 
 # Each of the 9 global connections wrote rows, and no other ones.
@@ -128,8 +131,8 @@ mysql_counts() {
     read -r c0 i0 < <(mysql_status)
     three_instances mysql || return 1
     read -r c1 i1 < <(mysql_status)
-    ev=$(merged '.points[0].final.events')
-    wr=$(merged '.points[0].final.queries.writes')
+    ev=$(merged '["points"][0]["final"]["events"]')
+    wr=$(merged '["points"][0]["final"]["queries"]["writes"]')
     echo "server: Com_commit +$((c1 - c0)), Com_insert +$((i1 - i0)); merged: events $ev, writes $wr"
     [ "$((c1 - c0))" = "$ev" ] || { sb_fail "Com_commit delta $((c1 - c0)) != merged events $ev"; return 1; }
     [ "$((i1 - i0))" = "$wr" ] || { sb_fail "Com_insert delta $((i1 - i0)) != merged writes $wr"; return 1; }
@@ -147,7 +150,7 @@ pgsql_counts() {
     sleep 1.5
     x1=$(sb_cli pgsql "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
     ins=$(sb_cli pgsql "SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'scale_t'")
-    ev=$(merged '.points[0].final.events')
+    ev=$(merged '["points"][0]["final"]["events"]')
     echo "server: n_tup_ins $ins, xact_commit +$((x1 - x0)); merged: events $ev"
     [ "$ins" = "$ev" ] || { sb_fail "n_tup_ins $ins != merged events $ev"; return 1; }
     [ "$((x1 - x0))" -ge "$ev" ] || { sb_fail "xact_commit delta below the merged events"; return 1; }
@@ -178,7 +181,12 @@ prepare_split() {
 mismatch_refused() {
     local rc=0
     [ -s i0.json ] || { three_instances mysql || return 1; }
-    jq '.options.general["rand-seed"] = 12' i2.json >other.json
+    python3 - <<'PY'
+import json
+d = json.load(open("i2.json"))
+d["options"]["general"]["rand-seed"] = 12
+json.dump(d, open("other.json", "w"))
+PY
     sb_run out.txt err.txt merge i0.json i1.json other.json || rc=$?
     [ "$rc" = 1 ] || { sb_fail "merge of mismatched files exited $rc"; return 1; }
     sb_expect_one_line_error err.txt "^FATAL: cannot merge: .*different --rand-seed"
