@@ -6,6 +6,7 @@
 #include "sb_findmax.h"
 #include "sb_instance.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"warmup-time", "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled", "0", SB_ARG_DOUBLE},
     {"forced-shutdown", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable", "off", SB_ARG_STRING},
     {"thread-stack-size", "size of stack per thread (0 = the system default)", "0", SB_ARG_SIZE},
+    {"client-threads", "OS threads that drive the --threads connections of a MySQL or PostgreSQL run, each serving several connections without blocking; 0 gives every connection a thread of its own (as sysbench 1.0); auto: 1 thread per 256 connections, at most one per CPU", "auto", SB_ARG_STRING},
     {"rate", "average transactions rate (Poisson arrivals over all threads); 0 for unlimited rate", "0", SB_ARG_DOUBLE},
     {"tx-rate", "steady transaction rate over all threads, each thread on its own fixed schedule (list for a rate sweep); 0 for unlimited", "0", SB_ARG_LIST},
     {"tx-jitter", "random variation of each scheduled start, in microseconds (0 = 10% of the per-thread period)", "0", SB_ARG_DOUBLE},
@@ -191,6 +193,27 @@ int sb_config_declare(struct sb_optset *set, char *err, size_t errlen)
     return 0;
 }
 
+/* --client-threads: a count, or auto (-1). */
+static int load_client_threads(const struct sb_optset *set, struct sb_config *c, char *err,
+                               size_t errlen)
+{
+    const char *v = sb_optset_str(set, "client-threads");
+    char *end;
+    unsigned long n;
+
+    if (v == NULL || strcmp(v, "auto") == 0) {
+        c->client_threads = -1;
+        return 0;
+    }
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n > 100000)
+        return fail(err, errlen, "invalid value for --%s: %s", "client-threads",
+                    "expected auto or a number of threads (0: one per connection)");
+    c->client_threads = (int)n;
+    return 0;
+}
+
 int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
 {
     struct sb_config *c = &sb_config;
@@ -258,6 +281,8 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
         return fail(err, errlen, "invalid value for --%s: %s", "thread-stack-size",
                     "expected 0 or at least 64K");
     c->thread_stack_size = (size_t)v;
+    if (load_client_threads(set, c, err, errlen) != 0)
+        return -1;
     c->histogram = sb_optset_bool(set, "histogram");
     v = sb_optset_int(set, "verbosity");
     if (v < 0 || v > 5)

@@ -54,6 +54,9 @@ struct sb_config {
     double rate;              /* Poisson arrivals */
 
     size_t thread_stack_size; /* 0 = the system default */
+    /* --client-threads: loop threads multiplexing the connections
+     * (sb_loop.h); 0: a thread per connection; -1: automatic. */
+    int client_threads;
     double forced_shutdown;   /* seconds after --time, 0 = off */
     double sweep_cooldown;    /* seconds between sweep points */
     unsigned repeat;          /* runs of every point (--repeat), >= 1 */

@@ -7,6 +7,8 @@
 #include "sb_driver.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +253,8 @@ struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
     con->counters = counters;
     con->rs.con = con;
     con->index = __atomic_fetch_add(&connection_counter, 1, __ATOMIC_RELAXED);
+    con->nonblocking = counters->nonblocking && drv->query_start != NULL &&
+                       drv->execute_start != NULL && drv->resume != NULL;
     if (drv->connect(con) != SB_DB_OK) {
         *err = con->err;
         free(con);
@@ -510,7 +514,7 @@ static int reserve(struct emul_buf *eb, size_t pos, size_t need)
 /* Each '?' sb_sql_next_placeholder finds is one of the st->nparams that
  * sb_sql_count_placeholders counted, and sb_db_execute checked that they
  * are bound, so every placeholder has its parameter. */
-static enum sb_db_status execute_emulated(struct sb_stmt *st)
+static enum sb_db_status execute_emulated(struct sb_stmt *st, bool start)
 {
     struct sb_conn *con = st->con;
     struct emul_buf *eb = st->priv;
@@ -536,6 +540,8 @@ static enum sb_db_status execute_emulated(struct sb_stmt *st)
         i = q + 1;
     }
     eb->buf[pos] = '\0';
+    if (start)
+        return con->drv->query_start(con, eb->buf, pos, &con->rs);
     return con->drv->query(con, eb->buf, pos, &con->rs);
 oom:
     snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
@@ -544,7 +550,10 @@ oom:
     return SB_DB_ERROR;
 }
 
-enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
+/* What every execution checks first: parameters bound, and a server-side
+ * statement the server still knows (it forgot it after a reconnect).
+ * Returns SB_DB_DONE to go on, else the outcome. */
+static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
 {
     struct sb_conn *con = st->con;
     enum sb_db_status s;
@@ -558,26 +567,94 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
         remember_query(con, st->sql, st->sql_len);
         return SB_DB_FATAL;
     }
-    if (st->emulated) {
-        s = execute_emulated(st);
-    } else {
-        /* After a reconnect the server forgot the statement. */
-        if (st->generation != con->generation) {
-            if (st->priv != NULL)
-                con->drv->close(st);
-            st->priv = NULL;
-            s = con->drv->prepare(st);
-            if (s != SB_DB_OK)
-                return outcome(con, s, st->sql, st->sql_len);
-            st->generation = con->generation;
-            if (st->emulated)
-                return sb_db_execute(st);
-        }
-        s = con->drv->execute(st, &con->rs);
+    if (!st->emulated && st->generation != con->generation) {
+        if (st->priv != NULL)
+            con->drv->close(st);
+        st->priv = NULL;
+        s = con->drv->prepare(st);
+        if (s != SB_DB_OK)
+            return outcome(con, s, st->sql, st->sql_len);
+        st->generation = con->generation;
     }
+    return SB_DB_DONE;
+}
+
+enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    enum sb_db_outcome o = execute_prologue(st);
+    enum sb_db_status s;
+
+    if (o != SB_DB_DONE)
+        return o;
+    if (st->emulated)
+        s = execute_emulated(st, false);
+    else
+        s = con->drv->execute(st, &con->rs);
     if (s == SB_DB_OK)
         count_query(con, st->kind);
     return outcome(con, s, st->sql, st->sql_len);
+}
+
+/* ------------------------------------------------------- non-blocking */
+
+/* The end of a statement started without blocking. */
+static enum sb_db_outcome complete(struct sb_conn *con, enum sb_db_status s)
+{
+    if (s == SB_DB_PENDING)
+        return SB_DB_INFLIGHT;
+    if (s == SB_DB_OK)
+        count_query(con, con->pending_kind);
+    return outcome(con, s, con->pending_sql, con->pending_len);
+}
+
+enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_t len)
+{
+    if (!con->nonblocking)
+        return sb_db_query(con, sql, len);
+    sb_db_free_result(con);
+    if (policy.debug)
+        sb_debug("query: %.*s", (int)len, sql);
+    con->pending_sql = sql;
+    con->pending_len = len;
+    con->pending_kind = sb_sql_classify(sql, len);
+    return complete(con, con->drv->query_start(con, sql, len, &con->rs));
+}
+
+enum sb_db_outcome sb_db_execute_start(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    enum sb_db_outcome o;
+
+    if (!con->nonblocking)
+        return sb_db_execute(st);
+    o = execute_prologue(st);
+    if (o != SB_DB_DONE)
+        return o;
+    con->pending_sql = st->sql;
+    con->pending_len = st->sql_len;
+    con->pending_kind = st->kind;
+    if (st->emulated)
+        return complete(con, execute_emulated(st, true));
+    return complete(con, con->drv->execute_start(st, &con->rs));
+}
+
+enum sb_db_outcome sb_db_continue(struct sb_conn *con)
+{
+    return complete(con, con->drv->resume(con, &con->rs));
+}
+
+enum sb_db_outcome sb_db_complete(struct sb_conn *con)
+{
+    enum sb_db_outcome o = SB_DB_INFLIGHT;
+
+    while (o == SB_DB_INFLIGHT) {
+        struct pollfd pfd = { .fd = con->wait.fd, .events = con->wait.events };
+        if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+            break;
+        o = sb_db_continue(con);
+    }
+    return o;
 }
 
 void sb_db_close(struct sb_stmt *st)

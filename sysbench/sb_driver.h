@@ -42,7 +42,8 @@ enum sb_sql_type {
 enum sb_db_status {
     SB_DB_OK = 0,
     SB_DB_ERROR,      /* the statement failed; con->err says why */
-    SB_DB_CONN_LOST   /* the connection is gone; con->err says why */
+    SB_DB_CONN_LOST,  /* the connection is gone; con->err says why */
+    SB_DB_PENDING     /* non-blocking call in flight: wait on con->wait */
 };
 
 /* What a statement did, after the common layer applied the error policy. */
@@ -50,7 +51,9 @@ enum sb_db_outcome {
     SB_DB_DONE = 0,       /* success */
     SB_DB_IGNORED,        /* ignorable error: restart the event */
     SB_DB_RECONNECTED,    /* connection lost and re-established: restart */
-    SB_DB_FATAL           /* anything else: end the run */
+    SB_DB_FATAL,          /* anything else: end the run */
+    SB_DB_INFLIGHT        /* non-blocking: wait on con->wait, then
+                           * sb_db_continue() */
 };
 
 /* How a query is counted in the report. */
@@ -118,9 +121,30 @@ struct sb_db_counters {
     /* Ignored errors and reconnects per error code, for the report. */
     void (*on_error)(void *ctx, const struct sb_db_error *err, bool reconnect);
     void *ctx;
+    /* Connections made with these counters are driven without blocking
+     * (the connection multiplexer, sb_loop.h), when the driver can; the
+     * SQL layer then sets waiting to the connection whose statement is in
+     * flight before it yields to the multiplexer, which clears it. */
+    bool nonblocking;
+    struct sb_conn *waiting;
 };
 
 struct sb_driver_ops;
+
+/*
+ * What a connection driven without blocking waits for: readiness of fd
+ * (POLLIN and/or POLLOUT in events). Set by the driver whenever it returns
+ * SB_DB_PENDING.
+ */
+struct sb_db_wait {
+    int fd;
+    short events;
+    /* The multiplexer's registration of fd (sb_loop.c), valid while
+     * reg_gen equals the connection's generation (a reconnect opens
+     * another socket). */
+    bool registered;
+    uint64_t reg_gen;
+};
 
 struct sb_conn {
     const struct sb_driver_ops *drv;
@@ -132,6 +156,15 @@ struct sb_conn {
     struct sb_stmt *stmts; /* statements to re-prepare after a reconnect */
     struct sb_db_counters *counters; /* borrowed; never NULL */
     char *last_query;      /* owned copy of the failing query, for messages */
+    /* Driven without blocking (sb_db_query_start and friends; set at
+     * connect from counters->nonblocking when the driver can). */
+    bool nonblocking;
+    struct sb_db_wait wait;
+    /* The statement in flight, for counting and error messages when it
+     * completes: its text (borrowed from the caller until completion). */
+    const char *pending_sql;
+    size_t pending_len;
+    enum sb_query_kind pending_kind;
 };
 
 struct sb_driver_ops {
@@ -170,6 +203,18 @@ struct sb_driver_ops {
     enum sb_db_status (*execute)(struct sb_stmt *st, struct sb_result *rs);
     /* Frees st->priv. */
     void (*close)(struct sb_stmt *st);
+
+    /* Non-blocking execution, NULL when the driver has none (its
+     * connections are then always driven blocking). Only called on a
+     * connection opened with con->nonblocking. query_start and
+     * execute_start send the statement; like query and execute they
+     * complete it (all rows received and stored) or return SB_DB_PENDING
+     * with con->wait set, after which resume is called once con->wait.fd
+     * is ready, until it returns anything but SB_DB_PENDING. */
+    enum sb_db_status (*query_start)(struct sb_conn *con, const char *sql,
+                                     size_t len, struct sb_result *rs);
+    enum sb_db_status (*execute_start)(struct sb_stmt *st, struct sb_result *rs);
+    enum sb_db_status (*resume)(struct sb_conn *con, struct sb_result *rs);
 
     /* Fills rs->row with the next row: returns 1, 0 at the end, -1 on error
      * (con->err set). */
@@ -240,6 +285,21 @@ enum sb_db_outcome sb_db_reconnect(struct sb_conn *con);
 /* Runs a query text; frees the previous result set first. If rows come
  * back, con->rs is active. */
 enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len);
+
+/*
+ * The non-blocking forms of sb_db_query and sb_db_execute, for a
+ * connection with con->nonblocking: they return SB_DB_INFLIGHT while the
+ * statement is in flight (wait until con->wait is ready, then call
+ * sb_db_continue until it returns anything else), or the outcome. The
+ * text given to sb_db_query_start must stay valid until completion. On a
+ * blocking connection they are sb_db_query and sb_db_execute.
+ */
+enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_t len);
+enum sb_db_outcome sb_db_execute_start(struct sb_stmt *st);
+enum sb_db_outcome sb_db_continue(struct sb_conn *con);
+/* Completes an in-flight statement by waiting in poll(): for callers that
+ * cannot yield. Returns its outcome. */
+enum sb_db_outcome sb_db_complete(struct sb_conn *con);
 
 /* Creates a statement (server-side unless --db-ps-mode=disable or the
  * server refuses). Returns NULL with con->err set on a fatal error. */

@@ -23,6 +23,8 @@
 
 /* Exported for scripts; declared here because no header serves Lua. */
 bool sb_more_events(int thread_id);
+int sb_ffi_mux_next(int thread_id);
+int sb_ffi_mux_woken(int thread_id);
 void sb_event_start(int thread_id);
 void sb_event_stop(int thread_id);
 void sb_counter_inc(int thread_id, int type);
@@ -62,6 +64,19 @@ enum sb_ffi_counter {
     SB_FFI_CNT_ERROR,
     SB_FFI_CNT_RECONNECT
 };
+
+/* The multiplexed form of sb_more_events (sb_worker_mux_next). */
+int sb_ffi_mux_next(int thread_id)
+{
+    struct sb_worker *w = sb_worker_get(thread_id);
+    return w != NULL ? (int)sb_worker_mux_next(w) : SB_MUX_STOP;
+}
+
+int sb_ffi_mux_woken(int thread_id)
+{
+    struct sb_worker *w = sb_worker_get(thread_id);
+    return w != NULL ? (int)sb_worker_mux_woken(w) : SB_MUX_STOP;
+}
 
 bool sb_more_events(int thread_id)
 {

@@ -36,8 +36,7 @@ static int traceback_handler(lua_State *L)
     return 1;
 }
 
-/* Describes the error value at the top of the stack in one line. */
-static void describe_error(lua_State *L, char *err, size_t errlen)
+void sb_lua_describe_error(lua_State *L, char *err, size_t errlen)
 {
     if (lua_type(L, -1) == LUA_TSTRING) {
         const char *msg = lua_tostring(L, -1);
@@ -84,7 +83,7 @@ int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
         if (rc == LUA_ERRMEM)
             snprintf(err, errlen, "Lua: out of memory");
         else
-            describe_error(L, err, errlen);
+            sb_lua_describe_error(L, err, errlen);
         lua_pop(L, 1);
         lua_remove(L, base);
         return -1;

@@ -69,6 +69,11 @@ void sb_lua_close(lua_State *L);
  */
 int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen);
 
+/* Describes the error value at the top of L's stack in one line into err
+ * (a string's further lines, its traceback, go to the debug log). Leaves
+ * the stack as it was. */
+void sb_lua_describe_error(lua_State *L, char *err, size_t errlen);
+
 /* True when the global function `name` is defined in L. */
 bool sb_lua_has_function(lua_State *L, const char *name);
 

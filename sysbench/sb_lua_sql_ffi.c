@@ -87,6 +87,12 @@ static int32_t counter_of(enum sb_query_kind kind)
 static int finish(struct sb_lsql_conn *c, enum sb_db_outcome o, enum sb_query_kind kind,
                   int32_t stmt_id)
 {
+    if (o == SB_DB_INFLIGHT) {
+        c->pending_kind = kind;
+        c->pending_stmt = stmt_id;
+        c->con->counters->waiting = c->con;
+        return SB_LSQL_PENDING;
+    }
     rs_reset(c);
     c->error = o == SB_DB_DONE ? 0 : o == SB_DB_FATAL ? 2 : 1;
     if (o == SB_DB_DONE && c->con->rs.active) {
@@ -106,7 +112,18 @@ int sb_lsql_query(struct sb_lsql_conn *c, const char *sql, size_t len)
         return SB_LSQL_CLOSED;
     /* Only row-returning statements come back with rows: they count as
      * reads, as sysbench 1.0's rs.counter does. */
-    return finish(c, sb_db_query(c->con, sql, len), SB_QUERY_READ, 0);
+    return finish(c, sb_db_query_start(c->con, sql, len), SB_QUERY_READ, 0);
+}
+
+int sb_lsql_continue(struct sb_lsql_conn *c)
+{
+    return finish(c, sb_db_continue(c->con), c->pending_kind, c->pending_stmt);
+}
+
+int sb_lsql_complete(struct sb_lsql_conn *c)
+{
+    c->con->counters->waiting = NULL;
+    return finish(c, sb_db_complete(c->con), c->pending_kind, c->pending_stmt);
 }
 
 int sb_lsql_reconnect(struct sb_lsql_conn *c)
@@ -210,7 +227,7 @@ int sb_lsql_execute(struct sb_lsql_stmt *s)
 
     if (s->st == NULL || c->con == NULL)
         return SB_LSQL_CLOSED;
-    return finish(c, sb_db_execute(s->st), s->st->kind, s->id);
+    return finish(c, sb_db_execute_start(s->st), s->st->kind, s->id);
 }
 
 void sb_lsql_stmt_close(struct sb_lsql_stmt *s)

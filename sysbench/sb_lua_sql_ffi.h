@@ -36,6 +36,7 @@
 
 /* Status codes besides enum sb_db_outcome's (0..3). */
 #define SB_LSQL_ROWS 4          /* SB_DB_DONE, and rows came back */
+#define SB_LSQL_PENDING 5       /* in flight: wait, then sb_lsql_continue */
 #define SB_LSQL_CLOSED (-1)     /* the connection or statement is closed */
 #define SB_LSQL_NOMEM (-2)      /* out of memory */
 
@@ -62,6 +63,10 @@ struct sb_lsql_conn {
     /* C-only */
     struct sb_conn *con;    /* NULL once disconnected */
     int refs;
+    /* The statement in flight (SB_LSQL_PENDING): how its rows count, and
+     * its statement id. */
+    enum sb_query_kind pending_kind;
+    int32_t pending_stmt;
     char errline[1024];     /* sb_lsql_error_text()'s buffer */
 };
 
@@ -119,6 +124,18 @@ struct sb_lsql_stmt *sb_lsql_prepare(struct sb_lsql_conn *c, const char *sql, si
 int sb_lsql_bind(struct sb_lsql_stmt *s, struct sb_bind *const *params, unsigned n);
 /* Execute: as sb_lsql_query. */
 int sb_lsql_execute(struct sb_lsql_stmt *s);
+
+/*
+ * On a multiplexed connection (counters->nonblocking), sb_lsql_query and
+ * sb_lsql_execute may return SB_LSQL_PENDING: the statement is in flight
+ * and the connection is published in counters->waiting for the
+ * multiplexer. The caller then either yields to the multiplexer and calls
+ * sb_lsql_continue once woken (which may return SB_LSQL_PENDING again), or
+ * calls sb_lsql_complete, which waits in poll(). Both return what
+ * sb_lsql_query would have.
+ */
+int sb_lsql_continue(struct sb_lsql_conn *c);
+int sb_lsql_complete(struct sb_lsql_conn *c);
 /* Close the statement on the server (idempotent). */
 void sb_lsql_stmt_close(struct sb_lsql_stmt *s);
 /* Closes s, drops its connection reference and frees it. */

@@ -13,6 +13,7 @@
 #include "sb_clock.h"
 #include "sb_cpu.h"
 #include "sb_log.h"
+#include "sb_loop.h"
 #include "sb_output.h"
 #include "sb_report.h"
 #include "sb_reporter.h"
@@ -41,6 +42,8 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
         return;
     printf("\nRunning the test with following options:\n");
     printf("Number of threads: %u\n", run->nthreads);
+    if (run->nloops > 0)
+        printf("Client threads: %u (the connections are multiplexed)\n", run->nloops);
     if (env->driver != NULL && env->driver_reason != NULL)
         printf("Database driver: %s (%s)\n", env->driver->name, env->driver_reason);
     if (run->mode == SB_PACE_FIXED)
@@ -88,9 +91,20 @@ static unsigned reap_workers(struct sb_run *run)
 {
     unsigned left = 0;
 
+    for (unsigned i = 0; i < run->nloops; i++) {
+        struct sb_loop *l = &run->loops[i];
+        if (!l->started)
+            continue;
+        if (__atomic_load_n(&l->done, __ATOMIC_ACQUIRE)) {
+            pthread_join(l->thread, NULL);
+        } else {
+            pthread_detach(l->thread);
+            left++;
+        }
+    }
     for (unsigned i = 0; i < run->nthreads; i++) {
         struct sb_worker *w = &run->workers[i];
-        if (!w->started)
+        if (!w->started || w->loop != NULL)
             continue;
         if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
             pthread_join(w->thread, NULL);
@@ -138,6 +152,30 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
     return left;
 }
 
+/* Starts the loop threads; a loop whose thread cannot be created counts
+ * its workers as ready, finished and failed. */
+static void start_loops(struct sb_run *run, pthread_attr_t *attr)
+{
+    for (unsigned i = 0; i < run->nloops; i++) {
+        struct sb_loop *l = &run->loops[i];
+        int rc = pthread_create(&l->thread, attr, sb_loop_main, l);
+        for (unsigned j = 0; j < l->n; j++) {
+            struct sb_worker *w = &run->workers[l->first + j];
+            if (rc == 0) {
+                w->started = true;
+                continue;
+            }
+            snprintf(w->err, sizeof(w->err), "cannot create thread %u: %s", i, strerror(rc));
+            w->failed = true;
+            __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+            __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+            __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
+            sb_request_stop(SB_STOP_ERROR);
+        }
+        l->started = rc == 0;
+    }
+}
+
 /* Starts the workers. A thread that cannot be created counts as ready,
  * finished and failed, so nobody waits for it. */
 static void start_threads(struct sb_run *run)
@@ -146,7 +184,8 @@ static void start_threads(struct sb_run *run)
     pthread_attr_init(&attr);
     if (run->cfg->thread_stack_size > 0)
         pthread_attr_setstacksize(&attr, run->cfg->thread_stack_size);
-    for (unsigned i = 0; i < run->nthreads; i++) {
+    start_loops(run, &attr);
+    for (unsigned i = 0; i < run->nthreads && run->nloops == 0; i++) {
         struct sb_worker *w = &run->workers[i];
         int rc = pthread_create(&w->thread, &attr, sb_worker_main, w);
         if (rc == 0) {
@@ -342,6 +381,9 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
     run->workers = calloc(n, sizeof(*run->workers));
     if (sb_reporter_init(r, run, L, out) != 0 || run->workers == NULL)
         return -1;
+    run->nloops = sb_loop_count(cfg->client_threads, n,
+                                env->driver != NULL && env->driver->query_start != NULL,
+                                sb_lua_has_script_thread_run(L));
     for (unsigned i = 0; i < n; i++) {
         sb_worker_init(&run->workers[i], run, (int)i);
         if (out != NULL && out->txlog != NULL) {
@@ -350,6 +392,15 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
                 return -1;
             sb_txlog_thread_init(t, out->txlog, (int)i, run->mode != SB_PACE_NONE);
             run->workers[i].txlog_buf = t;
+        }
+    }
+    if (run->nloops > 0) {
+        run->loops = calloc(run->nloops, sizeof(*run->loops));
+        if (run->loops == NULL || sb_loop_init(run->loops, run->nloops, run) != 0) {
+            free(run->loops);
+            run->loops = NULL;
+            run->nloops = 0;
+            return -1;
         }
     }
     pthread_mutex_init(&run->go_lock, NULL);
@@ -369,8 +420,11 @@ static void free_run(struct sb_run *run, struct sb_reporter *r)
     if (run != NULL && run->workers != NULL)
         for (unsigned i = 0; i < run->nthreads; i++)
             free(run->workers[i].txlog_buf);
-    if (run != NULL)
+    if (run != NULL) {
+        sb_loop_free(run->loops, run->nloops);
+        free(run->loops);
         free(run->workers);
+    }
     free(run);
     if (r != NULL)
         sb_reporter_free(r);

@@ -44,6 +44,10 @@ struct sb_run {
     double pace_rate;
     unsigned pace_threads, pace_base;
     struct sb_worker *workers;
+    /* Loop threads multiplexing the workers (sb_loop.h); none (0) when
+     * every worker has a thread of its own. */
+    struct sb_loop *loops;
+    unsigned nloops;
     uint64_t t0_ns;                /* schedule start, set before "go" */
     /* Rate modes: the measured window, set before "go". A slot belongs to
      * it when its nominal time is in [start, end); end 0: no --time. */

@@ -81,6 +81,7 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
 
     memset(&in, 0, sizeof(in));
     in.threads = run->nthreads;
+    in.os_threads = run->nloops > 0 ? run->nloops : run->nthreads;
     in.ncpus = cr->ncpus;
     in.wall_s = t;
     in.worker_cpu_s = tcpu != NULL ? 0 : -1;

@@ -60,7 +60,9 @@ bool sb_selfcheck_error_dominated(uint64_t errors, uint64_t events)
 
 static void check_generator(const struct sb_selfcheck_in *in, struct sb_selfcheck *out)
 {
-    unsigned cores = in->threads < in->ncpus ? in->threads : in->ncpus;
+    /* The OS threads that run the connections (fewer when multiplexed). */
+    unsigned nos = in->os_threads > 0 ? in->os_threads : in->threads;
+    unsigned cores = nos < in->ncpus ? nos : in->ncpus;
 
     out->worker_cpu_pct = out->worker_busy_pct = NAN;
     if (in->worker_cpu_s >= 0 && in->wall_s > 0 && cores > 0) {
@@ -70,7 +72,7 @@ static void check_generator(const struct sb_selfcheck_in *in, struct sb_selfchec
          * on a shared machine CPU time alone would miss it. */
         if (in->worker_wait_s >= 0) {
             out->worker_busy_pct = 100.0 * (in->worker_cpu_s + in->worker_wait_s) /
-                                   (in->wall_s * in->threads);
+                                   (in->wall_s * nos);
             out->cpu_bound = out->worker_busy_pct >= 100.0 * SB_SELFCHECK_CPU_SHARE;
         }
     }

@@ -63,7 +63,8 @@ struct sb_trend {
 
 /* Everything the check needs, as the run measured it. */
 struct sb_selfcheck_in {
-    unsigned threads;
+    unsigned threads;        /* connections */
+    unsigned os_threads;     /* threads running them (0: threads) */
     unsigned ncpus;
     double wall_s;           /* measured time */
     double worker_cpu_s;     /* CPU of the worker threads in it; < 0: unknown */

@@ -11,6 +11,7 @@
 #include "sb_clock.h"
 #include "sb_config.h"
 #include "sb_log.h"
+#include "sb_loop.h"
 #include "sb_run.h"
 #include "sb_stop.h"
 #include "sb_sampler.h"
@@ -88,8 +89,7 @@ static void reset_after_warmup(struct sb_worker *w, int epoch)
     w->max_backlog = 0;
     w->measured = true;
     arm_txlog(w);
-    sb_cpu_sample_this_thread(&w->cpu_start);
-    w->rq_wait_start = sb_sampler_thread_wait();
+    sb_worker_measure_cpu(w);
     __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
 }
 
@@ -185,24 +185,38 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
     return due;
 }
 
-bool sb_worker_more_events(struct sb_worker *w)
+/* A multiplexed worker waits for `due` by yielding (then_stop: and then
+ * stops). */
+static enum sb_mux_next mux_wait(struct sb_worker *w, uint64_t due, uint64_t nominal,
+                                 bool then_stop)
+{
+    w->wake_ns = due;
+    w->wake_nominal = nominal;
+    w->wake_then_stop = then_stop;
+    w->timer_wait = true;
+    return SB_MUX_WAIT;
+}
+
+/* Takes the next event; waits for its due time by sleeping, or when mux,
+ * by asking to yield (SB_MUX_WAIT). */
+static enum sb_mux_next next_event(struct sb_worker *w, bool mux)
 {
     struct sb_run *run = w->run;
     int epoch;
     uint64_t now, due, nominal, backlog = 0;
 
     if (sb_stopping())
-        return false;
+        return SB_MUX_STOP;
     if (run->cfg->events_limit > 0 &&
         __atomic_fetch_add(&run->claimed, 1, __ATOMIC_RELAXED) >= run->cfg->events_limit) {
         sb_request_stop(SB_STOP_EVENTS);
-        return false;
+        return SB_MUX_STOP;
     }
     if (!w->pacing) {
         epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
         if (epoch != w->epoch)
             reset_after_warmup(w, epoch);
-        return true;
+        return SB_MUX_GO;
     }
     now = sb_now_ns();
     if (run->mode == SB_PACE_FIXED) {
@@ -222,16 +236,50 @@ bool sb_worker_more_events(struct sb_worker *w)
     /* A slot at or after the end of the window is not the run's: wait for
      * the end so the run lasts its time, and stop. */
     if (run->window_end_ns != 0 && nominal >= run->window_end_ns) {
+        if (mux)
+            return mux_wait(w, run->window_end_ns, nominal, true);
         wait_until(run, run->window_end_ns, nominal);
-        return false;
+        return SB_MUX_STOP;
     }
     /* Response and lag are measured from the due time. */
     __atomic_store_n(&w->due_ns, due, __ATOMIC_RELAXED);
     if (due < now)
         sb_stats_add(&w->stats, SB_STAT_LATE, 1);
+    else if (mux)
+        return mux_wait(w, due, nominal, false);
     else if (!wait_until(run, due, nominal))
-        return false;
-    return true;
+        return SB_MUX_STOP;
+    return SB_MUX_GO;
+}
+
+bool sb_worker_more_events(struct sb_worker *w)
+{
+    return next_event(w, false) == SB_MUX_GO;
+}
+
+enum sb_mux_next sb_worker_mux_next(struct sb_worker *w)
+{
+    enum sb_mux_next m = next_event(w, true);
+
+    /* An event that never waits (no statement, no schedule) would keep
+     * the loop's thread to itself: it yields once between events. */
+    if (m == SB_MUX_GO && w->resumes == w->resumes_seen)
+        m = SB_MUX_YIELD_GO;
+    w->resumes_seen = w->resumes;
+    return m;
+}
+
+enum sb_mux_next sb_worker_mux_woken(struct sb_worker *w)
+{
+    if (sb_now_ns() >= w->wake_ns) {
+        w->timer_wait = false;
+        return w->wake_then_stop ? SB_MUX_STOP : SB_MUX_GO;
+    }
+    if (!keep_waiting(w->run, w->wake_ns, w->wake_nominal)) {
+        w->timer_wait = false;
+        return SB_MUX_STOP;
+    }
+    return SB_MUX_WAIT;
 }
 
 void sb_worker_event_start(struct sb_worker *w)
@@ -301,9 +349,18 @@ void sb_worker_count_trx(struct sb_worker *w)
     sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
 }
 
-/* Waits until the run lets the workers start. False when it will not (a
- * failure or a signal during set-up): the thread only cleans up. */
-static bool wait_go(struct sb_run *run)
+void sb_worker_measure_cpu(struct sb_worker *w)
+{
+    if (w->loop != NULL) {
+        w->run_ns = 0;
+        sb_loop_measure(w->loop);
+        return;
+    }
+    sb_cpu_sample_this_thread(&w->cpu_start);
+    w->rq_wait_start = sb_sampler_thread_wait();
+}
+
+bool sb_worker_wait_go(struct sb_run *run)
 {
     int go;
 
@@ -325,48 +382,46 @@ static bool wait_go(struct sb_run *run)
     return go > 0;
 }
 
-void *sb_worker_main(void *arg)
+bool sb_worker_open(struct sb_worker *w)
 {
-    struct sb_worker *w = arg;
-    struct sb_run *run = w->run;
-    const struct sb_driver_ops *drv = run->env->driver;
     bool ok;
 
-    /* Client libraries keep per-thread state (mysql_thread_init). */
-    if (drv != NULL && drv->thread_init != NULL)
-        drv->thread_init();
-    w->L = sb_lua_new_state(run->env, &w->lt, true, w->err, sizeof(w->err));
+    w->L = sb_lua_new_state(w->run->env, &w->lt, true, w->err, sizeof(w->err));
     ok = w->L != NULL;
     if (ok && sb_lua_call_global(w->L, "thread_init", w->tid, NULL, w->err, sizeof(w->err)) != 0)
         ok = false;
     if (!ok)
         fail(w);
-    __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
-    if (!wait_go(run))
-        ok = false;
+    __atomic_fetch_add(&w->run->ready, 1, __ATOMIC_RELEASE);
+    return ok;
+}
 
-    /* As in sysbench 1.0, every thread enters its loop, also one that will
-     * get no event (an event limit already reached, a stop during start):
-     * a script's own thread_run may do work of its own. */
-    if (ok) {
-        /* The reporter reads w->epoch concurrently (sb_stats.h). */
-        __atomic_store_n(&w->epoch, __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE),
-                         __ATOMIC_RELEASE);
+void sb_worker_begin(struct sb_worker *w)
+{
+    struct sb_run *run = w->run;
+
+    /* The reporter reads w->epoch concurrently (sb_stats.h). */
+    __atomic_store_n(&w->epoch, __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE),
+                     __ATOMIC_RELEASE);
+    if (w->loop == NULL) {
         sb_cpu_sample_this_thread(&w->cpu_start);
         w->rq_wait_start = sb_sampler_thread_wait();
-        /* Measured from the first event: no warmup, or a rate mode whose
-         * window starts with the schedule. */
-        if (w->pacing ? w->measured : run->cfg->warmup_time <= 0)
-            arm_txlog(w);
-        push_thread_run(w->L);
-        lua_pushinteger(w->L, w->tid);
-        if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
-            ok = false;
-            fail(w);
-        }
     }
-    sb_cpu_sample_this_thread(&w->cpu_end);
-    w->rq_wait_end = sb_sampler_thread_wait();
+    /* Measured from the first event: no warmup, or a rate mode whose
+     * window starts with the schedule. */
+    if (w->pacing ? w->measured : run->cfg->warmup_time <= 0)
+        arm_txlog(w);
+}
+
+void sb_worker_fail(struct sb_worker *w)
+{
+    fail(w);
+}
+
+void sb_worker_close(struct sb_worker *w, bool ok)
+{
+    struct sb_run *run = w->run;
+
     sb_worker_publish(w);
     if (w->txlog_buf != NULL)
         sb_txlog_thread_done(w->txlog_buf);
@@ -384,9 +439,41 @@ void *sb_worker_main(void *arg)
      * per-thread state goes. */
     sb_lua_close(w->L);
     w->L = NULL;
-    if (drv != NULL && drv->thread_done != NULL)
-        drv->thread_done();
+    w->co = NULL;
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
+}
+
+void *sb_worker_main(void *arg)
+{
+    struct sb_worker *w = arg;
+    struct sb_run *run = w->run;
+    const struct sb_driver_ops *drv = run->env->driver;
+    bool ok;
+
+    /* Client libraries keep per-thread state (mysql_thread_init). */
+    if (drv != NULL && drv->thread_init != NULL)
+        drv->thread_init();
+    ok = sb_worker_open(w);
+    if (!sb_worker_wait_go(run))
+        ok = false;
+
+    /* As in sysbench 1.0, every thread enters its loop, also one that will
+     * get no event (an event limit already reached, a stop during start):
+     * a script's own thread_run may do work of its own. */
+    if (ok) {
+        sb_worker_begin(w);
+        push_thread_run(w->L);
+        lua_pushinteger(w->L, w->tid);
+        if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
+            ok = false;
+            fail(w);
+        }
+    }
+    sb_cpu_sample_this_thread(&w->cpu_end);
+    w->rq_wait_end = sb_sampler_thread_wait();
+    sb_worker_close(w, ok);
+    if (drv != NULL && drv->thread_done != NULL)
+        drv->thread_done();
     return NULL;
 }

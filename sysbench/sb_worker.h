@@ -20,7 +20,16 @@
 #include "sb_stats.h"
 
 struct sb_run;
+struct sb_loop;
 struct sb_txlog_thread;
+
+/* What a multiplexed connection's next event does (sb_worker_mux_next). */
+enum sb_mux_next {
+    SB_MUX_STOP = 0,       /* no more events */
+    SB_MUX_GO = 1,         /* run it now */
+    SB_MUX_WAIT = 2,       /* yield until wake_ns, then sb_worker_mux_woken */
+    SB_MUX_YIELD_GO = 3    /* yield once (fairness), then run it */
+};
 
 struct sb_worker {
     int tid;
@@ -60,6 +69,20 @@ struct sb_worker {
      * event path tests only the latter. */
     struct sb_txlog_thread *txlog_buf;
     struct sb_txlog_thread *txlog;
+    /* Multiplexed connections (sb_loop.h): the loop thread that runs this
+     * worker (NULL: a thread of its own), its coroutine, the timed wait
+     * it yielded for, and the wall time its coroutine ran in the measured
+     * window (its share of the loop thread's CPU time). Private to the
+     * loop's thread. */
+    struct sb_loop *loop;
+    lua_State *co;
+    uint64_t wake_ns, wake_nominal;
+    bool wake_then_stop;
+    bool timer_wait;
+    bool fd_wait;
+    unsigned heap_idx;
+    uint64_t run_ns;
+    uint64_t resumes, resumes_seen;
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     bool failed;
@@ -95,6 +118,22 @@ struct sb_worker *sb_worker_get(int tid);
 void *sb_worker_main(void *arg);
 
 /*
+ * The steps of a worker's life, for sb_worker_main and for the loops that
+ * multiplex connections (sb_loop.c), on the thread that runs it:
+ * sb_worker_open creates its Lua state and runs thread_init (false, with
+ * the worker failed, on an error) and counts it ready; sb_worker_wait_go
+ * waits for the run's start (false: end without running);
+ * sb_worker_begin marks the start of its measurement; sb_worker_close
+ * runs thread_done, closes the Lua state and counts it finished.
+ * sb_worker_fail marks it failed (w->err says why) and stops the run.
+ */
+bool sb_worker_open(struct sb_worker *w);
+bool sb_worker_wait_go(struct sb_run *run);
+void sb_worker_begin(struct sb_worker *w);
+void sb_worker_close(struct sb_worker *w, bool ok);
+void sb_worker_fail(struct sb_worker *w);
+
+/*
  * The per-event protocol, also reachable from Lua through FFI:
  * more_events waits until the next transaction is due (or returns false
  * when the run is over), event_start marks its actual start and
@@ -102,6 +141,21 @@ void *sb_worker_main(void *arg);
  */
 bool sb_worker_more_events(struct sb_worker *w);
 void sb_worker_event_start(struct sb_worker *w);
+
+/*
+ * The same protocol for a connection multiplexed by a loop (sb_loop.h),
+ * whose waits must yield instead of sleeping: sb_worker_mux_next takes
+ * the next event and says whether to run it, stop or wait; after a wait
+ * (w->wake_ns, or earlier when the run stops) sb_worker_mux_woken says
+ * whether the event runs (SB_MUX_GO), the worker stops (SB_MUX_STOP) or
+ * waits on (SB_MUX_WAIT). Loop thread only.
+ */
+enum sb_mux_next sb_worker_mux_next(struct sb_worker *w);
+enum sb_mux_next sb_worker_mux_woken(struct sb_worker *w);
+
+/* Warmup ended while w was measured by its loop: its loop's CPU from now
+ * on counts (sb_loop.c). */
+void sb_worker_measure_cpu(struct sb_worker *w);
 void sb_worker_event_stop(struct sb_worker *w);
 
 /*

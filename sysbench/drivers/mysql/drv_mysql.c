@@ -357,6 +357,7 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         mysql_options(cp->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     if (c->compression)
         mysql_options(cp->my, MYSQL_OPT_COMPRESS, NULL);
+
     if (sb_mysql_apply_ssl(cp->my) != 0) {
         sb_mysql_set_err(con, 0, "", "this MySQL client library does not support the chosen --mysql-ssl mode");
         mysql_close(cp->my);
@@ -369,6 +370,14 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         mysql_close(cp->my);
         free(cp);
         return st;
+    }
+    /* Statements go non-blocking once connected: with the option set
+     * before, a blocking connect that the kernel cannot complete at once
+     * fails with EINPROGRESS (seen reconnecting to a restarted server). */
+    if (con->nonblocking && sb_mysql_enable_nonblocking(cp->my) != 0) {
+        mysql_close(cp->my);
+        free(cp);
+        return sb_mysql_oom(con);
     }
     /* Connector/C falls back to plain text when the server offers no TLS,
      * even when enforced: a mode that requires TLS must not go on without
@@ -439,8 +448,6 @@ static enum sb_db_status sb_mysql_query(struct sb_conn *con, const char *sql,
                                         size_t len, struct sb_result *rs)
 {
     struct sb_mysql_conn *cp = con->priv;
-    MYSQL_RES *res;
-    unsigned nf;
 
     /* The common layer freed the previous result and cleared rs. */
     if (cp->my == NULL)
@@ -448,8 +455,15 @@ static enum sb_db_status sb_mysql_query(struct sb_conn *con, const char *sql,
 
     if (mysql_real_query(cp->my, sql, (unsigned long)len) != 0)
         return sb_mysql_conn_error(con, cp->my);
+    return sb_mysql_take_result(con, mysql_store_result(cp->my), rs);
+}
 
-    res = mysql_store_result(cp->my);
+enum sb_db_status sb_mysql_take_result(struct sb_conn *con, MYSQL_RES *res,
+                                       struct sb_result *rs)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    unsigned nf;
+
     if (res == NULL) {
         /* No result is normal for statements without rows; a field count
          * means rows were due and fetching them failed. */
@@ -632,6 +646,11 @@ const struct sb_driver_ops sb_driver_mysql = {
     .prepare = sb_mysql_prepare,
     .execute = sb_mysql_execute,
     .close = sb_mysql_close,
+#ifdef SB_MYSQL_ASYNC
+    .query_start = sb_mysql_query_start,
+    .execute_start = sb_mysql_execute_start,
+    .resume = sb_mysql_resume,
+#endif
     .fetch_row = sb_mysql_fetch_row,
     .free_result = sb_mysql_free_result,
     .quote = sb_mysql_quote,

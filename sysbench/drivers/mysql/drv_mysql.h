@@ -87,6 +87,10 @@ struct sb_mysql_conn {
     MYSQL *my;                      /* NULL in dry-run mode */
     MYSQL_RES *res;                 /* open result of a plain query */
     struct sb_mysql_stmt *rs_stmt;  /* statement whose result is open */
+    /* The non-blocking call in flight (drv_mysql_async.c), and for the
+     * statement steps, the statement. */
+    int astep;
+    struct sb_stmt *ast;
     struct sb_value *row;
     unsigned rowcap;
     char endpoint[300];
@@ -137,11 +141,40 @@ enum sb_db_status sb_mysql_oom(struct sb_conn *con);
 /* Frees the open result of a plain query or statement (drv_mysql.c). */
 void sb_mysql_drop_results(struct sb_mysql_conn *cp);
 
+/* Turns the stored result of a plain query (NULL for none, or on a
+ * failure the connection reports) into the connection's result set. */
+enum sb_db_status sb_mysql_take_result(struct sb_conn *con, MYSQL_RES *res,
+                                       struct sb_result *rs);
+
 /* Prepared statements (drv_mysql_stmt.c), as in struct sb_driver_ops. */
 enum sb_db_status sb_mysql_prepare(struct sb_stmt *st);
 enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_result *rs);
 void sb_mysql_close(struct sb_stmt *st);
 /* Fills rs->row from the statement's next row: 1, 0 at the end, -1. */
 int sb_mysql_fetch_stmt_row(struct sb_result *rs, struct sb_mysql_stmt *sp);
+/* The steps of an execution, shared by the blocking and non-blocking
+ * paths: binds and fills st's parameters; after an execution that
+ * returns rows (field count > 0), binds the result columns; after the
+ * rows are stored, opens them as the connection's result set rs. */
+enum sb_db_status sb_mysql_stmt_params(struct sb_stmt *st);
+enum sb_db_status sb_mysql_stmt_bind_result(struct sb_stmt *st);
+enum sb_db_status sb_mysql_stmt_stored(struct sb_stmt *st, struct sb_result *rs);
+
+/*
+ * Non-blocking statements (drv_mysql_async.c), with MariaDB Connector/C's
+ * mysql_*_start/_cont API; not available with other client libraries.
+ */
+#ifdef MARIADB_PACKAGE_VERSION_ID
+#define SB_MYSQL_ASYNC 1
+#endif
+/* Makes my usable with the non-blocking API (before connecting): 0, or
+ * -1 when the library cannot. */
+int sb_mysql_enable_nonblocking(MYSQL *my);
+#ifdef SB_MYSQL_ASYNC
+enum sb_db_status sb_mysql_query_start(struct sb_conn *con, const char *sql, size_t len,
+                                       struct sb_result *rs);
+enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_result *rs);
+enum sb_db_status sb_mysql_resume(struct sb_conn *con, struct sb_result *rs);
+#endif
 
 #endif /* SB_DRV_MYSQL_H */

@@ -247,41 +247,74 @@ enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_result *rs)
     struct sb_conn *con = st->con;
     struct sb_mysql_conn *cp = con->priv;
     struct sb_mysql_stmt *sp = st->priv;
-    unsigned nf;
+    enum sb_db_status rc;
 
+    (void)cp;
     /* The common layer freed the previous result, cleared rs and checked
      * that the parameters are bound. */
     if (sp == NULL || sp->ps == NULL)
         return SB_DB_OK;   /* dry run */
 
-    if (sp->nparams > 0) {
-        if (sp->bind_gen != st->bind_gen && sb_mysql_bind_params(st, sp) != 0)
-            return sb_mysql_stmt_error(con, sp->ps);
-        sb_mysql_fill_params(st, sp);
-    }
+    rc = sb_mysql_stmt_params(st);
+    if (rc != SB_DB_OK)
+        return rc;
     if (mysql_stmt_execute(sp->ps) != 0)
         return sb_mysql_stmt_error(con, sp->ps);
-
-    nf = mysql_stmt_field_count(sp->ps);
-    if (nf == 0)
+    if (mysql_stmt_field_count(sp->ps) == 0)
         return SB_DB_OK;
+    rc = sb_mysql_stmt_bind_result(st);
+    if (rc != SB_DB_OK)
+        return rc;
+    if (mysql_stmt_store_result(sp->ps) != 0) {
+        rc = sb_mysql_stmt_error(con, sp->ps);
+        mysql_stmt_free_result(sp->ps);
+        return rc;
+    }
+    return sb_mysql_stmt_stored(st, rs);
+}
+
+enum sb_db_status sb_mysql_stmt_params(struct sb_stmt *st)
+{
+    struct sb_mysql_stmt *sp = st->priv;
+
+    if (sp->nparams > 0) {
+        if (sp->bind_gen != st->bind_gen && sb_mysql_bind_params(st, sp) != 0)
+            return sb_mysql_stmt_error(st->con, sp->ps);
+        sb_mysql_fill_params(st, sp);
+    }
+    return SB_DB_OK;
+}
+
+enum sb_db_status sb_mysql_stmt_bind_result(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    struct sb_mysql_stmt *sp = st->priv;
+    unsigned nf = mysql_stmt_field_count(sp->ps);
+
     /* The shape fixed at prepare time changes only for odd statements
      * (CALL); rebuilding then keeps the common path allocation-free. */
     if (nf != sp->nfields && sb_mysql_setup_result(sp, nf) != 0) {
         mysql_stmt_free_result(sp->ps);
         return sb_mysql_oom(con);
     }
-    if (mysql_stmt_bind_result(sp->ps, sp->rbind) != 0 ||
-        mysql_stmt_store_result(sp->ps) != 0) {
+    if (mysql_stmt_bind_result(sp->ps, sp->rbind) != 0) {
         enum sb_db_status rc = sb_mysql_stmt_error(con, sp->ps);
 
         mysql_stmt_free_result(sp->ps);
         return rc;
     }
+    return SB_DB_OK;
+}
+
+enum sb_db_status sb_mysql_stmt_stored(struct sb_stmt *st, struct sb_result *rs)
+{
+    struct sb_mysql_conn *cp = st->con->priv;
+    struct sb_mysql_stmt *sp = st->priv;
+
     cp->rs_stmt = sp;
     rs->active = true;
     rs->nrows = (uint64_t)mysql_stmt_num_rows(sp->ps);
-    rs->nfields = nf;
+    rs->nfields = sp->nfields;
     rs->row = sp->row;
     rs->priv = cp;
     return SB_DB_OK;

@@ -36,6 +36,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <poll.h>
+
 #include <libpq-fe.h>
 
 #include "sb_driver.h"
@@ -76,6 +78,10 @@ struct sb_pgsql_conn {
     unsigned long next_stmt_id; /* names statements uniquely per connection */
     struct sb_pgsql_stmt *stmts;/* statements prepared on this PGconn */
     char endpoint[300];
+    /* Non-blocking statements: the result kept so far (PQexec keeps the
+     * last one, or the first error), and a send not yet flushed. */
+    PGresult *alast;
+    bool flushing;
 };
 
 struct sb_pgsql_stmt {
@@ -374,6 +380,14 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
         return retry ? SB_DB_CONN_LOST : SB_DB_ERROR;
     }
     PQsetNoticeProcessor(cp->pg, sb_pgsql_no_notice, NULL);
+    /* Sends of a multiplexed connection must not block its thread
+     * either; blocking calls (PQexec) ignore this setting. */
+    if (con->nonblocking && PQsetnonblocking(cp->pg, 1) != 0) {
+        sb_pgsql_set_err(con, "08001", PQerrorMessage(cp->pg));
+        PQfinish(cp->pg);
+        free(cp);
+        return SB_DB_ERROR;
+    }
 
     if (host[0] == '/')
         snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
@@ -395,6 +409,8 @@ static void sb_pgsql_disconnect(struct sb_conn *con)
         sp->owner = NULL;
     if (cp->res != NULL)
         PQclear(cp->res);
+    if (cp->alast != NULL)
+        PQclear(cp->alast);
     con->rs.active = false;
     con->rs.priv = NULL;
     PQfinish(cp->pg);
@@ -496,13 +512,10 @@ static void sb_pgsql_free_result(struct sb_result *rs)
 
 /* ------------------------------------------------------- plain queries */
 
-static enum sb_db_status sb_pgsql_query(struct sb_conn *con, const char *sql,
-                                        size_t len, struct sb_result *rs)
+/* PQexec wants a NUL-terminated text and the contract gives a length;
+ * the copy goes into a buffer that only ever grows. Returns 0 or -1. */
+static int sb_pgsql_copy_query(struct sb_pgsql_conn *cp, const char *sql, size_t len)
 {
-    struct sb_pgsql_conn *cp = con->priv;
-
-    /* PQexec wants a NUL-terminated text and the contract gives a length;
-     * the copy goes into a buffer that only ever grows. */
     if (len + 1 > cp->qcap) {
         size_t ncap = cp->qcap ? cp->qcap : 256;
         char *b;
@@ -511,12 +524,22 @@ static enum sb_db_status sb_pgsql_query(struct sb_conn *con, const char *sql,
             ncap *= 2;
         b = realloc(cp->qbuf, ncap);
         if (b == NULL)
-            return sb_pgsql_oom(con);
+            return -1;
         cp->qbuf = b;
         cp->qcap = ncap;
     }
     memcpy(cp->qbuf, sql, len);
     cp->qbuf[len] = '\0';
+    return 0;
+}
+
+static enum sb_db_status sb_pgsql_query(struct sb_conn *con, const char *sql,
+                                        size_t len, struct sb_result *rs)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+
+    if (sb_pgsql_copy_query(cp, sql, len) != 0)
+        return sb_pgsql_oom(con);
     return sb_pgsql_take_result(con, PQexec(cp->pg, cp->qbuf), rs);
 }
 
@@ -653,7 +676,9 @@ static enum sb_db_status sb_pgsql_prepare(struct sb_stmt *st)
     return SB_DB_OK;
 }
 
-static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_result *rs)
+/* Formats st's parameters as text into sp->values. Returns sp, or NULL
+ * with con->err set when the statement is not on this connection. */
+static struct sb_pgsql_stmt *sb_pgsql_params(struct sb_stmt *st)
 {
     struct sb_conn *con = st->con;
     struct sb_pgsql_conn *cp = con->priv;
@@ -661,7 +686,7 @@ static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_result *
 
     if (sp == NULL || sp->owner != cp) {
         sb_pgsql_set_err(con, "26000", "prepared statement does not exist on this connection");
-        return SB_DB_ERROR;
+        return NULL;
     }
     for (unsigned i = 0; i < sp->nparams; i++) {
         const struct sb_bind *b = st->params[i];
@@ -698,10 +723,142 @@ static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_result *
             break;
         }
     }
+    return sp;
+}
+
+static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_result *rs)
+{
+    struct sb_conn *con = st->con;
+    struct sb_pgsql_conn *cp = con->priv;
+    struct sb_pgsql_stmt *sp = sb_pgsql_params(st);
+
+    if (sp == NULL)
+        return SB_DB_ERROR;
     return sb_pgsql_take_result(con,
                                 PQexecPrepared(cp->pg, sp->name, (int)sp->nparams,
                                                sp->values, NULL, NULL, 0),
                                 rs);
+}
+
+/* ---------------------------------------------------------- non-blocking */
+
+static enum sb_db_status sb_pgsql_pending(struct sb_conn *con, short events)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+
+    con->wait.fd = PQsocket(cp->pg);
+    con->wait.events = events;
+    return SB_DB_PENDING;
+}
+
+/*
+ * Takes the results that have arrived, without blocking, keeping what
+ * PQexec would return (the last one, or the first error); once the last
+ * has come, turns it into the connection's result set. Otherwise it waits
+ * for more input.
+ */
+static enum sb_db_status sb_pgsql_collect(struct sb_conn *con, struct sb_result *rs)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+
+    while (!PQisBusy(cp->pg)) {
+        PGresult *r = PQgetResult(cp->pg);
+        PGresult *last;
+        ExecStatusType t;
+
+        if (r != NULL) {
+            t = PQresultStatus(r);
+            if (cp->alast != NULL && PQresultStatus(cp->alast) == PGRES_FATAL_ERROR) {
+                PQclear(r);
+            } else {
+                PQclear(cp->alast);
+                cp->alast = r;
+            }
+            /* COPY hands the connection over to the caller: as with
+             * PQexec, its result is the answer (an error for this layer). */
+            if (t != PGRES_COPY_IN && t != PGRES_COPY_OUT && t != PGRES_COPY_BOTH)
+                continue;
+        }
+        last = cp->alast;
+        cp->alast = NULL;
+        return sb_pgsql_take_result(con, last, rs);
+    }
+    return sb_pgsql_pending(con, POLLIN);
+}
+
+/* After a send: waits for the reply, or, while libpq could not write all
+ * of the statement, for either direction (as libpq's documentation asks). */
+static enum sb_db_status sb_pgsql_sent(struct sb_conn *con, int sent)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+    int f;
+
+    if (!sent)
+        return sb_pgsql_result_error(con, cp->pg, NULL);
+    f = PQflush(cp->pg);
+    if (f < 0)
+        return sb_pgsql_result_error(con, cp->pg, NULL);
+    cp->flushing = f > 0;
+    return sb_pgsql_pending(con, cp->flushing ? POLLIN | POLLOUT : POLLIN);
+}
+
+static enum sb_db_status sb_pgsql_query_start(struct sb_conn *con, const char *sql,
+                                              size_t len, struct sb_result *rs)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+
+    (void)rs;
+    if (sb_pgsql_copy_query(cp, sql, len) != 0)
+        return sb_pgsql_oom(con);
+    return sb_pgsql_sent(con, PQsendQuery(cp->pg, cp->qbuf));
+}
+
+static enum sb_db_status sb_pgsql_execute_start(struct sb_stmt *st, struct sb_result *rs)
+{
+    struct sb_conn *con = st->con;
+    struct sb_pgsql_conn *cp = con->priv;
+    struct sb_pgsql_stmt *sp = sb_pgsql_params(st);
+
+    (void)rs;
+    if (sp == NULL)
+        return SB_DB_ERROR;
+    return sb_pgsql_sent(con, PQsendQueryPrepared(cp->pg, sp->name, (int)sp->nparams,
+                                                  sp->values, NULL, NULL, 0));
+}
+
+/* Whether input is waiting on the socket right now. */
+static bool sb_pgsql_readable(struct sb_pgsql_conn *cp)
+{
+    struct pollfd pfd = { .fd = PQsocket(cp->pg), .events = POLLIN };
+
+    return poll(&pfd, 1, 0) > 0;
+}
+
+/*
+ * The multiplexer waits for the next arrival on the socket (an edge), so
+ * a wait must not leave input unread: libpq reads once per call (and one
+ * TLS record at a time), and a reply not complete after that read is read
+ * again while the socket has more.
+ */
+static enum sb_db_status sb_pgsql_resume(struct sb_conn *con, struct sb_result *rs)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+    enum sb_db_status st;
+
+    do {
+        if (PQconsumeInput(cp->pg) == 0)
+            return sb_pgsql_result_error(con, cp->pg, NULL);
+        if (cp->flushing) {
+            int f = PQflush(cp->pg);
+            if (f < 0)
+                return sb_pgsql_result_error(con, cp->pg, NULL);
+            cp->flushing = f > 0;
+            if (cp->flushing)
+                return sb_pgsql_pending(con, POLLIN | POLLOUT);
+        }
+        st = sb_pgsql_collect(con, rs);
+    } while (st == SB_DB_PENDING && sb_pgsql_readable(cp));
+    return st;
 }
 
 /* ------------------------------------------------------------ the rest */
@@ -777,6 +934,9 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .prepare = sb_pgsql_prepare,
     .execute = sb_pgsql_execute,
     .close = sb_pgsql_close,
+    .query_start = sb_pgsql_query_start,
+    .execute_start = sb_pgsql_execute_start,
+    .resume = sb_pgsql_resume,
     .fetch_row = sb_pgsql_fetch_row,
     .free_result = sb_pgsql_free_result,
     .quote = sb_pgsql_quote,

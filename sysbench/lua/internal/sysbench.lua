@@ -172,13 +172,13 @@ local RESTART_EVENT = sysbench.error.RESTART_EVENT
 -- ends the run. A retry first checks for a stop, so an event that always
 -- restarts cannot outlive --time or a signal; the unfinished event is
 -- then not counted.
-function sysbench.__run_events(thread_id)
+local function run_events(thread_id, more_events)
   local event = _G.event
   local hooks = sysbench.hooks
   if type(event) ~= "function" then
     error("the script does not define event()", 0)
   end
-  while C.sb_more_events(thread_id) do
+  while more_events(thread_id) do
     C.sb_event_start(thread_id)
     local ok, ret
     repeat
@@ -204,12 +204,41 @@ function sysbench.__run_events(thread_id)
   end
 end
 
--- Declared after the enum exists. sb_ffi_stop_requested is this
--- project's own (sb_worker.c).
+function sysbench.__run_events(thread_id)
+  return run_events(thread_id, C.sb_more_events)
+end
+
+-- Declared after the enum exists. The sb_ffi_* functions are this
+-- project's own (sb_worker.c, sb_ffi.c).
 ffi.cdef [[
 void sb_counter_inc(int thread_id, sb_counter_type type);
 bool sb_ffi_stop_requested(void);
+int sb_ffi_mux_next(int thread_id);
+int sb_ffi_mux_woken(int thread_id);
 ]]
+
+-- A multiplexed connection (sb_loop.c) runs the same loop in a coroutine;
+-- where a thread of its own would sleep until the next scheduled start,
+-- it yields (enum sb_mux_next: 0 stop, 1 go, 2 wait, 3 yield once, go).
+local co_yield = coroutine.yield
+
+local function mux_more_events(thread_id)
+  local m = C.sb_ffi_mux_next(thread_id)
+  if m == 3 then
+    co_yield()
+    return true
+  end
+  while m == 2 do
+    co_yield()
+    m = C.sb_ffi_mux_woken(thread_id)
+  end
+  return m == 1
+end
+
+function sysbench.__mux_run(thread_id)
+  sysbench.sql.__set_coroutine(coroutine.running())
+  return run_events(thread_id, mux_more_events)
+end
 
 -- sysbench 1.0's legacy globals (sb_rand, db_query, thread_run, ...).
 require("sysbench.legacy")

@@ -50,6 +50,8 @@ size_t sb_lsql_abi(int what);
 void sb_lsql_conn_ref(struct sb_lsql_conn *c);
 void sb_lsql_conn_unref(struct sb_lsql_conn *c);
 int sb_lsql_query(struct sb_lsql_conn *c, const char *sql, size_t len);
+int sb_lsql_continue(struct sb_lsql_conn *c);
+int sb_lsql_complete(struct sb_lsql_conn *c);
 int sb_lsql_reconnect(struct sb_lsql_conn *c);
 void sb_lsql_disconnect(struct sb_lsql_conn *c);
 void sb_lsql_count_ignored(struct sb_lsql_conn *c);
@@ -102,8 +104,27 @@ sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
 local T = sql.type
 
 -- Status codes of the C functions: enum sb_db_outcome, then ours.
-local DONE, IGNORED, RECONNECTED, ROWS = 0, 1, 2, 4
+local DONE, IGNORED, RECONNECTED, ROWS, PENDING = 0, 1, 2, 4, 5
 local CLOSED, NOMEM = -1, -2
+
+-- Multiplexed connections (sb_loop.c): the coroutine the loop runs this
+-- state's events in. A statement in flight yields it, so that the thread
+-- serves its other connections meanwhile; anywhere else (a coroutine of
+-- the script's own, a yield across a C call) the statement is waited for
+-- in place.
+local co_running, co_yield = coroutine.running, coroutine.yield
+local mux_co = nil
+
+local function await(c)
+  local o = PENDING
+  while o == PENDING do
+    if mux_co == nil or co_running() ~= mux_co or not pcall(co_yield) then
+      return C.sb_lsql_complete(c)
+    end
+    o = C.sb_lsql_continue(c)
+  end
+  return o
+end
 
 -- Multi-row inserts are sent when the text passes this size; small enough
 -- for MySQL's default max_allowed_packet, large enough to amortise the
@@ -297,6 +318,7 @@ local conn_methods = {}
 function conn_methods.query(self, query)
   if type(query) ~= "string" then query = check_string(query, "query") end
   local o = C.sb_lsql_query(self, query, #query)
+  if o == PENDING then o = await(self) end
   if o == ROWS then return conn_rs[self.__id] end
   if o == DONE then return NO_ROWS end
   if o == CLOSED then error("connection is closed", 2) end
@@ -430,6 +452,7 @@ end
 function stmt_methods.execute(self)
   local id = self.__id
   local o = C.sb_lsql_execute(self)
+  if o == PENDING then o = await(self.__conn) end
   if o == ROWS then return stmt_rs[id] end
   if o == DONE then return NO_ROWS end
   if o == CLOSED then error("statement is closed", 2) end
@@ -658,6 +681,11 @@ end
 
 function sql.driver(name)
   return native.driver(name)
+end
+
+-- Called by sysbench.__mux_run in the coroutine a loop runs (sb_loop.c).
+function sql.__set_coroutine(co)
+  mux_co = co
 end
 
 return sql

@@ -1,0 +1,203 @@
+/*
+ * Non-blocking statements for the MySQL driver, with MariaDB Connector/C's
+ * mysql_*_start / mysql_*_cont functions: a call that would block returns
+ * the events it waits for (MYSQL_WAIT_READ / MYSQL_WAIT_WRITE); the
+ * connection multiplexer (sb_loop.c) waits for them on the socket and
+ * calls resume, which continues the same call. A statement is two calls:
+ * sending it (query or execute) and storing its rows, so the connection
+ * remembers which step is in flight.
+ */
+#include "drv_mysql.h"
+
+#include <poll.h>
+
+enum sb_mysql_step {
+    SB_MY_STEP_NONE = 0,
+    SB_MY_STEP_QUERY,        /* mysql_real_query */
+    SB_MY_STEP_STORE,        /* mysql_store_result */
+    SB_MY_STEP_EXECUTE,      /* mysql_stmt_execute */
+    SB_MY_STEP_STMT_STORE    /* mysql_stmt_store_result */
+};
+
+#ifndef SB_MYSQL_ASYNC
+
+int sb_mysql_enable_nonblocking(MYSQL *my)
+{
+    (void)my;
+    return -1;
+}
+
+#else
+
+int sb_mysql_enable_nonblocking(MYSQL *my)
+{
+    /* 0: the library's default stack size for its context switches. */
+    return mysql_options(my, MYSQL_OPT_NONBLOCK, 0) == 0 ? 0 : -1;
+}
+
+/* A call is in flight: records what it waits for. */
+static enum sb_db_status pending(struct sb_conn *con, int step, int status)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    short ev = 0;
+
+    cp->astep = step;
+    if (status & MYSQL_WAIT_READ)
+        ev |= POLLIN;
+    if (status & MYSQL_WAIT_WRITE)
+        ev |= POLLOUT;
+    if (status & MYSQL_WAIT_EXCEPT)
+        ev |= POLLPRI;
+    /* No read timeout is set, so a wait for a timeout alone cannot come;
+     * should it, waiting for input is what ends it. */
+    if (ev == 0)
+        ev = POLLIN;
+    con->wait.fd = (int)mysql_get_socket(cp->my);
+    con->wait.events = ev;
+    return SB_DB_PENDING;
+}
+
+/* The events the wait was for, as the library's status bits: resume is
+ * called once one of them is there (or spuriously: the library then
+ * finds nothing to read and waits again). */
+static int ready_status(const struct sb_conn *con)
+{
+    int st = 0;
+
+    if (con->wait.events & POLLIN)
+        st |= MYSQL_WAIT_READ;
+    if (con->wait.events & POLLOUT)
+        st |= MYSQL_WAIT_WRITE;
+    if (con->wait.events & POLLPRI)
+        st |= MYSQL_WAIT_EXCEPT;
+    return st;
+}
+
+/* mysql_store_result, started or continued; status 0 starts it. */
+static enum sb_db_status store(struct sb_conn *con, struct sb_result *rs, int status)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    MYSQL_RES *res = NULL;
+
+    status = status == 0 ? mysql_store_result_start(&res, cp->my)
+                         : mysql_store_result_cont(&res, cp->my, status);
+    if (status != 0)
+        return pending(con, SB_MY_STEP_STORE, status);
+    cp->astep = SB_MY_STEP_NONE;
+    return sb_mysql_take_result(con, res, rs);
+}
+
+/* The query was sent and answered (err: its result code). */
+static enum sb_db_status queried(struct sb_conn *con, struct sb_result *rs, int err)
+{
+    struct sb_mysql_conn *cp = con->priv;
+
+    if (err != 0) {
+        cp->astep = SB_MY_STEP_NONE;
+        return sb_mysql_conn_error(con, cp->my);
+    }
+    return store(con, rs, 0);
+}
+
+enum sb_db_status sb_mysql_query_start(struct sb_conn *con, const char *sql, size_t len,
+                                       struct sb_result *rs)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    int err = 0, status;
+
+    if (cp->my == NULL)
+        return SB_DB_OK;   /* dry run */
+    status = mysql_real_query_start(&err, cp->my, sql, (unsigned long)len);
+    if (status != 0)
+        return pending(con, SB_MY_STEP_QUERY, status);
+    return queried(con, rs, err);
+}
+
+/* mysql_stmt_store_result of cp->ast, started or continued. */
+static enum sb_db_status stmt_store(struct sb_conn *con, struct sb_result *rs, int status)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    struct sb_stmt *st = cp->ast;
+    struct sb_mysql_stmt *sp = st->priv;
+    int err = 0;
+
+    status = status == 0 ? mysql_stmt_store_result_start(&err, sp->ps)
+                         : mysql_stmt_store_result_cont(&err, sp->ps, status);
+    if (status != 0)
+        return pending(con, SB_MY_STEP_STMT_STORE, status);
+    cp->astep = SB_MY_STEP_NONE;
+    if (err != 0) {
+        enum sb_db_status rc = sb_mysql_stmt_error(con, sp->ps);
+
+        mysql_stmt_free_result(sp->ps);
+        return rc;
+    }
+    return sb_mysql_stmt_stored(st, rs);
+}
+
+/* The statement was executed (err: its result code). */
+static enum sb_db_status executed(struct sb_conn *con, struct sb_result *rs, int err)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    struct sb_mysql_stmt *sp = cp->ast->priv;
+    enum sb_db_status rc;
+
+    cp->astep = SB_MY_STEP_NONE;
+    if (err != 0)
+        return sb_mysql_stmt_error(con, sp->ps);
+    if (mysql_stmt_field_count(sp->ps) == 0)
+        return SB_DB_OK;
+    rc = sb_mysql_stmt_bind_result(cp->ast);
+    if (rc != SB_DB_OK)
+        return rc;
+    return stmt_store(con, rs, 0);
+}
+
+enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_result *rs)
+{
+    struct sb_conn *con = st->con;
+    struct sb_mysql_conn *cp = con->priv;
+    struct sb_mysql_stmt *sp = st->priv;
+    enum sb_db_status rc;
+    int err = 0, status;
+
+    if (sp == NULL || sp->ps == NULL)
+        return SB_DB_OK;   /* dry run */
+    rc = sb_mysql_stmt_params(st);
+    if (rc != SB_DB_OK)
+        return rc;
+    cp->ast = st;
+    status = mysql_stmt_execute_start(&err, sp->ps);
+    if (status != 0)
+        return pending(con, SB_MY_STEP_EXECUTE, status);
+    return executed(con, rs, err);
+}
+
+enum sb_db_status sb_mysql_resume(struct sb_conn *con, struct sb_result *rs)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    int status = ready_status(con), err = 0;
+
+    switch (cp->astep) {
+    case SB_MY_STEP_QUERY:
+        status = mysql_real_query_cont(&err, cp->my, status);
+        if (status != 0)
+            return pending(con, SB_MY_STEP_QUERY, status);
+        return queried(con, rs, err);
+    case SB_MY_STEP_STORE:
+        return store(con, rs, status);
+    case SB_MY_STEP_EXECUTE:
+        status = mysql_stmt_execute_cont(&err, ((struct sb_mysql_stmt *)cp->ast->priv)->ps,
+                                         status);
+        if (status != 0)
+            return pending(con, SB_MY_STEP_EXECUTE, status);
+        return executed(con, rs, err);
+    case SB_MY_STEP_STMT_STORE:
+        return stmt_store(con, rs, status);
+    default:
+        sb_mysql_set_err(con, 0, "HY000", "internal error: no statement in flight");
+        return SB_DB_ERROR;
+    }
+}
+
+#endif /* SB_MYSQL_ASYNC */

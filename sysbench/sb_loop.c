@@ -1,0 +1,387 @@
+/*
+ * Connections multiplexed over a few OS threads; see sb_loop.h.
+ *
+ * A worker's coroutine yields for one of three reasons, which the loop
+ * tells apart by what the worker left behind:
+ *   - a statement in flight: w->db.waiting names the connection, whose
+ *     wait says which socket events to wait for (epoll, one-shot);
+ *   - a scheduled start: w->timer_wait, until w->wake_ns (the heap);
+ *   - neither: it let the others run (an event that never waited), and
+ *     goes to the back of the run queue.
+ */
+#define _GNU_SOURCE
+#include "sb_loop.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sb_clock.h"
+#include "sb_config.h"
+#include "sb_driver.h"
+#include "sb_lua.h"
+#include "sb_run.h"
+#include "sb_sampler.h"
+#include "sb_stop.h"
+#include "sb_worker.h"
+
+/* How often a loop with nothing to do looks at the stop flag. */
+#define SB_LOOP_TICK_NS (50 * SB_NS_PER_MS)
+#define SB_LOOP_EVENTS 64
+
+unsigned sb_loop_count(int client_threads, unsigned nthreads, bool driver_async,
+                       bool script_thread_run)
+{
+    unsigned k;
+
+    if (client_threads == 0 || !driver_async || script_thread_run || nthreads < 2)
+        return 0;
+    if (client_threads > 0)
+        k = (unsigned)client_threads;
+    else
+        k = 1;   /* automatic: see sb_config.c for the measurements */
+    if (k >= nthreads)
+        return 0;
+    return k;
+}
+
+int sb_loop_init(struct sb_loop *loops, unsigned nloops, struct sb_run *run)
+{
+    unsigned per = run->nthreads / nloops, extra = run->nthreads % nloops, first = 0;
+
+    memset(loops, 0, nloops * sizeof(*loops));
+    for (unsigned i = 0; i < nloops; i++) {
+        struct sb_loop *l = &loops[i];
+        l->run = run;
+        l->first = first;
+        l->n = per + (i < extra ? 1 : 0);
+        l->epfd = -1;
+        l->heap = calloc(l->n, sizeof(*l->heap));
+        l->runq = calloc(l->n, sizeof(*l->runq));
+        if (l->heap == NULL || l->runq == NULL) {
+            sb_loop_free(loops, i + 1);
+            return -1;
+        }
+        for (unsigned j = 0; j < l->n; j++) {
+            struct sb_worker *w = &run->workers[first + j];
+            w->loop = l;
+            w->db.nonblocking = true;
+        }
+        first += l->n;
+    }
+    return 0;
+}
+
+void sb_loop_free(struct sb_loop *loops, unsigned nloops)
+{
+    for (unsigned i = 0; loops != NULL && i < nloops; i++) {
+        free(loops[i].heap);
+        free(loops[i].runq);
+        loops[i].heap = loops[i].runq = NULL;
+    }
+}
+
+void sb_loop_measure(struct sb_loop *l)
+{
+    if (l->measuring)
+        return;
+    l->measuring = true;
+    sb_cpu_sample_this_thread(&l->cpu_start);
+    l->rq_wait_start = sb_sampler_thread_wait();
+}
+
+/* ------------------------------------------------------------ queues */
+
+static void runq_push(struct sb_loop *l, struct sb_worker *w)
+{
+    l->runq[(l->rq_head + l->rq_len) % l->n] = w;
+    l->rq_len++;
+}
+
+static struct sb_worker *runq_pop(struct sb_loop *l)
+{
+    struct sb_worker *w = l->runq[l->rq_head];
+
+    l->rq_head = (l->rq_head + 1) % l->n;
+    l->rq_len--;
+    return w;
+}
+
+static void heap_swap(struct sb_loop *l, unsigned a, unsigned b)
+{
+    struct sb_worker *t = l->heap[a];
+
+    l->heap[a] = l->heap[b];
+    l->heap[b] = t;
+    l->heap[a]->heap_idx = a;
+    l->heap[b]->heap_idx = b;
+}
+
+static void heap_push(struct sb_loop *l, struct sb_worker *w)
+{
+    unsigned i = l->nheap++;
+
+    l->heap[i] = w;
+    w->heap_idx = i;
+    while (i > 0 && l->heap[(i - 1) / 2]->wake_ns > l->heap[i]->wake_ns) {
+        heap_swap(l, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static struct sb_worker *heap_pop(struct sb_loop *l)
+{
+    struct sb_worker *top = l->heap[0];
+    unsigned i = 0;
+
+    l->nheap--;
+    if (l->nheap > 0) {
+        l->heap[0] = l->heap[l->nheap];
+        l->heap[0]->heap_idx = 0;
+        for (;;) {
+            unsigned c = 2 * i + 1;
+            if (c >= l->nheap)
+                break;
+            if (c + 1 < l->nheap && l->heap[c + 1]->wake_ns < l->heap[c]->wake_ns)
+                c++;
+            if (l->heap[i]->wake_ns <= l->heap[c]->wake_ns)
+                break;
+            heap_swap(l, i, c);
+            i = c;
+        }
+    }
+    return top;
+}
+
+/* ------------------------------------------------------------ workers */
+
+/* Creates w's coroutine running sysbench.__mux_run(tid), kept alive by a
+ * registry reference until its Lua state is closed. */
+static bool make_coroutine(struct sb_worker *w)
+{
+    lua_State *co = lua_newthread(w->L);
+
+    luaL_ref(w->L, LUA_REGISTRYINDEX);
+    lua_getglobal(co, "sysbench");
+    if (lua_istable(co, -1))
+        lua_getfield(co, -1, "__mux_run");
+    if (!lua_isfunction(co, -1)) {
+        snprintf(w->err, sizeof(w->err), "the script replaced the sysbench module");
+        return false;
+    }
+    lua_remove(co, -2);
+    lua_pushinteger(co, w->tid);
+    w->co = co;
+    return true;
+}
+
+/*
+ * Waits for w's statement in flight. A connection's socket is registered
+ * once, edge-triggered for both directions, so that a wait costs no
+ * system call: the drivers only ask to wait after a read or write found
+ * nothing more to do (EAGAIN), so the next arrival is an edge. An edge
+ * for a worker that is not waiting is dropped (w->fd_wait).
+ */
+static bool wait_fd(struct sb_loop *l, struct sb_worker *w, struct sb_conn *con)
+{
+    struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLET,
+                              .data.ptr = w };
+
+    w->fd_wait = true;
+    if (con->wait.registered && con->wait.reg_gen == con->generation)
+        return true;
+    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, con->wait.fd, &ev) != 0 &&
+        (errno != EEXIST || epoll_ctl(l->epfd, EPOLL_CTL_MOD, con->wait.fd, &ev) != 0)) {
+        snprintf(w->err, sizeof(w->err), "cannot wait for connection %d: %s", w->tid,
+                 strerror(errno));
+        return false;
+    }
+    con->wait.registered = true;
+    con->wait.reg_gen = con->generation;
+    /* What arrived before the registration made no edge: look once. */
+    runq_push(l, w);
+    w->fd_wait = false;
+    return true;
+}
+
+/* A coroutine ended with an error: one line in w->err. */
+static void coroutine_error(struct sb_worker *w, int rc)
+{
+    if (rc == LUA_ERRMEM) {
+        snprintf(w->err, sizeof(w->err), "Lua: out of memory");
+        return;
+    }
+    if (lua_type(w->co, -1) == LUA_TSTRING)
+        luaL_traceback(w->co, w->co, lua_tostring(w->co, -1), 0);
+    sb_lua_describe_error(w->co, w->err, sizeof(w->err));
+}
+
+/* Resumes w until it yields or ends; then files it where it waits. */
+static void resume(struct sb_loop *l, struct sb_worker *w)
+{
+    int nargs = w->resumes == 0 ? 1 : 0;
+    uint64_t t0 = sb_now_ns();
+    int rc;
+
+    w->resumes++;
+    sb_ffi_rand_bind(&w->rand);
+    rc = lua_resume(w->co, nargs);
+    w->run_ns += sb_now_ns() - t0;
+    if (rc == LUA_YIELD) {
+        struct sb_conn *con = w->db.waiting;
+        lua_settop(w->co, 0);
+        if (con != NULL) {
+            w->db.waiting = NULL;
+            if (wait_fd(l, w, con))
+                return;
+        } else if (w->timer_wait) {
+            heap_push(l, w);
+            return;
+        } else {
+            runq_push(l, w);
+            return;
+        }
+    } else if (rc != 0) {
+        coroutine_error(w, rc);
+    } else {
+        l->alive--;
+        return;
+    }
+    sb_worker_fail(w);
+    l->alive--;
+}
+
+/* ------------------------------------------------------------ the loop */
+
+/* Waits for sockets and timers up to the earliest timer (at most a tick,
+ * so that a stop is noticed), and queues what is ready. */
+static void poll_ready(struct sb_loop *l, bool block)
+{
+    struct epoll_event evs[SB_LOOP_EVENTS];
+    uint64_t now = sb_now_ns(), until = now + SB_LOOP_TICK_NS;
+    struct timespec ts = { 0, 0 };
+    int n;
+
+    if (l->nheap > 0 && l->heap[0]->wake_ns < until)
+        until = l->heap[0]->wake_ns;
+    if (block && until > now) {
+        ts.tv_sec = (time_t)((until - now) / SB_NS_PER_SEC);
+        ts.tv_nsec = (long)((until - now) % SB_NS_PER_SEC);
+    }
+    n = epoll_pwait2(l->epfd, evs, SB_LOOP_EVENTS, &ts, NULL);
+    for (int i = 0; i < n; i++) {
+        struct sb_worker *w = evs[i].data.ptr;
+        if (w->fd_wait) {
+            w->fd_wait = false;
+            runq_push(l, w);
+        }
+    }
+    now = sb_now_ns();
+    while (l->nheap > 0 && l->heap[0]->wake_ns <= now)
+        runq_push(l, heap_pop(l));
+    /* A stop ends timed waits early (sb_worker_mux_woken decides). */
+    if (sb_stopping())
+        while (l->nheap > 0)
+            runq_push(l, heap_pop(l));
+}
+
+/* Runs the coroutines of the loop's workers that are ok until all end. */
+static void run_all(struct sb_loop *l, const bool *ok)
+{
+    for (unsigned i = 0; i < l->n; i++) {
+        struct sb_worker *w = &l->run->workers[l->first + i];
+        if (!ok[i])
+            continue;
+        sb_worker_begin(w);
+        if (!make_coroutine(w)) {
+            sb_worker_fail(w);
+            continue;
+        }
+        l->alive++;
+        runq_push(l, w);
+    }
+    sb_cpu_sample_this_thread(&l->cpu_start);
+    l->rq_wait_start = sb_sampler_thread_wait();
+    while (l->alive > 0) {
+        unsigned k = l->rq_len;
+        /* Only those queued now: a worker that yields to let the others
+         * run goes to the back, after a look at the sockets. */
+        while (k-- > 0)
+            resume(l, runq_pop(l));
+        if (l->alive > 0)
+            poll_ready(l, l->rq_len == 0);
+    }
+}
+
+/* Shares the loop thread's CPU time (and run-queue wait) out among its
+ * workers by the time each one's coroutine ran. */
+static void share_cpu(struct sb_loop *l)
+{
+    uint64_t total = 0;
+    uint64_t user = l->cpu_end.user_ns - l->cpu_start.user_ns;
+    uint64_t sys = l->cpu_end.system_ns - l->cpu_start.system_ns;
+    bool wait_known = l->rq_wait_start != UINT64_MAX && l->rq_wait_end != UINT64_MAX &&
+                      l->rq_wait_end >= l->rq_wait_start;
+    uint64_t wait = wait_known ? l->rq_wait_end - l->rq_wait_start : 0;
+
+    for (unsigned i = 0; i < l->n; i++)
+        total += l->run->workers[l->first + i].run_ns;
+    for (unsigned i = 0; i < l->n; i++) {
+        struct sb_worker *w = &l->run->workers[l->first + i];
+        double share = total > 0 ? (double)w->run_ns / (double)total : 1.0 / l->n;
+        memset(&w->cpu_start, 0, sizeof(w->cpu_start));
+        w->cpu_end = w->cpu_start;
+        w->cpu_end.user_ns = (uint64_t)((double)user * share);
+        w->cpu_end.system_ns = (uint64_t)((double)sys * share);
+        w->rq_wait_start = wait_known ? 0 : UINT64_MAX;
+        w->rq_wait_end = wait_known ? (uint64_t)((double)wait * share) : UINT64_MAX;
+    }
+}
+
+void *sb_loop_main(void *arg)
+{
+    struct sb_loop *l = arg;
+    struct sb_run *run = l->run;
+    const struct sb_driver_ops *drv = run->env->driver;
+    bool *ok = calloc(l->n ? l->n : 1, sizeof(*ok));
+    bool go;
+
+    if (drv != NULL && drv->thread_init != NULL)
+        drv->thread_init();
+    l->epfd = epoll_create1(EPOLL_CLOEXEC);
+    for (unsigned i = 0; i < l->n; i++) {
+        struct sb_worker *w = &run->workers[l->first + i];
+        /* A signal during set-up: the others need not connect. */
+        if (ok == NULL || l->epfd < 0 || sb_stop_reason() == SB_STOP_SIGNAL) {
+            snprintf(w->err, sizeof(w->err), "%s",
+                     ok == NULL || l->epfd < 0 ? "cannot set up the connection loop"
+                                               : "interrupted");
+            if (ok == NULL || l->epfd < 0)
+                sb_worker_fail(w);
+            __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+            continue;
+        }
+        ok[i] = sb_worker_open(w);
+    }
+    go = sb_worker_wait_go(run);
+    if (go && ok != NULL)
+        run_all(l, ok);
+    sb_cpu_sample_this_thread(&l->cpu_end);
+    l->rq_wait_end = sb_sampler_thread_wait();
+    share_cpu(l);
+    for (unsigned i = 0; i < l->n; i++)
+        sb_worker_close(&run->workers[l->first + i], go && ok != NULL && ok[i]);
+    if (l->epfd >= 0)
+        close(l->epfd);
+    free(ok);
+    if (drv != NULL && drv->thread_done != NULL)
+        drv->thread_done();
+    __atomic_store_n(&l->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
