@@ -25,7 +25,13 @@
 # the machine or a server cannot take shows as one "fail" line with the
 # reason, never a crash of this script.
 #
-# Env: SB_BIN, PEER_BIN, SCRIPTS ("oltp_point_select oltp_read_write"),
+# Our binary runs with its default options, which multiplex the
+# connections over few threads (--client-threads=auto); VARIANTS adds
+# runs of it with other settings, each a row of its own against the same
+# peer runs, e.g. VARIANTS="threads:--client-threads=0 k2:--client-threads=2"
+# (NAME:ARGS, ARGS comma-separated).
+#
+# Env: SB_BIN, PEER_BIN, VARIANTS (""), SCRIPTS ("oltp_point_select oltp_read_write"),
 #      THREADS ("4 16"), REPEAT (3), EVENTS_oltp_point_select (40000),
 #      EVENTS_oltp_read_write (4000), TABLES (4), TABLE_SIZE (10000),
 #      SERVERS ("mysql pgsql"), RSS_CONNS ("1000 10000"), RSS_RATE (200),
@@ -117,13 +123,24 @@ pg_settle() {
 
 trx_of() { awk '/^ *transactions:/ {print $2; exit}' "$WORK/$1.out"; }
 
+VARIANTS=${VARIANTS:-}
+
+# The extra arguments of a tool: "ours:NAME" is ours with VARIANTS' ARGS.
+tool_args() {
+  local v
+  [[ $1 == ours:* ]] || return 0
+  for v in $VARIANTS; do
+    if [[ ${v%%:*} == "${1#ours:}" ]]; then echo "${v#*:}" | tr ',' ' '; fi
+  done
+}
+
 # cpu_run NAME TOOL SERVER SCRIPT THREADS EVENTS: one run; appends
 # "client_us server_us tps" per transaction to $WORK/NAME.fig.
 cpu_run() {
   local name=$1 tool=$2 srv=$3 script=$4 thr=$5 ev=$6 s0 s1 trx
   s0=$(server_ticks "$srv")
   # shellcheck disable=SC2046
-  run_one "$name" 600 "$(bin_of "$tool")" $(conn_args "$srv") "$script" \
+  run_one "$name" 600 "$(bin_of "$tool")" $(conn_args "$srv") "$script" $(tool_args "$tool") \
       --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$thr" --events="$ev" --time=0 run
   [[ $srv == pgsql ]] && pg_settle
   s1=$(server_ticks "$srv")
@@ -161,24 +178,28 @@ run_cpu() {
       ev=EVENTS_$script; ev=${!ev:-4000}
       for thr in $THREADS; do
         base=$srv-$script-$thr
+        local tools="ours" v
+        for v in $VARIANTS; do tools+=" ours:${v%%:*}"; done
         for r in $(seq "$REPEAT"); do
-          order="ours peer"; (( r % 2 == 0 )) && order="peer ours"
-          for tool in $order; do cpu_run "$base-$tool-r$r" "$tool" "$srv" "$script" "$thr" "$ev"; done
+          order="$tools peer"; (( r % 2 == 0 )) && order="peer $tools"
+          for tool in $order; do cpu_run "$base-${tool/:/_}-r$r" "$tool" "$srv" "$script" "$thr" "$ev"; done
         done
-        local o=$WORK/$base-ours.fig p=$WORK/$base-peer.fig oc pc os ps ot pt
-        oc=$(median 1 "$o"); pc=$(median 1 "$p"); os=$(median 2 "$o"); ps=$(median 2 "$p")
-        ot=$(median 3 "$o"); pt=$(median 3 "$p")
-        rows+=("$(printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' \
-          "$srv" "$script" "$thr" "$oc" "$pc" "$(ratio "$oc" "$pc")" "$os" "$ps" \
-          "$(ratio "$os" "$ps")" "$ot" "$pt" "$(ratio "$ot" "$pt")")")
-        echo "${rows[-1]}"
+        for tool in $tools; do
+          local o=$WORK/$base-${tool/:/_}.fig p=$WORK/$base-peer.fig oc pc os ps ot pt
+          oc=$(median 1 "$o"); pc=$(median 1 "$p"); os=$(median 2 "$o"); ps=$(median 2 "$p")
+          ot=$(median 3 "$o"); pt=$(median 3 "$p")
+          rows+=("$(printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' \
+            "$srv" "$script" "$thr" "$tool" "$oc" "$pc" "$(ratio "$oc" "$pc")" "$os" "$ps" \
+            "$(ratio "$os" "$ps")" "$ot" "$pt" "$(ratio "$ot" "$pt")")")
+          echo "${rows[-1]}"
+        done
       done
     done
   done
   echo
   echo "Medians of $REPEAT interleaved runs; CPU in microseconds per transaction."
-  echo "| server | script | conns | client us ours | peer | ours/peer | server us ours | peer | ours/peer | TPS ours | peer | ours/peer |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| server | script | conns | ours | client us ours | peer | ours/peer | server us ours | peer | ours/peer | TPS ours | peer | ours/peer |"
+  echo "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
 }
 

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+#
+# Connections multiplexed over few threads (--client-threads, sb_loop.c):
+# every connection keeps its own random stream, statistics and schedule;
+# the server sees exactly the statements the report counts; a script's
+# own coroutines and own thread_run still work; a script error is one
+# line.
+
+set -euo pipefail
+# shellcheck source=/dev/null
+. "$SB_CASE_LIB"
+
+cat >mux.lua <<'LUA'
+local con, st, p_id, draws
+
+function prepare()
+  local c = sysbench.sql.driver():connect()
+  c:query("DROP TABLE IF EXISTS sbmux")
+  c:query("CREATE TABLE sbmux (id INTEGER NOT NULL PRIMARY KEY, n INTEGER NOT NULL)")
+  for i = 0, 15 do c:query("INSERT INTO sbmux VALUES (" .. i .. ", 0)") end
+  c:disconnect()
+end
+
+function cleanup()
+  local c = sysbench.sql.driver():connect()
+  c:query("DROP TABLE IF EXISTS sbmux")
+  c:disconnect()
+end
+
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  st = con:prepare("SELECT n FROM sbmux WHERE id = ?")
+  p_id = st:bind_create(sysbench.sql.type.INT)
+  st:bind_param(p_id)
+  draws = {}
+end
+
+-- Each event draws from this connection's stream on both sides of
+-- statements that wait for the server (where a multiplexed connection
+-- yields to the others), and adds 1 to its own row.
+function event()
+  draws[#draws + 1] = sysbench.rand.uniform(1, 1000000)
+  con:query("BEGIN")
+  p_id:set(sysbench.tid)
+  local rs = st:execute()
+  local row = rs:fetch_row()
+  assert(row ~= nil and tonumber(row[1]) ~= nil, "no row for " .. sysbench.tid)
+  draws[#draws + 1] = sysbench.rand.uniform(1, 1000000)
+  con:query("UPDATE sbmux SET n = n + 1 WHERE id = " .. sysbench.tid)
+  con:query("COMMIT")
+end
+
+function thread_done()
+  local first = {}
+  for i = 1, math.min(#draws, 12) do first[i] = draws[i] end
+  print(string.format("draws%d=%s", sysbench.tid, table.concat(first, ",")))
+  con:disconnect()
+end
+LUA
+
+# The first draws of every connection, one line per connection, sorted.
+draws_of() {
+    grep -E '^draws[0-9]+=' "$1" | sort
+}
+
+# Multiplexed and thread-per-connection runs with one seed: each
+# connection's stream is the same (the loop binds the right stream
+# whenever it resumes a connection), and the server saw one UPDATE per
+# reported transaction, spread over every connection.
+mux_matches_threads() {
+    local drv=$1 n rows
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run_ok prepare p.txt p.err "${args[@]}" mux.lua prepare || return 1
+    sb_run_ok "the multiplexed run" m.txt m.err "${args[@]}" --threads=6 --client-threads=2 \
+        --time=2 --rand-seed=7 --json=m.json mux.lua run || return 1
+    grep -q '^Client threads: 2 ' m.txt || { sb_show m.txt; sb_fail "the run was not multiplexed"; return 1; }
+    n=$(sb_report_num m.txt "transactions:")
+    rows=$(sb_cli "$drv" "SELECT SUM(n), COUNT(*) FROM sbmux WHERE n > 0" | tr '\t' ' ')
+    if [ "$rows" != "$n 6" ]; then
+        sb_fail "the server counted '$rows' (updates, connections), the report $n transactions over 6"
+        return 1
+    fi
+    python3 - m.json <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["points"][0]["final"]["cpu"]["threads"]
+ev = [x["events"] for x in t]
+cpu = [x["user_s"] + x["system_s"] for x in t]
+assert len(t) == 6 and all(e > 0 for e in ev), "per-connection events %s" % ev
+assert sum(ev) == d["points"][0]["final"]["events"], "events %s" % ev
+assert all(c > 0 for c in cpu), "per-connection CPU %s" % cpu
+EOF
+    sb_run_ok "the threaded run" t.txt t.err "${args[@]}" --threads=6 --client-threads=0 \
+        --time=1 --rand-seed=7 mux.lua run || return 1
+    if grep -q '^Client threads:' t.txt; then sb_fail "--client-threads=0 multiplexed"; return 1; fi
+    draws_of m.txt >m.draws
+    draws_of t.txt >t.draws
+    [ "$(wc -l <m.draws)" -eq 6 ] || { sb_show m.draws; sb_fail "expected 6 connections' draws"; return 1; }
+    sb_expect_same t.draws m.draws || return 1
+    sb_run clean.txt clean.err "${args[@]}" mux.lua cleanup || true
+}
+
+# A script's own coroutine around its statements: they complete in place
+# (the loop's coroutine is not the one running), with the right results.
+cat >own_co.lua <<'LUA'
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function thread_done() con:disconnect() end
+function event()
+  local co = coroutine.wrap(function(x)
+    local rs = con:query("SELECT " .. x .. " + 1")
+    local v = tonumber(rs:fetch_row()[1])
+    coroutine.yield(v)
+    return "done"
+  end)
+  local v = co(sysbench.tid)
+  assert(v == sysbench.tid + 1, "got " .. tostring(v))
+  assert(co() == "done")
+end
+LUA
+
+own_coroutine() {
+    local drv=$1
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run_ok "the run" o.txt o.err "${args[@]}" --threads=4 --client-threads=1 \
+        --events=400 --time=0 own_co.lua run || return 1
+    [ "$(sb_report_num o.txt "transactions:")" = 400 ] || { sb_show o.txt; sb_fail "not 400 transactions"; return 1; }
+    [ "$(sb_report_num o.txt "read:")" = 400 ] || { sb_show o.txt; sb_fail "not 400 reads"; return 1; }
+}
+
+# A script with its own thread_run sleeps where it likes: every
+# connection gets a thread of its own, as in sysbench 1.0.
+cat >own_run.lua <<'LUA'
+local ffi = require("ffi")
+function thread_run(tid)
+  local con = sysbench.sql.driver():connect()
+  while ffi.C.sb_more_events(tid) do
+    ffi.C.sb_event_start(tid)
+    con:query("SELECT 1")
+    ffi.C.sb_event_stop(tid)
+  end
+  con:disconnect()
+end
+LUA
+
+own_thread_run() {
+    local drv=$1
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run_ok "the run" r.txt r.err "${args[@]}" --threads=3 --events=90 --time=0 own_run.lua run || return 1
+    if grep -q '^Client threads:' r.txt; then sb_fail "a script thread_run was multiplexed"; return 1; fi
+    [ "$(sb_report_num r.txt "transactions:")" = 90 ] || { sb_show r.txt; sb_fail "not 90 transactions"; return 1; }
+}
+
+# --tx-rate: each connection keeps its own schedule, so over a whole
+# number of periods every connection ran the same number of events, and
+# none more than its schedule holds (a shared schedule would let the
+# quicker connections take more). On a loaded machine the last slot of a
+# connection may miss the deadline.
+cat >rate.lua <<'LUA'
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function thread_done() con:disconnect() end
+function event() con:query("SELECT 1") end
+LUA
+
+rate_per_connection() {
+    local drv=$1
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run_ok "the run" q.txt q.err "${args[@]}" --threads=8 --client-threads=1 --tx-rate=160 \
+        --time=2 --json=q.json rate.lua run || return 1
+    python3 - q.json <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = [x["events"] for x in d["points"][0]["final"]["cpu"]["threads"]]
+# 160/s over 8 connections for 2 s: 40 slots each in the window.
+assert len(ev) == 8 and max(ev) <= 40 and max(ev) - min(ev) <= 2 and sum(ev) >= 300, \
+    "events per connection %s" % ev
+EOF
+}
+
+# An error in a multiplexed event: one FATAL line naming the script line,
+# exit 1.
+cat >err.lua <<'LUA'
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("SELECT 1")
+  if sysbench.tid == 2 then error("boom from connection 2") end
+end
+LUA
+
+script_error() {
+    local drv=$1 rc=0
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run e.txt e.err "${args[@]}" --threads=4 --client-threads=1 --time=2 err.lua run || rc=$?
+    [ "$rc" -eq 1 ] || { sb_show e.txt e.err; sb_fail "exit $rc, expected 1"; return 1; }
+    sb_expect_one_line_error e.err 'FATAL: .*err\.lua:5: boom from connection 2' || return 1
+}
+
+sb_case mysql-mux-matches-threads mux_matches_threads mysql
+sb_case pgsql-mux-matches-threads mux_matches_threads pgsql
+sb_case mysql-mux-own-coroutine own_coroutine mysql
+sb_case pgsql-mux-own-coroutine own_coroutine pgsql
+sb_case mysql-mux-own-thread-run own_thread_run mysql
+sb_case mysql-mux-rate-per-connection rate_per_connection mysql
+sb_case pgsql-mux-rate-per-connection rate_per_connection pgsql
+sb_case mysql-mux-script-error script_error mysql
