@@ -22,7 +22,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"warmup-time", "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled", "0", SB_ARG_DOUBLE},
     {"forced-shutdown", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable", "off", SB_ARG_STRING},
     {"thread-stack-size", "size of stack per thread (0 = the system default)", "0", SB_ARG_SIZE},
-    {"client-threads", "OS threads that drive the --threads connections of a MySQL or PostgreSQL run, each serving several connections without blocking; 0 gives every connection a thread of its own (as sysbench 1.0); auto: 1 thread per 256 connections, at most one per CPU", "auto", SB_ARG_STRING},
+    {"client-threads", "OS threads that drive the --threads connections of a MySQL or PostgreSQL run, each serving several connections without blocking; 0 gives every connection a thread of its own (as sysbench 1.0); auto: a thread per connection below 256 connections, else one thread per 256 connections, at most one per CPU", "auto", SB_ARG_STRING},
     {"rate", "average transactions rate (Poisson arrivals over all threads); 0 for unlimited rate", "0", SB_ARG_DOUBLE},
     {"tx-rate", "steady transaction rate over all threads, each thread on its own fixed schedule (list for a rate sweep); 0 for unlimited", "0", SB_ARG_LIST},
     {"tx-jitter", "random variation of each scheduled start, in microseconds (0 = 10% of the per-thread period)", "0", SB_ARG_DOUBLE},

@@ -46,12 +46,16 @@ struct sb_loop {
 /*
  * The number of loop threads for nthreads connections with the chosen
  * --client-threads value (0: one thread per connection, no loop; -1:
- * automatic). Returns 0 when the connections get a thread each: the
+ * automatic, with ncpus online CPUs). Returns 0 when the connections get a thread each: the
  * driver cannot run statements without blocking, or the script has its
  * own thread_run (whose waits cannot yield).
  */
 unsigned sb_loop_count(int client_threads, unsigned nthreads, bool driver_async,
-                       bool script_thread_run);
+                       bool script_thread_run, unsigned ncpus);
+
+/* --client-threads=auto multiplexes from this many connections on, one
+ * loop per this many connections, at most one per CPU. */
+#define SB_LOOP_AUTO_MIN 256
 
 /*
  * Splits run's workers over nloops loops (loops: an array the caller

@@ -383,7 +383,8 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
         return -1;
     run->nloops = sb_loop_count(cfg->client_threads, n,
                                 env->driver != NULL && env->driver->query_start != NULL,
-                                sb_lua_has_script_thread_run(L));
+                                sb_lua_has_script_thread_run(L),
+                                (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
     for (unsigned i = 0; i < n; i++) {
         sb_worker_init(&run->workers[i], run, (int)i);
         if (out != NULL && out->txlog != NULL) {
