@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sb_driver.h"
@@ -660,6 +661,58 @@ START_TEST(test_reprepare_after_reconnect)
 }
 END_TEST
 
+/* A reconnect that fails (the database cannot be opened any more) leaves
+ * the connection closed: every later call fails with a message instead
+ * of reaching the driver without its state, and a later reconnect that
+ * works brings it back, statements included. */
+START_TEST(test_failed_reconnect)
+{
+    struct fx f;
+    struct sb_conn *con;
+    struct sb_stmt *st;
+    struct params ps;
+    char path[160];
+
+    fx_setup(&f);
+    set_opt(&f.general, "db-reconnect-timeout", "0");
+    fx_init(&f);
+    con = fx_connect(&f);
+    q_ok(con, "CREATE TABLE t (id INTEGER)");
+    st = prep(con, "INSERT INTO t VALUES (?)");
+    params_init(&ps, 1, 0, 0, "");
+    sb_db_bind(st, ps.p, 1);
+    ck_assert_int_eq(sb_db_execute(st), SB_DB_DONE);
+
+    /* The file and the directory go: the next open cannot create them. */
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s%s", f.db, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
+        unlink(path);
+    }
+    ck_assert_int_eq(rmdir(f.dir), 0);
+    ck_assert_int_eq(sb_db_reconnect(con), SB_DB_FATAL);
+    ck_assert_ptr_nonnull(strstr(con->err.msg, "cannot open SQLite database"));
+    ck_assert_uint_eq(f.cnt.reconnects, 0);
+
+    ck_assert_int_eq(q(con, "SELECT 1"), SB_DB_FATAL);
+    ck_assert_ptr_nonnull(strstr(con->err.msg, "not connected"));
+    ck_assert_int_eq(sb_db_execute(st), SB_DB_FATAL);
+    ck_assert_ptr_nonnull(strstr(con->err.msg, "not connected"));
+    ck_assert_ptr_null(sb_db_prepare(con, "SELECT 1", 8));
+    ck_assert_ptr_nonnull(strstr(con->err.msg, "not connected"));
+    ck_assert_uint_eq(f.cnt.writes, 1);
+
+    ck_assert_int_eq(mkdir(f.dir, 0700), 0);
+    ck_assert_int_eq(sb_db_reconnect(con), SB_DB_DONE);
+    ck_assert_uint_eq(f.cnt.reconnects, 1);
+    q_ok(con, "CREATE TABLE t (id INTEGER)");
+    ps.v[0].i = 7;
+    ck_assert_int_eq(sb_db_execute(st), SB_DB_DONE);
+    expect_row(con, "SELECT id FROM t", "7");
+    sb_db_disconnect(con);
+    fx_teardown(&f);
+}
+END_TEST
+
 START_TEST(test_connect_error)
 {
     struct fx f;
@@ -695,6 +748,7 @@ static Suite *driver_suite(void)
     tcase_add_test(tc, test_default_ignorable_busy);
     tcase_add_test(tc, test_explicit_list_replaces_defaults);
     tcase_add_test(tc, test_reprepare_after_reconnect);
+    tcase_add_test(tc, test_failed_reconnect);
     tcase_add_test(tc, test_connect_error);
     suite_add_tcase(s, tc);
     return s;
