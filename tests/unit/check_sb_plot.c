@@ -295,6 +295,7 @@ START_TEST(test_gnuplot_missing)
     char path[128], nope[128], err[ERRLEN] = "", *out = NULL;
     size_t outlen = 0;
     FILE *mem;
+    char *saved_path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 
     fx_setup(&f, "r");
     snprintf(path, sizeof(path), "%s/c.png", f.dir);
@@ -320,6 +321,9 @@ START_TEST(test_gnuplot_missing)
 
     setenv("PATH", f.dir, 1);
     ck_assert_msg(sb_plot_check(path, err, sizeof(err)) == 0, "%s", err);
+    /* Restored for the tests after this one without CK_FORK. */
+    setenv("PATH", saved_path, 1);
+    free(saved_path);
     fx_teardown(&f);
 }
 END_TEST
