@@ -378,6 +378,24 @@ static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
     return SB_DB_FATAL;
 }
 
+/*
+ * After a reconnect that failed, the connection has no driver state
+ * (con->priv is NULL, as reconnect_with_backoff leaves it) until a later
+ * reconnect works; a script may still hold it (a pcall around
+ * con:reconnect(), a thread_done hook), so calls fail here with a message
+ * instead of reaching the driver without its state.
+ */
+static bool not_connected(struct sb_conn *con, const char *sql, size_t len)
+{
+    if (con->priv != NULL)
+        return false;
+    con->err.sql_errno = 0;
+    con->err.sql_state[0] = '\0';
+    snprintf(con->err.msg, sizeof(con->err.msg), "not connected: the last reconnect failed");
+    remember_query(con, sql, len);
+    return true;
+}
+
 static void count_query(struct sb_conn *con, enum sb_query_kind kind)
 {
     switch (kind) {
@@ -392,6 +410,8 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
     enum sb_db_status st;
 
     sb_db_free_result(con);
+    if (not_connected(con, sql, len))
+        return SB_DB_FATAL;
     if (policy.debug)
         sb_debug("query: %.*s", (int)len, sql);
     st = con->drv->query(con, sql, len, &con->rs);
@@ -402,8 +422,11 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
 
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
 {
-    struct sb_stmt *st = calloc(1, sizeof(*st));
+    struct sb_stmt *st;
 
+    if (not_connected(con, sql, len))
+        return NULL;
+    st = calloc(1, sizeof(*st));
     if (st == NULL || (st->sql = malloc(len + 1)) == NULL) {
         free(st);
         snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
@@ -559,6 +582,8 @@ static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
     enum sb_db_status s;
 
     sb_db_free_result(con);
+    if (not_connected(con, st->sql, st->sql_len))
+        return SB_DB_FATAL;
     if (st->params == NULL && st->nparams > 0) {
         con->err.sql_errno = 0;
         con->err.sql_state[0] = '\0';

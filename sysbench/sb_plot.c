@@ -138,6 +138,33 @@ void sb_plot_gp_str(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* Writes s as a gnuplot string expression that keeps every byte, for file
+ * names: a single-quoted string cannot hold a control character (a newline
+ * would end the command), so each one is joined on as an octal escape in a
+ * double-quoted string ('a' . "\012" . 'b'). Nothing else goes into double
+ * quotes, where gnuplot would run a `command` in backquotes. */
+void sb_plot_gp_path(FILE *f, const char *s)
+{
+    bool open = false, first = true;
+
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20) {
+            fprintf(f, "%s%s\"\\%03o\"", open ? "'" : "", first ? "" : " . ", c);
+            open = false;
+        } else {
+            if (!open)
+                fputs(first ? "'" : " . '", f);
+            open = true;
+            if (c == '\'')
+                fputc('\'', f);
+            fputc(c, f);
+        }
+        first = false;
+    }
+    fputs(first ? "''" : open ? "'" : "", f);
+}
+
 /* A number for a data block; NaN leaves a gap in lines and no bar. */
 void sb_plot_gp_num(FILE *f, double v)
 {
@@ -179,7 +206,7 @@ static void begin_chart(struct plot *pl, int which, int w, int h, const char *ti
         fprintf(f, "set terminal pngcairo noenhanced size %d,%d font 'DejaVu Sans,11' background rgb 'white'\n",
                 w, h);
     fputs("set encoding utf8\nset output ", f);
-    sb_plot_gp_str(f, pl->out[which]);
+    sb_plot_gp_path(f, pl->out[which]);
     fputs("\nset title ", f);
     {
         char t[512];

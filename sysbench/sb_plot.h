@@ -77,6 +77,9 @@ int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char
  * string (quotes doubled, control characters as spaces); sb_plot_gp_num
  * writes " v", or " NaN" for a non-finite v (a gap in a line). */
 void sb_plot_gp_str(FILE *f, const char *s);
+/* sb_plot_gp_path writes s as a gnuplot string expression that keeps
+ * every byte, control characters included (for file names). */
+void sb_plot_gp_path(FILE *f, const char *s);
 void sb_plot_gp_num(FILE *f, double v);
 
 #endif /* SB_PLOT_H */

@@ -60,7 +60,7 @@ static void write_script(FILE *f, const struct sb_point *p, const char *png, boo
         fputs("set terminal pngcairo noenhanced size 1000,1100 font 'DejaVu Sans,11' "
               "background rgb 'white'\n", f);
     fputs("set output ", f);
-    sb_plot_gp_str(f, png);
+    sb_plot_gp_path(f, png);
     fputc('\n', f);
     fprintf(f, "set multiplot layout 4,1 title 'Time axis: %u thread(s)%s' font ',14'\n",
             p->threads, rate ? ", fixed target rate" : "");
