@@ -35,10 +35,10 @@ static void data_block(FILE *f, const struct sb_point *p)
         const struct sb_interval *iv = &p->intervals[i];
         sb_plot_gp_num(f, iv->time_s);
         sb_plot_gp_num(f, iv->tps);
-        sb_plot_gp_num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
+        sb_plot_gp_num(f, p->rate_mode != SB_PACE_NONE ? p->target_tps : NAN);
         sb_plot_gp_num(f, iv->p50_ms);
         sb_plot_gp_num(f, iv->p99_ms);
-        sb_plot_gp_num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? iv->lag_p99_ms : NAN);
+        sb_plot_gp_num(f, p->rate_mode != SB_PACE_NONE ? iv->lag_p99_ms : NAN);
         sb_plot_gp_num(f, (double)iv->backlog);
         sb_plot_gp_num(f, iv->cpu_client_pct);
         sb_plot_gp_num(f, iv->cpu_server_pct);
@@ -50,7 +50,7 @@ static void data_block(FILE *f, const struct sb_point *p)
 /* The gnuplot script: four panels, time in seconds at the bottom. */
 static void write_script(FILE *f, const struct sb_point *p, const char *png, bool svg)
 {
-    bool rate = p->rate_mode != SB_OUTPUT_RATE_NONE;
+    bool rate = p->rate_mode != SB_PACE_NONE;
 
     data_block(f, p);
     if (svg)

@@ -94,7 +94,7 @@ void sb_repeat_print_group(const struct sb_output *o, size_t first, FILE *out)
         return;
     fprintf(out, "\nRepeat summary: %zu runs of %u thread%s", n, p->threads,
             p->threads == 1 ? "" : "s");
-    if (p->rate_mode != SB_OUTPUT_RATE_NONE)
+    if (p->rate_mode != SB_PACE_NONE)
         fprintf(out, " at %g tx/s", p->target_tps);
     fprintf(out, " (median  [min, max]  95%% CI of the mean):\n");
     summarize(o, first, end, FIG_TPS, 0, &s);
@@ -139,7 +139,7 @@ static void json_group(struct sb_json *j, const struct sb_output *o, size_t firs
 
     sb_json_begin_object(j);
     sb_json_kv_uint(j, "threads", p->threads);
-    sb_json_kv_double(j, "target_tps", p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
+    sb_json_kv_double(j, "target_tps", p->rate_mode != SB_PACE_NONE ? p->target_tps : NAN);
     sb_json_key(j, "points");
     sb_json_begin_array_inline(j);
     for (size_t i = first; i < end; i++)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sb_histogram.h"
+#include "sb_point.h"
 
 #include "sb_json_read.h"
 
@@ -30,7 +31,7 @@ struct sb_resfile_cpu {
 /* One point of a sweep. */
 struct sb_resfile_point {
     unsigned threads;
-    bool rated;                    /* --tx-rate or --rate */
+    enum sb_pace_mode rate_mode;   /* the file's "rate_mode" */
     double target_tps;             /* NaN in closed loop */
     bool complete;                 /* final figures present */
     double tps, qps;
@@ -139,7 +140,7 @@ char *sb_resfile_default_label(const char *path);
  * (a sweep such as --threads=2,2 has two points with the same pair). */
 struct sb_resfile_key {
     unsigned threads;
-    bool rated;
+    enum sb_pace_mode rate_mode;
     double target_tps;             /* NaN in closed loop */
     unsigned occurrence;           /* 0 for the first point with the pair */
 };
