@@ -109,12 +109,15 @@ struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_poin
     }
     p = &o->points[o->npoints++];
     memset(p, 0, sizeof(*p));
-    p->threads = pc->threads;
-    p->repeat = pc->repeat ? pc->repeat : 1;
-    p->nrepeat = pc->nrepeat ? pc->nrepeat : 1;
-    p->rate_mode = pc->mode;
-    p->target_tps = pc->mode != SB_PACE_NONE ? pc->target_tps : 0;
-    p->jitter_us = pc->mode == SB_PACE_FIXED ? pc->jitter_us : 0;
+    p->cfg = *pc;
+    if (p->cfg.repeat == 0)
+        p->cfg.repeat = 1;
+    if (p->cfg.nrepeat == 0)
+        p->cfg.nrepeat = 1;
+    if (p->cfg.mode == SB_PACE_NONE)
+        p->cfg.target_tps = 0;
+    if (p->cfg.mode != SB_PACE_FIXED)
+        p->cfg.jitter_us = 0;
     p->start_unix_s = NAN;
     return p;
 }
@@ -132,8 +135,8 @@ static void write_csv_row(struct sb_output *o, const struct sb_point *p,
 {
     FILE *f = o->csv;
 
-    fprintf(f, "%zu,%u,", o->npoints, p->threads);
-    csv_num(f, p->rate_mode != SB_PACE_NONE ? p->target_tps : NAN, false);
+    fprintf(f, "%zu,%u,", o->npoints, p->cfg.threads);
+    csv_num(f, p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN, false);
     fprintf(f, "%g,", iv->time_s);
     csv_num(f, iv->tps, false);
     csv_num(f, iv->qps, false);
@@ -343,7 +346,7 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
             continue;
         if (first == NULL)
             first = &o->points[i];
-        if (o->points[i].rate_mode != SB_PACE_NONE)
+        if (o->points[i].cfg.mode != SB_PACE_NONE)
             show_rate = true;
         done++;
     }
@@ -374,10 +377,10 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
             snprintf(rel, sizeof(rel), "%.2fx", tps / base);
         else
             snprintf(rel, sizeof(rel), "n/a");
-        fprintf(out, "%8u", p->threads);
+        fprintf(out, "%8u", p->cfg.threads);
         if (show_rate) {
-            if (p->rate_mode != SB_PACE_NONE)
-                fprintf(out, " %10.2f", p->target_tps);
+            if (p->cfg.mode != SB_PACE_NONE)
+                fprintf(out, " %10.2f", p->cfg.target_tps);
             else
                 fprintf(out, " %10s", "-");
         }
@@ -760,16 +763,16 @@ static void json_rate(struct sb_json *j, const struct sb_point *p)
     double achieved = per_sec((double)ev, p->time_s);
 
     sb_json_key(j, "rate");
-    if (p->rate_mode == SB_PACE_NONE) {
+    if (p->cfg.mode == SB_PACE_NONE) {
         sb_json_null(j);
         return;
     }
     sb_json_begin_object(j);
-    sb_json_kv_string(j, "mode", p->rate_mode == SB_PACE_FIXED ? "tx-rate" : "rate");
-    sb_json_kv_double(j, "target_tps", p->target_tps);
+    sb_json_kv_string(j, "mode", sb_pace_mode_name(p->cfg.mode));
+    sb_json_kv_double(j, "target_tps", p->cfg.target_tps);
     sb_json_kv_double(j, "achieved_tps", achieved);
-    sb_json_kv_double(j, "achieved_pct", p->target_tps > 0 ? 100.0 * achieved / p->target_tps : NAN);
-    sb_json_kv_double(j, "jitter_us", p->rate_mode == SB_PACE_FIXED ? p->jitter_us : NAN);
+    sb_json_kv_double(j, "achieved_pct", p->cfg.target_tps > 0 ? 100.0 * achieved / p->cfg.target_tps : NAN);
+    sb_json_kv_double(j, "jitter_us", p->cfg.mode == SB_PACE_FIXED ? p->cfg.jitter_us : NAN);
     sb_json_kv_uint(j, "late_starts", t->c[SB_STAT_LATE]);
     sb_json_kv_double(j, "late_pct", ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
     sb_json_kv_uint(j, "skipped", t->c[SB_STAT_SKIPPED]);
@@ -866,11 +869,11 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
 {
     sb_json_begin_object(j);
     sb_json_kv_uint(j, "index", index);
-    sb_json_kv_uint(j, "threads", p->threads);
-    sb_json_kv_uint(j, "repeat", p->repeat);
-    sb_json_kv_uint(j, "repeats", p->nrepeat);
-    sb_json_kv_string(j, "rate_mode", sb_pace_mode_name(p->rate_mode));
-    sb_json_kv_double(j, "target_tps", p->rate_mode != SB_PACE_NONE ? p->target_tps : NAN);
+    sb_json_kv_uint(j, "threads", p->cfg.threads);
+    sb_json_kv_uint(j, "repeat", p->cfg.repeat);
+    sb_json_kv_uint(j, "repeats", p->cfg.nrepeat);
+    sb_json_kv_string(j, "rate_mode", sb_pace_mode_name(p->cfg.mode));
+    sb_json_kv_double(j, "target_tps", p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN);
     sb_json_kv_bool(j, "complete", point_complete(p));
     sb_json_kv_bool(j, "interrupted", p->interrupted);
     /* Absolute time of the measurement start: intervals of several
@@ -888,7 +891,7 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
          * loop: both equal the response time, already above). */
         sb_json_key(j, "histograms");
         sb_json_begin_object(j);
-        if (p->rate_mode != SB_PACE_NONE) {
+        if (p->cfg.mode != SB_PACE_NONE) {
             sb_histjson_write(j, "service", "service", &p->total->service);
             sb_histjson_write(j, "lag", "lag", &p->total->lag);
         }

@@ -55,12 +55,11 @@ struct sb_interval {
 
 /* One point of a sweep (a single run is a sweep of one point). */
 struct sb_point {
-    unsigned threads;
+    /* What the point ran with (a copy of the run's frozen point config):
+     * threads, rate mode, this process's target (0 without a rate),
+     * effective jitter (--tx-rate only), repeat of nrepeat. */
+    struct sb_point_config cfg;
     double start_unix_s;            /* wall clock of the measurement start; NAN until set */
-    unsigned repeat, nrepeat;       /* run repeat of nrepeat (--repeat), 1-based */
-    enum sb_pace_mode rate_mode;
-    double target_tps;              /* 0 without a rate */
-    double jitter_us;               /* --tx-rate only */
     struct sb_interval *intervals;  /* owned */
     size_t nintervals, cap;
     bool interrupted;

@@ -307,7 +307,7 @@ static void chart_latency_throughput(struct plot *pl)
         fprintf(f, "$lt%zu << EOD\n", r);
         for (size_t k = 0; k < pl->g->nkeys; k++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            if (p == NULL || p->rate_mode == SB_PACE_NONE)
+            if (p == NULL || p->cfg.mode == SB_PACE_NONE)
                 continue;
             sb_plot_gp_num(f, tps_of(p));
             for (size_t i = 0; i < 2; i++)

@@ -200,12 +200,14 @@ START_TEST(json_round_trip)
     load_back(&r, json);
     ck_assert_uint_eq(r.npoints, 1);
     p = &r.points[0];
-    ck_assert_uint_eq(p->threads, 4);
-    ck_assert_int_eq(p->rate_mode, SB_PACE_FIXED);
-    ck_assert_double_eq_tol(p->target_tps, 200, 1e-9);
+    /* The point config comes back as the run had it. */
+    ck_assert_uint_eq(p->cfg.threads, pc.threads);
+    ck_assert_int_eq(p->cfg.mode, SB_PACE_FIXED);
+    ck_assert_double_eq_tol(p->cfg.target_tps, pc.target_tps, 1e-9);
+    ck_assert_double_eq_tol(p->cfg.jitter_us, pc.jitter_us, 1e-9);
+    ck_assert_uint_eq(p->cfg.repeat, 2);
+    ck_assert_uint_eq(p->cfg.nrepeat, 3);
     ck_assert(p->complete);
-    ck_assert_uint_eq(p->repeat, 2);
-    ck_assert_uint_eq(p->nrepeat, 3);
     ck_assert_double_eq_tol(p->tps, 100, 1e-9);
     ck_assert_double_eq_tol(p->qps, 2000, 1e-9);
     /* The percentiles read back agree with the run's own rule: the same
@@ -225,8 +227,9 @@ START_TEST(json_round_trip)
     output_of(&o, &f, &pc);
     json = json_of(&o);
     load_back(&r, json);
-    ck_assert_int_eq(r.points[0].rate_mode, SB_PACE_POISSON);
-    ck_assert_double_eq_tol(r.points[0].target_tps, 200, 1e-9);
+    ck_assert_int_eq(r.points[0].cfg.mode, SB_PACE_POISSON);
+    ck_assert_double_eq_tol(r.points[0].cfg.target_tps, 200, 1e-9);
+    ck_assert_double_eq_tol(r.points[0].cfg.jitter_us, 0, 1e-9);
     sb_resfile_free(&r);
     free(json);
     sb_output_close(&o, err, sizeof(err));
@@ -234,8 +237,8 @@ START_TEST(json_round_trip)
     output_of(&o, &f, &pc);
     json = json_of(&o);
     load_back(&r, json);
-    ck_assert_int_eq(r.points[0].rate_mode, SB_PACE_NONE);
-    ck_assert(isnan(r.points[0].target_tps));
+    ck_assert_int_eq(r.points[0].cfg.mode, SB_PACE_NONE);
+    ck_assert_double_eq_tol(r.points[0].cfg.target_tps, 0, 1e-9);
     sb_resfile_free(&r);
     free(json);
     sb_output_close(&o, err, sizeof(err));
@@ -315,7 +318,7 @@ START_TEST(compare_reads_the_file)
     ck_assert_msg(sb_resfile_load(&r, a, "one", err, sizeof(err)) == 0, "%s", err);
     ck_assert_uint_eq(r.npoints, 1);
     ck_assert_double_eq_tol(r.points[0].tps, 100, 1e-9);
-    ck_assert_int_eq(r.points[0].rate_mode, SB_PACE_FIXED);
+    ck_assert_int_eq(r.points[0].cfg.mode, SB_PACE_FIXED);
     sb_resfile_free(&r);
     {
         char *argv[] = {"sysbench", "compare", a, b, "--labels=one,two", NULL};
