@@ -273,13 +273,14 @@ struct point_ctx {
     struct sb_lua_env *env;
     struct sb_rand *main_rand;
     struct sb_output *out;
+    unsigned threads;              /* the thread count of the points run next */
     bool started;                  /* a point ran before: cool down first */
 };
 
 /*
- * Runs one point (threads, rate) `repeats` times (--repeat), every run with the same
- * options and seed, then prints the repeat summary. Returns the first
- * non-zero status of a run.
+ * Runs one point (c->threads, rate) `repeats` times (--repeat), every run
+ * with the same options and seed, each with its own frozen point config,
+ * then prints the repeat summary. Returns the first non-zero status of a run.
  */
 static int run_point(void *p, double rate, unsigned repeats)
 {
@@ -287,16 +288,13 @@ static int run_point(void *p, double rate, unsigned repeats)
     size_t first = c->out->npoints;
     int rc = 0;
 
-    sb_config.tx_rate = rate;
-    c->env->threads = sb_config.threads;
-    /* init(), done() and the hooks see the point being run. */
-    sb_lua_export_point(c->L, c->env);
     for (unsigned rep = 1; rep <= repeats && rc == 0; rep++) {
-        c->out->cur_repeat = rep;
-        c->out->cur_nrepeat = repeats;
+        const struct sb_point_config pt =
+            sb_point_config_make(sb_cfg, c->threads, rate, rep, repeats);
+
         if (c->started) {
             sb_stop_reset();
-            if (!cooldown(rep > 1 ? sb_config.repeat_cooldown : sb_config.sweep_cooldown,
+            if (!cooldown(rep > 1 ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown,
                           rep > 1 ? "repeat" : "point"))
                 return 128 + sb_run_signal();
             printf("\n");
@@ -306,9 +304,9 @@ static int run_point(void *p, double rate, unsigned repeats)
             printf("Run %u of %u:\n", rep, repeats);
         /* init() runs in the main state: give it the same random
          * sequence at every point and every repeat. */
-        sb_rand_seed_stream(c->main_rand, sb_config.rand_seed,
-                            0x100000000ULL + sb_config.instance.index, &sb_config.rand);
-        rc = sb_run_benchmark(c->L, c->env, c->out);
+        sb_rand_seed_stream(c->main_rand, sb_cfg->rand_seed,
+                            0x100000000ULL + sb_cfg->instance.index, &sb_cfg->rand);
+        rc = sb_run_benchmark(c->L, c->env, &pt, c->out);
     }
     if (repeats > 1 && rc != 1)
         sb_repeat_print_group(c->out, first, stdout);
@@ -319,20 +317,20 @@ static int run_point(void *p, double rate, unsigned repeats)
  * search at the first thread count. */
 static int run_sweep(struct point_ctx *c)
 {
-    size_t nr = sb_config.ntx_rate_list > 0 ? sb_config.ntx_rate_list : 1;
+    size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
     struct sb_findmax_result fm;
     int rc = 0;
 
-    if (sb_config.find_max) {
-        sb_config.threads = sb_config.thread_list[0];
-        return sb_findmax_search(c->out, run_point, c, sb_config.sla_pct, sb_config.sla_ms,
-                                 sb_config.repeat, &fm, stdout);
+    if (sb_cfg->find_max) {
+        c->threads = sb_cfg->thread_list[0];
+        return sb_findmax_search(c->out, run_point, c, sb_cfg->sla_pct, sb_cfg->sla_ms,
+                                 sb_cfg->repeat, &fm, stdout);
     }
-    for (size_t ti = 0; ti < sb_config.nthread_list && rc == 0; ti++)
+    for (size_t ti = 0; ti < sb_cfg->nthread_list && rc == 0; ti++)
         for (size_t ri = 0; ri < nr && rc == 0; ri++) {
-            sb_config.threads = sb_config.thread_list[ti];
-            rc = run_point(c, sb_config.ntx_rate_list ? sb_config.tx_rate_list[ri] : 0,
-                           sb_config.repeat);
+            c->threads = sb_cfg->thread_list[ti];
+            rc = run_point(c, sb_cfg->ntx_rate_list ? sb_cfg->tx_rate_list[ri] : 0,
+                           sb_cfg->repeat);
         }
     return rc;
 }
@@ -346,30 +344,30 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
 {
     struct sb_output out;
     char err[1024];
-    size_t nr = sb_config.ntx_rate_list > 0 ? sb_config.ntx_rate_list : 1;
-    bool sweep = sb_config.nthread_list > 1 || nr > 1 || sb_config.find_max;
-    struct point_ctx ctx = {L, env, main_rand, &out, false};
+    size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
+    bool sweep = sb_cfg->nthread_list > 1 || nr > 1 || sb_cfg->find_max;
+    struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false};
     int rc = 0;
 
     if (!sb_lua_has_function(L, "event") && !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
-    if (sb_output_open(&out, &sb_config, err, sizeof(err)) != 0)
+    if (sb_output_open(&out, sb_cfg, err, sizeof(err)) != 0)
         return die(err);
     /* So is a bad --plot name or a missing gnuplot. */
-    if (sb_config.plot_file != NULL && sb_plot_check(sb_config.plot_file, err, sizeof(err)) != 0) {
+    if (sb_cfg->plot_file != NULL && sb_plot_check(sb_cfg->plot_file, err, sizeof(err)) != 0) {
         char ignored[256];
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
-    if (sb_config.hgrm_file != NULL && sb_hgrm_check(sb_config.hgrm_file, err, sizeof(err)) != 0) {
+    if (sb_cfg->hgrm_file != NULL && sb_hgrm_check(sb_cfg->hgrm_file, err, sizeof(err)) != 0) {
         char ignored[256];
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
-    if (sb_config.log_file != NULL) {
+    if (sb_cfg->log_file != NULL) {
         static struct sb_txlog txlog; /* lives as long as threads may use it */
-        if (sb_txlog_open(&txlog, sb_config.log_file, sb_config.log_agg_s, err,
+        if (sb_txlog_open(&txlog, sb_cfg->log_file, sb_cfg->log_agg_s, err,
                           sizeof(err)) != 0) {
             char ignored[256];
             sb_output_close(&out, ignored, sizeof(ignored));
@@ -395,13 +393,13 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }
-    if (sb_config.hgrm_file != NULL && rc != 1 &&
-        sb_hgrm_write_output(&out, sb_config.hgrm_file, stdout, err, sizeof(err)) != 0) {
+    if (sb_cfg->hgrm_file != NULL && rc != 1 &&
+        sb_hgrm_write_output(&out, sb_cfg->hgrm_file, stdout, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }
-    if (sb_config.plot_file != NULL && rc == 0 &&
-        sb_plot_output(&out, env, sb_config.plot_file, stdout, err, sizeof(err)) != 0) {
+    if (sb_cfg->plot_file != NULL && rc == 0 &&
+        sb_plot_output(&out, env, sb_cfg->plot_file, stdout, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = 1;
     }
@@ -456,6 +454,7 @@ int main(int argc, char **argv)
     const struct sb_driver_ops *const *drivers = sb_driver_list();
     struct sb_args args;
     struct sb_lua_env env;
+    struct sb_point_config first_point;
     struct sb_lua_thread main_thr;
     struct sb_rand main_rand;
     struct sb_db_counters main_counters;
@@ -551,7 +550,7 @@ int main(int argc, char **argv)
         locate_option_error(&args, err, sizeof(err));
         goto fail;
     }
-    sb_log_set_level(sb_config.verbosity);
+    sb_log_set_level(sb_cfg->verbosity);
 
     if (strcmp(script, "-") == 0) {
         stdin_text = read_stdin(&env.script_len);
@@ -575,7 +574,12 @@ int main(int argc, char **argv)
     env.general = &general;
     env.driver_sets = drv_ptrs;
     env.script_opts = &script_opts;
-    env.threads = sb_config.threads;
+    /* Commands other than "run" (prepare in parallel, the script body)
+     * see the first point of a sweep. */
+    first_point = sb_point_config_make(sb_cfg, sb_cfg->thread_list[0],
+                                       sb_cfg->ntx_rate_list ? sb_cfg->tx_rate_list[0] : 0,
+                                       1, 1);
+    env.point = &first_point;
     if (infer_driver(&general, drv_sets, drivers, ndrv, drv_reason, sizeof(drv_reason),
                      &env.driver_reason, err, sizeof(err)) != 0)
         goto fail;
@@ -590,10 +594,10 @@ int main(int argc, char **argv)
         env.driver_error = drv_err;
     }
 
-    if (cmd != NULL && sb_config.verbosity >= SB_LOG_NOTICE)
+    if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE)
         print_version_line();
-    sb_rand_seed_stream(&main_rand, sb_config.rand_seed,
-                        0x100000000ULL + sb_config.instance.index, &sb_config.rand);
+    sb_rand_seed_stream(&main_rand, sb_cfg->rand_seed,
+                        0x100000000ULL + sb_cfg->instance.index, &sb_cfg->rand);
     memset(&main_counters, 0, sizeof(main_counters));
     main_thr.tid = -1;
     main_thr.rand = &main_rand;
@@ -629,7 +633,7 @@ int main(int argc, char **argv)
     if (cmd == NULL) {
         rc = 0; /* the script body ran: sysbench as a Lua interpreter */
     } else {
-        if (strcmp(cmd, "run") != 0 && sb_config.verbosity >= SB_LOG_NOTICE)
+        if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE)
             printf("\n");
         rc = run_command(L, &env, cmd, &main_rand);
     }

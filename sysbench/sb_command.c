@@ -201,7 +201,7 @@ static void *command_main(void *arg)
 
 int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
 {
-    unsigned n = env->threads, started = 0;
+    unsigned n = env->point->threads, started = 0;
     struct cmd_thread *t = calloc(n, sizeof(*t));
     unsigned *finished = calloc(1, sizeof(*finished));
     int rc = 0;
@@ -217,8 +217,8 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
         t[i].name = name;
         t[i].tid = (int)i;
         t[i].finished = finished;
-        sb_rand_seed_stream(&t[i].rand, sb_config.rand_seed,
-                            sb_instance_gtid(&sb_config.instance, n, i), &sb_config.rand);
+        sb_rand_seed_stream(&t[i].rand, sb_cfg->rand_seed,
+                            sb_instance_gtid(&sb_cfg->instance, n, i), &sb_cfg->rand);
         t[i].lt.tid = (int)i;
         t[i].lt.rand = &t[i].rand;
         t[i].lt.counters = &t[i].counters;

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-struct sb_config sb_config;
+/* Written only by sb_config_load; everyone else reads it through sb_cfg. */
+static struct sb_config config;
+const struct sb_config *const sb_cfg = &config;
 
 const struct sb_opt_def sb_general_options[] = {
     {"threads", "number of threads to use, or a comma-separated list for a thread sweep", "1", SB_ARG_LIST},
@@ -108,10 +110,9 @@ static int load_rates(const struct sb_optset *set, char *err, size_t errlen)
                      items[i]);
             return -1;
         }
-        sb_config.tx_rate_list[i] = v;
+        config.tx_rate_list[i] = v;
     }
-    sb_config.ntx_rate_list = count;
-    sb_config.tx_rate = count > 0 ? sb_config.tx_rate_list[0] : 0;
+    config.ntx_rate_list = count;
     return 0;
 }
 
@@ -120,7 +121,7 @@ static int load_percentiles(const struct sb_optset *set, char *err, size_t errle
     size_t count, i;
     char *const *items = sb_optset_list(set, "percentile", &count);
 
-    sb_config.npercentiles = 0;
+    config.npercentiles = 0;
     if (count > SB_MAX_PERCENTILES)
         return fail(err, errlen, "too many values for --%s: %s", "percentile", "at most 16");
     for (i = 0; i < count; i++) {
@@ -138,7 +139,7 @@ static int load_percentiles(const struct sb_optset *set, char *err, size_t errle
                             "0 (disable) cannot be combined with other percentiles");
             return 0;
         }
-        sb_config.percentiles[sb_config.npercentiles++] = v;
+        config.percentiles[config.npercentiles++] = v;
     }
     return 0;
 }
@@ -154,7 +155,7 @@ static int load_checkpoints(const struct sb_optset *set, char *err, size_t errle
     size_t count;
     char *const *items = sb_optset_list(set, "report-checkpoints", &count);
 
-    sb_config.ncheckpoints = 0;
+    config.ncheckpoints = 0;
     if (count > SB_MAX_CHECKPOINTS)
         return fail(err, errlen, "too many values for --%s: %s", "report-checkpoints",
                     "at most 64");
@@ -163,9 +164,9 @@ static int load_checkpoints(const struct sb_optset *set, char *err, size_t errle
         if (sb_parse_double(items[i], &v) != 0 || !isfinite(v) || !(v > 0))
             return fail(err, errlen, "invalid value '%s' for --%s: expected seconds > 0",
                         items[i], "report-checkpoints");
-        sb_config.checkpoints[sb_config.ncheckpoints++] = v;
+        config.checkpoints[config.ncheckpoints++] = v;
     }
-    qsort(sb_config.checkpoints, sb_config.ncheckpoints, sizeof(double), cmp_double);
+    qsort(config.checkpoints, config.ncheckpoints, sizeof(double), cmp_double);
     return 0;
 }
 
@@ -216,7 +217,7 @@ static int load_client_threads(const struct sb_optset *set, struct sb_config *c,
 
 int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
 {
-    struct sb_config *c = &sb_config;
+    struct sb_config *c = &config;
     int64_t v;
     const char *s;
 
@@ -224,7 +225,6 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (load_uint_list(set, "threads", c->thread_list, &c->nthread_list,
                        100000, err, errlen) != 0)
         return -1;
-    c->threads = c->thread_list[0];
 
     v = sb_optset_int(set, "events");
     if (v < 0)
@@ -252,7 +252,8 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
         load_checkpoints(set, err, errlen) != 0)
         return -1;
     /* --find-max chooses the rates itself, on one thread count. */
-    if (c->find_max && (c->rate > 0 || c->ntx_rate_list > 1 || c->tx_rate > 0 ||
+    if (c->find_max && (c->rate > 0 || c->ntx_rate_list > 1 ||
+                        (c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0) ||
                         c->nthread_list > 1))
         return fail(err, errlen, "%s %s", "--find-max",
                     "chooses the --tx-rate itself: give one --threads value and no --rate or --tx-rate");
@@ -270,7 +271,7 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     else
         return fail(err, errlen, "invalid value '%s' for --%s: expected catchup or skip",
                     s ? s : "", "tx-late");
-    if (c->rate > 0 && c->ntx_rate_list > 0 && c->tx_rate > 0)
+    if (c->rate > 0 && c->ntx_rate_list > 0 && c->tx_rate_list[0] > 0)
         return fail(err, errlen, "%s and %s cannot be used together", "--rate", "--tx-rate");
     if (c->time_limit == 0 && c->events_limit == 0)
         return fail(err, errlen, "%s%s", "--time=0 and --events=0 would run forever: set a limit",

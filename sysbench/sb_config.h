@@ -22,8 +22,8 @@
 #define SB_MAX_CHECKPOINTS 64
 
 struct sb_config {
-    /* --threads may be a list (a sweep); threads is the current point. */
-    unsigned threads;
+    /* --threads may be a list (a sweep); the point being run is a
+     * struct sb_point_config (sb_point.h), never a field here. */
     unsigned thread_list[SB_MAX_SWEEP];
     size_t nthread_list;
     double time_limit;        /* seconds, 0 = none */
@@ -45,8 +45,7 @@ struct sb_config {
     struct sb_instance instance;
 
     /* Steady-rate mode (--tx-rate) and Poisson mode (--rate). */
-    double tx_rate;           /* the current point of a rate sweep */
-    double tx_rate_list[SB_MAX_SWEEP];
+    double tx_rate_list[SB_MAX_SWEEP]; /* --tx-rate, one value or a sweep */
     size_t ntx_rate_list;
     double tx_jitter_us;
     enum sb_late_policy late_policy;
@@ -76,15 +75,17 @@ struct sb_config {
 /* The general options, {NULL}-ended, in the order --help prints them. */
 extern const struct sb_opt_def sb_general_options[];
 
-/* The configuration of this process, filled by sb_config_load. */
-extern struct sb_config sb_config;
+/* The configuration of this process: filled once by sb_config_load and
+ * read-only everywhere else. Per-point values (threads, target rate,
+ * repeat) are not here: see struct sb_point_config (sb_point.h). */
+extern const struct sb_config *const sb_cfg;
 
 /* Adds the general options and the legacy aliases (--num-threads,
  * --max-time, --max-requests) to `set`. Returns 0 or -1 with err. */
 int sb_config_declare(struct sb_optset *set, char *err, size_t errlen);
 
 /*
- * Fills sb_config from the parsed general options and checks ranges
+ * Fills the configuration (sb_cfg) from the parsed general options and checks ranges
  * (threads >= 1, time >= 0, percentiles in (0, 100], a valid --rand-type,
  * --tx-jitter within the period, ...). Returns 0, or -1 with one line
  * naming the option in err.

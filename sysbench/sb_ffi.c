@@ -153,7 +153,7 @@ static struct sb_rand *thread_rand(void)
         return cur_rand;
     if (!fallback_ready) {
         sb_rand_seed_stream(&fallback_rand, (uint64_t)time(NULL),
-                     (uint64_t)(uintptr_t)&fallback_rand, &sb_config.rand);
+                     (uint64_t)(uintptr_t)&fallback_rand, &sb_cfg->rand);
         fallback_ready = true;
     }
     return &fallback_rand;
@@ -196,12 +196,12 @@ static void unique_init(void)
 {
     /* A stream no thread's generator uses (threads are 0.., the main
      * state 2^32). */
-    sb_rand_seed_stream(&unique_rand, sb_config.rand_seed, 0x200000000ULL,
-                        &sb_config.rand);
+    sb_rand_seed_stream(&unique_rand, sb_cfg->rand_seed, 0x200000000ULL,
+                        &sb_cfg->rand);
     /* Instance I of N walks its own 1/N of the same permutation, so the
      * values of all instances never collide either. */
-    unique_rand.unique_index += (uint32_t)(((uint64_t)1 << 32) / sb_config.instance.count *
-                                           sb_config.instance.index);
+    unique_rand.unique_index += (uint32_t)(((uint64_t)1 << 32) / sb_cfg->instance.count *
+                                           sb_cfg->instance.index);
 }
 
 static uint32_t shared_unique(void)

@@ -147,8 +147,8 @@ static int probe(struct search *s, double r, bool *holds)
         p->runs = 3;
         /* One group of three runs in the files, not a run and a pair. */
         for (size_t i = first; i < s->o->npoints; i++) {
-            s->o->points[i].repeat = (unsigned)(i - first + 1);
-            s->o->points[i].nrepeat = (unsigned)(s->o->npoints - first);
+            s->o->points[i].cfg.repeat = (unsigned)(i - first + 1);
+            s->o->points[i].cfg.nrepeat = (unsigned)(s->o->npoints - first);
         }
         sb_repeat_print_group(s->o, first, s->out);
         medians(s, first, &p->achieved, &p->latency_ms);

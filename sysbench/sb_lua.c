@@ -280,7 +280,7 @@ static int lua_report_default(lua_State *L)
     struct sb_report_stat s;
     luaL_checktype(L, 1, LUA_TTABLE);
     stat_from_table(L, 1, &s);
-    sb_report_print_line_v1(&s, sb_config.npercentiles ? sb_config.percentiles[0] : 95,
+    sb_report_print_line_v1(&s, sb_cfg->npercentiles ? sb_cfg->percentiles[0] : 95,
                             stdout);
     return 0;
 }
@@ -389,11 +389,11 @@ static void set_sysbench_values(lua_State *L, const struct sb_lua_env *env,
     /* Scale-out (sb_instance.h): which of the instances this process is,
      * and this thread's connection index among all of theirs, so scripts
      * can shard keys and tables. */
-    lua_pushinteger(L, sb_config.instance.index);
+    lua_pushinteger(L, sb_cfg->instance.index);
     lua_setfield(L, -2, "instance");
-    lua_pushinteger(L, sb_config.instance.count > 0 ? sb_config.instance.count : 1);
+    lua_pushinteger(L, sb_cfg->instance.count > 0 ? sb_cfg->instance.count : 1);
     lua_setfield(L, -2, "instances");
-    lua_pushinteger(L, (lua_Integer)sb_instance_gtid(&sb_config.instance, sb_config.threads,
+    lua_pushinteger(L, (lua_Integer)sb_instance_gtid(&sb_cfg->instance, env->point->threads,
                                                      thr->tid >= 0 ? (unsigned)thr->tid : 0));
     lua_setfield(L, -2, "global_tid");
     lua_pushlightuserdata(L, thr->rand);

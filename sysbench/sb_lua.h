@@ -14,6 +14,7 @@
 #include "sb_args.h"
 #include "sb_driver.h"
 #include "sb_rand.h"
+#include "sb_point.h"
 
 /* What every state needs to know about the run; read-only once threads
  * start. Owned by main. */
@@ -29,7 +30,10 @@ struct sb_lua_env {
     struct sb_optset *script_opts; /* filled from sysbench.cmdline.options */
     const struct sb_driver_ops *driver; /* the chosen driver (may be NULL) */
     const char *driver_error;  /* why driver is NULL, for sysbench.sql.driver() */
-    unsigned threads;
+    /* The point being run (threads, target rate; sb_point.h): what
+     * sysbench.opt.threads and tx_rate show. Never NULL once main set it;
+     * a run gives its states a copy of env pointing at its own point. */
+    const struct sb_point_config *point;
     /* The script declares no sysbench.cmdline.options: every option is
      * also a global (sysbench 1.0's legacy interface). Set by main before
      * worker states are made. */
@@ -124,8 +128,8 @@ void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env);
 
 /* Updates what differs between the points of a sweep (threads, tx_rate
  * and their aliases) in L's sysbench.opt, and in the globals when
- * env->opts_as_globals, to the point in sb_config. Only keys already
- * there change. Never raises a Lua error. */
+ * env->opts_as_globals, to env->point. Only keys already there change.
+ * Never raises a Lua error. */
 void sb_lua_export_point(lua_State *L, const struct sb_lua_env *env);
 
 /* The generator 1.0's sb_rand_* functions use in the calling thread (the

@@ -64,16 +64,17 @@ static void push_option_value(lua_State *L, const struct sb_opt *o)
  * value; a few that this program widened keep sysbench 1.0's type, because
  * scripts copied from 1.0 do arithmetic or comparisons on them.
  */
-static void push_export_value(lua_State *L, const struct sb_opt *o, const char *key)
+static void push_export_value(lua_State *L, const struct sb_point_config *pt,
+                              const struct sb_opt *o, const char *key)
 {
     /* --threads and --tx-rate take lists for sweeps: the point being run. */
     if (strcmp(key, "threads") == 0 || strcmp(key, "num_threads") == 0) {
-        lua_pushnumber(L, sb_config.threads);
+        lua_pushnumber(L, pt->threads);
     } else if (strcmp(key, "tx_rate") == 0) {
-        lua_pushnumber(L, sb_config.tx_rate);
+        lua_pushnumber(L, pt->tx_rate);
     } else if (strcmp(key, "percentile") == 0 && o->type == SB_ARG_LIST) {
         /* 1.0 has one percentile; ours is a list whose first is "the" one. */
-        lua_pushnumber(L, sb_config.npercentiles > 0 ? sb_config.percentiles[0] : 0);
+        lua_pushnumber(L, sb_cfg->npercentiles > 0 ? sb_cfg->percentiles[0] : 0);
     } else if (strcmp(key, "pgsql_host") == 0 && o->type == SB_ARG_LIST) {
         lua_pushstring(L, o->nitems > 0 ? o->items[0] : "");
     } else if (strcmp(key, "pgsql_port") == 0 && o->type == SB_ARG_LIST) {
@@ -93,7 +94,8 @@ static void push_export_value(lua_State *L, const struct sb_opt *o, const char *
 /* Sets t[name with '_' for '-'] for every option of set into the table at
  * the top of the stack. Aliases (--num-threads ...) get their target's
  * value. */
-static void export_set(lua_State *L, const struct sb_optset *set)
+static void export_set(lua_State *L, const struct sb_point_config *pt,
+                       const struct sb_optset *set)
 {
     for (size_t i = 0; set != NULL && i < set->n; i++) {
         const struct sb_opt *o = &set->opts[i];
@@ -107,7 +109,7 @@ static void export_set(lua_State *L, const struct sb_optset *set)
             if (*p == '-')
                 *p = '_';
         lua_pushstring(L, key);
-        push_export_value(L, v, key);
+        push_export_value(L, pt, v, key);
         lua_rawset(L, -3);
     }
 }
@@ -117,10 +119,10 @@ void sb_lua_export_options(lua_State *L, const struct sb_lua_env *env)
     int top = lua_gettop(L);
 
     lua_newtable(L);
-    export_set(L, env->general);
+    export_set(L, env->point, env->general);
     for (size_t i = 0; env->driver_sets && env->driver_sets[i]; i++)
-        export_set(L, env->driver_sets[i]);
-    export_set(L, env->script_opts);
+        export_set(L, env->point, env->driver_sets[i]);
+    export_set(L, env->point, env->script_opts);
     if (env->opts_as_globals) {
         /* sysbench 1.0 scripts without declared options read them as
          * globals: oltp_table_size, num_threads, mysql_host ... */
@@ -281,18 +283,21 @@ void sb_lua_export_point(lua_State *L, const struct sb_lua_env *env)
     lua_pushstring(L, "sysbench");
     lua_rawget(L, LUA_GLOBALSINDEX);
     if (lua_istable(L, -1)) {
+        /* The main state is thread 0 of the point. */
+        update_number(L, -1, "global_tid",
+                      (double)sb_instance_gtid(&sb_cfg->instance, env->point->threads, 0));
         lua_pushstring(L, "opt");
         lua_rawget(L, -2);
         if (lua_istable(L, -1)) {
             for (size_t i = 0; i < 2; i++)
-                update_number(L, -1, thread_keys[i], sb_config.threads);
-            update_number(L, -1, "tx_rate", sb_config.tx_rate);
+                update_number(L, -1, thread_keys[i], env->point->threads);
+            update_number(L, -1, "tx_rate", env->point->tx_rate);
         }
     }
     if (env->opts_as_globals) {
         for (size_t i = 0; i < 2; i++)
-            update_number(L, LUA_GLOBALSINDEX, thread_keys[i], sb_config.threads);
-        update_number(L, LUA_GLOBALSINDEX, "tx_rate", sb_config.tx_rate);
+            update_number(L, LUA_GLOBALSINDEX, thread_keys[i], env->point->threads);
+        update_number(L, LUA_GLOBALSINDEX, "tx_rate", env->point->tx_rate);
     }
     lua_settop(L, top);
 }

@@ -95,9 +95,7 @@ int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
     return 0;
 }
 
-struct sb_point *sb_output_begin_point(struct sb_output *o, unsigned threads,
-                                       enum sb_output_rate_mode mode,
-                                       double target_tps, double jitter_us)
+struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_point_config *pc)
 {
     struct sb_point *p;
 
@@ -111,12 +109,15 @@ struct sb_point *sb_output_begin_point(struct sb_output *o, unsigned threads,
     }
     p = &o->points[o->npoints++];
     memset(p, 0, sizeof(*p));
-    p->threads = threads;
-    p->repeat = o->cur_repeat ? o->cur_repeat : 1;
-    p->nrepeat = o->cur_nrepeat ? o->cur_nrepeat : 1;
-    p->rate_mode = mode;
-    p->target_tps = mode != SB_OUTPUT_RATE_NONE ? target_tps : 0;
-    p->jitter_us = mode == SB_OUTPUT_RATE_FIXED ? jitter_us : 0;
+    p->cfg = *pc;
+    if (p->cfg.repeat == 0)
+        p->cfg.repeat = 1;
+    if (p->cfg.nrepeat == 0)
+        p->cfg.nrepeat = 1;
+    if (p->cfg.mode == SB_PACE_NONE)
+        p->cfg.target_tps = 0;
+    if (p->cfg.mode != SB_PACE_FIXED)
+        p->cfg.jitter_us = 0;
     p->start_unix_s = NAN;
     return p;
 }
@@ -134,8 +135,8 @@ static void write_csv_row(struct sb_output *o, const struct sb_point *p,
 {
     FILE *f = o->csv;
 
-    fprintf(f, "%zu,%u,", o->npoints, p->threads);
-    csv_num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN, false);
+    fprintf(f, "%zu,%u,", o->npoints, p->cfg.threads);
+    csv_num(f, p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN, false);
     fprintf(f, "%g,", iv->time_s);
     csv_num(f, iv->tps, false);
     csv_num(f, iv->qps, false);
@@ -177,7 +178,7 @@ int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv)
     return 0;
 }
 
-int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f)
+int sb_output_end_point(struct sb_output *o, const struct sb_final *f)
 {
     struct sb_point *p;
 
@@ -188,10 +189,11 @@ int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f)
     if (p->total == NULL)
         return -1;
     *p->total = *f->total;
-    p->time_s = f->time_s;
+    p->time_s = f->time_total;
     p->max_backlog = f->max_backlog;
     p->interrupted = f->interrupted;
-    p->cpu = *f->cpu;
+    if (f->cpu != NULL)
+        p->cpu = *f->cpu;
     if (f->thread_cpu != NULL && f->nthread_cpu > 0) {
         p->thread_cpu = malloc(f->nthread_cpu * sizeof(*p->thread_cpu));
         if (p->thread_cpu != NULL) {
@@ -344,7 +346,7 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
             continue;
         if (first == NULL)
             first = &o->points[i];
-        if (o->points[i].rate_mode != SB_OUTPUT_RATE_NONE)
+        if (o->points[i].cfg.mode != SB_PACE_NONE)
             show_rate = true;
         done++;
     }
@@ -375,10 +377,10 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
             snprintf(rel, sizeof(rel), "%.2fx", tps / base);
         else
             snprintf(rel, sizeof(rel), "n/a");
-        fprintf(out, "%8u", p->threads);
+        fprintf(out, "%8u", p->cfg.threads);
         if (show_rate) {
-            if (p->rate_mode != SB_OUTPUT_RATE_NONE)
-                fprintf(out, " %10.2f", p->target_tps);
+            if (p->cfg.mode != SB_PACE_NONE)
+                fprintf(out, " %10.2f", p->cfg.target_tps);
             else
                 fprintf(out, " %10s", "-");
         }
@@ -761,16 +763,16 @@ static void json_rate(struct sb_json *j, const struct sb_point *p)
     double achieved = per_sec((double)ev, p->time_s);
 
     sb_json_key(j, "rate");
-    if (p->rate_mode == SB_OUTPUT_RATE_NONE) {
+    if (p->cfg.mode == SB_PACE_NONE) {
         sb_json_null(j);
         return;
     }
     sb_json_begin_object(j);
-    sb_json_kv_string(j, "mode", p->rate_mode == SB_OUTPUT_RATE_FIXED ? "tx-rate" : "rate");
-    sb_json_kv_double(j, "target_tps", p->target_tps);
+    sb_json_kv_string(j, "mode", sb_pace_mode_name(p->cfg.mode));
+    sb_json_kv_double(j, "target_tps", p->cfg.target_tps);
     sb_json_kv_double(j, "achieved_tps", achieved);
-    sb_json_kv_double(j, "achieved_pct", p->target_tps > 0 ? 100.0 * achieved / p->target_tps : NAN);
-    sb_json_kv_double(j, "jitter_us", p->rate_mode == SB_OUTPUT_RATE_FIXED ? p->jitter_us : NAN);
+    sb_json_kv_double(j, "achieved_pct", p->cfg.target_tps > 0 ? 100.0 * achieved / p->cfg.target_tps : NAN);
+    sb_json_kv_double(j, "jitter_us", p->cfg.mode == SB_PACE_FIXED ? p->cfg.jitter_us : NAN);
     sb_json_kv_uint(j, "late_starts", t->c[SB_STAT_LATE]);
     sb_json_kv_double(j, "late_pct", ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
     sb_json_kv_uint(j, "skipped", t->c[SB_STAT_SKIPPED]);
@@ -865,15 +867,13 @@ static void json_final(struct sb_json *j, const struct sb_output *o, const struc
 static void json_point(struct sb_json *j, const struct sb_output *o, const struct sb_point *p,
                        size_t index)
 {
-    static const char *const modes[] = {"none", "tx-rate", "rate"};
-
     sb_json_begin_object(j);
     sb_json_kv_uint(j, "index", index);
-    sb_json_kv_uint(j, "threads", p->threads);
-    sb_json_kv_uint(j, "repeat", p->repeat);
-    sb_json_kv_uint(j, "repeats", p->nrepeat);
-    sb_json_kv_string(j, "rate_mode", modes[p->rate_mode]);
-    sb_json_kv_double(j, "target_tps", p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
+    sb_json_kv_uint(j, "threads", p->cfg.threads);
+    sb_json_kv_uint(j, "repeat", p->cfg.repeat);
+    sb_json_kv_uint(j, "repeats", p->cfg.nrepeat);
+    sb_json_kv_string(j, "rate_mode", sb_pace_mode_name(p->cfg.mode));
+    sb_json_kv_double(j, "target_tps", p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN);
     sb_json_kv_bool(j, "complete", point_complete(p));
     sb_json_kv_bool(j, "interrupted", p->interrupted);
     /* Absolute time of the measurement start: intervals of several
@@ -891,7 +891,7 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
          * loop: both equal the response time, already above). */
         sb_json_key(j, "histograms");
         sb_json_begin_object(j);
-        if (p->rate_mode != SB_OUTPUT_RATE_NONE) {
+        if (p->cfg.mode != SB_PACE_NONE) {
             sb_histjson_write(j, "service", "service", &p->total->service);
             sb_histjson_write(j, "lag", "lag", &p->total->lag);
         }
@@ -935,7 +935,7 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
     json_end(&j, o);
     json_options(&j, env);
     json_environment(&j, o);
-    sb_instance_write_json(&j, &sb_config.instance);
+    sb_instance_write_json(&j, &sb_cfg->instance);
     sb_json_key(&j, "percentiles");
     sb_json_begin_array_inline(&j);
     for (size_t i = 0; i < o->npcts; i++)

@@ -24,18 +24,13 @@
 #include "sb_config.h"
 #include "sb_cpu.h"
 #include "sb_lua.h"
+#include "sb_point.h"
+#include "sb_report.h"
 #include "sb_safefile.h"
 #include "sb_selfcheck.h"
 #include "sb_stats.h"
 
 struct sb_txlog;
-
-/* How a point was paced, as struct sb_final's rate_mode. */
-enum sb_output_rate_mode {
-    SB_OUTPUT_RATE_NONE = 0,   /* closed loop */
-    SB_OUTPUT_RATE_FIXED = 1,  /* --tx-rate */
-    SB_OUTPUT_RATE_POISSON = 2 /* --rate */
-};
 
 /* One interval report (--report-interval) of a point. Rates are per
  * second over the interval; latencies are at the output's percentiles. */
@@ -58,33 +53,13 @@ struct sb_interval {
     double cpu_server_pct;     /* NAN if not measured */
 };
 
-/* The final figures of a point, as sb_run computes them. Everything is
- * borrowed for the duration of sb_output_end_point, which copies it. */
-struct sb_point_final {
-    const struct sb_stats *total;   /* merged over threads */
-    double time_s;                  /* measured time */
-    uint64_t max_backlog;
-    bool interrupted;               /* stopped by SIGINT/SIGTERM */
-    const struct sb_cpu_report *cpu;
-    const char *server_label;       /* which server processes, or why not */
-    const struct sb_cpu_thread *thread_cpu; /* per worker thread, copied */
-    unsigned nthread_cpu;
-    /* The self-check and the throughput samples it judged (copied);
-     * selfcheck NULL: none was made. */
-    const struct sb_selfcheck *selfcheck;
-    const double *check_tps;
-    size_t ncheck_tps;
-    double check_sample_s;
-};
-
 /* One point of a sweep (a single run is a sweep of one point). */
 struct sb_point {
-    unsigned threads;
+    /* What the point ran with (a copy of the run's frozen point config):
+     * threads, rate mode, this process's target (0 without a rate),
+     * effective jitter (--tx-rate only), repeat of nrepeat. */
+    struct sb_point_config cfg;
     double start_unix_s;            /* wall clock of the measurement start; NAN until set */
-    unsigned repeat, nrepeat;       /* run repeat of nrepeat (--repeat), 1-based */
-    enum sb_output_rate_mode rate_mode;
-    double target_tps;              /* 0 without a rate */
-    double jitter_us;               /* --tx-rate only */
     struct sb_interval *intervals;  /* owned */
     size_t nintervals, cap;
     bool interrupted;
@@ -121,7 +96,6 @@ struct sb_output {
     char driver_name[32];           /* the driver used, "" if none */
     time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
-    unsigned cur_repeat, cur_nrepeat; /* stamped on the next points; 0 = 1 of 1 */
     struct sb_txlog *txlog;         /* --log, borrowed from main; NULL without */
     /* How the run ended (sb_output_set_end): "completed", "interrupted"
      * or "failed"; NULL when not said (the document shows null). */
@@ -140,19 +114,20 @@ struct sb_output {
 int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
                    char *err, size_t errlen);
 
-/* Starts the next point. Returns it (owned by o; valid until the next
- * begin_point or close), or NULL when out of memory. */
-struct sb_point *sb_output_begin_point(struct sb_output *o, unsigned threads,
-                                       enum sb_output_rate_mode mode,
-                                       double target_tps, double jitter_us);
+/* Starts the next point, stamped with pc's threads, rate mode, target,
+ * jitter and repeat (pc is copied from). Returns it (owned by o; valid
+ * until the next begin_point or close), or NULL when out of memory. */
+struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_point_config *pc);
 
 /* Appends an interval to the current point and writes its CSV row.
  * Returns 0, or -1 when out of memory (the interval is dropped). */
 int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv);
 
-/* Stores the final figures of the current point (copied). Returns 0, or
- * -1 when out of memory. */
-int sb_output_end_point(struct sb_output *o, const struct sb_point_final *f);
+/* Stores the final figures of the current point (the struct the text
+ * report printed; copied: total, time_total, max_backlog, interrupted,
+ * cpu, server_label, thread_cpu, the self-check). Returns 0, or -1 when
+ * out of memory. */
+int sb_output_end_point(struct sb_output *o, const struct sb_final *f);
 
 /* Records the wall-clock time (seconds since the epoch) at which the
  * current point's measurement started. */

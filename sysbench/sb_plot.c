@@ -245,7 +245,7 @@ static void key_title(const struct plot *pl, size_t k, char *buf, size_t len)
     const struct sb_resfile_key *key = &pl->g->keys[k];
     char rate[64] = "";
 
-    if (key->rated)
+    if (key->rate_mode != SB_PACE_NONE)
         snprintf(rate, sizeof(rate), " at %g tx/s", key->target_tps);
     snprintf(buf, len, "%u thread%s%s", key->threads, key->threads == 1 ? "" : "s", rate);
     if (key->occurrence > 0) {
@@ -334,7 +334,7 @@ static void chart_latency_throughput(struct plot *pl)
         fprintf(f, "$lt%zu << EOD\n", r);
         for (size_t k = 0; k < pl->g->nkeys; k++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
-            if (p == NULL || !p->rated)
+            if (p == NULL || p->cfg.mode == SB_PACE_NONE)
                 continue;
             sb_plot_gp_num(f, tps_of(p));
             for (size_t i = 0; i < 2; i++)

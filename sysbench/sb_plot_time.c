@@ -35,10 +35,10 @@ static void data_block(FILE *f, const struct sb_point *p)
         const struct sb_interval *iv = &p->intervals[i];
         sb_plot_gp_num(f, iv->time_s);
         sb_plot_gp_num(f, iv->tps);
-        sb_plot_gp_num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
+        sb_plot_gp_num(f, p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN);
         sb_plot_gp_num(f, iv->p50_ms);
         sb_plot_gp_num(f, iv->p99_ms);
-        sb_plot_gp_num(f, p->rate_mode != SB_OUTPUT_RATE_NONE ? iv->lag_p99_ms : NAN);
+        sb_plot_gp_num(f, p->cfg.mode != SB_PACE_NONE ? iv->lag_p99_ms : NAN);
         sb_plot_gp_num(f, (double)iv->backlog);
         sb_plot_gp_num(f, iv->cpu_client_pct);
         sb_plot_gp_num(f, iv->cpu_server_pct);
@@ -50,7 +50,7 @@ static void data_block(FILE *f, const struct sb_point *p)
 /* The gnuplot script: four panels, time in seconds at the bottom. */
 static void write_script(FILE *f, const struct sb_point *p, const char *png, bool svg)
 {
-    bool rate = p->rate_mode != SB_OUTPUT_RATE_NONE;
+    bool rate = p->cfg.mode != SB_PACE_NONE;
 
     data_block(f, p);
     if (svg)
@@ -63,7 +63,7 @@ static void write_script(FILE *f, const struct sb_point *p, const char *png, boo
     sb_plot_gp_path(f, png);
     fputc('\n', f);
     fprintf(f, "set multiplot layout 4,1 title 'Time axis: %u thread(s)%s' font ',14'\n",
-            p->threads, rate ? ", fixed target rate" : "");
+            p->cfg.threads, rate ? ", fixed target rate" : "");
     fputs("set border 3 lc rgb '#555555'\nset tics nomirror out\n"
           "set grid ytics lt 1 lc rgb '#d9d9d9'\nset key top right\nset lmargin 12\n"
           "set yrange [0:*]\nset style data linespoints\nset pointsize 0.6\n", f);

@@ -43,9 +43,9 @@ size_t sb_repeat_group_end(const struct sb_output *o, size_t first)
 {
     size_t i = first + 1;
 
-    while (i < o->npoints && o->points[i].repeat > o->points[i - 1].repeat &&
-           o->points[i].threads == o->points[first].threads &&
-           o->points[i].target_tps == o->points[first].target_tps)
+    while (i < o->npoints && o->points[i].cfg.repeat > o->points[i - 1].cfg.repeat &&
+           o->points[i].cfg.threads == o->points[first].cfg.threads &&
+           o->points[i].cfg.target_tps == o->points[first].cfg.target_tps)
         i++;
     return i;
 }
@@ -92,10 +92,10 @@ void sb_repeat_print_group(const struct sb_output *o, size_t first, FILE *out)
 
     if (n < 2)
         return;
-    fprintf(out, "\nRepeat summary: %zu runs of %u thread%s", n, p->threads,
-            p->threads == 1 ? "" : "s");
-    if (p->rate_mode != SB_OUTPUT_RATE_NONE)
-        fprintf(out, " at %g tx/s", p->target_tps);
+    fprintf(out, "\nRepeat summary: %zu runs of %u thread%s", n, p->cfg.threads,
+            p->cfg.threads == 1 ? "" : "s");
+    if (p->cfg.mode != SB_PACE_NONE)
+        fprintf(out, " at %g tx/s", p->cfg.target_tps);
     fprintf(out, " (median  [min, max]  95%% CI of the mean):\n");
     summarize(o, first, end, FIG_TPS, 0, &s);
     print_row(out, "tps", &s);
@@ -138,8 +138,8 @@ static void json_group(struct sb_json *j, const struct sb_output *o, size_t firs
     char name[32];
 
     sb_json_begin_object(j);
-    sb_json_kv_uint(j, "threads", p->threads);
-    sb_json_kv_double(j, "target_tps", p->rate_mode != SB_OUTPUT_RATE_NONE ? p->target_tps : NAN);
+    sb_json_kv_uint(j, "threads", p->cfg.threads);
+    sb_json_kv_double(j, "target_tps", p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN);
     sb_json_key(j, "points");
     sb_json_begin_array_inline(j);
     for (size_t i = first; i < end; i++)

@@ -62,7 +62,7 @@ void sb_report_print_line(const struct sb_report_stat *s,
     else
         fprintf(out, "[ %.0fs ] thds: %.0f eps: %.2f lat (ms,%s%%): %.2f", s->time_total,
                 s->threads_running, per_sec(s->events, t), pl, s->latency_pct * 1000);
-    if (x != NULL && x->rate_mode)
+    if (x != NULL && x->rate_mode != SB_PACE_NONE)
         fprintf(out, " target: %.2f lag (ms,%s%%): %.2f backlog: %llu", x->target_tps, pl,
                 x->lag_pct_ms, (unsigned long long)x->backlog);
     if (x != NULL && x->cpu) {
@@ -298,14 +298,14 @@ void sb_report_print_final(const struct sb_final *f, FILE *out)
 
     print_error_codes(t, secs, out);
 
-    if (f->rate_mode) {
+    if (f->rate_mode != SB_PACE_NONE) {
         double achieved = per_sec((double)ev, secs);
-        fprintf(out, "Rate (%s):\n", f->rate_mode == 1 ? "--tx-rate, fixed schedule per thread"
+        fprintf(out, "Rate (%s):\n", f->rate_mode == SB_PACE_FIXED ? "--tx-rate, fixed schedule per thread"
                                                       : "--rate, Poisson arrivals");
         field(out, 4, "target:", "%.2f per sec.", f->target_tps);
         field(out, 4, "achieved:", "%.2f per sec. (%.2f%% of target)", achieved,
               f->target_tps > 0 ? 100.0 * achieved / f->target_tps : 0);
-        if (f->rate_mode == 1)
+        if (f->rate_mode == SB_PACE_FIXED)
             field(out, 4, "jitter:", "%.0f us", f->jitter_us);
         field(out, 4, "late starts:", "%-6llu (%.2f%%)",
               (unsigned long long)t->c[SB_STAT_LATE],

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include "sb_stats.h"
 #include "sb_cpu.h"
+#include "sb_point.h"
+#include "sb_selfcheck.h"
 
 /* The figures of one report, as the Lua report hooks receive them
  * (counts, not rates; times in seconds). */
@@ -30,7 +32,7 @@ struct sb_report_stat {
 struct sb_report_extra {
     bool sql;                 /* print tps/qps rather than eps */
     double pct;               /* which percentile latency_pct is */
-    bool rate_mode;
+    enum sb_pace_mode rate_mode; /* trailing rate fields unless SB_PACE_NONE */
     double target_tps;        /* the interval's target rate */
     double lag_pct_ms;        /* lag at the percentile, ms */
     uint64_t backlog;         /* transactions due but not started */
@@ -80,7 +82,12 @@ void sb_report_set_kind(enum sb_report_kind kind, FILE *out);
 void sb_report_print_json(const struct sb_report_stat *s, FILE *out);
 void sb_report_json_close(FILE *out);
 
-/* Everything the final report prints. */
+/*
+ * The final figures of one point (or of a --report-checkpoints report):
+ * what the reporter computes once, the text report prints
+ * (sb_report_print_final) and the result files store (sb_output_end_point
+ * copies it). Everything is borrowed.
+ */
 struct sb_final {
     const struct sb_stats *total;  /* merged over threads */
     double time_total;             /* seconds */
@@ -95,10 +102,22 @@ struct sb_final {
     bool histogram;
     bool sql;                      /* print the SQL statistics section */
     /* Rate modes. */
-    int rate_mode;                 /* 0 none, 1 --tx-rate, 2 --rate */
+    enum sb_pace_mode rate_mode;
     double target_tps;
     double jitter_us;
     uint64_t max_backlog;
+    /* For the result files (the text report prints these separately). */
+    bool interrupted;               /* stopped by SIGINT/SIGTERM */
+    const struct sb_cpu_report *cpu; /* NULL: not computed */
+    const char *server_label;       /* which server processes, or why not */
+    const struct sb_cpu_thread *thread_cpu; /* per worker thread */
+    unsigned nthread_cpu;
+    /* The self-check and the throughput samples it judged; selfcheck
+     * NULL: none was made. */
+    const struct sb_selfcheck *selfcheck;
+    const double *check_tps;
+    size_t ncheck_tps;
+    double check_sample_s;
 };
 
 /* Prints the final report: SQL statistics (if sql), General statistics,

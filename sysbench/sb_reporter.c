@@ -235,7 +235,7 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
     memset(&x, 0, sizeof(x));
     x.sql = r->sql;
     x.pct = pct;
-    x.rate_mode = run->mode != SB_PACE_NONE;
+    x.rate_mode = run->mode;
     x.target_tps = run->rate;
     x.lag_pct_ms = (double)sb_hist_percentile(&r->delta.lag, pct) / 1e6;
     x.backlog = backlog;
@@ -312,7 +312,7 @@ static void fill_final(struct sb_final *f, const struct sb_reporter *r,
     f->npercentiles = run->cfg->npercentiles;
     f->histogram = run->cfg->histogram;
     f->sql = r->sql;
-    f->rate_mode = run->mode == SB_PACE_FIXED ? 1 : run->mode == SB_PACE_POISSON ? 2 : 0;
+    f->rate_mode = run->mode;
     f->target_tps = run->rate;
     f->jitter_us = run->jitter_us;
     f->max_backlog = r->max_backlog;
@@ -502,28 +502,14 @@ static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t
     return tcpu;
 }
 
-/* Hands the point's final figures to the result files. */
-static void record_final(struct sb_reporter *r, const struct sb_stats *total, double t,
-                         const struct sb_cpu_report *cr, const struct sb_final_in *in,
-                         struct sb_cpu_thread *tcpu, const struct sb_selfcheck *chk)
+/* Hands the point's final figures (the same ones the text report
+ * printed) to the result files. */
+static void record_final(struct sb_reporter *r, const struct sb_final *f,
+                         const struct sb_final_in *in)
 {
-    struct sb_point_final pf;
     const struct sb_lua_env *env = r->run->env;
 
-    memset(&pf, 0, sizeof(pf));
-    pf.total = total;
-    pf.time_s = t;
-    pf.max_backlog = r->max_backlog;
-    pf.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
-    pf.cpu = cr;
-    pf.server_label = in->cpu_label;
-    pf.thread_cpu = tcpu;
-    pf.nthread_cpu = r->run->nthreads;
-    pf.selfcheck = chk;
-    pf.check_tps = r->sampler.tps;
-    pf.ncheck_tps = r->sampler.ntps;
-    pf.check_sample_s = 1.0;
-    if (sb_output_end_point(r->out, &pf) != 0)
+    if (sb_output_end_point(r->out, f) != 0)
         sb_warn("out of memory: a point's final figures are missing from the result files");
     /* Only a script that ran queries used the driver; one that did not
      * says nothing about any server. */
@@ -543,6 +529,7 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     struct sb_cpu_thread *tcpu;
     struct sb_cpu_report cr;
     struct sb_selfcheck chk;
+    struct sb_final f;
     /* A run ended by --time is measured over exactly that window: a
      * worker asleep until a slot beyond the deadline notices the stop only
      * when it wakes, and that wait is not benchmark time. */
@@ -580,6 +567,19 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         printf("\n");
     sb_cpu_compute(in->cpu_before, in->cpu_after, total->c[SB_STAT_EVENTS], &cr);
     sb_sampler_check(&r->sampler, run, total, t, &cr, tcpu, &chk);
+    /* One result: the text report prints it, the result files store it. */
+    fill_final(&f, r, total, ev, busy);
+    f.time_total = t;
+    f.interval_s = since;
+    f.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
+    f.cpu = &cr;
+    f.server_label = in->cpu_label;
+    f.thread_cpu = tcpu;
+    f.nthread_cpu = n;
+    f.selfcheck = &chk;
+    f.check_tps = r->sampler.tps;
+    f.ncheck_tps = r->sampler.ntps;
+    f.check_sample_s = 1.0;
     if (has_hook(L, "report_cumulative")) {
         struct sb_report_stat s;
         sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
@@ -589,16 +589,12 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
             rc = -1;
         sb_report_json_close(stdout);
     } else if (cfg->verbosity >= SB_LOG_NOTICE) {
-        struct sb_final f;
-        fill_final(&f, r, total, ev, busy);
-        f.time_total = t;
-        f.interval_s = since;
         sb_report_print_final(&f, stdout);
         sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
         sb_selfcheck_print_run(&chk, total, t, stdout);
     }
     if (r->out != NULL)
-        record_final(r, total, t, &cr, in, tcpu, &chk);
+        record_final(r, &f, in);
     fflush(stdout);
     free(total);
     free(ev);

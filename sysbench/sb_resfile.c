@@ -130,18 +130,22 @@ static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p, double
     double th = sb_jv_num(sb_jv_get(p, "threads"));
 
     memset(pt, 0, sizeof(*pt));
-    pt->threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
-    pt->rated = mode != NULL && strcmp(mode, "none") != 0;
-    pt->target_tps = pt->rated ? sb_jv_num(sb_jv_get(p, "target_tps")) : NAN;
+    pt->cfg.threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
+    /* An unknown mode name from a newer writer is still a rate mode. */
+    if (!sb_pace_mode_parse(mode, &pt->cfg.mode) && mode != NULL)
+        pt->cfg.mode = SB_PACE_FIXED;
+    pt->cfg.target_tps = sb_pace_rated(pt->cfg.mode) ? sb_jv_num(sb_jv_get(p, "target_tps")) : 0;
     pt->complete = sb_jv_true(sb_jv_get(p, "complete")) && fin != NULL &&
                    fin->type == SB_JV_OBJECT;
     pt->tps = pt->qps = pt->machine_busy_us = NAN;
-    pt->repeat = get_count(sb_jv_get(p, "repeat"));
-    pt->nrepeat = get_count(sb_jv_get(p, "repeats"));
+    pt->cfg.repeat = get_count(sb_jv_get(p, "repeat"));
+    pt->cfg.nrepeat = get_count(sb_jv_get(p, "repeats"));
     pt->client.user_us = pt->client.system_us = pt->client.total_us = NAN;
     pt->server = pt->client;
     if (!pt->complete)
         return 0;
+    if (pt->cfg.mode == SB_PACE_FIXED && isfinite(sb_jv_num(sb_jv_path(fin, "rate.jitter_us"))))
+        pt->cfg.jitter_us = sb_jv_num(sb_jv_path(fin, "rate.jitter_us"));
     pt->tps = sb_jv_num(sb_jv_get(fin, "tps"));
     pt->qps = sb_jv_num(sb_jv_get(fin, "qps"));
     read_cpu(&pt->client, sb_jv_path(fin, "cpu.client"));
@@ -173,11 +177,12 @@ static int group_repeats(struct sb_resfile *r)
         struct sb_resfile_point *p = &r->points[i];
         size_t n = 1;
 
-        if (p->repeat != 1)
+        if (p->cfg.repeat != 1)
             continue;
-        while (i + n < r->npoints && r->points[i + n].repeat == n + 1 &&
-               r->points[i + n].threads == p->threads && r->points[i + n].rated == p->rated &&
-               (!p->rated || r->points[i + n].target_tps == p->target_tps))
+        while (i + n < r->npoints && r->points[i + n].cfg.repeat == n + 1 &&
+               r->points[i + n].cfg.threads == p->cfg.threads &&
+               sb_pace_rated(r->points[i + n].cfg.mode) == sb_pace_rated(p->cfg.mode) &&
+               (!sb_pace_rated(p->cfg.mode) || r->points[i + n].cfg.target_tps == p->cfg.target_tps))
             n++;
         p->reps = calloc(n, sizeof(*p->reps));
         if (p->reps == NULL)
@@ -415,11 +420,11 @@ static int ent_by_pair(const void *pa, const void *pb)
     const struct grid_ent *a = pa, *b = pb;
     int c;
 
-    if (a->p->threads != b->p->threads)
-        return a->p->threads < b->p->threads ? -1 : 1;
-    if (a->p->rated != b->p->rated)
-        return a->p->rated ? 1 : -1;
-    if (a->p->rated && (c = cmp_double(a->p->target_tps, b->p->target_tps)) != 0)
+    if (a->p->cfg.threads != b->p->cfg.threads)
+        return a->p->cfg.threads < b->p->cfg.threads ? -1 : 1;
+    if (sb_pace_rated(a->p->cfg.mode) != sb_pace_rated(b->p->cfg.mode))
+        return sb_pace_rated(a->p->cfg.mode) ? 1 : -1;
+    if (sb_pace_rated(a->p->cfg.mode) && (c = cmp_double(a->p->cfg.target_tps, b->p->cfg.target_tps)) != 0)
         return c;
     return (c = cmp_size(a->r, b->r)) != 0 ? c : cmp_size(a->i, b->i);
 }
@@ -448,8 +453,9 @@ static int ent_by_key(const void *pa, const void *pb)
 
 static bool same_pair(const struct sb_resfile_point *a, const struct sb_resfile_point *b)
 {
-    return a->threads == b->threads && a->rated == b->rated &&
-           (!a->rated || same_rate(a->target_tps, b->target_tps));
+    return a->cfg.threads == b->cfg.threads &&
+           sb_pace_rated(a->cfg.mode) == sb_pace_rated(b->cfg.mode) &&
+           (!sb_pace_rated(a->cfg.mode) || same_rate(a->cfg.target_tps, b->cfg.target_tps));
 }
 
 /* Numbers the pairs and counts repetitions within each result, by sorting
@@ -502,9 +508,9 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
     for (k = 0; k < total; k++) {
         if (k == 0 || e[k].group != e[k - 1].group || e[k].occ != e[k - 1].occ) {
             struct sb_resfile_key *key = &g->keys[g->nkeys++];
-            key->threads = e[k].p->threads;
-            key->rated = e[k].p->rated;
-            key->target_tps = e[k].p->rated ? e[k].p->target_tps : NAN;
+            key->threads = e[k].p->cfg.threads;
+            key->rate_mode = e[k].p->cfg.mode;
+            key->target_tps = sb_pace_rated(e[k].p->cfg.mode) ? e[k].p->cfg.target_tps : NAN;
             key->occurrence = e[k].occ;
         }
     }
@@ -521,11 +527,11 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
     }
     free(e);
     for (size_t j = 0; j < g->nkeys; j++) {
-        if (g->keys[j].rated)
+        if (sb_pace_rated(g->keys[j].rate_mode))
             g->any_rated = true;
         if (g->keys[j].threads != g->keys[0].threads)
             g->threads_vary = true;
-        if (g->keys[j].rated != g->keys[0].rated ||
+        if (sb_pace_rated(g->keys[j].rate_mode) != sb_pace_rated(g->keys[0].rate_mode) ||
             !same_rate(g->keys[j].target_tps, g->keys[0].target_tps))
             g->rates_vary = true;
     }
@@ -543,7 +549,7 @@ const struct sb_resfile_point *sb_resfile_grid_cell(const struct sb_resfile_grid
 
 static void rate_name(char *buf, size_t len, const struct sb_resfile_key *k)
 {
-    if (k->rated)
+    if (sb_pace_rated(k->rate_mode))
         snprintf(buf, len, "%g", k->target_tps);
     else
         snprintf(buf, len, "max");

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sb_histogram.h"
+#include "sb_point.h"
 
 #include "sb_json_read.h"
 
@@ -29,9 +30,12 @@ struct sb_resfile_cpu {
 
 /* One point of a sweep. */
 struct sb_resfile_point {
-    unsigned threads;
-    bool rated;                    /* --tx-rate or --rate */
-    double target_tps;             /* NaN in closed loop */
+    /* What the point ran with, in the struct the run used (sb_point.h):
+     * threads, mode ("rate_mode"), target_tps (0 in closed loop), jitter_us
+     * (final.rate.jitter_us; 0 when absent), repeat of nrepeat ("repeat",
+     * "repeats"; 1 of 1 in files without them). tx_rate and rate stay 0:
+     * files hold this instance's target only. */
+    struct sb_point_config cfg;
     bool complete;                 /* final figures present */
     double tps, qps;
     struct sb_resfile_cpu client, server;
@@ -44,11 +48,9 @@ struct sb_resfile_point {
      * (sb_histogram.h); max_ns is the file's exact maximum. Owned; NULL
      * when the file has no (well-formed) buckets. */
     struct sb_hist *hist;
-    /* --repeat: this run is `repeat` of `nrepeat` (1 of 1 in files
-     * without them). The first run of a group lists every run of it
-     * (itself first) in reps; the later runs are `grouped` into it and
-     * left out of the grid, so tables and charts see one point. */
-    unsigned repeat, nrepeat;
+    /* --repeat: the first run of a group (cfg.repeat 1) lists every run
+     * of it (itself first) in reps; the later runs are `grouped` into it
+     * and left out of the grid, so tables and charts see one point. */
     bool grouped;
     const struct sb_resfile_point **reps; /* owned array, nreps entries */
     size_t nreps;
@@ -139,7 +141,7 @@ char *sb_resfile_default_label(const char *path);
  * (a sweep such as --threads=2,2 has two points with the same pair). */
 struct sb_resfile_key {
     unsigned threads;
-    bool rated;
+    enum sb_pace_mode rate_mode;
     double target_tps;             /* NaN in closed loop */
     unsigned occurrence;           /* 0 for the first point with the pair */
 };

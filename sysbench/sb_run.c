@@ -21,19 +21,6 @@
 #include "sb_txlog.h"
 #include "sb_worker.h"
 
-static enum sb_output_rate_mode output_rate_mode(enum sb_pace_mode mode)
-{
-    switch (mode) {
-    case SB_PACE_FIXED:
-        return SB_OUTPUT_RATE_FIXED;
-    case SB_PACE_POISSON:
-        return SB_OUTPUT_RATE_POISSON;
-    case SB_PACE_NONE:
-    default:
-        return SB_OUTPUT_RATE_NONE;
-    }
-}
-
 static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
 {
     const struct sb_config *cfg = run->cfg;
@@ -350,11 +337,12 @@ static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_c
         sb_worker_start_pacing(run);
 }
 
-/* Allocates the run and its reporter for cfg->threads workers. */
-static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lua_State *L,
-                   struct sb_output *out, struct sb_run **runp, struct sb_reporter **rp)
+/* Allocates the run and its reporter for the point's workers. */
+static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
+                   const struct sb_point_config *point, lua_State *L, struct sb_output *out,
+                   struct sb_run **runp, struct sb_reporter **rp)
 {
-    unsigned n = cfg->threads;
+    unsigned n = point->threads;
     struct sb_run *run = calloc(1, sizeof(*run));
     struct sb_reporter *r = calloc(1, sizeof(*r));
 
@@ -363,21 +351,19 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env, lu
     if (run == NULL || r == NULL)
         return -1;
     run->cfg = cfg;
-    run->env = env;
+    run->point = *point;
+    run->point_env = *env;
+    run->point_env.point = &run->point;
+    run->env = &run->point_env;
     run->nthreads = n;
     /* With --instance=I/N this process holds 1/N of the rate, its
      * connections taking their places among all instances' (sb_instance.h). */
     run->pace_threads = n * cfg->instance.count;
     run->pace_base = n * cfg->instance.index;
-    if (cfg->tx_rate > 0) {
-        run->mode = SB_PACE_FIXED;
-        run->pace_rate = cfg->tx_rate;
-        run->rate = cfg->tx_rate / cfg->instance.count;
-        run->jitter_us = sb_pacer_jitter_us(cfg->tx_rate, run->pace_threads, cfg->tx_jitter_us);
-    } else if (cfg->rate > 0) {
-        run->mode = SB_PACE_POISSON;
-        run->rate = cfg->rate / cfg->instance.count;
-    }
+    run->mode = point->mode;
+    run->pace_rate = point->mode == SB_PACE_FIXED ? point->tx_rate : 0;
+    run->rate = point->target_tps;
+    run->jitter_us = point->jitter_us;
     run->workers = calloc(n, sizeof(*run->workers));
     if (sb_reporter_init(r, run, L, out) != 0 || run->workers == NULL)
         return -1;
@@ -464,8 +450,7 @@ static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_ser
     }
     r->cpu_srv = found ? &sv->srv : NULL;
     if (r->out != NULL &&
-        sb_output_begin_point(r->out, run->nthreads, output_rate_mode(run->mode), run->rate,
-                              run->jitter_us) == NULL) {
+        sb_output_begin_point(r->out, &run->point) == NULL) {
         free_run(run, r);
         sb_fatal("out of memory");
         return 1;
@@ -581,7 +566,7 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
 }
 
 int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
-                     struct sb_output *out)
+                     const struct sb_point_config *point, struct sb_output *out)
 {
     struct sb_run *run;
     struct sb_reporter *r;
@@ -592,11 +577,13 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     size_t nknown;
     int rc;
 
-    if (new_run(&sb_config, env, L, out, &run, &r) != 0) {
+    if (new_run(sb_cfg, env, point, L, out, &run, &r) != 0) {
         free_run(run, r);
         sb_fatal("out of memory");
         return 1;
     }
+    /* init(), done() and the report hooks see the point being run. */
+    sb_lua_export_point(L, run->env);
     rc = begin_point(run, r, &sv);
     if (rc != 0)
         return rc;

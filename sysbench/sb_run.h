@@ -18,13 +18,8 @@
 #include "sb_cpu.h"
 #include "sb_lua.h"
 #include "sb_pacer.h"
+#include "sb_point.h"
 #include "sb_stats.h"
-
-enum sb_pace_mode {
-    SB_PACE_NONE,      /* closed loop, as fast as possible */
-    SB_PACE_FIXED,     /* --tx-rate */
-    SB_PACE_POISSON    /* --rate */
-};
 
 struct sb_worker;
 
@@ -33,12 +28,18 @@ struct sb_worker;
 #define SB_RUN_SIGNAL_GRACE_S 2.0
 
 struct sb_run {
-    const struct sb_config *cfg;
-    const struct sb_lua_env *env;
-    unsigned nthreads;
-    enum sb_pace_mode mode;
-    double rate;                   /* target transactions per second */
-    double jitter_us;              /* effective --tx-jitter */
+    const struct sb_config *cfg;   /* the read-only general configuration */
+    /* This run's point (a copy, frozen before the run starts), and the
+     * caller's env with .point set to it: every Lua state of the run,
+     * the reports and the result files read the point from here. Both
+     * live as long as the run (also when a thread is abandoned). */
+    struct sb_point_config point;
+    struct sb_lua_env point_env;
+    const struct sb_lua_env *env;  /* &point_env */
+    unsigned nthreads;             /* point.threads */
+    enum sb_pace_mode mode;        /* point.mode */
+    double rate;                   /* point.target_tps: this process's target */
+    double jitter_us;              /* point.jitter_us: effective --tx-jitter */
     /* --tx-rate over all instances: the schedule of connection
      * pace_base + tid among pace_threads at pace_rate (sb_instance.h). */
     double pace_rate;
@@ -70,8 +71,9 @@ struct sb_run {
 struct sb_output;
 
 /*
- * Runs the "run" command once with cfg->threads threads: init() in the
- * main state L, the workers, interval reports, the final report (or the
+ * Runs the "run" command once for `point` (copied: threads, target rate,
+ * repeat; sb_point.h), first showing the point to the main state L
+ * (sysbench.opt.threads, tx_rate; env->point is ignored): init() in L, the workers, interval reports, the final report (or the
  * report_cumulative hook), done(). Returns 0, 1 on a fatal error (already
  * reported), or 128+signal when interrupted (the report of what ran is
  * still printed). out, if not NULL, receives the point: its intervals,
@@ -79,9 +81,9 @@ struct sb_output;
  * borrowed and used by the calling (main) thread only.
  */
 int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
-                     struct sb_output *out);
+                     const struct sb_point_config *point, struct sb_output *out);
 
-/* Runs a parallel command in env->threads threads, each with its own
+/* Runs a parallel command in env->point->threads threads, each with its own
  * state. Returns 0, 1 (error reported) or 128+signal: a signal ends it at
  * once, abandoning the threads (sb_run_abandoned). */
 int sb_run_parallel_command(const struct sb_lua_env *env, const char *name);

@@ -98,7 +98,7 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
         else if (in.worker_wait_s >= 0)
             in.worker_wait_s += (double)(w->rq_wait_end - w->rq_wait_start) / 1e9;
     }
-    in.rate_mode = run->mode != SB_PACE_NONE;
+    in.rate_mode = run->mode;
     in.target_tps = run->rate;
     in.events = total->c[SB_STAT_EVENTS];
     in.achieved_tps = t > 0 ? (double)in.events / t : 0;

@@ -77,7 +77,7 @@ static void check_generator(const struct sb_selfcheck_in *in, struct sb_selfchec
         }
     }
     out->period_ms = out->lag_p99_ms = out->lag_pct_of_period = out->achieved_pct = NAN;
-    if (in->rate_mode && in->target_tps > 0) {
+    if (in->rate_mode != SB_PACE_NONE && in->target_tps > 0) {
         out->period_ms = 1000.0 * in->threads / in->target_tps;
         out->lag_p99_ms = in->lag_p99_s * 1000.0;
         out->lag_pct_of_period = 100.0 * out->lag_p99_ms / out->period_ms;

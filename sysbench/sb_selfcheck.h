@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "sb_point.h"
 
 #define SB_SELFCHECK_CPU_SHARE 0.90
 #define SB_SELFCHECK_LAG_SHARE 0.10
@@ -69,7 +70,7 @@ struct sb_selfcheck_in {
     double wall_s;           /* measured time */
     double worker_cpu_s;     /* CPU of the worker threads in it; < 0: unknown */
     double worker_wait_s;    /* their run-queue wait (runnable, no CPU); < 0: unknown */
-    bool rate_mode;
+    enum sb_pace_mode rate_mode;
     double target_tps;       /* rate modes */
     double achieved_tps;
     double lag_p99_s;        /* rate modes: start lag at the 99th percentile */

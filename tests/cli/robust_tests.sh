@@ -241,6 +241,36 @@ assert_exit 0
 assert_eq "$(grep -E '^init_threads=' out | cut -d= -f2 | tr '\n' ' ')" "1 3 " "init() saw threads"
 assert_eq "$(grep -E '^done_threads=' out | cut -d= -f2 | tr '\n' ' ')" "1 3 " "done() saw threads"
 
+tcase "every Lua state and hook of a sweep point sees that point (threads, tx_rate, global_tid)"
+# The main state's hooks (init, report_intermediate, report_cumulative,
+# done) and the workers' (thread_init, thread_done) print what they see;
+# every line must name the point being run, in sweep order.
+cat >pt.lua <<'EOF'
+sysbench.cmdline.options = { foo = {"unused", 1} }
+local function show(where)
+  if sysbench.tid == 0 then
+    print(string.format("pt %s %d %g %d", where, sysbench.opt.threads, sysbench.opt.tx_rate,
+                        sysbench.global_tid))
+  end
+end
+function init() show("init") end
+function thread_init() show("thread_init") end
+function event() end
+function thread_done() show("thread_done") end
+function done() show("done") end
+sysbench.hooks.report_intermediate = function() show("report_intermediate") end
+sysbench.hooks.report_cumulative = function() show("report_cumulative") end
+EOF
+sb pt.lua run --threads=1,3 --tx-rate=40,80 --time=1 --report-interval=1 \
+  --instance=1/2 --rand-seed=7
+assert_exit 0
+for hook in init thread_init thread_done report_intermediate report_cumulative done; do
+  # --instance=1/2: the main state and worker 0 are global connection
+  # 1 * threads + 0.
+  assert_eq "$(awk -v h=$hook '$1 == "pt" && $2 == h { print $3 "/" $4 "/" $5 }' out | tr '\n' ' ')" \
+    "1/40/1 1/80/1 3/40/3 3/80/3 " "$hook saw the point"
+done
+
 tcase "a 0.5-style script's num_threads global follows the sweep point"
 printf 'function init() print("g=" .. num_threads) end\nfunction event() end\n' >g.lua
 sb g.lua run --threads=2,1 --time=1 --undeclared=1

@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct sb_lua_env env;
     struct sb_lua_thread thr;
+    static const struct sb_point_config point = {.threads = 1, .repeat = 1, .nrepeat = 1};
     struct sb_rand rand;
     struct sb_db_counters counters;
     char err[1024];
@@ -48,10 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&env, 0, sizeof(env));
     memset(&thr, 0, sizeof(thr));
     memset(&counters, 0, sizeof(counters));
-    sb_rand_seed_stream(&rand, 1, 0, &sb_config.rand);
+    sb_rand_seed_stream(&rand, 1, 0, &sb_cfg->rand);
     env.script_text = text;
     env.script_len = sizeof(prelude) - 1 + size;
-    env.threads = 1;
+    env.point = &point;
     thr.tid = -1;
     thr.rand = &rand;
     thr.counters = &counters;

@@ -218,7 +218,7 @@ START_TEST(test_generator_rate)
     struct sb_selfcheck_in in = base_in();
     struct sb_selfcheck c;
 
-    in.rate_mode = true;
+    in.rate_mode = SB_PACE_FIXED;
     in.target_tps = 100;           /* 2 threads: 20 ms period */
     in.achieved_tps = 100;
     in.lag_p99_s = 0.002;          /* exactly 10%: not above */
