@@ -622,11 +622,17 @@ int main(int argc, char **argv)
         goto fail;
     unused = sb_args_first_unused(&args);
     if (unused != NULL) {
-        char where[512], quoted[256];
+        char where[512], quoted[256], name[256];
+        /* "NAME VALUE" without '=' (a config file line, a quoted argv
+         * word) makes the whole text the name: show only its first word,
+         * as the rest may be a password. */
+        size_t n = strcspn(unused->name, " \t");
 
-        snprintf(err, sizeof(err), "%sunknown option: --%s",
+        snprintf(name, sizeof(name), "%.*s", (int)n, unused->name);
+        snprintf(err, sizeof(err), "%sunknown option: --%s%s",
                  sb_args_where(&args, unused, where, sizeof(where)),
-                 sb_log_escape(unused->name, quoted, sizeof(quoted), false));
+                 sb_log_escape(name, quoted, sizeof(quoted), false),
+                 unused->name[n] != '\0' ? " (expected NAME=VALUE; the rest is not shown)" : "");
         goto fail;
     }
     sb_lua_export_options(L, &env);

@@ -174,7 +174,14 @@ static void start_threads(struct sb_run *run)
     start_loops(run, &attr);
     for (unsigned i = 0; i < run->nthreads && run->nloops == 0; i++) {
         struct sb_worker *w = &run->workers[i];
-        int rc = pthread_create(&w->thread, &attr, sb_worker_main, w);
+        int rc;
+        /* With thousands of threads this loop competes with the ones
+         * already building their Lua states and connecting: at 4,000 it
+         * ran for tens of seconds, deaf to SIGINT. Threads not created
+         * are not started (reap_workers skips them). */
+        if (sb_stop_reason() == SB_STOP_SIGNAL)
+            break;
+        rc = pthread_create(&w->thread, &attr, sb_worker_main, w);
         if (rc == 0) {
             w->started = true;
             continue;

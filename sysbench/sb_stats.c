@@ -17,6 +17,13 @@ void sb_stats_reset(struct sb_stats *s)
         __atomic_store_n(&s->codes[i].count, 0, __ATOMIC_RELAXED);
 }
 
+void sb_stats_init_zeroed(struct sb_stats *s)
+{
+    s->response.min_ns = UINT64_MAX;
+    s->service.min_ns = UINT64_MAX;
+    s->lag.min_ns = UINT64_MAX;
+}
+
 static struct sb_error_count *find_code(struct sb_stats *s, const char *code,
                                         bool reconnect)
 {

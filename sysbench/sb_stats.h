@@ -68,6 +68,11 @@ struct sb_stats {
 /* Empties s. Only the owner (or anyone before the owner starts). */
 void sb_stats_reset(struct sb_stats *s);
 
+/* Makes s, which is all zero bytes (calloc), empty like sb_stats_reset,
+ * writing only the fields that are not zero when empty: the histogram
+ * counts stay untouched pages until used. */
+void sb_stats_init_zeroed(struct sb_stats *s);
+
 /* Adds delta to a counter; owner only. A relaxed load and store, not an
  * atomic add: only one thread writes, and a locked instruction per query
  * would cost more than the rest of the bookkeeping. */

@@ -103,7 +103,8 @@ void sb_worker_start_pacing(struct sb_run *run);
  */
 uint64_t sb_worker_backlog(struct sb_run *run, uint64_t now);
 
-/* Initialises w for thread tid of run (not yet started). */
+/* Initialises w for thread tid of run (not yet started). w must be all
+ * zero bytes (calloc): its histogram pages are left untouched. */
 void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid);
 
 /*

@@ -60,6 +60,19 @@ sb --config-file=cfg o.lua prepare
 assert_exit 1
 assert_fatal "cfg:3: unknown option: --nosuch"
 
+tcase "a config file line 'NAME VALUE' without '=' does not print the value (a password)"
+write_o
+printf 'mysql-password Pw-Xq83zKv\n' >cfg
+sb --config-file=cfg o.lua prepare
+assert_exit 1
+assert_fatal "cfg:1: unknown option: --mysql-password (expected NAME=VALUE"
+assert_not_contains err "Pw-Xq83zKv"
+assert_not_contains out "Pw-Xq83zKv"
+sb "--pgsql-password Pw-Xq83zKv" o.lua prepare
+assert_exit 1
+assert_fatal "unknown option: --pgsql-password (expected NAME=VALUE"
+assert_not_contains err "Pw-Xq83zKv"
+
 tcase "a value checked after parsing names the config file line"
 write_o
 printf 'threads=1\n  tx-late = nope\n' >cfg

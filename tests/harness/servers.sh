@@ -13,6 +13,10 @@
 #   servers.sh stop-pgsql DIR    (same port and socket; the new PID is in
 #   servers.sh start-pgsql DIR   DIR/mysql.pid or DIR/pgsql.pid)
 #
+# SB_MAX_CONNECTIONS=N at "start" raises both servers' connection limit
+# (default 500 for MariaDB, 300 for PostgreSQL; bench/reliability.sh asks
+# for thousands). It is kept in DIR/max_connections for later restarts.
+#
 # The packages (mariadb-server, postgresql) are assumed installed; when they
 # are not, this says so in one line and fails: a test that needs a server
 # must never pass without one.
@@ -124,6 +128,13 @@ wait_gone() {
     return 1
 }
 
+# max_connections DIR DEFAULT: the limit asked for at start, else DEFAULT.
+max_connections() {
+    local n
+    n=$(cat "$1/max_connections" 2>/dev/null || true)
+    echo "${n:-$2}"
+}
+
 # ------------------------------------------------------------- MariaDB
 
 mysql_start() {
@@ -147,7 +158,7 @@ mysql_start() {
         --skip-name-resolve --skip-log-bin \
         --innodb-buffer-pool-size=64M --innodb-log-file-size=48M \
         --innodb-flush-log-at-trx-commit=2 --innodb-use-native-aio=0 \
-        --max-connections=500 "${extra[@]}" \
+        --max-connections="$(max_connections "$dir" 500)" "${extra[@]}" \
         </dev/null >>"$dir/mysql/stdout.log" 2>&1 &
     pid=$!
     echo "$pid" >"$dir/mysql.pid"
@@ -257,7 +268,7 @@ pgsql_setup() {
 fsync = off
 synchronous_commit = off
 full_page_writes = off
-max_connections = 300
+max_connections = $(max_connections "$dir" 300)
 shared_buffers = 64MB
 CONF
     pgsql_start "$dir"
@@ -324,6 +335,9 @@ start_failed() {
 cmd_start() {
     local dir=$1
     check_tools
+    if [ -n "${SB_MAX_CONNECTIONS:-}" ] && ! [[ $SB_MAX_CONNECTIONS =~ ^[1-9][0-9]{0,5}$ ]]; then
+        die "SB_MAX_CONNECTIONS must be a positive number, not '$SB_MAX_CONNECTIONS'"
+    fi
     if [ -e "$dir/servers.env" ] || [ -e "$dir/.sb_servers" ]; then
         die "$dir already holds servers; run 'servers.sh stop $dir' first"
     fi
@@ -332,6 +346,9 @@ cmd_start() {
     # The postgres user must reach its data directory inside DIR.
     chmod 755 "$dir"
     : >"$dir/.sb_servers"
+    if [ -n "${SB_MAX_CONNECTIONS:-}" ]; then
+        echo "$SB_MAX_CONNECTIONS" >"$dir/max_connections"
+    fi
     free_port >"$dir/mysql.port"
     free_port >"$dir/pgsql.port"
     while [ "$(cat "$dir/pgsql.port")" = "$(cat "$dir/mysql.port")" ]; do
