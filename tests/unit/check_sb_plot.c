@@ -407,7 +407,7 @@ START_TEST(test_timeline)
         {.time_s = 2, .tps = 20, .p50_ms = 1.25, .p99_ms = 3, .backlog = 2,
          .cpu_client_pct = 25, .cpu_server_pct = NAN},
     };
-    struct sb_point p = {.threads = 2, .rate_mode = SB_OUTPUT_RATE_NONE, .intervals = iv,
+    struct sb_point p = {.cfg = {.threads = 2, .mode = SB_PACE_NONE}, .intervals = iv,
                          .nintervals = 2};
     char sub[128], path[192], chart[256], err[ERRLEN] = "", *out = NULL, *gp, want[1024];
     size_t outlen = 0;
