@@ -46,11 +46,13 @@ unsigned sb_loop_count(int client_threads, unsigned nthreads, bool driver_async,
         k = (unsigned)client_threads;
     } else {
         /* Measured on 2 CPUs with the server on the same machine
-         * (doc/design.md): at 4 and 16 connections a thread each costs
-         * less client CPU per transaction than one loop (the loop's
-         * Lua coroutine switches and its wake-up preemption by the
-         * server cost more than the context switches saved); at 1,000
-         * connections two loops cost 30% less CPU than 1,000 threads. */
+         * (doc/design.md, bench/client_cpu.sh VARIANTS): at 4 and 16
+         * connections neither is cheaper throughout (one loop saved
+         * 10-17% client CPU on oltp_read_write at 16 connections, cost
+         * 5-10% more on oltp_point_select at 4, and lowered closed-loop
+         * TPS by up to 23%: one thread's share of the CPUs against the
+         * server's); at 1,000 connections two loops cost 30% less CPU
+         * than 1,000 threads. */
         if (nthreads < SB_LOOP_AUTO_MIN)
             return 0;
         k = (nthreads + SB_LOOP_AUTO_MIN - 1) / SB_LOOP_AUTO_MIN;
