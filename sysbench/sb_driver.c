@@ -405,15 +405,25 @@ static void count_query(struct sb_conn *con, enum sb_query_kind kind)
     }
 }
 
+/* What every query text goes through before the driver sees it: the
+ * previous result freed, a connection that lost its driver state refused
+ * (false), --db-debug. */
+static bool query_prologue(struct sb_conn *con, const char *sql, size_t len)
+{
+    sb_db_free_result(con);
+    if (not_connected(con, sql, len))
+        return false;
+    if (policy.debug)
+        sb_debug("query: %.*s", (int)len, sql);
+    return true;
+}
+
 enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
 {
     enum sb_db_status st;
 
-    sb_db_free_result(con);
-    if (not_connected(con, sql, len))
+    if (!query_prologue(con, sql, len))
         return SB_DB_FATAL;
-    if (policy.debug)
-        sb_debug("query: %.*s", (int)len, sql);
     st = con->drv->query(con, sql, len, &con->rs);
     if (st == SB_DB_OK)
         count_query(con, sb_sql_classify(sql, len));
@@ -637,9 +647,8 @@ enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_
 {
     if (!con->nonblocking)
         return sb_db_query(con, sql, len);
-    sb_db_free_result(con);
-    if (policy.debug)
-        sb_debug("query: %.*s", (int)len, sql);
+    if (!query_prologue(con, sql, len))
+        return SB_DB_FATAL;
     con->pending_sql = sql;
     con->pending_len = len;
     con->pending_kind = sb_sql_classify(sql, len);
@@ -675,8 +684,14 @@ enum sb_db_outcome sb_db_complete(struct sb_conn *con)
 
     while (o == SB_DB_INFLIGHT) {
         struct pollfd pfd = { .fd = con->wait.fd, .events = con->wait.events };
-        if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-            break;
+        if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+            con->err.sql_errno = 0;
+            con->err.sql_state[0] = '\0';
+            snprintf(con->err.msg, sizeof(con->err.msg), "cannot wait for the server: %s",
+                     strerror(errno));
+            remember_query(con, con->pending_sql, con->pending_len);
+            return SB_DB_FATAL;
+        }
         o = sb_db_continue(con);
     }
     return o;

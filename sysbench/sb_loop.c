@@ -4,7 +4,7 @@
  * A worker's coroutine yields for one of three reasons, which the loop
  * tells apart by what the worker left behind:
  *   - a statement in flight: w->db.waiting names the connection, whose
- *     wait says which socket events to wait for (epoll, one-shot);
+ *     socket the loop waits for (epoll, registered once, edge-triggered);
  *   - a scheduled start: w->timer_wait, until w->wake_ns (the heap);
  *   - neither: it let the others run (an event that never waited), and
  *     goes to the back of the run queue.
@@ -100,13 +100,19 @@ void sb_loop_free(struct sb_loop *loops, unsigned nloops)
     }
 }
 
+/* The start of the loop thread's measured CPU time and run-queue wait. */
+static void sample_start(struct sb_loop *l)
+{
+    sb_cpu_sample_this_thread(&l->cpu_start);
+    l->rq_wait_start = sb_sampler_thread_wait();
+}
+
 void sb_loop_measure(struct sb_loop *l)
 {
     if (l->measuring)
         return;
     l->measuring = true;
-    sb_cpu_sample_this_thread(&l->cpu_start);
-    l->rq_wait_start = sb_sampler_thread_wait();
+    sample_start(l);
 }
 
 /* ------------------------------------------------------------ queues */
@@ -206,9 +212,10 @@ static bool wait_fd(struct sb_loop *l, struct sb_worker *w, struct sb_conn *con)
     struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLET,
                               .data.ptr = w };
 
-    w->fd_wait = true;
-    if (con->wait.registered && con->wait.reg_gen == con->generation)
+    if (con->wait.registered && con->wait.reg_gen == con->generation) {
+        w->fd_wait = true;
         return true;
+    }
     if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, con->wait.fd, &ev) != 0 &&
         (errno != EEXIST || epoll_ctl(l->epfd, EPOLL_CTL_MOD, con->wait.fd, &ev) != 0)) {
         snprintf(w->err, sizeof(w->err), "cannot wait for connection %d: %s", w->tid,
@@ -219,7 +226,6 @@ static bool wait_fd(struct sb_loop *l, struct sb_worker *w, struct sb_conn *con)
     con->wait.reg_gen = con->generation;
     /* What arrived before the registration made no edge: look once. */
     runq_push(l, w);
-    w->fd_wait = false;
     return true;
 }
 
@@ -319,8 +325,7 @@ static void run_all(struct sb_loop *l, const bool *ok)
         l->alive++;
         runq_push(l, w);
     }
-    sb_cpu_sample_this_thread(&l->cpu_start);
-    l->rq_wait_start = sb_sampler_thread_wait();
+    sample_start(l);
     while (l->alive > 0) {
         unsigned k = l->rq_len;
         /* Only those queued now: a worker that yields to let the others
@@ -363,33 +368,33 @@ void *sb_loop_main(void *arg)
     struct sb_run *run = l->run;
     const struct sb_driver_ops *drv = run->env->driver;
     bool *ok = calloc(l->n ? l->n : 1, sizeof(*ok));
-    bool go;
+    bool set_up, go;
 
     if (drv != NULL && drv->thread_init != NULL)
         drv->thread_init();
     l->epfd = epoll_create1(EPOLL_CLOEXEC);
+    set_up = ok != NULL && l->epfd >= 0;
     for (unsigned i = 0; i < l->n; i++) {
         struct sb_worker *w = &run->workers[l->first + i];
-        /* A signal during set-up: the others need not connect. */
-        if (ok == NULL || l->epfd < 0 || sb_stop_reason() == SB_STOP_SIGNAL) {
-            snprintf(w->err, sizeof(w->err), "%s",
-                     ok == NULL || l->epfd < 0 ? "cannot set up the connection loop"
-                                               : "interrupted");
-            if (ok == NULL || l->epfd < 0)
-                sb_worker_fail(w);
-            __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+        if (!set_up) {
+            snprintf(w->err, sizeof(w->err), "cannot set up the connection loop");
+            sb_worker_fail(w);
+        } else if (sb_stop_reason() != SB_STOP_SIGNAL) {
+            ok[i] = sb_worker_open(w);
             continue;
         }
-        ok[i] = sb_worker_open(w);
+        /* Not opened (a signal during set-up: the others need not
+         * connect), yet ready: nobody waits for it. */
+        __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
     }
     go = sb_worker_wait_go(run);
-    if (go && ok != NULL)
+    if (go && set_up)
         run_all(l, ok);
     sb_cpu_sample_this_thread(&l->cpu_end);
     l->rq_wait_end = sb_sampler_thread_wait();
     share_cpu(l);
     for (unsigned i = 0; i < l->n; i++)
-        sb_worker_close(&run->workers[l->first + i], go && ok != NULL && ok[i]);
+        sb_worker_close(&run->workers[l->first + i], go && set_up && ok[i]);
     if (l->epfd >= 0)
         close(l->epfd);
     free(ok);

@@ -139,8 +139,20 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
     return left;
 }
 
+/* A worker whose thread (number i) could not be created (rc) counts as
+ * ready, finished and failed, so nobody waits for it. */
+static void not_started(struct sb_run *run, struct sb_worker *w, unsigned i, int rc)
+{
+    snprintf(w->err, sizeof(w->err), "cannot create thread %u: %s", i, strerror(rc));
+    w->failed = true;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
+    sb_request_stop(SB_STOP_ERROR);
+}
+
 /* Starts the loop threads; a loop whose thread cannot be created counts
- * its workers as ready, finished and failed. */
+ * its workers as not started. */
 static void start_loops(struct sb_run *run, pthread_attr_t *attr)
 {
     for (unsigned i = 0; i < run->nloops; i++) {
@@ -148,16 +160,10 @@ static void start_loops(struct sb_run *run, pthread_attr_t *attr)
         int rc = pthread_create(&l->thread, attr, sb_loop_main, l);
         for (unsigned j = 0; j < l->n; j++) {
             struct sb_worker *w = &run->workers[l->first + j];
-            if (rc == 0) {
+            if (rc == 0)
                 w->started = true;
-                continue;
-            }
-            snprintf(w->err, sizeof(w->err), "cannot create thread %u: %s", i, strerror(rc));
-            w->failed = true;
-            __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
-            __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
-            __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
-            sb_request_stop(SB_STOP_ERROR);
+            else
+                not_started(run, w, i, rc);
         }
         l->started = rc == 0;
     }
@@ -182,16 +188,10 @@ static void start_threads(struct sb_run *run)
         if (sb_stop_reason() == SB_STOP_SIGNAL)
             break;
         rc = pthread_create(&w->thread, &attr, sb_worker_main, w);
-        if (rc == 0) {
+        if (rc == 0)
             w->started = true;
-            continue;
-        }
-        snprintf(w->err, sizeof(w->err), "cannot create thread %u: %s", i, strerror(rc));
-        w->failed = true;
-        __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
-        __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
-        __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
-        sb_request_stop(SB_STOP_ERROR);
+        else
+            not_started(run, w, i, rc);
     }
     pthread_attr_destroy(&attr);
 }

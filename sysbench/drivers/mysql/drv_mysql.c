@@ -357,7 +357,6 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         mysql_options(cp->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     if (c->compression)
         mysql_options(cp->my, MYSQL_OPT_COMPRESS, NULL);
-
     if (sb_mysql_apply_ssl(cp->my) != 0) {
         sb_mysql_set_err(con, 0, "", "this MySQL client library does not support the chosen --mysql-ssl mode");
         mysql_close(cp->my);

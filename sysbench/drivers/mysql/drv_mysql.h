@@ -167,8 +167,8 @@ enum sb_db_status sb_mysql_stmt_stored(struct sb_stmt *st, struct sb_result *rs)
 #ifdef MARIADB_PACKAGE_VERSION_ID
 #define SB_MYSQL_ASYNC 1
 #endif
-/* Makes my usable with the non-blocking API (before connecting): 0, or
- * -1 when the library cannot. */
+/* Makes my (connected) usable with the non-blocking API: 0, or -1 when
+ * the library cannot. */
 int sb_mysql_enable_nonblocking(MYSQL *my);
 #ifdef SB_MYSQL_ASYNC
 enum sb_db_status sb_mysql_query_start(struct sb_conn *con, const char *sql, size_t len,

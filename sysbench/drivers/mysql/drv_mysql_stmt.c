@@ -245,11 +245,9 @@ static void sb_mysql_fill_params(struct sb_stmt *st, struct sb_mysql_stmt *sp)
 enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_result *rs)
 {
     struct sb_conn *con = st->con;
-    struct sb_mysql_conn *cp = con->priv;
     struct sb_mysql_stmt *sp = st->priv;
     enum sb_db_status rc;
 
-    (void)cp;
     /* The common layer freed the previous result, cleared rs and checked
      * that the parameters are bound. */
     if (sp == NULL || sp->ps == NULL)
