@@ -134,6 +134,22 @@ void sb_hist_merge(struct sb_hist *dst, const struct sb_hist *src)
         dst->max_ns = src->max_ns;
 }
 
+void sb_hist_accumulate(struct sb_hist *dst, const struct sb_hist *src)
+{
+    uint64_t min = LOAD(&src->min_ns), max = LOAD(&src->max_ns);
+    size_t i;
+
+    for (i = 0; i < SB_HIST_BUCKETS; i++)
+        dst->counts[i] += LOAD(&src->counts[i]);
+    dst->total += LOAD(&src->total);
+    dst->sum_ns += LOAD(&src->sum_ns);
+    dst->clamped += LOAD(&src->clamped);
+    if (min < dst->min_ns)
+        dst->min_ns = min;
+    if (max > dst->max_ns)
+        dst->max_ns = max;
+}
+
 /* Counters only grow, but a snapshot taken mid-record may be a step ahead in
  * one field and behind in another; never letting a difference wrap keeps a
  * report from showing 2^64 transactions. */

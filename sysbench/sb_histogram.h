@@ -63,6 +63,11 @@ void sb_hist_snapshot(struct sb_hist *dst, const struct sb_hist *src);
 /* Adds src's counts into dst (dst is not shared while merging). */
 void sb_hist_merge(struct sb_hist *dst, const struct sb_hist *src);
 
+/* Adds a snapshot of src into dst, reading src atomically as
+ * sb_hist_snapshot does: a merge without the intermediate copy, safe while
+ * src's owner records (dst is the caller's own). */
+void sb_hist_accumulate(struct sb_hist *dst, const struct sb_hist *src);
+
 /*
  * Sets dst = later - earlier for two snapshots of the same histogram, the
  * values recorded in between. min/max of the difference are those of the

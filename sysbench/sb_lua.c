@@ -463,6 +463,12 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
         snprintf(err, errlen, "cannot create a Lua state: out of memory");
         return NULL;
     }
+    /* A worker state is one of possibly thousands (one per connection):
+     * while its modules and script load, collect as often as it grows, so
+     * that the parser's garbage is reused instead of raising the peak
+     * (its pages, once touched, stay resident). */
+    if (thr != NULL && thr->tid >= 0)
+        lua_gc(L, LUA_GCSETPAUSE, 100);
     luaL_openlibs(L);
     lua_pushcfunction(L, lua_print_line);
     lua_setglobal(L, "print");
@@ -502,6 +508,10 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
         }
         if (sb_lua_pcall(L, 0, 0, err, errlen) != 0)
             goto fail;
+    }
+    if (thr != NULL && thr->tid >= 0) {
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        lua_gc(L, LUA_GCSETPAUSE, 200); /* Lua's default, for the run */
     }
     return L;
 fail:

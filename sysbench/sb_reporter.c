@@ -118,34 +118,55 @@ static int call_hook(lua_State *L, const char *name, const struct sb_report_stat
     return 0;
 }
 
-/* Forgets worker i's previous snapshot: its statistics start again. */
-static void restart_prev(struct sb_reporter *r, unsigned i, int epoch)
+/* Empties a total kept between reports (codes included). */
+static void stats_clear(struct sb_stats *s)
 {
-    sb_stats_reset(&r->prev[i]);
-    r->prev[i].ncodes = 0;
-    r->prev_epoch[i] = epoch;
+    sb_stats_reset(s);
+    s->ncodes = 0;
+}
+
+/*
+ * Sets total to the statistics of every worker whose statistics belong to
+ * the run's current epoch, and, when ev and busy are given, each worker's
+ * events and seconds inside events (0 for a worker still in warmup).
+ * Within an epoch the set of such workers only grows and their counters
+ * only grow, so the difference of two totals is what happened in between.
+ */
+static void sum_workers(struct sb_reporter *r, int epoch, struct sb_stats *total,
+                        uint64_t *ev, double *busy)
+{
+    struct sb_run *run = r->run;
+
+    stats_clear(total);
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        const struct sb_stats *st = &run->workers[i].stats;
+        /* Time inside events is the sum of service times, which the
+         * closed loop records as response times. */
+        const struct sb_hist *in = run->mode != SB_PACE_NONE ? &st->service : &st->response;
+        bool counts = __atomic_load_n(&run->workers[i].epoch, __ATOMIC_ACQUIRE) == epoch;
+
+        if (ev != NULL) {
+            ev[i] = counts ? __atomic_load_n(&st->c[SB_STAT_EVENTS], __ATOMIC_RELAXED) : 0;
+            busy[i] = counts ? secs(__atomic_load_n(&in->sum_ns, __ATOMIC_RELAXED)) : 0;
+        }
+        if (counts)
+            sb_stats_accumulate(total, st);
+    }
 }
 
 /* Sets r->delta to what every worker did since the last report, counting a
  * worker whose statistics still belong to warmup as empty. */
 static void collect(struct sb_reporter *r)
 {
-    struct sb_run *run = r->run;
-    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+    int epoch = __atomic_load_n(&r->run->epoch, __ATOMIC_ACQUIRE);
 
-    sb_stats_reset(&r->delta);
-    r->delta.ncodes = 0;
-    for (unsigned i = 0; i < run->nthreads; i++) {
-        struct sb_worker *w = &run->workers[i];
-        if (r->prev_epoch[i] != epoch)
-            restart_prev(r, i, epoch);
-        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != epoch)
-            continue;
-        sb_stats_snapshot(&r->cur, &w->stats);
-        sb_stats_diff(&r->one, &r->cur, &r->prev[i]);
-        sb_stats_merge(&r->delta, &r->one);
-        r->prev[i] = r->cur;
+    if (r->prev_epoch != epoch) {
+        stats_clear(&r->prev);
+        r->prev_epoch = epoch;
     }
+    sum_workers(r, epoch, &r->cur, NULL, NULL);
+    sb_stats_diff(&r->delta, &r->cur, &r->prev);
+    r->prev = r->cur;
 }
 
 /* Hands one interval to the result files (--json, --csv). */
@@ -246,55 +267,39 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
         sb_report_print_line(&s, &x, stdout);
 }
 
-/*
- * Sets r->one to worker i's statistics since the last checkpoint (all of
- * them without checkpoints); with advance, they become the new base.
- * False for a worker whose statistics still belong to warmup.
- */
-static bool since_checkpoint(struct sb_reporter *r, unsigned i, bool advance)
-{
-    struct sb_run *run = r->run;
-    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
-
-    if (__atomic_load_n(&run->workers[i].epoch, __ATOMIC_ACQUIRE) != epoch)
-        return false;
-    sb_stats_snapshot(&r->cur, &run->workers[i].stats);
-    if (r->ckpt == NULL) {
-        r->one = r->cur;
-        return true;
-    }
-    if (r->ckpt_epoch[i] != epoch) {
-        sb_stats_reset(&r->ckpt[i]);
-        r->ckpt[i].ncodes = 0;
-        r->ckpt_epoch[i] = epoch;
-    }
-    sb_stats_diff(&r->one, &r->cur, &r->ckpt[i]);
-    if (advance)
-        r->ckpt[i] = r->cur;
-    return true;
-}
-
-/* Everything since the last checkpoint, merged over workers, with each
- * worker's events and time inside events (ev, busy: nthreads entries). */
+/* Everything since the last checkpoint (all of it without checkpoints),
+ * merged over workers, with each worker's events and time inside events
+ * (ev, busy: nthreads entries); with advance, now becomes the checkpoint. */
 static void gather(struct sb_reporter *r, bool advance, struct sb_stats *total, uint64_t *ev,
                    double *busy)
 {
-    struct sb_run *run = r->run;
+    unsigned n = r->run->nthreads;
+    int epoch = __atomic_load_n(&r->run->epoch, __ATOMIC_ACQUIRE);
 
-    sb_stats_reset(total);
-    total->ncodes = 0;
-    for (unsigned i = 0; i < run->nthreads; i++) {
-        ev[i] = 0;
-        busy[i] = 0;
-        if (!since_checkpoint(r, i, advance))
-            continue;
-        sb_stats_merge(total, &r->one);
-        ev[i] = r->one.c[SB_STAT_EVENTS];
-        /* Time inside events is the sum of service times, which the
-         * closed loop records as response times. */
-        busy[i] = secs(run->mode != SB_PACE_NONE ? r->one.service.sum_ns
-                                                 : r->one.response.sum_ns);
+    if (r->ckpt_ev == NULL) {
+        sum_workers(r, epoch, total, ev, busy);
+        return;
     }
+    if (r->ckpt_epoch != epoch) {
+        stats_clear(&r->ckpt);
+        memset(r->ckpt_ev, 0, n * sizeof(*r->ckpt_ev));
+        memset(r->ckpt_busy, 0, n * sizeof(*r->ckpt_busy));
+        r->ckpt_epoch = epoch;
+    }
+    sum_workers(r, epoch, &r->cur, ev, busy);
+    sb_stats_diff(total, &r->cur, &r->ckpt);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t e = ev[i];
+        double b = busy[i];
+        ev[i] = e >= r->ckpt_ev[i] ? e - r->ckpt_ev[i] : 0;
+        busy[i] = b >= r->ckpt_busy[i] ? b - r->ckpt_busy[i] : 0;
+        if (advance) {
+            r->ckpt_ev[i] = e;
+            r->ckpt_busy[i] = b;
+        }
+    }
+    if (advance)
+        r->ckpt = r->cur;
 }
 
 /* Fills the final-report figures shared by checkpoints and the end. */
@@ -383,16 +388,15 @@ int sb_reporter_init(struct sb_reporter *r, struct sb_run *run, lua_State *L,
     r->run = run;
     r->L = L;
     r->out = out;
-    r->prev = calloc(n, sizeof(*r->prev));
-    r->prev_epoch = calloc(n, sizeof(int));
+    /* Epochs count from 0: -1 makes the first report start afresh. */
+    r->prev_epoch = r->ckpt_epoch = -1;
     if (run->cfg->ncheckpoints > 0) {
-        r->ckpt = calloc(n, sizeof(*r->ckpt));
-        r->ckpt_epoch = calloc(n, sizeof(int));
+        r->ckpt_ev = calloc(n ? n : 1, sizeof(*r->ckpt_ev));
+        r->ckpt_busy = calloc(n ? n : 1, sizeof(*r->ckpt_busy));
+        if (r->ckpt_ev == NULL || r->ckpt_busy == NULL)
+            return -1;
     }
     if (sb_sampler_init(&r->sampler, n, 1.0) != 0)
-        return -1;
-    if (r->prev == NULL || r->prev_epoch == NULL ||
-        (run->cfg->ncheckpoints > 0 && (r->ckpt == NULL || r->ckpt_epoch == NULL)))
         return -1;
     r->hook = has_hook(L, "report_intermediate");
     return 0;
@@ -400,10 +404,8 @@ int sb_reporter_init(struct sb_reporter *r, struct sb_run *run, lua_State *L,
 
 void sb_reporter_free(struct sb_reporter *r)
 {
-    free(r->prev);
-    free(r->prev_epoch);
-    free(r->ckpt);
-    free(r->ckpt_epoch);
+    free(r->ckpt_ev);
+    free(r->ckpt_busy);
     sb_sampler_free(&r->sampler);
 }
 

@@ -30,11 +30,13 @@ struct sb_output;
 struct sb_reporter {
     struct sb_run *run;
     lua_State *L;
-    struct sb_stats *prev;     /* per worker, last snapshot */
-    int *prev_epoch;
-    /* Scratch space for collect(): a snapshot, one worker's share of the
-     * interval, and the interval over all workers. */
-    struct sb_stats cur, one, delta;
+    /* Intervals are differences of totals over the workers: the total
+     * at the last report (of statistics epoch prev_epoch), the total now
+     * (scratch), and the interval. Nothing is kept per worker, so the
+     * reporter's memory and its work per interval do not grow by a copy
+     * of every worker's histograms (110 KB each). */
+    struct sb_stats prev, cur, delta;
+    int prev_epoch;
     uint64_t start_ns, last_ns;
     uint64_t max_backlog;
     bool sql;                  /* any query seen: tps/qps format */
@@ -43,10 +45,13 @@ struct sb_reporter {
     struct sb_cpu_server *cpu_srv; /* NULL: server not measured */
     struct sb_cpu_sample cpu_prev; /* taken at the start of the interval */
     struct sb_server_watch srv_watch; /* follows a restarted server */
-    /* --report-checkpoints: per worker, its statistics at the last
-     * checkpoint (NULL without checkpoints), and when that was. */
-    struct sb_stats *ckpt;
-    int *ckpt_epoch;
+    /* --report-checkpoints: the total at the last checkpoint (of epoch
+     * ckpt_epoch), each worker's events and time in events then (NULL
+     * without checkpoints), and when that was. */
+    struct sb_stats ckpt;
+    uint64_t *ckpt_ev;
+    double *ckpt_busy;
+    int ckpt_epoch;
     uint64_t ckpt_ns;
     size_t next_ckpt;          /* index into cfg->checkpoints */
     bool hook_failed;          /* report_intermediate raised an error */

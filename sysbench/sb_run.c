@@ -103,6 +103,19 @@ static unsigned reap_workers(struct sb_run *run)
     return left;
 }
 
+/* Whether every worker has finished and every loop thread has returned:
+ * a loop counts its workers finished before it closes their connections
+ * and returns, and one caught in between is not stuck. */
+static bool all_returned(struct sb_run *run)
+{
+    if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads)
+        return false;
+    for (unsigned i = 0; i < run->nloops; i++)
+        if (run->loops[i].started && !__atomic_load_n(&run->loops[i].done, __ATOMIC_ACQUIRE))
+            return false;
+    return true;
+}
+
 /*
  * Waits for the workers to return. One still running --forced-shutdown
  * seconds after the deadline, or a few seconds after a signal (it is stuck
@@ -118,7 +131,7 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
     uint64_t sig_give_up = 0;
     unsigned left = 0;
 
-    while (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
+    while (!all_returned(run)) {
         uint64_t now = sb_now_ns();
         if (sig_give_up == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
             sig_give_up = now + (uint64_t)((fs > 0 ? fs : SB_RUN_SIGNAL_GRACE_S) * 1e9);

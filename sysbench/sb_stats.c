@@ -113,6 +113,25 @@ void sb_stats_merge(struct sb_stats *dst, const struct sb_stats *src)
         add_code(dst, &src->codes[i], 1);
 }
 
+void sb_stats_accumulate(struct sb_stats *dst, const struct sb_stats *src)
+{
+    unsigned n;
+
+    for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
+        dst->c[i] += __atomic_load_n(&src->c[i], __ATOMIC_RELAXED);
+    sb_hist_accumulate(&dst->response, &src->response);
+    sb_hist_accumulate(&dst->service, &src->service);
+    sb_hist_accumulate(&dst->lag, &src->lag);
+    n = __atomic_load_n(&src->ncodes, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < n; i++) {
+        struct sb_error_count e;
+        memcpy(e.code, src->codes[i].code, sizeof(e.code));
+        e.reconnect = src->codes[i].reconnect;
+        e.count = __atomic_load_n(&src->codes[i].count, __ATOMIC_RELAXED);
+        add_code(dst, &e, 1);
+    }
+}
+
 void sb_stats_diff(struct sb_stats *dst, const struct sb_stats *later,
                    const struct sb_stats *earlier)
 {

@@ -98,6 +98,11 @@ void sb_stats_snapshot(struct sb_stats *dst, const struct sb_stats *src);
 /* dst += src (counters, histograms, codes). */
 void sb_stats_merge(struct sb_stats *dst, const struct sb_stats *src);
 
+/* dst += a snapshot of src, read with atomic loads as sb_stats_snapshot
+ * does; safe while src's owner writes. The reporter sums the workers this
+ * way into one total instead of copying each worker's 110 KB first. */
+void sb_stats_accumulate(struct sb_stats *dst, const struct sb_stats *src);
+
 /* dst = later - earlier, two snapshots of the same statistics. */
 void sb_stats_diff(struct sb_stats *dst, const struct sb_stats *later,
                    const struct sb_stats *earlier);
