@@ -360,7 +360,10 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
-    if (sb_cfg->hgrm_file != NULL && sb_hgrm_check(sb_cfg->hgrm_file, err, sizeof(err)) != 0) {
+    if (sb_cfg->hgrm_file != NULL &&
+        sb_hgrm_check(sb_cfg->hgrm_file,
+                      sb_cfg->find_max ? 0 : sb_cfg->nthread_list * nr * sb_cfg->repeat, err,
+                      sizeof(err)) != 0) {
         char ignored[256];
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
@@ -388,8 +391,8 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }
-    if (out.txlog != NULL && !sb_run_abandoned() &&
-        sb_txlog_close(out.txlog, err, sizeof(err)) != 0) {
+    /* Published even after an error or a signal, as the report is. */
+    if (out.txlog != NULL && sb_txlog_close(out.txlog, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }

@@ -3,12 +3,12 @@
  */
 #include "sb_hgrm.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "sb_output.h"
+#include "sb_safefile.h"
 
 /* Reporting levels per halving of the distance to 100%: HdrHistogram's
  * default for outputPercentileDistribution. */
@@ -90,17 +90,6 @@ int sb_hgrm_write(const struct sb_hist *h, double unit_ns, FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
-int sb_hgrm_check(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "a");
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot write the --hgrm file '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    fclose(f);
-    return 0;
-}
-
 /* path with "-index" before its extension (the last '.' after the last '/'). */
 static void point_path(char *buf, size_t len, const char *path, size_t index)
 {
@@ -114,14 +103,51 @@ static void point_path(char *buf, size_t len, const char *path, size_t index)
         snprintf(buf, len, "%.*s-%zu%s", (int)(dot - path), path, index, dot);
 }
 
+/* Whether name may be written, by creating and removing its temporary
+ * file: the same test, and the same message, as writing it at the end. */
+static int check_one(const char *name, char *err, size_t errlen)
+{
+    struct sb_safefile f;
+
+    if (sb_safefile_open(&f, name, "--hgrm", sb_safefile_is_hgrm, err, errlen) != 0)
+        return -1;
+    sb_safefile_abandon(&f);
+    return 0;
+}
+
+int sb_hgrm_check(const char *path, size_t npoints, char *err, size_t errlen)
+{
+    char name[4096];
+
+    if (npoints == 1)
+        return check_one(path, err, errlen);
+    for (size_t i = 1; i <= (npoints ? npoints : 1); i++) {
+        point_path(name, sizeof(name), path, i);
+        if (check_one(name, err, errlen) != 0)
+            return -1;
+    }
+    /* An unknown count (--find-max) may also end with a single point. */
+    return npoints == 0 ? check_one(path, err, errlen) : 0;
+}
+
+/* Writes one histogram to its temporary file and renames it over name. */
+static int write_one(const struct sb_hist *h, const char *name, char *err, size_t errlen)
+{
+    struct sb_safefile f;
+
+    if (sb_safefile_open(&f, name, "--hgrm", sb_safefile_is_hgrm, err, errlen) != 0)
+        return -1;
+    /* A write error stays on the stream, for sb_safefile_commit to report. */
+    sb_hgrm_write(h, 1e6, f.fp);
+    return sb_safefile_commit(&f, err, errlen);
+}
+
 int sb_hgrm_write_output(const struct sb_output *o, const char *path, FILE *out,
                          char *err, size_t errlen)
 {
     for (size_t i = 0; i < o->npoints; i++) {
         const struct sb_point *p = &o->points[i];
         char name[4096];
-        FILE *f;
-        int rc;
 
         if (p->total == NULL)
             continue;
@@ -129,16 +155,8 @@ int sb_hgrm_write_output(const struct sb_output *o, const char *path, FILE *out,
             snprintf(name, sizeof(name), "%s", path);
         else
             point_path(name, sizeof(name), path, i + 1);
-        f = fopen(name, "w");
-        if (f == NULL) {
-            snprintf(err, errlen, "cannot write the --hgrm file '%s': %s", name, strerror(errno));
+        if (write_one(&p->total->response, name, err, errlen) != 0)
             return -1;
-        }
-        rc = sb_hgrm_write(&p->total->response, 1e6, f);
-        if (fclose(f) != 0 || rc != 0) {
-            snprintf(err, errlen, "cannot write the --hgrm file '%s': %s", name, strerror(EIO));
-            return -1;
-        }
         if (out != NULL)
             fprintf(out, "Response-time histogram (HdrHistogram text): %s\n", name);
     }

@@ -24,15 +24,20 @@ struct sb_output;
  * Returns 0, or -1 when out reported a write error. */
 int sb_hgrm_write(const struct sb_hist *h, double unit_ns, FILE *out);
 
-/* Checks before the run that path can be written (it is created if
- * missing, not truncated). Returns 0, or -1 with one line in err. */
-int sb_hgrm_check(const char *path, char *err, size_t errlen);
+/*
+ * Checks before the run that the files of npoints points (0: not known
+ * yet) can be written under sb_safefile.h's rule, without creating or
+ * changing anything. Returns 0, or -1 with one line in err.
+ */
+int sb_hgrm_check(const char *path, size_t npoints, char *err, size_t errlen);
 
 /*
  * Writes the response-time histogram of every complete point of o: to
  * path for a single point, to path with "-N" (N the point's index) before
- * its extension for a sweep. Prints the names written to out (may be
- * NULL). Returns 0, or -1 with one line in err.
+ * its extension for a sweep. Each file is written to a temporary name and
+ * renamed over its final name once complete (sb_safefile.h: never through
+ * a symlink, never over a file that is not a histogram). Prints the names
+ * written to out (may be NULL). Returns 0, or -1 with one line in err.
  */
 int sb_hgrm_write_output(const struct sb_output *o, const char *path, FILE *out,
                          char *err, size_t errlen);

@@ -147,3 +147,32 @@ bool sb_safefile_is_result_csv(const char *head, size_t len)
     static const char hdr[] = "point,threads,target_tps,";
     return len >= sizeof(hdr) - 1 && memcmp(head, hdr, sizeof(hdr) - 1) == 0;
 }
+
+bool sb_safefile_is_txlog(const char *head, size_t len)
+{
+    if (len == 0 || head[0] < '0' || head[0] > '9')
+        return false;
+    /* The head may end inside a line: every byte read is checked, none
+     * has to end a line. */
+    for (size_t i = 0; i < len; i++)
+        if ((head[i] < '0' || head[i] > '9') && head[i] != ' ' && head[i] != '\n')
+            return false;
+    return true;
+}
+
+bool sb_safefile_is_hgrm(const char *head, size_t len)
+{
+    static const char value[] = "Value", pct[] = "Percentile";
+    size_t i = 0;
+
+    while (i < len && head[i] == ' ')
+        i++;
+    if (len - i < sizeof(value) - 1 || memcmp(head + i, value, sizeof(value) - 1) != 0)
+        return false;
+    i += sizeof(value) - 1;
+    if (i == len || head[i] != ' ')
+        return false;
+    while (i < len && head[i] == ' ')
+        i++;
+    return len - i >= sizeof(pct) - 1 && memcmp(head + i, pct, sizeof(pct) - 1) == 0;
+}

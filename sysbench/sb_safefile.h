@@ -2,7 +2,8 @@
 #define SB_SAFEFILE_H
 
 /*
- * Result files that are never lost or clobbered (--json, --csv).
+ * Result files that are never lost or clobbered (--json, --csv, --log,
+ * --hgrm).
  *
  * A result file is written to a temporary name in the directory of its
  * final name (".NAME.tmp.PID.N", created with O_CREAT|O_EXCL|O_NOFOLLOW so
@@ -58,5 +59,13 @@ void sb_safefile_abandon(struct sb_safefile *f);
 /* Recognisers for our own JSON document and CSV series. */
 bool sb_safefile_is_result_json(const char *head, size_t len);
 bool sb_safefile_is_result_csv(const char *head, size_t len);
+
+/* A pgbench-style transaction log (ours or pgbench's): lines of decimal
+ * numbers separated by spaces. */
+bool sb_safefile_is_txlog(const char *head, size_t len);
+
+/* HdrHistogram's percentile distribution text (ours or its own tools'):
+ * a first line of the column names "Value Percentile ...". */
+bool sb_safefile_is_hgrm(const char *head, size_t len);
 
 #endif /* SB_SAFEFILE_H */

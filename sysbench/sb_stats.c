@@ -24,23 +24,44 @@ void sb_stats_init_zeroed(struct sb_stats *s)
     s->lag.min_ns = UINT64_MAX;
 }
 
+/* The entry of code and kind in n used entries, or NULL. */
+static struct sb_error_count *lookup(struct sb_error_count *codes, unsigned n,
+                                     const char *code, bool reconnect)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (codes[i].reconnect == reconnect && strcmp(codes[i].code, code) == 0)
+            return &codes[i];
+    return NULL;
+}
+
+/*
+ * The entry counting code and kind, created if needed. The last two
+ * entries are kept for "other", one per kind, so that a code arriving
+ * when the table is full is counted there rather than under another code
+ * or not at all. The release store of ncodes is for the owner's readers;
+ * on the private copies of merge and diff it is merely harmless.
+ */
 static struct sb_error_count *find_code(struct sb_stats *s, const char *code,
                                         bool reconnect)
 {
     unsigned n = __atomic_load_n(&s->ncodes, __ATOMIC_ACQUIRE);
-    for (unsigned i = 0; i < n; i++)
-        if (s->codes[i].reconnect == reconnect && strcmp(s->codes[i].code, code) == 0)
-            return &s->codes[i];
-    if (n < SB_STATS_MAX_CODES) {
-        struct sb_error_count *e = &s->codes[n];
-        snprintf(e->code, sizeof(e->code), "%s", code);
-        e->reconnect = reconnect;
-        e->count = 0;
-        /* Publish the filled entry before readers can see it counted. */
-        __atomic_store_n(&s->ncodes, n + 1, __ATOMIC_RELEASE);
+    struct sb_error_count *e = lookup(s->codes, n, code, reconnect);
+
+    if (e != NULL)
         return e;
+    if (n >= SB_STATS_MAX_CODES - 2) {
+        code = "other";
+        e = lookup(s->codes, n, code, reconnect);
+        if (e != NULL)
+            return e;
     }
-    return NULL;
+    e = &s->codes[n];
+    snprintf(e->code, sizeof(e->code), "%s", code);
+    e->reconnect = reconnect;
+    e->count = 0;
+    /* Publish the filled entry before readers can see it counted. */
+    __atomic_store_n(&s->ncodes, n + 1, __ATOMIC_RELEASE);
+    return e;
 }
 
 void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
@@ -57,10 +78,6 @@ void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
     else
         snprintf(code, sizeof(code), "%u", err->sql_errno);
     e = find_code(s, code, reconnect);
-    if (e == NULL)
-        e = find_code(s, "other", reconnect);
-    if (e == NULL)
-        e = &s->codes[SB_STATS_MAX_CODES - 1];
     __atomic_store_n(&e->count, __atomic_load_n(&e->count, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
 }
@@ -86,19 +103,8 @@ void sb_stats_snapshot(struct sb_stats *dst, const struct sb_stats *src)
 static void add_code(struct sb_stats *dst, const struct sb_error_count *e,
                      int64_t sign)
 {
-    struct sb_error_count *d = NULL;
-    for (unsigned i = 0; i < dst->ncodes; i++)
-        if (dst->codes[i].reconnect == e->reconnect &&
-            strcmp(dst->codes[i].code, e->code) == 0)
-            d = &dst->codes[i];
-    if (d == NULL) {
-        if (dst->ncodes == SB_STATS_MAX_CODES)
-            return;
-        d = &dst->codes[dst->ncodes++];
-        memcpy(d->code, e->code, sizeof(d->code));
-        d->reconnect = e->reconnect;
-        d->count = 0;
-    }
+    struct sb_error_count *d = find_code(dst, e->code, e->reconnect);
+
     d->count += (uint64_t)sign * e->count;
 }
 

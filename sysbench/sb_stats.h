@@ -35,7 +35,9 @@
 #include "sb_histogram.h"
 #include "sb_driver.h"
 
-/* Distinct error codes remembered per thread for the report. */
+/* Distinct error codes remembered per thread for the report: up to 14
+ * codes, then "other" (one entry for ignored errors, one for reconnects)
+ * for every further code, so no count is lost or misattributed. */
 #define SB_STATS_MAX_CODES 16
 
 struct sb_error_count {
@@ -88,14 +90,16 @@ static inline uint64_t sb_stats_queries(const struct sb_stats *s)
     return s->c[SB_STAT_READS] + s->c[SB_STAT_WRITES] + s->c[SB_STAT_OTHER];
 }
 
-/* Counts an ignored error or a reconnect under its code; owner only. */
+/* Counts an ignored error or a reconnect under its code (or "other", see
+ * SB_STATS_MAX_CODES); owner only. */
 void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
                          bool reconnect);
 
 /* Copies src into dst with atomic loads; safe while the owner writes. */
 void sb_stats_snapshot(struct sb_stats *dst, const struct sb_stats *src);
 
-/* dst += src (counters, histograms, codes). */
+/* dst += src (counters, histograms, codes; codes that no longer fit are
+ * added to "other"). */
 void sb_stats_merge(struct sb_stats *dst, const struct sb_stats *src);
 
 /* dst += a snapshot of src, read with atomic loads as sb_stats_snapshot

@@ -3,7 +3,6 @@
  */
 #include "sb_txlog.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -17,12 +16,8 @@ int sb_txlog_open(struct sb_txlog *l, const char *path, double agg_s, char *err,
     struct timespec rt;
 
     memset(l, 0, sizeof(*l));
-    snprintf(l->path, sizeof(l->path), "%s", path);
-    l->f = fopen(path, "w");
-    if (l->f == NULL) {
-        snprintf(err, errlen, "cannot write the --log file '%s': %s", path, strerror(errno));
+    if (sb_safefile_open(&l->file, path, "--log", sb_safefile_is_txlog, err, errlen) != 0)
         return -1;
-    }
     pthread_mutex_init(&l->lock, NULL);
     l->agg_s = agg_s;
     clock_gettime(CLOCK_REALTIME, &rt);
@@ -39,11 +34,19 @@ void sb_txlog_thread_init(struct sb_txlog_thread *t, struct sb_txlog *l, int tid
     t->agg_start = -1;
 }
 
+void sb_txlog_start(struct sb_txlog_thread *t)
+{
+    __atomic_store_n(&t->log->started, true, __ATOMIC_RELEASE);
+}
+
+/* A short write leaves the stream's error flag set, which
+ * sb_safefile_commit reports. Once the log is closed (a worker abandoned
+ * at the end of the run may still flush), lines are dropped. */
 static void write_out(struct sb_txlog *l, const char *buf, size_t len)
 {
     pthread_mutex_lock(&l->lock);
-    if (len > 0 && fwrite(buf, 1, len, l->f) != len)
-        l->failed = true;
+    if (len > 0 && l->file.fp != NULL)
+        fwrite(buf, 1, len, l->file.fp);
     pthread_mutex_unlock(&l->lock);
 }
 
@@ -192,13 +195,12 @@ int sb_txlog_close(struct sb_txlog *l, char *err, size_t errlen)
 {
     int rc = 0;
 
-    if (l->f == NULL)
-        return 0;
-    if (fclose(l->f) != 0 || l->failed) {
-        snprintf(err, errlen, "cannot write the --log file '%s': %s", l->path, strerror(EIO));
-        rc = -1;
-    }
-    l->f = NULL;
-    pthread_mutex_destroy(&l->lock);
+    /* The lock stays initialised: an abandoned worker may still take it. */
+    pthread_mutex_lock(&l->lock);
+    if (__atomic_load_n(&l->started, __ATOMIC_ACQUIRE))
+        rc = sb_safefile_commit(&l->file, err, errlen);
+    else
+        sb_safefile_abandon(&l->file);
+    pthread_mutex_unlock(&l->lock);
     return rc;
 }

@@ -28,6 +28,13 @@
  * kinds are 0: a skipped slot has no transaction and a failure ends the
  * run). Intervals start at multiples of SECONDS of Unix time.
  *
+ * The file is written to a temporary name next to FILE and renamed over it
+ * when the run ends (sb_safefile.h: never through a symlink, never over a
+ * file that is not a transaction log). A run that ends early, by an error
+ * or a signal, still publishes the lines it logged, as the report still
+ * shows what ran; a run that fails before any worker started measuring
+ * leaves an earlier FILE as it was.
+ *
  * Cost: without --log nothing here runs (the worker tests one pointer).
  * With it, each worker appends a fixed-size record to its own buffer and
  * formats and writes the buffer under the file's lock only when it is
@@ -40,16 +47,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sb_safefile.h"
+
 /* Records a worker buffers before writing them out. */
 #define SB_TXLOG_BUFFER 4096
 
 struct sb_txlog {
-    FILE *f;
-    pthread_mutex_t lock;     /* guards f and failed */
+    struct sb_safefile file;  /* the temporary name until sb_txlog_close */
+    pthread_mutex_t lock;     /* guards file */
     int64_t epoch_offset_ns;  /* Unix time minus CLOCK_MONOTONIC */
     double agg_s;             /* 0: one line per transaction */
-    bool failed;              /* a write failed */
-    char path[4096];
+    bool started;             /* a worker started measuring (atomic) */
 };
 
 struct sb_txlog_rec {
@@ -81,8 +89,9 @@ struct sb_txlog_thread {
 };
 
 /*
- * Creates (truncates) path for the log; agg_s > 0 selects aggregate lines.
- * Returns 0, or -1 with one line in err.
+ * Checks path (sb_safefile.h's rule) and opens a temporary file for the
+ * log; agg_s > 0 selects aggregate lines. Returns 0, or -1 with one line
+ * in err (nothing is created then).
  */
 int sb_txlog_open(struct sb_txlog *l, const char *path, double agg_s, char *err,
                   size_t errlen);
@@ -93,6 +102,10 @@ void sb_txlog_thread_init(struct sb_txlog_thread *t, struct sb_txlog *l, int tid
 /* Writes the buffered records (per-transaction lines, or the aggregates
  * of the intervals they complete). */
 void sb_txlog_flush(struct sb_txlog_thread *t);
+
+/* The worker owning t starts its measured transactions: from now on the
+ * run has a log to publish, whatever ends it. */
+void sb_txlog_start(struct sb_txlog_thread *t);
 
 /* Records one transaction; errors is the worker's ignored-error count
  * (its increase since the last record is this transaction's retries). */
@@ -114,8 +127,14 @@ static inline void sb_txlog_add(struct sb_txlog_thread *t, uint64_t end_ns, uint
  * (partial) interval. */
 void sb_txlog_thread_done(struct sb_txlog_thread *t);
 
-/* Closes the file. Returns 0, or -1 with one line in err when a write
- * failed. */
+/*
+ * Ends the log: renames it over its final name when a worker started
+ * measuring, otherwise removes it and leaves the final name untouched.
+ * Safe while an abandoned worker may still flush: later writes are
+ * dropped. Returns 0, or -1 with one line in err (a write failed, or the
+ * final name became something not to replace; the message then says
+ * where the log is).
+ */
 int sb_txlog_close(struct sb_txlog *l, char *err, size_t errlen);
 
 #endif /* SB_TXLOG_H */

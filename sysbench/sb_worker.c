@@ -78,6 +78,7 @@ static void arm_txlog(struct sb_worker *w)
         return;
     w->txlog_buf->errors_seen = w->db.errors;
     w->txlog = w->txlog_buf;
+    sb_txlog_start(w->txlog_buf);
 }
 
 /* Warmup is over: forget everything measured so far. In rate modes this

@@ -3,8 +3,9 @@
 # Result files and sweeps: --json (one document per invocation: a valid
 # document whose figures agree with the text report, with no password in
 # it), --csv (one row per interval), CPU figures on interval lines, the
-# sweep table of --threads and --tx-rate lists, --sweep-cooldown, and bad
-# result file paths (one FATAL line before any work).
+# sweep table of --threads and --tx-rate lists, --sweep-cooldown, bad
+# result file paths (one FATAL line before any work), and the same safety
+# for the --log and --hgrm files.
 #
 # Run by `make check`, or by hand: bash tests/cli/results_tests.sh
 
@@ -268,6 +269,103 @@ assert_eq "$(ls -A | grep -c '\.tmp\.')" 0 "temporary files left"
 sb ev.lua run --time=1 --events=1 --json=empty.json
 assert_exit 0
 assert_eq "$(jget empty.json 'd["format"]')" sysbench-result "format"
+
+# ---------------------------------------------------------------- --log, --hgrm
+
+# The files of --log and --hgrm follow the rule of --json and --csv: a
+# temporary name renamed over the final one when the run ends.
+
+tcase "--log and --hgrm refuse symlinks and leave their targets alone"
+write_ev
+echo keep >target
+ln -s target link.log
+ln -s target link.hgrm
+ln -s absent dangling.hgrm
+for opt in --log=link.log --hgrm=link.hgrm --hgrm=dangling.hgrm; do
+    sb ev.lua run --events=10 "$opt"
+    assert_exit 1
+    assert_fatal "file '${opt#*=}': it is a symbolic link"
+    assert_lines err 1
+    assert_not_contains out "Threads started"
+done
+assert_eq "$(cat target)" keep "symlink target"
+[ -e absent ] && fail "the dangling symlink's target was created"
+assert_eq "$(ls -A | grep -c '\.tmp\.')" 0 "temporary files left"
+
+tcase "every --hgrm name of a sweep is checked before the run"
+write_ev
+echo keep >target
+ln -s target s-2.hgrm
+sb ev.lua run --threads=1,2 --events=10 --hgrm=s.hgrm
+assert_exit 1
+assert_fatal "refusing to replace the --hgrm file 's-2.hgrm': it is a symbolic link"
+assert_not_contains out "Threads started"
+assert_eq "$(cat target)" keep "symlink target"
+[ -e s-1.hgrm ] && fail "s-1.hgrm was written by a refused run"
+assert_eq "$(ls -A | grep -c '\.tmp\.')" 0 "temporary files left"
+
+tcase "--log and --hgrm never replace a file of another kind"
+write_ev
+printf 'SQLite format 3\000precious' >db.sqlite
+cp db.sqlite db.orig
+for opt in --log --hgrm; do
+    sb ev.lua run --events=10 "$opt=db.sqlite"
+    assert_exit 1
+    assert_fatal "refusing to replace the $opt file 'db.sqlite': it is not a sysbench result file"
+    cmp -s db.sqlite db.orig || fail "$opt changed the database file"
+done
+# Their own earlier files are replaced.
+sb ev.lua run --events=10 --log=tx.log --hgrm=r.hgrm
+assert_exit 0
+sb ev.lua run --events=7 --log=tx.log --hgrm=r.hgrm
+assert_exit 0
+assert_lines tx.log 7
+assert_match r.hgrm '^#\[Max .*Total count += +7\]$'
+
+tcase "a run that fails before measuring keeps the earlier --log and --hgrm"
+write_ev
+sb ev.lua run --events=5 --log=tx.log --hgrm=r.hgrm
+assert_exit 0
+cp tx.log tx.orig
+cp r.hgrm r.orig
+echo 'function init() error("no tables") end' >>ev.lua
+sb ev.lua run --events=5 --log=tx.log --hgrm=r.hgrm
+assert_exit 1
+assert_fatal "no tables"
+cmp -s tx.log tx.orig || fail "tx.log changed by a run that measured nothing"
+cmp -s r.hgrm r.orig || fail "r.hgrm changed by a run that measured nothing"
+assert_eq "$(ls -A | grep -c '\.tmp\.')" 0 "temporary files left"
+
+tcase "--log keeps the earlier file during the run, then publishes an interrupted run's lines"
+write_ev
+sb ev.lua run --events=5 --log=tx.log
+assert_exit 0
+cp tx.log tx.orig
+sb_bg ev.lua run --time=30 --report-interval=1 --log=tx.log
+if wait_for out "[ 1s ]"; then
+    cmp -s tx.log tx.orig || fail "tx.log changed while the run was going"
+    assert_eq "$(ls -A | grep -c '^\.tx\.log\.tmp\.')" 1 "temporary log during the run"
+fi
+kill -INT "$SB_PID"
+sb_wait
+assert_exit 130
+ev=$(report_num out "total number of events:")
+assert_gt "${ev:-0}" 5 "events"
+assert_lines tx.log "$ev"
+assert_eq "$(ls -A | grep -c '\.tmp\.')" 0 "temporary files left"
+
+tcase "--log publishes the lines of a run that failed after it started"
+cat >fail.lua <<'EOF'
+function event()
+  n = (n or 0) + 1
+  if n > 100 then error("event 101 fails") end
+end
+EOF
+sb fail.lua run --events=1000 --log=tx.log
+assert_exit 1
+assert_fatal "event 101 fails"
+assert_lines tx.log 100
+assert_eq "$(awk '$2 != NR { bad++ } END { print bad + 0 }' tx.log)" 0 "numbering"
 
 tcase "per worker thread CPU: one entry per thread, consistent with the client"
 cat >burn.lua <<'EOF'

@@ -3,7 +3,10 @@
  * from a hand-built struct sb_final, the same struct stored by the result
  * files and written as JSON, the JSON read back through the result-file
  * reader (sb_resfile) with the same figures, and the compare command
- * reading such a file.
+ * reading such a file. Beyond one point: the report's error, reconnect,
+ * code and rate lines as sysbench 1.0's parsers read them; a sweep of
+ * three points with intervals through JSON and through CSV; compare's
+ * ratios for two sweeps whose throughput differs by known factors.
  */
 #include <check.h>
 #include <math.h>
@@ -345,6 +348,367 @@ START_TEST(compare_reads_the_file)
 }
 END_TEST
 
+/* The line of text that starts with prefix, copied into buf. */
+static const char *line_of(const char *text, const char *prefix, char *buf, size_t len)
+{
+    const char *p = text;
+
+    while (p != NULL && *p) {
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            size_t n = strcspn(p, "\n");
+            snprintf(buf, len, "%.*s", (int)n, p);
+            return buf;
+        }
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    ck_abort_msg("no line starting with '%s' in:\n%s", prefix, text);
+    return NULL;
+}
+
+/* Errors, reconnects and their codes; a checkpoint's rates over its own
+ * span; the lines byte for byte where sysbench 1.0's parsers read them. */
+START_TEST(text_report_errors_and_rates)
+{
+    struct sb_final f;
+    struct sb_point_config pc;
+    struct sb_db_error deadlock, gone;
+    char line[256], *t;
+
+    build_final(&f, &pc);
+    memset(&deadlock, 0, sizeof(deadlock));
+    deadlock.sql_errno = 1213;
+    memset(&gone, 0, sizeof(gone));
+    gone.sql_errno = 2013;
+    total.c[SB_STAT_ERRORS] = 40;
+    total.c[SB_STAT_RECONNECTS] = 2;
+    total.c[SB_STAT_SKIPPED] = 5;
+    for (int i = 0; i < 40; i++)
+        sb_stats_count_code(&total, &deadlock, false);
+    for (int i = 0; i < 2; i++)
+        sb_stats_count_code(&total, &gone, true);
+    t = report_text(&f);
+    /* sysbench 1.0's columns: the value at column 41, the latency figures
+     * right-aligned at column 53. */
+    ck_assert_str_eq(line_of(t, "    transactions:", line, sizeof(line)),
+                     "    transactions:                        1000   (100.00 per sec.)");
+    ck_assert_str_eq(line_of(t, "    queries:", line, sizeof(line)),
+                     "    queries:                             20000  (2000.00 per sec.)");
+    ck_assert_str_eq(line_of(t, "    ignored errors:", line, sizeof(line)),
+                     "    ignored errors:                      40     (4.00 per sec.)");
+    ck_assert_str_eq(line_of(t, "    reconnects:", line, sizeof(line)),
+                     "    reconnects:                          2      (0.20 per sec.)");
+    ck_assert_str_eq(line_of(t, "    total time:", line, sizeof(line)),
+                     "    total time:                          10.0000s");
+    ck_assert_str_eq(line_of(t, "         min:", line, sizeof(line)),
+                     "         min:                                    1.00");
+    ck_assert_str_eq(line_of(t, "         sum:", line, sizeof(line)),
+                     "         sum:                               500500.00");
+    /* Percentiles by the histogram's rule, as the JSON has them. */
+    ck_assert_double_eq_tol(field_after(t, "95th percentile:"),
+                            round((double)sb_hist_percentile(&total.response, 95) / 1e4) / 100,
+                            1e-9);
+    /* The codes, each under its kind; 4% errors is no warning. */
+    ck_assert_ptr_nonnull(strstr(t, "Errors by code:\n"));
+    ck_assert_str_eq(line_of(t, "    ignored 1213:", line, sizeof(line)),
+                     "    ignored 1213:                        40     (4.00 per sec.)");
+    ck_assert_str_eq(line_of(t, "    reconnect after 2013:", line, sizeof(line)),
+                     "    reconnect after 2013:                2      (0.20 per sec.)");
+    ck_assert_ptr_null(strstr(t, "WARNING:"));
+    /* The rate section against the target of 200. */
+    ck_assert_ptr_nonnull(strstr(t, "    achieved:                            "
+                                    "100.00 per sec. (50.00% of target)\n"));
+    ck_assert_ptr_nonnull(strstr(t, "    late starts:                         10     (1.00%)\n"));
+    ck_assert_ptr_nonnull(strstr(t, "    skipped:                             5\n"));
+    free(t);
+
+    /* A checkpoint covering the last 5 s: rates over those 5 s, the
+     * total time still the run's. */
+    f.interval_s = 5;
+    t = report_text(&f);
+    ck_assert_ptr_nonnull(strstr(t, "(200.00 per sec.)"));
+    ck_assert_ptr_nonnull(strstr(t, "    ignored errors:                      40     (8.00 per sec.)"));
+    ck_assert_double_eq_tol(field_after(t, "total time:"), 10, 1e-9);
+    free(t);
+
+    /* Errors above 5% of the transactions: the warning, with its figures. */
+    f.interval_s = 0;
+    total.c[SB_STAT_ERRORS] = 200;
+    t = report_text(&f);
+    ck_assert_ptr_nonnull(strstr(t, "WARNING: 200 ignored errors for 1000 transactions (20.0%"));
+    free(t);
+    /* Without SQL: no SQL section, the general one unchanged. */
+    f.sql = false;
+    t = report_text(&f);
+    ck_assert_ptr_null(strstr(t, "SQL statistics:"));
+    ck_assert_double_eq_tol(field_after(t, "total number of events:"), 1000, 1e-9);
+    free(t);
+}
+END_TEST
+
+/* Interval k (from 1) of a point of `threads` threads: figures that
+ * identify both, so a mix-up between points or intervals shows. */
+static struct sb_interval interval_of(unsigned threads, unsigned k)
+{
+    struct sb_interval iv;
+
+    memset(&iv, 0, sizeof(iv));
+    iv.time_s = k;
+    iv.epoch_s = 1.7e9 + k;
+    iv.interval_s = 1;
+    iv.threads = threads;
+    iv.events = 100 * threads + k;
+    iv.tps = (double)iv.events;
+    iv.qps = 20 * iv.tps;
+    iv.reads_ps = 14 * iv.tps;
+    iv.writes_ps = 4 * iv.tps;
+    iv.other_ps = 2 * iv.tps;
+    iv.latency_ms[0] = 10.0 * threads + k;       /* p95 */
+    iv.latency_ms[1] = 20.0 * threads + k;       /* p99 */
+    iv.errors_ps = k;
+    iv.reconnects_ps = 0.5 * k;
+    iv.backlog = k;
+    iv.p50_ms = 5.0 * threads;
+    iv.p99_ms = iv.latency_ms[1];
+    iv.cpu_client_pct = 25.0 + k;
+    iv.cpu_server_pct = NAN;
+    return iv;
+}
+
+/* A sweep of three closed-loop points (1, 2, 4 threads) of 3 intervals
+ * each; the final figures are build_final's with the events scaled by
+ * the thread count (and by scale[i] when scale is not NULL). With csv
+ * set, the output also writes the CSV. */
+static void sweep_output(struct sb_output *o, const char *csv, const double *scale)
+{
+    static const unsigned threads[] = {1, 2, 4};
+    struct sb_config cfg;
+    struct sb_final f;
+    struct sb_point_config pc;
+    char err[256];
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.npercentiles = 2;
+    cfg.percentiles[0] = 95;
+    cfg.percentiles[1] = 99;
+    cfg.csv_file = csv;
+    ck_assert_msg(sb_output_open(o, &cfg, err, sizeof(err)) == 0, "%s", err);
+    for (size_t i = 0; i < 3; i++) {
+        build_final(&f, &pc);
+        pc.mode = f.rate_mode = SB_PACE_NONE;
+        pc.tx_rate = pc.target_tps = f.target_tps = 0;
+        pc.threads = f.threads = threads[i];
+        total.c[SB_STAT_EVENTS] = (uint64_t)(1000 * threads[i] * (scale ? scale[i] : 1));
+        ck_assert_ptr_nonnull(sb_output_begin_point(o, &pc));
+        for (unsigned k = 1; k <= 3; k++) {
+            struct sb_interval iv = interval_of(threads[i], k);
+            ck_assert_int_eq(sb_output_add_interval(o, &iv), 0);
+        }
+        ck_assert_int_eq(sb_output_end_point(o, &f), 0);
+    }
+    sb_output_set_end(o, "completed", 0, NULL);
+}
+
+START_TEST(json_sweep_round_trip)
+{
+    struct sb_output o;
+    struct sb_resfile r;
+    struct sb_jv *doc;
+    char *json, err[256];
+
+    sweep_output(&o, NULL, NULL);
+    json = json_of(&o);
+    load_back(&r, json);
+    ck_assert_uint_eq(r.npoints, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const struct sb_resfile_point *p = &r.points[i];
+        unsigned th = 1u << i;
+        double v[8];
+
+        ck_assert_uint_eq(p->cfg.threads, th);
+        ck_assert_int_eq(p->cfg.mode, SB_PACE_NONE);
+        ck_assert(p->complete);
+        ck_assert_double_eq_tol(p->tps, 100.0 * th, 1e-9);
+        ck_assert_uint_eq(p->niv, 3);
+        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_TPS, 0, v, 8), 3);
+        for (unsigned k = 1; k <= 3; k++)
+            ck_assert_double_eq_tol(v[k - 1], 100.0 * th + k, 1e-9);
+        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_LATENCY, 99, v, 8), 3);
+        for (unsigned k = 1; k <= 3; k++)
+            ck_assert_double_eq_tol(v[k - 1], 20.0 * th + k, 1e-9);
+        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_LATENCY, 95, v, 8), 3);
+        ck_assert_double_eq_tol(v[2], 10.0 * th + 3, 1e-9);
+        /* No server measured: NaN per interval, not 0. */
+        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_CPU_SERVER, 0, v, 8), 3);
+        ck_assert(isnan(v[0]));
+    }
+    sb_resfile_free(&r);
+
+    /* The interval fields the reader does not copy, from the document. */
+    doc = sb_jv_parse(json, strlen(json), err, sizeof(err));
+    ck_assert_msg(doc != NULL, "%s", err);
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(doc, "points")), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const struct sb_jv *ivs = sb_jv_get(sb_jv_at(sb_jv_get(doc, "points"), i), "intervals");
+        unsigned th = 1u << i;
+
+        ck_assert_uint_eq(sb_jv_len(ivs), 3);
+        for (unsigned k = 1; k <= 3; k++) {
+            const struct sb_jv *iv = sb_jv_at(ivs, k - 1);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_get(iv, "time_s")), k, 1e-9);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_get(iv, "epoch_s")), 1.7e9 + k, 1e-6);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_get(iv, "events")), 100.0 * th + k, 1e-9);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_path(iv, "qps.reads")),
+                                    14 * (100.0 * th + k), 1e-9);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_get(iv, "errors_per_s")), k, 1e-9);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_get(iv, "reconnects_per_s")), 0.5 * k, 1e-9);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_get(iv, "backlog")), k, 1e-9);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_get(iv, "latency_p50_ms")), 5.0 * th, 1e-9);
+            ck_assert_double_eq_tol(sb_jv_num(sb_jv_path(iv, "cpu_pct.client")), 25.0 + k, 1e-9);
+            ck_assert_int_eq(sb_jv_path(iv, "cpu_pct.server")->type, SB_JV_NULL);
+        }
+        ck_assert_double_eq_tol(sb_jv_num(sb_jv_path(sb_jv_at(sb_jv_get(doc, "points"), i),
+                                                     "final.events")), 1000.0 * th, 1e-9);
+    }
+    ck_assert_str_eq(sb_jv_str(sb_jv_path(doc, "ended.status")), "completed");
+    sb_jv_free(doc);
+    free(json);
+    ck_assert_int_eq(sb_output_close(&o, err, sizeof(err)), 0);
+}
+END_TEST
+
+/* Splits a CSV line (no quoting: our rows have none) at its commas, in
+ * place; returns the number of fields. */
+static int split_csv(char *line, char **fields, int max)
+{
+    int n = 0;
+
+    line[strcspn(line, "\n")] = '\0';
+    for (char *p = line; n < max; p++) {
+        fields[n++] = p;
+        p = strchr(p, ',');
+        if (p == NULL)
+            break;
+        *p = '\0';
+    }
+    return n;
+}
+
+/* The CSV of the same sweep, read back row by row: one row per interval,
+ * the point's index and threads, the figures at two decimals, an empty
+ * field for what was not measured, then the "# ended:" line. */
+START_TEST(csv_sweep_read_back)
+{
+    struct sb_output o;
+    struct sb_lua_env env;
+    char dir[] = "/tmp/check_sb_result_csv_XXXXXX", path[128], line[512], err[256];
+    FILE *fp;
+    int rows = 0;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/r.csv", dir);
+    sweep_output(&o, path, NULL);
+    memset(&env, 0, sizeof(env));
+    /* No --json: this writes the CSV's last line only. */
+    ck_assert_int_eq(sb_output_write_json(&o, &env, err, sizeof(err)), 0);
+    ck_assert_msg(sb_output_close(&o, err, sizeof(err)) == 0, "%s", err);
+
+    fp = fopen(path, "r");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
+    ck_assert_str_eq(line, "point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,"
+                           "latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,"
+                           "cpu_client_pct,cpu_server_pct,epoch_s\n");
+    while (fgets(line, sizeof(line), fp) != NULL && line[0] != '#') {
+        char *f[20];
+        unsigned point = (unsigned)rows / 3 + 1, k = (unsigned)rows % 3 + 1;
+        double th = (double)(1u << (point - 1)), tps = 100.0 * th + k;
+
+        ck_assert_int_eq(split_csv(line, f, 20), 17);
+        ck_assert_int_eq(atoi(f[0]), (int)point);
+        ck_assert_double_eq_tol(atof(f[1]), th, 1e-9);
+        ck_assert_str_eq(f[2], "");                 /* no target: closed loop */
+        ck_assert_double_eq_tol(atof(f[3]), k, 1e-9);
+        ck_assert_double_eq_tol(atof(f[4]), tps, 1e-9);
+        ck_assert_double_eq_tol(atof(f[5]), 20 * tps, 1e-9);
+        ck_assert_double_eq_tol(atof(f[6]), 14 * tps, 1e-9);
+        ck_assert_double_eq_tol(atof(f[8]), 2 * tps, 1e-9);
+        ck_assert_double_eq_tol(atof(f[9]), 10.0 * th + k, 1e-9);   /* p95 */
+        ck_assert_double_eq_tol(atof(f[10]), k, 1e-9);
+        ck_assert_str_eq(f[11], k == 1 ? "0.50" : k == 2 ? "1.00" : "1.50");
+        ck_assert_int_eq(atoi(f[13]), (int)k);
+        ck_assert_double_eq_tol(atof(f[14]), 25.0 + k, 1e-9);
+        ck_assert_str_eq(f[15], "");                /* server not measured */
+        ck_assert_double_eq_tol(atof(f[16]), 1.7e9 + k, 1e-6);
+        rows++;
+    }
+    ck_assert_int_eq(rows, 9);
+    ck_assert_str_eq(line, "# ended: completed\n");
+    ck_assert_ptr_null(fgets(line, sizeof(line), fp));
+    fclose(fp);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* Compare of two sweeps whose throughput differs by known ratios per
+ * point: each row shows its own ratio, the first file's is 1.00x. */
+START_TEST(compare_sweep_ratios)
+{
+    static const double scale[] = {1.5, 0.75, 1.0};
+    struct sb_output o;
+    char a[64], b[64], err[256], *json, *out;
+    const char *p;
+    int rc;
+
+    sweep_output(&o, NULL, NULL);
+    json = json_of(&o);
+    sb_output_close(&o, err, sizeof(err));
+    temp_file(json, a, sizeof(a));
+    free(json);
+    sweep_output(&o, NULL, scale);
+    json = json_of(&o);
+    sb_output_close(&o, err, sizeof(err));
+    temp_file(json, b, sizeof(b));
+    free(json);
+    {
+        char *argv[] = {"sysbench", "compare", a, b, "--labels=base,new", NULL};
+        out = compare_output(5, argv, &rc);
+    }
+    ck_assert_int_eq(rc, 0);
+    /* The throughput table: threads, both figures and the ratio, in the
+     * sweep's order. */
+    p = strstr(out, "Throughput (transactions per second");
+    ck_assert_msg(p != NULL, "%s", out);
+    p = strstr(p, "new/base\n");
+    ck_assert_msg(p != NULL, "%s", out);
+    p += strlen("new/base\n");
+    for (int i = 0; i < 3; i++) {
+        unsigned th;
+        double base, other, ratio;
+
+        ck_assert_msg(sscanf(p, "%u %lf %lf %lfx", &th, &base, &other, &ratio) == 4, "%s", p);
+        ck_assert_uint_eq(th, 1u << i);
+        ck_assert_double_eq_tol(base, 100.0 * th, 1e-9);
+        ck_assert_double_eq_tol(other, 100.0 * th * scale[i], 1e-9);
+        ck_assert_double_eq_tol(ratio, scale[i], 1e-9);
+        p = strchr(p, '\n') + 1;
+    }
+    /* The latencies did not change: 1.00x in every row of their tables. */
+    p = strstr(out, "Response time, 95th percentile");
+    ck_assert_msg(p != NULL, "%s", out);
+    p = strchr(strstr(p, "new/base\n"), '\n') + 1;
+    for (int i = 0; i < 3; i++) {
+        const char *eol = strchr(p, '\n');
+        ck_assert_msg(eol - p > 5 && strncmp(eol - 5, "1.00x", 5) == 0, "%.*s", (int)(eol - p), p);
+        p = eol + 1;
+    }
+    free(out);
+    unlink(a);
+    unlink(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sb_result");
@@ -356,6 +720,10 @@ int main(void)
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, pace_mode_names);
     tcase_add_test(tc, compare_reads_the_file);
+    tcase_add_test(tc, text_report_errors_and_rates);
+    tcase_add_test(tc, json_sweep_round_trip);
+    tcase_add_test(tc, csv_sweep_read_back);
+    tcase_add_test(tc, compare_sweep_ratios);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
