@@ -419,8 +419,13 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     char err[1024];
     int kind;
 
-    if (strcmp(cmd, "run") == 0)
-        return run_points(L, env, main_rand);
+    if (strcmp(cmd, "run") == 0) {
+        int rc;
+        sb_lua_set_running(L, true);
+        rc = run_points(L, env, main_rand);
+        sb_lua_set_running(L, false);
+        return rc;
+    }
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */

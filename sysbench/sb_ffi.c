@@ -28,6 +28,7 @@ int sb_ffi_mux_woken(int thread_id);
 void sb_event_start(int thread_id);
 void sb_event_stop(int thread_id);
 void sb_counter_inc(int thread_id, int type);
+void sb_ffi_event_restarted(int thread_id);
 
 uint32_t sb_rand_default(uint32_t a, uint32_t b);
 uint32_t sb_rand_uniform(uint32_t a, uint32_t b);
@@ -96,6 +97,14 @@ void sb_event_stop(int thread_id)
     struct sb_worker *w = sb_worker_get(thread_id);
     if (w != NULL)
         sb_worker_event_stop(w);
+}
+
+/* The built-in event loop retries an event after a RESTART_EVENT error. */
+void sb_ffi_event_restarted(int thread_id)
+{
+    struct sb_worker *w = sb_worker_get(thread_id);
+    if (w != NULL)
+        w->restarts++;
 }
 
 void sb_counter_inc(int thread_id, int type)

@@ -453,6 +453,57 @@ static int lua_worker_exit(lua_State *L)
     return lua_error(L);
 }
 
+/*
+ * os.exit in the main state. The script body and the prepare, cleanup and
+ * help commands may end the process as a plain Lua interpreter would
+ * (sysbench 1.0 scripts call os.exit(1) on bad options). During a run the
+ * main state serves init(), done() and the report hooks, some of them from
+ * the reporter thread while workers run: exiting there would skip the
+ * final report and leave the result files unwritten, so it is an error
+ * like any other, which stops the run. The original function is the
+ * closure's upvalue, so a script that kept a reference to os.exit gets
+ * this one too.
+ */
+static int lua_main_exit(lua_State *L)
+{
+    bool running;
+
+    lua_getfield(L, LUA_REGISTRYINDEX, "sb_running");
+    running = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (running) {
+        luaL_where(L, 1);
+        lua_pushstring(L, "os.exit() called during a run (use error() to stop the run)");
+        lua_concat(L, 2);
+        return lua_error(L);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+void sb_lua_set_running(lua_State *L, bool running)
+{
+    lua_pushboolean(L, running);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sb_running");
+}
+
+/* Replaces os.exit: in worker states it always fails, in the main state
+ * only during a run. */
+static void replace_exit(lua_State *L, const struct sb_lua_thread *thr)
+{
+    lua_getglobal(L, "os");
+    if (thr != NULL && thr->tid >= 0) {
+        lua_pushcfunction(L, lua_worker_exit);
+    } else {
+        lua_getfield(L, -1, "exit");
+        lua_pushcclosure(L, lua_main_exit, 1);
+    }
+    lua_setfield(L, -2, "exit");
+    lua_pop(L, 1);
+}
+
 lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                             const struct sb_lua_thread *thr, bool with_opts,
                             char *err, size_t errlen)
@@ -479,12 +530,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
     register_internal_modules(L);
     set_package_path(L, env->script_path);
     set_sysbench_values(L, env, thr);
-    if (thr != NULL && thr->tid >= 0) {
-        lua_getglobal(L, "os");
-        lua_pushcfunction(L, lua_worker_exit);
-        lua_setfield(L, -2, "exit");
-        lua_pop(L, 1);
-    }
+    replace_exit(L, thr);
 
     lua_getglobal(L, "require");
     lua_pushstring(L, "sysbench");

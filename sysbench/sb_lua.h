@@ -61,6 +61,11 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                             const struct sb_lua_thread *thr, bool with_opts,
                             char *err, size_t errlen);
 
+/* Marks the main state as running a benchmark (init() to done() of every
+ * point): os.exit() then raises an error instead of ending the process,
+ * so that the report and the result files are still written. */
+void sb_lua_set_running(lua_State *L, bool running);
+
 /* Closes a state made by sb_lua_new_state. */
 void sb_lua_close(lua_State *L);
 

@@ -354,7 +354,13 @@ static void checkpoint_report(struct sb_reporter *r, uint64_t now, double label_
         sb_report_stat_from(&s, total, since, t, n,
                             cfg->npercentiles ? cfg->percentiles[0] : 0);
         s.threads_running = n - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
-        call_hook(r->L, "report_cumulative", &s, true, SB_REPORT_CHECKPOINT);
+        /* As report_intermediate: one error line and the run stops, not
+         * the same error at every checkpoint. */
+        if (call_hook(r->L, "report_cumulative", &s, true, SB_REPORT_CHECKPOINT) != 0) {
+            r->hook_failed = true;
+            r->cumulative_failed = true;
+            sb_request_stop(SB_STOP_ERROR);
+        }
     } else if (cfg->verbosity >= SB_LOG_NOTICE) {
         struct sb_final f;
         fill_final(&f, r, total, ev, busy);
@@ -519,6 +525,22 @@ static void record_final(struct sb_reporter *r, const struct sb_final *f,
         sb_output_set_server(r->out, env->driver->name, in->server_version);
 }
 
+/* The script's report_cumulative hook in place of the built-in final
+ * report. Returns 0, or -1 when it raised an error (reported). */
+static int call_cumulative(lua_State *L, const struct sb_config *cfg,
+                           const struct sb_stats *total, double since, double t, unsigned n)
+{
+    struct sb_report_stat s;
+    int rc;
+
+    sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
+    /* Every worker has finished: sysbench 1.0 reports 0 here. */
+    s.threads_running = 0;
+    rc = call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL);
+    sb_report_json_close(stdout);
+    return rc;
+}
+
 /* The final report; see sb_reporter.h. */
 int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final_in *in)
 {
@@ -538,6 +560,7 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     uint64_t stop_ns = in->deadline != 0 && in->end > in->deadline ? in->deadline : in->end;
     double t = secs(stop_ns - r->start_ns), since = secs(stop_ns - r->ckpt_ns);
     uint64_t b;
+    bool use_hook;
     int rc = 0;
 
     if (total == NULL || ev == NULL || busy == NULL) {
@@ -582,15 +605,12 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     f.check_tps = r->sampler.tps;
     f.ncheck_tps = r->sampler.ntps;
     f.check_sample_s = 1.0;
-    if (has_hook(L, "report_cumulative")) {
-        struct sb_report_stat s;
-        sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
-        /* Every worker has finished: sysbench 1.0 reports 0 here. */
-        s.threads_running = 0;
-        if (call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL) != 0)
-            rc = -1;
-        sb_report_json_close(stdout);
-    } else if (cfg->verbosity >= SB_LOG_NOTICE) {
+    use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
+    if (use_hook && call_cumulative(L, cfg, total, since, t, n) != 0)
+        rc = -1;
+    /* A report_cumulative hook that failed printed at most part of a
+     * report: the built-in one still shows what the run measured. */
+    if ((!use_hook || rc != 0) && cfg->verbosity >= SB_LOG_NOTICE) {
         sb_report_print_final(&f, stdout);
         sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
         sb_selfcheck_print_run(&chk, total, t, stdout);

@@ -54,7 +54,11 @@ struct sb_reporter {
     int ckpt_epoch;
     uint64_t ckpt_ns;
     size_t next_ckpt;          /* index into cfg->checkpoints */
-    bool hook_failed;          /* report_intermediate raised an error */
+    /* A report hook raised an error: the run stops with one error line;
+     * cumulative_failed (a checkpoint's report_cumulative failed) makes
+     * the final report the built-in one rather than the same error again. */
+    bool hook_failed;
+    bool cumulative_failed;
     struct sb_sampler sampler; /* 1 s throughput samples for the self-check */
     double epoch0_s;           /* Unix time at start_ns */
 };

@@ -538,6 +538,28 @@ static void measure(struct sb_run *run, struct sb_reporter *r, struct sb_run_clo
 }
 
 /*
+ * A run whose every event was restarted (an error the script or
+ * --db-ignore-errors makes ignorable, on every try) measured nothing, yet
+ * had no error to report: it fails with one line saying so, after the
+ * report. Returns true when it did. Only the built-in event loop counts
+ * restarts; a run in which some event completed is a benchmark.
+ */
+static bool all_restarted(const struct sb_run *run)
+{
+    uint64_t completed = 0, restarts = 0;
+
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        completed += run->workers[i].completed;
+        restarts += run->workers[i].restarts;
+    }
+    if (completed > 0 || restarts == 0)
+        return false;
+    sb_fatal("no event completed: every event was restarted (%llu restarts)",
+             (unsigned long long)restarts);
+    return true;
+}
+
+/*
  * After the workers: the first worker's error, the final report of what
  * ran, done(), and the run freed (unless a thread was abandoned: done()
  * would clean up under its feet). Returns the run's exit status.
@@ -574,6 +596,9 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
         sb_fatal("%s", err);
         rc = 1;
     }
+    /* Any other failure already has its error line; a signal its status. */
+    if (rc == 0 && sb_stop_reason() != SB_STOP_SIGNAL && all_restarted(run))
+        rc = 1;
     if (!sb_run_abandoned()) {
         sb_worker_table_set(NULL, 0);
         free_run(run, r);

@@ -306,6 +306,7 @@ void sb_worker_event_stop(struct sb_worker *w)
         sb_hist_record(&w->stats.lag, lag);
     }
     sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
+    w->completed++;
     sb_worker_publish(w);
     if (w->txlog != NULL)
         sb_txlog_add(w->txlog, end, response, lag, w->db.errors);

@@ -83,6 +83,11 @@ struct sb_worker {
     unsigned heap_idx;
     uint64_t run_ns;
     uint64_t resumes, resumes_seen;
+    /* Events the built-in loop completed (warmup included) and retried
+     * after a RESTART_EVENT error: a run with restarts and no completed
+     * event measured nothing (sb_run.c). */
+    uint64_t completed;
+    uint64_t restarts;
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     bool failed;

@@ -126,13 +126,17 @@ done
 # ---------------------------------------------------------------- hostile scripts
 
 # hostile NAME BODY EXPECTED: the script BODY ends `run` with exit 1 and
-# one FATAL line containing EXPECTED, within SB_TIMEOUT.
+# one FATAL line containing EXPECTED, within --time=2 plus a 10 s grace
+# (a hang guard, not a timing claim).
 hostile() {
+    local start
     tcase "hostile script: $1"
     printf '%s\n' "$2" >h.lua
+    start=$(date +%s)
     sb h.lua run --time=2
     assert_exit 1
     assert_fatal "$3"
+    assert_lt $(($(date +%s) - start)) 12 "seconds until exit"
 }
 
 hostile "infinite recursion in event" \

@@ -2,7 +2,9 @@
 #
 # The run engine's stop and exit paths (SQLite only): signals during
 # prepare, parallel commands and connection set-up; tiny --tx-rate with
-# --time; errors in the report hooks and thread_done; --forced-shutdown;
+# --time; errors in every hook (init, done, the report hooks,
+# before_restart_event, sql_error_ignorable, thread_done, cleanup, custom
+# commands, help); os.exit in the main state; --forced-shutdown;
 # a fatal error in one worker; fractional --report-interval; sysbench.opt
 # in a sweep. Time bounds are generous ("within --time + 10 s"): they catch
 # hangs, not slowness.
@@ -192,6 +194,145 @@ assert_fatal "worker gave up"
 assert_contains out "General statistics:"
 ev=$(report_num out "total number of events:")
 assert_ge "${ev:-0}" 499 "events reported"
+
+# ---------------------------------------------------------------- errors in every other hook
+
+# hook_fails EXIT EXPECTED ARGS...: sysbench ARGS exits EXIT within
+# --time=2 plus a 10 s grace (a hang guard, not a timing claim), with one
+# FATAL line containing EXPECTED (the script's file and line) and no
+# crash, PANIC or traceback.
+hook_fails() {
+    local want=$1 expected=$2 start
+    shift 2
+    start=$(date +%s)
+    sb "$@"
+    assert_exit "$want"
+    assert_fatal "$expected"
+    assert_lt $(($(date +%s) - start)) 12 "seconds until exit"
+}
+
+# assert_report: the final report of what ran was printed, with events.
+assert_report() {
+    assert_contains out "General statistics:"
+    ev=$(report_num out "total number of events:")
+    assert_gt "${ev:-0}" 0 "events reported"
+}
+
+# assert_json_events: the result file r.json holds the point's events.
+assert_json_events() {
+    assert_eq "$(jget r.json 'd["points"][0]["final"]["events"] > 0')" true "events in r.json"
+}
+
+tcase "an error in init() ends the run before it starts: one FATAL, no report"
+printf 'function init()\n  error("bad init")\nend\nfunction event() end\n' >in.lua
+hook_fails 1 "in.lua:2: bad init" in.lua run --time=2
+assert_not_contains out "General statistics:"
+assert_not_contains out "Threads started"
+
+tcase "an error in done() after a run keeps the report and the result file"
+printf 'function event() end\nfunction done()\n  error("bad done")\nend\n' >dn.lua
+hook_fails 1 "dn.lua:3: bad done" dn.lua run --time=1 --json=r.json
+assert_report
+assert_json_events
+
+tcase "an error in report_cumulative: one FATAL, the built-in final report, the result file"
+printf 'function event() end\nsysbench.hooks.report_cumulative = function()\n  error("bad cumulative")\nend\n' >rc.lua
+hook_fails 1 "sysbench.hooks.report_cumulative: rc.lua:3: bad cumulative" \
+    rc.lua run --time=1 --json=r.json
+assert_report
+assert_json_events
+
+tcase "an error in report_cumulative at a checkpoint stops the run with one FATAL"
+printf 'function event() end\nsysbench.hooks.report_cumulative = function()\n  error("bad cumulative")\nend\n' >rc.lua
+hook_fails 1 "sysbench.hooks.report_cumulative: rc.lua:3: bad cumulative" \
+    rc.lua run --time=20 --report-checkpoints=1,2,3
+assert_contains out "Stopped by an error"
+assert_report
+assert_not_contains out "[ 2s ] Checkpoint report:"
+
+tcase "an error in before_restart_event stops the run with one FATAL and the report"
+printf 'function event() error({errcode = sysbench.error.RESTART_EVENT}) end\nsysbench.hooks.before_restart_event = function()\n  error("bad restart hook")\nend\n' >br.lua
+hook_fails 1 "br.lua:3: bad restart hook" br.lua run --time=2
+assert_contains out "General statistics:"
+
+tcase "an error in sql_error_ignorable is the run's error, not the SQL error it was asked about"
+cat >se.lua <<'LUA'
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT * FROM no_such_table") end
+sysbench.hooks.sql_error_ignorable = function()
+  error("bad ignorable")
+end
+LUA
+hook_fails 1 "sysbench.hooks.sql_error_ignorable: se.lua:5: bad ignorable" se.lua run --time=2
+assert_not_contains err "no such table"
+assert_contains out "General statistics:"
+
+tcase "an error in cleanup() is one FATAL line"
+printf 'function event() end\nfunction cleanup()\n  error("bad cleanup")\nend\n' >cu.lua
+hook_fails 1 "cu.lua:3: bad cleanup" cu.lua cleanup
+
+tcase "an error in a custom command is one FATAL line"
+printf 'local function mine()\n  error("bad command")\nend\nsysbench.cmdline.commands = { mine = {mine} }\n' >cc.lua
+hook_fails 1 "cc.lua:2: bad command" cc.lua mine
+
+tcase "an error in help() is one FATAL line after the options"
+printf 'sysbench.cmdline.options = {x = {"an option", 1}}\nfunction help()\n  error("bad help")\nend\n' >hp.lua
+hook_fails 1 "hp.lua:3: bad help" hp.lua help
+assert_contains out "an option"
+
+# ---------------------------------------------------------------- os.exit in the main state
+
+tcase "os.exit in report_intermediate does not skip the report or the result file"
+printf 'function event() end\nsysbench.hooks.report_intermediate = function()\n  os.exit(0)\nend\n' >xi.lua
+hook_fails 1 "sysbench.hooks.report_intermediate: xi.lua:3: os.exit() called during a run" \
+    xi.lua run --time=20 --report-interval=1 --json=r.json
+assert_report
+assert_json_events
+
+tcase "os.exit in report_cumulative, through a saved reference, does not skip the report"
+cat >xc.lua <<'LUA'
+local exit = os.exit -- taken before the run: still guarded
+function event() end
+sysbench.hooks.report_cumulative = function()
+  exit(0)
+end
+LUA
+hook_fails 1 "sysbench.hooks.report_cumulative: xc.lua:4: os.exit() called during a run" \
+    xc.lua run --time=1 --json=r.json
+assert_report
+assert_json_events
+
+tcase "os.exit in done() and in init() are errors of the run"
+printf 'function event() end\nfunction done()\n  os.exit(0)\nend\n' >xd.lua
+hook_fails 1 "xd.lua:3: os.exit() called during a run" xd.lua run --time=1
+assert_report
+printf 'function init()\n  os.exit(0)\nend\nfunction event() end\n' >xn.lua
+hook_fails 1 "xn.lua:2: os.exit() called during a run" xn.lua run --time=1
+
+tcase "os.exit(n) in prepare, cleanup, help and a custom command keeps its status"
+cat >xp.lua <<'LUA'
+local exit = os.exit
+sysbench.cmdline.options = {x = {"an option", 1}}
+function prepare() print("bad options") exit(3) end
+function cleanup() os.exit(4) end
+function help() os.exit(5) end
+sysbench.cmdline.commands = { mine = {function() os.exit(6) end} }
+LUA
+for c in prepare:3 cleanup:4 help:5 mine:6; do
+    sb xp.lua "${c%%:*}"
+    assert_exit "${c#*:}"
+    assert_lines err 0
+done
+sb xp.lua prepare
+assert_contains out "bad options"
+
+tcase "os.exit(n) in the body of a script given 'run' keeps its status"
+printf 'os.exit(2)\nfunction event() end\n' >xb.lua
+sb xb.lua run --time=1
+assert_exit 2
+assert_lines err 0
+assert_not_contains out "Threads started"
 
 # ---------------------------------------------------------------- forced shutdown
 

@@ -47,11 +47,29 @@ assert_not_contains out "ignored errors: +[1-9]"
 
 # ---------------------------------------------------------------- stop
 
-tcase "an event that always restarts still ends at --time"
-SB_MODE=restart_always sb "$L/engine_compat.lua" run --threads=2 --time=1
-assert_exit 0
+tcase "an event that always restarts ends at --time, reports, and fails: nothing completed"
+start=$(date +%s)
+SB_MODE=restart_always sb "$L/engine_compat.lua" run --threads=2 --time=2 --json=r.json
+assert_exit 1
+# --time plus a bounded grace: a hang guard, not a timing claim.
+assert_lt $(($(date +%s) - start)) 12 "seconds until exit"
 assert_match out "total number of events: +0$"
-assert_gt "$(sum_kv out calls)" 0 "tries"
+tries=$(sum_kv out calls)
+assert_gt "$tries" 0 "tries"
+assert_fatal "no event completed: every event was restarted ("
+# Every try raised RESTART_EVENT and counts as a restart, each thread's
+# last one too (the loop sees the stop only after counting it).
+n=$(sed -n 's/^FATAL: no event completed: every event was restarted (\([0-9]*\) restarts)$/\1/p' err)
+assert_eq "${n:-none}" "$tries" "restarts in the FATAL line"
+assert_eq "$(jget r.json 'd["ended"]["status"]')" failed "ended.status in r.json"
+assert_contains r.json "no event completed"
+
+tcase "a run in which some events complete after restarts exits 0"
+SB_MODE=restart_self sb "$L/engine_compat.lua" run --threads=2 --time=1
+assert_exit 0
+assert_lines err 0
+ev=$(report_num out "total number of events:")
+assert_gt "${ev:-0}" 0 "events reported"
 
 tcase "an event that always restarts still ends on SIGTERM"
 SB_MODE=restart_always sb_bg "$L/engine_compat.lua" run --threads=2 --time=60
@@ -66,6 +84,8 @@ fi
 sb_wait
 assert_exit 143
 assert_contains out "Interrupted by signal 15"
+# The signal is the run's outcome, not the restarts.
+assert_not_contains err "no event completed"
 
 # ---------------------------------------------------------------- rollback
 

@@ -185,6 +185,7 @@ local function run_events(thread_id, more_events)
       ok, ret = pcall(event, thread_id)
       if not ok then
         if type(ret) == "table" and ret.errcode == RESTART_EVENT then
+          C.sb_ffi_event_restarted(thread_id)
           local hook = hooks.before_restart_event
           if hook then
             hook(ret)
@@ -213,6 +214,7 @@ end
 ffi.cdef [[
 void sb_counter_inc(int thread_id, sb_counter_type type);
 bool sb_ffi_stop_requested(void);
+void sb_ffi_event_restarted(int thread_id);
 int sb_ffi_mux_next(int thread_id);
 int sb_ffi_mux_woken(int thread_id);
 ]]

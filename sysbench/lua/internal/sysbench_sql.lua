@@ -213,14 +213,22 @@ local function error_table(con, query)
 end
 
 -- Asks sysbench.hooks.sql_error_ignorable(err) about an error the policy
--- calls fatal.
+-- calls fatal. A hook that raises an error ends the run with that error,
+-- not the SQL error it was asked about: the bug is in the hook, and its
+-- message names the hook's own file and line.
 local function script_says_ignorable(e)
   local sb = sysbench
   local hooks = type(sb) == "table" and sb.hooks
   local f = type(hooks) == "table" and hooks.sql_error_ignorable
   if type(f) ~= "function" then return false end
   local ok, yes = pcall(f, e)
-  return ok and yes
+  if not ok then
+    if type(yes) == "string" then
+      error("sysbench.hooks.sql_error_ignorable: " .. yes, 0)
+    end
+    error("sysbench.hooks.sql_error_ignorable raised an error of type " .. type(yes), 0)
+  end
+  return yes
 end
 
 -- Turns a failed outcome into Lua behaviour: an error table with errcode
