@@ -264,6 +264,56 @@ START_TEST(test_merge_is_the_sum)
 }
 END_TEST
 
+/* The reporter's way: each worker accumulated into a running total (no
+ * copy of it first) gives the very same total as snapshot-and-merge, and
+ * the difference of two such totals is the interval in between. */
+START_TEST(test_accumulate_equals_snapshot_merge)
+{
+    struct sb_stats *w[3], *copy = new_stats(), *merged = new_stats();
+    struct sb_stats *acc1 = new_stats(), *acc2 = new_stats(), *delta = new_stats();
+    struct sb_db_error deadlock = db_error(1213, "");
+
+    for (int i = 0; i < 3; i++) {
+        w[i] = new_stats();
+        for (int k = 0; k <= i; k++)
+            record_event(w[i], (uint64_t)(i + 1) * 7 * MS, (uint64_t)k * MS);
+        sb_stats_count_code(w[i], &deadlock, false);
+    }
+    acc1->ncodes = merged->ncodes = 0;
+    for (int i = 0; i < 3; i++) {
+        sb_stats_snapshot(copy, w[i]);
+        sb_stats_merge(merged, copy);
+        sb_stats_accumulate(acc1, w[i]);
+    }
+    for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
+        ck_assert_uint_eq(acc1->c[i], merged->c[i]);
+    ck_assert_int_eq(memcmp(&acc1->response, &merged->response, sizeof(merged->response)), 0);
+    ck_assert_int_eq(memcmp(&acc1->service, &merged->service, sizeof(merged->service)), 0);
+    ck_assert_int_eq(memcmp(&acc1->lag, &merged->lag, sizeof(merged->lag)), 0);
+    ck_assert_int_eq(code_count(acc1, "1213", false), 3);
+
+    /* Two more events on worker 1, then a second total: the difference is
+     * exactly those two. */
+    record_event(w[1], 50 * MS, 0);
+    record_event(w[1], 60 * MS, 0);
+    sb_stats_count_code(w[1], &deadlock, false);
+    for (int i = 0; i < 3; i++)
+        sb_stats_accumulate(acc2, w[i]);
+    sb_stats_diff(delta, acc2, acc1);
+    ck_assert_uint_eq(delta->c[SB_STAT_EVENTS], 2);
+    ck_assert_uint_eq(delta->response.total, 2);
+    ck_assert_uint_eq(delta->response.sum_ns, 110 * MS);
+    ck_assert_int_eq(code_count(delta, "1213", false), 1);
+    for (int i = 0; i < 3; i++)
+        free(w[i]);
+    free(copy);
+    free(merged);
+    free(acc1);
+    free(acc2);
+    free(delta);
+}
+END_TEST
+
 /* Workers that each saw different codes: the merge keeps every count,
  * folding what does not fit into "other". */
 START_TEST(test_merge_many_codes)
@@ -387,6 +437,7 @@ int main(void)
     tcase_add_test(tc, test_snapshot_while_writing);
     tcase_add_test(tc, test_merge_is_the_sum);
     tcase_add_test(tc, test_merge_many_codes);
+    tcase_add_test(tc, test_accumulate_equals_snapshot_merge);
     tcase_add_test(tc, test_diff_of_snapshots);
     tcase_add_test(tc, test_diffs_merge_to_the_whole);
     suite_add_tcase(s, tc);
