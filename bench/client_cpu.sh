@@ -31,7 +31,16 @@
 # peer runs, e.g. VARIANTS="threads:--client-threads=0 k2:--client-threads=2"
 # (NAME:ARGS, ARGS comma-separated).
 #
-# Env: SB_BIN, PEER_BIN, VARIANTS (""), SCRIPTS ("oltp_point_select oltp_read_write"),
+# PGBENCH="1 N" (the default when pgbench is installed; "" for none) adds
+# reference rows for PostgreSQL's oltp_point_select: pgbench, a client in
+# C with no scripting, sending the same statement (SELECT c FROM sbtest1
+# WHERE id = ?, prepared, random ids) over the same connections, with 1
+# thread ("1") and with a thread per connection ("N"), measured like the
+# others and set against the same peer runs. It shows how much of a
+# client's cost per transaction is the kernel's and the server's, which no
+# client can save.
+#
+# Env: SB_BIN, PEER_BIN, VARIANTS (""), PGBENCH, SCRIPTS ("oltp_point_select oltp_read_write"),
 #      THREADS ("4 16"), REPEAT (3), EVENTS_oltp_point_select (40000),
 #      EVENTS_oltp_read_write (4000), TABLES (4), TABLE_SIZE (10000),
 #      SERVERS ("mysql pgsql"), RSS_CONNS ("1000 10000"), RSS_RATE (200),
@@ -124,6 +133,7 @@ pg_settle() {
 trx_of() { awk '/^ *transactions:/ {print $2; exit}' "$WORK/$1.out"; }
 
 VARIANTS=${VARIANTS:-}
+if command -v pgbench >/dev/null 2>&1; then PGBENCH=${PGBENCH-"1 N"}; else PGBENCH=""; fi
 
 # The extra arguments of a tool: "ours:NAME" is ours with VARIANTS' ARGS.
 tool_args() {
@@ -154,6 +164,30 @@ cpu_run() {
       "$WORK/$name.time" >> "$WORK/${name%-r*}.fig"
 }
 
+# pgbench_run NAME JOBS THREADS EVENTS: one pgbench run of the point
+# select (see PGBENCH); appends to $WORK/NAME.fig like cpu_run.
+pgbench_run() {
+  local name=$1 jobs=$2 thr=$3 ev=$4 s0 s1 trx tps
+  [[ $jobs == N ]] && jobs=$thr
+  printf '\\set id random(1, %d)\nSELECT c FROM sbtest1 WHERE id = :id;\n' "$TABLE_SIZE" \
+      > "$WORK/point.pgb"
+  s0=$(server_ticks pgsql)
+  PGPASSWORD=$SB_PGSQL_PASSWORD run_one "$name" 600 pgbench -n -M prepared -f "$WORK/point.pgb" \
+      -c "$thr" -j "$jobs" -t $(( ev / thr )) -h "$SB_PGSQL_HOST" -p "$SB_PGSQL_PORT" \
+      -U "$SB_PGSQL_USER" "$SB_PGSQL_DB"
+  pg_settle
+  s1=$(server_ticks pgsql)
+  trx=$(awk -F'[:/ ]+' '/actually processed/ {print $(NF-1); exit}' "$WORK/$name.out")
+  tps=$(awk '/^tps = / {print $3; exit}' "$WORK/$name.out")
+  if [[ $RC -ne 0 || -z "$trx" || "$trx" == 0 ]]; then
+    echo "fail($RC) $(grep -m1 -E 'rror|FATAL' "$WORK/$name.out" || true)" >> "$WORK/fail.txt"
+    return
+  fi
+  awk -v t="$trx" -v s="$((s1 - s0))" -v hz="$TICK" -v tps="$tps" \
+      '{printf "%.2f %.2f %s\n", ($1 + $2) * 1e6 / t, s * 1e6 / hz / t, tps}' \
+      "$WORK/$name.time" >> "$WORK/${name%-r*}.fig"
+}
+
 # median COLUMN FILE
 median() {
   [[ -s $2 ]] || { echo "-"; return; }
@@ -180,9 +214,18 @@ run_cpu() {
         base=$srv-$script-$thr
         local tools="ours" v
         for v in $VARIANTS; do tools+=" ours:${v%%:*}"; done
+        if [[ $srv == pgsql && $script == oltp_point_select ]]; then
+          for v in $PGBENCH; do tools+=" pgbench:j$v"; done
+        fi
         for r in $(seq "$REPEAT"); do
           order="$tools peer"; (( r % 2 == 0 )) && order="peer $tools"
-          for tool in $order; do cpu_run "$base-${tool/:/_}-r$r" "$tool" "$srv" "$script" "$thr" "$ev"; done
+          for tool in $order; do
+            if [[ $tool == pgbench:* ]]; then
+              pgbench_run "$base-${tool/:/_}-r$r" "${tool#pgbench:j}" "$thr" "$ev"
+            else
+              cpu_run "$base-${tool/:/_}-r$r" "$tool" "$srv" "$script" "$thr" "$ev"
+            fi
+          done
         done
         for tool in $tools; do
           local o=$WORK/$base-${tool/:/_}.fig p=$WORK/$base-peer.fig oc pc os ps ot pt
