@@ -376,15 +376,13 @@ void *sb_loop_main(void *arg)
     set_up = ok != NULL && l->epfd >= 0;
     for (unsigned i = 0; i < l->n; i++) {
         struct sb_worker *w = &run->workers[l->first + i];
-        if (!set_up) {
-            snprintf(w->err, sizeof(w->err), "cannot set up the connection loop");
-            sb_worker_fail(w);
-        } else if (sb_stop_reason() != SB_STOP_SIGNAL) {
+        if (set_up) {
             ok[i] = sb_worker_open(w);
             continue;
         }
-        /* Not opened (a signal during set-up: the others need not
-         * connect), yet ready: nobody waits for it. */
+        snprintf(w->err, sizeof(w->err), "cannot set up the connection loop");
+        sb_worker_fail(w);
+        /* Not opened, yet ready: nobody waits for it. */
         __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
     }
     go = sb_worker_wait_go(run);

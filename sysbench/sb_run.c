@@ -164,6 +164,18 @@ static void not_started(struct sb_run *run, struct sb_worker *w, unsigned i, int
     sb_request_stop(SB_STOP_ERROR);
 }
 
+/* Workers from `from` on are not started: a stop came during set-up, and
+ * the run will not start. They count as ready and finished, so that
+ * nobody waits for them. */
+static void not_needed(struct sb_run *run, unsigned from)
+{
+    for (unsigned i = from; i < run->nthreads; i++) {
+        __atomic_store_n(&run->workers[i].done, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
+    }
+}
+
 /* Starts the loop threads; a loop whose thread cannot be created counts
  * its workers as not started. */
 static void start_loops(struct sb_run *run, pthread_attr_t *attr)
@@ -196,10 +208,13 @@ static void start_threads(struct sb_run *run)
         int rc;
         /* With thousands of threads this loop competes with the ones
          * already building their Lua states and connecting: at 4,000 it
-         * ran for tens of seconds, deaf to SIGINT. Threads not created
-         * are not started (reap_workers skips them). */
-        if (sb_stop_reason() == SB_STOP_SIGNAL)
+         * ran for tens of seconds, deaf to SIGINT. After a stop (a
+         * signal, or a thread that failed to connect) the rest are not
+         * created (reap_workers skips them). */
+        if (sb_stopping()) {
+            not_needed(run, i);
             break;
+        }
         rc = pthread_create(&w->thread, &attr, sb_worker_main, w);
         if (rc == 0)
             w->started = true;

@@ -75,7 +75,55 @@ missing_database() {
         --"$drv"-password=sbpass --"$drv"-db=no_such_db
 }
 
+# The server's connection limit (max_connections).
+server_limit() {
+    if [ "$1" = mysql ]; then
+        mariadb --no-defaults -S "$SB_MYSQL_SOCKET" -uroot -N -e "SELECT @@max_connections"
+    else
+        psql -X -q -A -t -h "$SB_PGSQL_SOCKET_DIR" -p "$SB_PGSQL_PORT" -U postgres -d postgres \
+            -c "SHOW max_connections"
+    fi
+}
+
+cat >count_init.lua <<'LUA'
+function thread_init()
+  local f = assert(io.open("inits.txt", "a"))
+  f:write("x\n")
+  f:close()
+  con = sysbench.sql.driver():connect()
+end
+function event() end
+LUA
+
+# More connections than the server takes, opened by one client thread (in
+# order): the refusal is one line and exit 1, and no connection is tried
+# after it (before, every one of them built its state and connected, 95 s
+# at 10,000). The first refused is at most the limit plus two (MariaDB
+# keeps one more connection for a user with all privileges).
+over_limit() {
+    local drv=$1 limit n rc=0
+    limit=$(server_limit "$drv") || { sb_fail "cannot read $drv's max_connections"; return 1; }
+    n=$((limit + 100))
+    rm -f inits.txt
+    # shellcheck disable=SC2046
+    sb_run out.txt err.txt $(sb_driver_args "$drv") --threads="$n" --client-threads=1 \
+        --time=2 count_init.lua run || rc=$?
+    if [ "$rc" -ne 1 ]; then
+        sb_show out.txt err.txt
+        sb_fail "expected exit status 1, got $rc"
+        return 1
+    fi
+    sb_expect_one_line_error err.txt "[Tt]oo many|connection slots" || return 1
+    local tried
+    tried=$(wc -l <inits.txt)
+    if [ "$tried" -gt $((limit + 2)) ]; then
+        sb_fail "$tried of $n connections tried after a refusal at limit $limit"
+        return 1
+    fi
+}
+
 for drv in mysql pgsql; do
+    sb_case "$drv-more-connections-than-the-server-allows" over_limit "$drv"
     sb_case "$drv-connect-ok" connect_ok "$drv"
     sb_case "$drv-wrong-password" wrong_password "$drv"
     sb_case "$drv-wrong-port" wrong_port "$drv"
