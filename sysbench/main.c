@@ -454,26 +454,249 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     return sb_run_main_command(L, env, cmd);
 }
 
-int main(int argc, char **argv)
-{
+/* Everything main owns, freed in one place whichever step fails. */
+struct sb_main {
     struct sb_optset general, script_opts;
     struct sb_optset drv_sets[MAX_DRIVERS];
     const struct sb_optset *drv_ptrs[MAX_DRIVERS + 1];
-    const struct sb_driver_ops *const *drivers = sb_driver_list();
+    const struct sb_driver_ops *const *drivers;
+    size_t ndrv;
     struct sb_args args;
     struct sb_lua_env env;
     struct sb_point_config first_point;
     struct sb_lua_thread main_thr;
     struct sb_rand main_rand;
     struct sb_db_counters main_counters;
-    char err[1024], drv_err[1024] = "", drv_reason[128];
+    char drv_err[1024], drv_reason[128];
+    char *script_path, *stdin_text;
+    lua_State *L;
+};
+
+/* Declares the general options and one option set per compiled-in
+ * driver; passwords are marked secret so that help and dumps hide them. */
+static int declare_options(struct sb_main *m, char *err, size_t errlen)
+{
+    const struct sb_driver_ops *const *drivers = m->drivers;
+
+    if (sb_config_declare(&m->general, err, errlen) != 0 ||
+        sb_optset_add_defs(&m->general, sb_db_options, err, errlen) != 0 ||
+        sb_optset_add(&m->general, "test", "script to run (legacy name of the SCRIPT argument)",
+                      NULL, SB_ARG_STRING, err, errlen) != 0)
+        return -1;
+    for (; drivers[m->ndrv] && m->ndrv < MAX_DRIVERS; m->ndrv++) {
+        size_t i = m->ndrv;
+        char title[64];
+
+        snprintf(title, sizeof(title), "%s options", drivers[i]->name);
+        sb_optset_init(&m->drv_sets[i], title);
+        if (sb_optset_add_defs(&m->drv_sets[i], drivers[i]->options, err, errlen) != 0) {
+            m->ndrv++; /* so that main_free frees this set too */
+            return -1;
+        }
+        for (const struct sb_opt_def *d = drivers[i]->options; d && d->name; d++)
+            if (strstr(d->name, "password") != NULL)
+                sb_optset_set_secret(&m->drv_sets[i], d->name);
+        m->drv_ptrs[i] = &m->drv_sets[i];
+    }
+    m->drv_ptrs[m->ndrv] = NULL;
+    return 0;
+}
+
+/* Applies the command line, then the config file it names (whose entries
+ * go first, so the command line wins), to the general and driver options. */
+static int apply_options(struct sb_main *m, int argc, char **argv, char *err, size_t errlen)
+{
+    const char *cfgfile;
+
+    if (sb_args_split(&m->args, argc, argv, err, errlen) != 0)
+        return -1;
+    if (sb_args_apply(&m->args, &m->general, err, errlen) != 0)
+        return -1;
+    cfgfile = sb_optset_str(&m->general, "config-file");
+    if (cfgfile != NULL && *cfgfile) {
+        if (sb_args_read_config(&m->args, cfgfile, err, errlen) != 0)
+            return -1;
+        for (size_t i = 0; i < m->args.nopts; i++)
+            m->args.opts[i].used = false;
+        if (sb_args_apply(&m->args, &m->general, err, errlen) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < m->ndrv; i++)
+        if (sb_args_apply(&m->args, &m->drv_sets[i], err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+/*
+ * Finds SCRIPT and COMMAND among the positional words (or --test, or a
+ * script piped in). Returns 0 to go on, 1 when --version or --help has
+ * been answered (*rc the exit status), or -1 with err set.
+ */
+static int pick_script_and_command(struct sb_main *m, const char **script, const char **cmd,
+                                   int *rc, char *err, size_t errlen)
+{
+    size_t posi = 0;
+    bool help = sb_optset_bool(&m->general, "help");
+
+    if (sb_optset_bool(&m->general, "version")) {
+        print_version((int)sb_optset_int(&m->general, "verbosity"));
+        *rc = 0;
+        return 1;
+    }
+    warn_legacy_names(&m->args);
+    *script = sb_optset_str(&m->general, "test");
+    if (*script == NULL && m->args.npos > posi)
+        *script = m->args.pos[posi++];
+    /* sysbench 1.0 reads a script piped in without '-' too. */
+    if (*script == NULL && !help && !isatty(STDIN_FILENO))
+        *script = "-";
+    if (m->args.npos > posi)
+        *cmd = m->args.pos[posi++];
+    if (m->args.npos > posi) {
+        snprintf(err, errlen, "too many arguments: expected SCRIPT [COMMAND]");
+        return -1;
+    }
+    if (*script == NULL) {
+        /* Help asked for exits 0; no script given exits 1 after it. */
+        print_help(&m->general, m->drv_sets, m->ndrv);
+        *rc = help ? 0 : 1;
+        return 1;
+    }
+    if (help)
+        *cmd = "help";
+    return 0;
+}
+
+/* Reads the script from standard input ("-") or finds its file. */
+static int locate_script(struct sb_main *m, const char *script, char *err, size_t errlen)
+{
+    if (strcmp(script, "-") == 0) {
+        m->stdin_text = read_stdin(&m->env.script_len);
+        m->env.script_text = m->stdin_text;
+        if (m->stdin_text == NULL) {
+            snprintf(err, errlen, "cannot read the script from standard input");
+            return -1;
+        }
+        return 0;
+    }
+    m->script_path = resolve_script(script);
+    if (m->script_path == NULL) {
+        snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
+                 script);
+        return -1;
+    }
+    m->env.script_path = m->script_path;
+    return 0;
+}
+
+/* Fills the script's environment, then chooses and starts the driver. A
+ * driver that fails to start is not an error here: its message waits in
+ * env.driver_error until the script asks for the driver. */
+static int prepare_env(struct sb_main *m, const char *cmd, int argc, char **argv, char *err,
+                       size_t errlen)
+{
+    const char *name;
+    const struct sb_optset *dset = NULL;
+    const struct sb_driver_ops *d;
+
+    m->env.command = cmd;
+    m->env.argc = argc;
+    m->env.argv = argv;
+    m->env.general = &m->general;
+    m->env.driver_sets = m->drv_ptrs;
+    m->env.script_opts = &m->script_opts;
+    /* Commands other than "run" (prepare in parallel, the script body)
+     * see the first point of a sweep. */
+    m->first_point = sb_point_config_make(sb_cfg, sb_cfg->thread_list[0],
+                                          sb_cfg->ntx_rate_list ? sb_cfg->tx_rate_list[0] : 0,
+                                          1, 1);
+    m->env.point = &m->first_point;
+    if (infer_driver(&m->general, m->drv_sets, m->drivers, m->ndrv, m->drv_reason,
+                     sizeof(m->drv_reason), &m->env.driver_reason, err, errlen) != 0)
+        return -1;
+    name = sb_optset_str(&m->general, "db-driver");
+    d = sb_driver_find(name ? name : "");
+    for (size_t i = 0; d && i < m->ndrv; i++)
+        if (m->drivers[i] == d)
+            dset = &m->drv_sets[i];
+    m->env.driver = sb_db_init(&m->general, dset, name ? name : "", m->drv_err,
+                               sizeof(m->drv_err));
+    m->env.driver_error = m->drv_err;
+    return 0;
+}
+
+/* The main thread's random stream and counters, as a worker has them. */
+static void prepare_main_thread(struct sb_main *m)
+{
+    sb_rand_seed_stream(&m->main_rand, sb_cfg->rand_seed,
+                        0x100000000ULL + sb_cfg->instance.index, &sb_cfg->rand);
+    memset(&m->main_counters, 0, sizeof(m->main_counters));
+    m->main_thr.tid = -1;
+    m->main_thr.rand = &m->main_rand;
+    m->main_thr.counters = &m->main_counters;
+}
+
+/* Formats the first option no option set claimed, or returns 0 when
+ * every option was used. */
+static int report_unused_option(const struct sb_args *args, char *err, size_t errlen)
+{
+    const struct sb_arg *unused = sb_args_first_unused(args);
+    char where[512], quoted[256], name[256];
+    size_t n;
+
+    if (unused == NULL)
+        return 0;
+    /* "NAME VALUE" without '=' (a config file line, a quoted argv word)
+     * makes the whole text the name: show only its first word, as the
+     * rest may be a password. */
+    n = strcspn(unused->name, " \t");
+    snprintf(name, sizeof(name), "%.*s", (int)n, unused->name);
+    snprintf(err, errlen, "%sunknown option: --%s%s",
+             sb_args_where(args, unused, where, sizeof(where)),
+             sb_log_escape(name, quoted, sizeof(quoted), false),
+             unused->name[n] != '\0' ? " (expected NAME=VALUE; the rest is not shown)" : "");
+    return -1;
+}
+
+/* Declares, applies and checks the options the loaded script takes. */
+static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
+{
     bool declared = false;
-    const char *script = NULL, *cmd = NULL, *cfgfile;
-    char *script_path = NULL, *stdin_text = NULL;
-    size_t ndrv = 0, posi = 0;
-    const struct sb_arg *unused;
-    lua_State *L = NULL;
-    int rc = 1;
+
+    if (sb_lua_declare_script_options(m->L, &m->script_opts, &declared, err, errlen) != 0)
+        return -1;
+    if (sb_args_apply(&m->args, &m->script_opts, err, errlen) != 0)
+        return -1;
+    /* sysbench 1.0: a script that declares no options takes any, and
+     * sees them all as globals. */
+    m->env.opts_as_globals = !declared;
+    if (!declared && sb_lua_accept_undeclared(&m->args, &m->script_opts, err, errlen) != 0)
+        return -1;
+    if (sb_lua_validate_script_options(m->L, &m->script_opts, err, errlen) != 0)
+        return -1;
+    return report_unused_option(&m->args, err, errlen);
+}
+
+static void main_free(struct sb_main *m)
+{
+    if (m->L != NULL)
+        sb_lua_close(m->L);
+    sb_db_done(m->env.driver);
+    free(m->stdin_text);
+    free(m->script_path);
+    sb_args_free(&m->args);
+    sb_optset_free(&m->general);
+    sb_optset_free(&m->script_opts);
+    for (size_t i = 0; i < m->ndrv; i++)
+        sb_optset_free(&m->drv_sets[i]);
+}
+
+int main(int argc, char **argv)
+{
+    struct sb_main m;
+    char err[1024];
+    const char *script = NULL, *cmd = NULL;
+    int rc = 1, step;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     /* compare reads result files: no script, driver or Lua state. */
@@ -483,173 +706,46 @@ int main(int argc, char **argv)
         return sb_merge_main(argc, argv, stdout);
     /* Everything main owns is set up before the first failure can jump
      * to `out`, so every early exit frees the same way. */
-    sb_optset_init(&general, "General options");
-    sb_optset_init(&script_opts, "Script options");
-    sb_args_init(&args);
-    memset(&env, 0, sizeof(env));
-    if (sb_config_declare(&general, err, sizeof(err)) != 0 ||
-        sb_optset_add_defs(&general, sb_db_options, err, sizeof(err)) != 0 ||
-        sb_optset_add(&general, "test", "script to run (legacy name of the SCRIPT argument)",
-                      NULL, SB_ARG_STRING, err, sizeof(err)) != 0)
+    memset(&m, 0, sizeof(m));
+    m.drivers = sb_driver_list();
+    sb_optset_init(&m.general, "General options");
+    sb_optset_init(&m.script_opts, "Script options");
+    sb_args_init(&m.args);
+    if (declare_options(&m, err, sizeof(err)) != 0 ||
+        apply_options(&m, argc, argv, err, sizeof(err)) != 0)
         goto fail;
-    for (; drivers[ndrv] && ndrv < MAX_DRIVERS; ndrv++) {
-        char title[64];
-        snprintf(title, sizeof(title), "%s options", drivers[ndrv]->name);
-        sb_optset_init(&drv_sets[ndrv], title);
-        if (sb_optset_add_defs(&drv_sets[ndrv], drivers[ndrv]->options, err, sizeof(err)) != 0) {
-            ndrv++; /* so `out` frees this set too */
-            goto fail;
-        }
-        for (const struct sb_opt_def *d = drivers[ndrv]->options; d && d->name; d++)
-            if (strstr(d->name, "password") != NULL)
-                sb_optset_set_secret(&drv_sets[ndrv], d->name);
-        drv_ptrs[ndrv] = &drv_sets[ndrv];
-    }
-    drv_ptrs[ndrv] = NULL;
-
-    if (sb_args_split(&args, argc, argv, err, sizeof(err)) != 0)
+    step = pick_script_and_command(&m, &script, &cmd, &rc, err, sizeof(err));
+    if (step < 0)
         goto fail;
-    if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
-        goto fail;
-    cfgfile = sb_optset_str(&general, "config-file");
-    if (cfgfile != NULL && *cfgfile) {
-        if (sb_args_read_config(&args, cfgfile, err, sizeof(err)) != 0)
-            goto fail;
-        for (size_t i = 0; i < args.nopts; i++)
-            args.opts[i].used = false;
-        if (sb_args_apply(&args, &general, err, sizeof(err)) != 0)
-            goto fail;
-    }
-    for (size_t i = 0; i < ndrv; i++)
-        if (sb_args_apply(&args, &drv_sets[i], err, sizeof(err)) != 0)
-            goto fail;
-
-    if (sb_optset_bool(&general, "version")) {
-        print_version((int)sb_optset_int(&general, "verbosity"));
-        rc = 0;
+    if (step > 0)
         goto out;
-    }
-    warn_legacy_names(&args);
-    script = sb_optset_str(&general, "test");
-    if (script == NULL && args.npos > posi)
-        script = args.pos[posi++];
-    /* sysbench 1.0 reads a script piped in without '-' too. */
-    if (script == NULL && !sb_optset_bool(&general, "help") && !isatty(STDIN_FILENO))
-        script = "-";
-    if (args.npos > posi)
-        cmd = args.pos[posi++];
-    if (args.npos > posi) {
-        snprintf(err, sizeof(err), "too many arguments: expected SCRIPT [COMMAND]");
-        goto fail;
-    }
-    if (sb_optset_bool(&general, "help") || script == NULL) {
-        if (script == NULL && !sb_optset_bool(&general, "help")) {
-            print_help(&general, drv_sets, ndrv);
-            goto out;
-        }
-        if (script == NULL) {
-            print_help(&general, drv_sets, ndrv);
-            rc = 0;
-            goto out;
-        }
-        cmd = "help";
-    }
-    if (sb_config_load(&general, err, sizeof(err)) != 0) {
-        locate_option_error(&args, err, sizeof(err));
+    if (sb_config_load(&m.general, err, sizeof(err)) != 0) {
+        locate_option_error(&m.args, err, sizeof(err));
         goto fail;
     }
     sb_log_set_level(sb_cfg->verbosity);
-
-    if (strcmp(script, "-") == 0) {
-        stdin_text = read_stdin(&env.script_len);
-        env.script_text = stdin_text;
-        if (stdin_text == NULL) {
-            snprintf(err, sizeof(err), "cannot read the script from standard input");
-            goto fail;
-        }
-    } else {
-        script_path = resolve_script(script);
-        if (script_path == NULL) {
-            snprintf(err, sizeof(err), "cannot find script '%s': no such file, and no bundled script of that name",
-                     script);
-            goto fail;
-        }
-        env.script_path = script_path;
-    }
-    env.command = cmd;
-    env.argc = argc;
-    env.argv = argv;
-    env.general = &general;
-    env.driver_sets = drv_ptrs;
-    env.script_opts = &script_opts;
-    /* Commands other than "run" (prepare in parallel, the script body)
-     * see the first point of a sweep. */
-    first_point = sb_point_config_make(sb_cfg, sb_cfg->thread_list[0],
-                                       sb_cfg->ntx_rate_list ? sb_cfg->tx_rate_list[0] : 0,
-                                       1, 1);
-    env.point = &first_point;
-    if (infer_driver(&general, drv_sets, drivers, ndrv, drv_reason, sizeof(drv_reason),
-                     &env.driver_reason, err, sizeof(err)) != 0)
+    if (locate_script(&m, script, err, sizeof(err)) != 0 ||
+        prepare_env(&m, cmd, argc, argv, err, sizeof(err)) != 0)
         goto fail;
-    {
-        const char *name = sb_optset_str(&general, "db-driver");
-        const struct sb_optset *dset = NULL;
-        const struct sb_driver_ops *d = sb_driver_find(name ? name : "");
-        for (size_t i = 0; d && i < ndrv; i++)
-            if (drivers[i] == d)
-                dset = &drv_sets[i];
-        env.driver = sb_db_init(&general, dset, name ? name : "", drv_err, sizeof(drv_err));
-        env.driver_error = drv_err;
-    }
-
     if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE)
         print_version_line();
-    sb_rand_seed_stream(&main_rand, sb_cfg->rand_seed,
-                        0x100000000ULL + sb_cfg->instance.index, &sb_cfg->rand);
-    memset(&main_counters, 0, sizeof(main_counters));
-    main_thr.tid = -1;
-    main_thr.rand = &main_rand;
-    main_thr.counters = &main_counters;
+    prepare_main_thread(&m);
     sb_run_install_signals();
 
-    L = sb_lua_new_state(&env, &main_thr, true, err, sizeof(err));
-    if (L == NULL) {
+    m.L = sb_lua_new_state(&m.env, &m.main_thr, true, err, sizeof(err));
+    if (m.L == NULL) {
         rc = die(err); /* a script error: may carry a traceback */
         goto out;
     }
-    if (sb_lua_declare_script_options(L, &script_opts, &declared, err, sizeof(err)) != 0)
+    if (apply_script_options(&m, err, sizeof(err)) != 0)
         goto fail;
-    if (sb_args_apply(&args, &script_opts, err, sizeof(err)) != 0)
-        goto fail;
-    /* sysbench 1.0: a script that declares no options takes any, and
-     * sees them all as globals. */
-    env.opts_as_globals = !declared;
-    if (!declared && sb_lua_accept_undeclared(&args, &script_opts, err, sizeof(err)) != 0)
-        goto fail;
-    if (sb_lua_validate_script_options(L, &script_opts, err, sizeof(err)) != 0)
-        goto fail;
-    unused = sb_args_first_unused(&args);
-    if (unused != NULL) {
-        char where[512], quoted[256], name[256];
-        /* "NAME VALUE" without '=' (a config file line, a quoted argv
-         * word) makes the whole text the name: show only its first word,
-         * as the rest may be a password. */
-        size_t n = strcspn(unused->name, " \t");
-
-        snprintf(name, sizeof(name), "%.*s", (int)n, unused->name);
-        snprintf(err, sizeof(err), "%sunknown option: --%s%s",
-                 sb_args_where(&args, unused, where, sizeof(where)),
-                 sb_log_escape(name, quoted, sizeof(quoted), false),
-                 unused->name[n] != '\0' ? " (expected NAME=VALUE; the rest is not shown)" : "");
-        goto fail;
-    }
-    sb_lua_export_options(L, &env);
+    sb_lua_export_options(m.L, &m.env);
     if (cmd == NULL) {
         rc = 0; /* the script body ran: sysbench as a Lua interpreter */
     } else {
         if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE)
             printf("\n");
-        rc = run_command(L, &env, cmd, &main_rand);
+        rc = run_command(m.L, &m.env, cmd, &m.main_rand);
     }
     if (sb_run_abandoned()) {
         /* A thread that did not stop may still use the Lua state, the
@@ -666,15 +762,6 @@ fail: {
         rc = die(sb_log_escape(err, safe, sizeof(safe), false));
     }
 out:
-    if (L != NULL)
-        sb_lua_close(L);
-    sb_db_done(env.driver);
-    free(stdin_text);
-    free(script_path);
-    sb_args_free(&args);
-    sb_optset_free(&general);
-    sb_optset_free(&script_opts);
-    for (size_t i = 0; i < ndrv; i++)
-        sb_optset_free(&drv_sets[i]);
+    main_free(&m);
     return rc;
 }

@@ -181,16 +181,127 @@ static long read_line(FILE *f, char **buf, size_t *cap)
     return (long)len;
 }
 
+/*
+ * Splits one config file line into its name and value (value NULL when
+ * the line has no '='). Returns false for a blank or comment line.
+ */
+static bool split_config_line(const char *line, long len, size_t lineno, const char **name,
+                              size_t *namelen, const char **value, size_t *valuelen)
+{
+    const char *s = line, *eq;
+    size_t slen;
+
+    /* Editors on some systems start a UTF-8 file with a byte order mark. */
+    if (lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+        s += 3;
+        len -= 3;
+    }
+    trim_span(s, (size_t)len, &s, &slen);
+    if (slen == 0 || s[0] == '#')
+        return false;
+    /* Tolerate "--name=value", as users paste command lines. */
+    if (slen >= 2 && s[0] == '-' && s[1] == '-') {
+        s += 2;
+        slen -= 2;
+    }
+    *value = NULL;
+    *valuelen = 0;
+    eq = memchr(s, '=', slen);
+    if (eq != NULL) {
+        trim_span(s, (size_t)(eq - s), name, namelen);
+        trim_span(eq + 1, slen - (size_t)(eq - s) - 1, value, valuelen);
+    } else {
+        *name = s;
+        *namelen = slen;
+    }
+    return true;
+}
+
+/* Appends one entry to `file`, which holds the file's entries before
+ * they join the command line's. Returns 0 or -1 when out of memory. */
+static int append_file_entry(struct sb_args *file, const char *name, size_t namelen,
+                             const char *value, size_t valuelen, size_t lineno)
+{
+    if (file->nopts == file->optcap) {
+        size_t ncap = file->optcap == 0 ? 16 : file->optcap * 2;
+        struct sb_arg *grown = realloc(file->opts, ncap * sizeof(*grown));
+
+        if (grown == NULL)
+            return -1;
+        file->opts = grown;
+        file->optcap = ncap;
+    }
+    if (make_arg(&file->opts[file->nopts], name, namelen, value, valuelen) != 0)
+        return -1;
+    file->opts[file->nopts++].line = lineno;
+    return 0;
+}
+
+/* Reads every entry of the open config file into `file`. Returns 0, or
+ * -1 with err naming the file and line. */
+static int read_config_entries(FILE *f, const char *path, struct sb_args *file, char *err,
+                               size_t errlen)
+{
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    long len;
+    int rc = 0;
+
+    while ((len = read_line(f, &line, &cap)) >= 0) {
+        const char *name, *value;
+        size_t namelen, valuelen;
+
+        lineno++;
+        if (!split_config_line(line, len, lineno, &name, &namelen, &value, &valuelen))
+            continue;
+        if (namelen == 0) {
+            rc = sb_opt_fail(err, errlen, "%s:%zu: missing option name", path, lineno);
+            break;
+        }
+        if (append_file_entry(file, name, namelen, value, valuelen, lineno) != 0) {
+            rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno);
+            break;
+        }
+    }
+    if (rc == 0 && len == -2)
+        rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno + 1);
+    if (rc == 0 && ferror(f))
+        rc = sb_opt_fail(err, errlen, "cannot read config file '%s'", path);
+    free(line);
+    return rc;
+}
+
+/*
+ * Options apply in order and a later one overrides an earlier one, so
+ * putting the file's entries first lets the command line win. On success
+ * the entries belong to `a` and `file` is left empty.
+ */
+static int prepend_file_entries(struct sb_args *a, struct sb_args *file, char *err,
+                                size_t errlen)
+{
+    size_t need = a->nopts + file->nopts;
+
+    if (need > a->optcap) {
+        struct sb_arg *grown = realloc(a->opts, need * sizeof(*grown));
+
+        if (grown == NULL)
+            return sb_opt_fail(err, errlen, "out of memory");
+        a->opts = grown;
+        a->optcap = need;
+    }
+    memmove(a->opts + file->nopts, a->opts, a->nopts * sizeof(*a->opts));
+    memcpy(a->opts, file->opts, file->nopts * sizeof(*file->opts));
+    a->nopts += file->nopts;
+    file->nopts = 0;
+    return 0;
+}
+
 int sb_args_read_config(struct sb_args *a, const char *path,
                         char *err, size_t errlen)
 {
     FILE *f;
-    char *line = NULL;
-    size_t cap = 0, lineno = 0, nfile = 0, i;
-    struct sb_arg *file_args = NULL;
-    size_t file_cap = 0;
-    long len;
-    int rc = 0;
+    struct sb_args file;
+    int rc;
 
     if (path == NULL)
         return sb_opt_fail(err, errlen, "no config file given");
@@ -198,58 +309,8 @@ int sb_args_read_config(struct sb_args *a, const char *path,
     if (f == NULL)
         return sb_opt_fail(err, errlen, "cannot open config file '%s': %s", path,
                     strerror(errno));
-    while ((len = read_line(f, &line, &cap)) >= 0) {
-        const char *s, *eq, *name, *value = NULL;
-        size_t slen, namelen, valuelen = 0;
-
-        lineno++;
-        s = line;
-        /* Editors on some systems start a UTF-8 file with a byte order mark. */
-        if (lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
-            s += 3;
-            len -= 3;
-        }
-        trim_span(s, (size_t)len, &s, &slen);
-        if (slen == 0 || s[0] == '#')
-            continue;
-        /* Tolerate "--name=value", as users paste command lines. */
-        if (slen >= 2 && s[0] == '-' && s[1] == '-') {
-            s += 2;
-            slen -= 2;
-        }
-        eq = memchr(s, '=', slen);
-        if (eq != NULL) {
-            trim_span(s, (size_t)(eq - s), &name, &namelen);
-            trim_span(eq + 1, slen - (size_t)(eq - s) - 1, &value, &valuelen);
-        } else {
-            name = s;
-            namelen = slen;
-        }
-        if (namelen == 0) {
-            rc = sb_opt_fail(err, errlen, "%s:%zu: missing option name", path, lineno);
-            break;
-        }
-        if (nfile == file_cap) {
-            size_t ncap = file_cap == 0 ? 16 : file_cap * 2;
-            struct sb_arg *grown = realloc(file_args, ncap * sizeof(*grown));
-
-            if (grown == NULL) {
-                rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno);
-                break;
-            }
-            file_args = grown;
-            file_cap = ncap;
-        }
-        if (make_arg(&file_args[nfile], name, namelen, value, valuelen) != 0) {
-            rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno);
-            break;
-        }
-        file_args[nfile++].line = lineno;
-    }
-    if (rc == 0 && len == -2)
-        rc = sb_opt_fail(err, errlen, "%s:%zu: out of memory", path, lineno + 1);
-    if (rc == 0 && ferror(f))
-        rc = sb_opt_fail(err, errlen, "cannot read config file '%s'", path);
+    sb_args_init(&file);
+    rc = read_config_entries(f, path, &file, err, errlen);
     if (rc == 0) {
         free(a->config_file);
         a->config_file = strdup(path);
@@ -257,37 +318,10 @@ int sb_args_read_config(struct sb_args *a, const char *path,
             rc = sb_opt_fail(err, errlen, "out of memory");
     }
     fclose(f);
-    free(line);
-
-    /*
-     * Options apply in order and a later one overrides an earlier one, so
-     * putting the file's entries first lets the command line win.
-     */
-    if (rc == 0 && nfile > 0) {
-        size_t need = a->nopts + nfile;
-
-        if (need > a->optcap) {
-            struct sb_arg *grown = realloc(a->opts, need * sizeof(*grown));
-
-            if (grown == NULL) {
-                rc = sb_opt_fail(err, errlen, "out of memory");
-            } else {
-                a->opts = grown;
-                a->optcap = need;
-            }
-        }
-        if (rc == 0) {
-            memmove(a->opts + nfile, a->opts, a->nopts * sizeof(*a->opts));
-            memcpy(a->opts, file_args, nfile * sizeof(*file_args));
-            a->nopts += nfile;
-            nfile = 0;
-        }
-    }
-    for (i = 0; i < nfile; i++) {
-        free(file_args[i].name);
-        free(file_args[i].value);
-    }
-    free(file_args);
+    if (rc == 0 && file.nopts > 0)
+        rc = prepend_file_entries(a, &file, err, errlen);
+    /* Whatever did not move to `a`: the entries read before an error. */
+    sb_args_free(&file);
     return rc;
 }
 

@@ -215,17 +215,16 @@ static int load_client_threads(const struct sb_optset *set, struct sb_config *c,
     return 0;
 }
 
-int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
+/* The run's extent: thread counts, limits, durations, repeats, rates,
+ * percentiles and checkpoints, and what --find-max allows with them. */
+static int load_limits(const struct sb_optset *set, struct sb_config *c, char *err,
+                       size_t errlen)
 {
-    struct sb_config *c = &config;
     int64_t v;
-    const char *s;
 
-    memset(c, 0, sizeof(*c));
     if (load_uint_list(set, "threads", c->thread_list, &c->nthread_list,
                        100000, err, errlen) != 0)
         return -1;
-
     v = sb_optset_int(set, "events");
     if (v < 0)
         return fail(err, errlen, "invalid value for --%s: %s", "events", "expected a non-negative integer");
@@ -262,8 +261,17 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (c->report_interval != floor(c->report_interval))
         return fail(err, errlen, "invalid value for --%s: %s", "report-interval",
                     "expected a whole number of seconds");
+    return 0;
+}
 
-    s = sb_optset_str(set, "tx-late");
+/* How the threads run: the late policy, the limits' consistency, stack
+ * size, client threads, histogram and verbosity. */
+static int load_threading(const struct sb_optset *set, struct sb_config *c, char *err,
+                          size_t errlen)
+{
+    int64_t v;
+    const char *s = sb_optset_str(set, "tx-late");
+
     if (s && strcmp(s, "catchup") == 0)
         c->late_policy = SB_LATE_CATCHUP;
     else if (s && strcmp(s, "skip") == 0)
@@ -289,9 +297,17 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     if (v < 0 || v > 5)
         return fail(err, errlen, "invalid value for --%s: %s", "verbosity", "expected 0 to 5");
     c->verbosity = sb_optset_bool(set, "debug") ? 5 : (int)v;
+    return 0;
+}
+
+/* The random distribution's parameters. */
+static int load_rand(const struct sb_optset *set, struct sb_config *c, char *err,
+                     size_t errlen)
+{
+    int64_t v;
+    const char *s = sb_optset_str(set, "rand-type");
 
     sb_rand_params_default(&c->rand);
-    s = sb_optset_str(set, "rand-type");
     if (!s || sb_rand_dist_parse(s, &c->rand.dist) != 0)
         return fail(err, errlen, "invalid value '%s' for --%s: expected uniform, gaussian, special, pareto or zipfian",
                     s ? s : "", "rand-type");
@@ -311,7 +327,16 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     c->rand.zipf_exp = sb_optset_double(set, "rand-zipfian-exp");
     if (!(c->rand.zipf_exp >= 0))
         return fail(err, errlen, "invalid value for --%s: %s", "rand-zipfian-exp", "expected a non-negative number");
-    v = sb_optset_int(set, "rand-seed");
+    return 0;
+}
+
+/* The seed and the instance settings, which the seed's origin affects,
+ * then the pacing checks, which need the instance count. */
+static int load_seed_and_instances(const struct sb_optset *set, struct sb_config *c,
+                                   char *err, size_t errlen)
+{
+    int64_t v = sb_optset_int(set, "rand-seed");
+
     c->rand_seed_given = v != 0;
     /* sysbench 1.0: seed 0 means "from the current time". */
     c->rand_seed = v != 0 ? (uint64_t)v : (uint64_t)time(NULL);
@@ -326,7 +351,13 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
                                c->tx_jitter_us, err, errlen) != 0)
                 return -1;
         }
+    return 0;
+}
 
+/* The result and log files; an empty name means none. */
+static int load_output_files(const struct sb_optset *set, struct sb_config *c, char *err,
+                             size_t errlen)
+{
     c->json_file = sb_optset_str(set, "json");
     c->csv_file = sb_optset_str(set, "csv");
     if (c->json_file != NULL && c->csv_file != NULL && *c->json_file &&
@@ -348,8 +379,15 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
     c->plot_file = sb_optset_str(set, "plot");
     if (c->plot_file != NULL && *c->plot_file == '\0')
         c->plot_file = NULL;
+    return 0;
+}
 
-    s = sb_optset_str(set, "forced-shutdown");
+/* --forced-shutdown, and a syntax check of --server-pid. */
+static int load_shutdown_and_pids(const struct sb_optset *set, struct sb_config *c,
+                                  char *err, size_t errlen)
+{
+    const char *s = sb_optset_str(set, "forced-shutdown");
+
     if (s == NULL || strcmp(s, "off") == 0) {
         c->forced_shutdown = 0;
     } else {
@@ -370,5 +408,21 @@ int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
             return -1;
         }
     }
+    return 0;
+}
+
+/* The groups load in this order, which decides which error a command
+ * line with several mistakes reports. */
+int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
+{
+    struct sb_config *c = &config;
+
+    memset(c, 0, sizeof(*c));
+    if (load_limits(set, c, err, errlen) != 0 || load_threading(set, c, err, errlen) != 0 ||
+        load_rand(set, c, err, errlen) != 0 ||
+        load_seed_and_instances(set, c, err, errlen) != 0 ||
+        load_output_files(set, c, err, errlen) != 0 ||
+        load_shutdown_and_pids(set, c, err, errlen) != 0)
+        return -1;
     return 0;
 }

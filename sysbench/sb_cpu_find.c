@@ -550,11 +550,99 @@ static int split_host_port(const char *s, char *host, size_t hostlen,
     return 0;
 }
 
+/* Collects the inodes of the sockets listening on a "tcp:HOST:PORT"
+ * endpoint. Returns 0, or -1 with `why` set when the endpoint is bad or
+ * the server is not on this machine. */
+static int find_tcp_listeners(const char *endpoint, uint64_t *inodes, size_t *ninodes,
+                              char *why, size_t whylen)
+{
+    char host[256];
+    unsigned port;
+    struct tcp_target t;
+    int where;
+
+    if (split_host_port(endpoint + 4, host, sizeof(host), &port) != 0) {
+        sb_cpu_msg(why, whylen, "bad server endpoint '%s'", endpoint);
+        return -1;
+    }
+    where = classify_host(host, &t);
+    if (where < 0) {
+        sb_cpu_msg(why, whylen, "cannot resolve server host %s", host);
+        return -1;
+    }
+    if (where > 0) {
+        sb_cpu_msg(why, whylen, "server is remote (%s)", host);
+        return -1;
+    }
+    scan_tcp_file("/proc/net/tcp", port, &t, inodes, ninodes);
+    scan_tcp_file("/proc/net/tcp6", port, &t, inodes, ninodes);
+    return 0;
+}
+
+/* Collects the inodes of the sockets listening on `endpoint` (unix:PATH
+ * or tcp:HOST:PORT). Returns 0, or -1 with `why` set. */
+static int find_listeners(const char *endpoint, uint64_t *inodes, size_t *ninodes,
+                          char *why, size_t whylen)
+{
+    if (strncmp(endpoint, "unix:", 5) == 0) {
+        const char *path = endpoint + 5;
+
+        if (*path == '\0') {
+            sb_cpu_msg(why, whylen, "bad server endpoint '%s'", endpoint);
+            return -1;
+        }
+        scan_unix(path, inodes, ninodes);
+        return 0;
+    }
+    if (strncmp(endpoint, "tcp:", 4) == 0)
+        return find_tcp_listeners(endpoint, inodes, ninodes, why, whylen);
+    sb_cpu_msg(why, whylen, "bad server endpoint '%s' (want unix:PATH or "
+            "tcp:HOST:PORT)", endpoint);
+    return -1;
+}
+
+/* Explains why no process was found owning a listening socket. */
+static void explain_no_owner(const struct owner_scan *os, const char *endpoint, char *why,
+                             size_t whylen)
+{
+    if (os->denied > 0)
+        sb_cpu_msg(why, whylen, "permission denied reading /proc/%d/fd "
+                "(and %zu other processes): cannot tell which process "
+                "listens on %s; name it with --server-pid",
+                (int)os->first_denied, os->denied - 1, endpoint);
+    else
+        sb_cpu_msg(why, whylen, "the socket listening on %s belongs to no "
+                "visible process (another PID namespace?)", endpoint);
+}
+
+/*
+ * Keeps the top owners: a forked worker (or a PostgreSQL child that has
+ * not closed the listener yet) shares its parent's socket, and the
+ * caller reaches it through the parent anyway. Returns how many pids it
+ * stored, at most `max`.
+ */
+static size_t keep_top_owners(const struct owner_scan *os, pid_t *pids, size_t max)
+{
+    size_t nout = 0;
+
+    for (size_t i = 0; i < os->nowners && nout < max; i++) {
+        char path[64];
+        struct sb_cpu_proc_stat ps;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)os->owners[i]);
+        if (sb_cpu_read_proc_stat(path, &ps) == 0 &&
+            pid_in(os->owners, os->nowners, ps.ppid))
+            continue;
+        pids[nout++] = os->owners[i];
+    }
+    return nout;
+}
+
 int sb_cpu_find_server(const char *endpoint, pid_t *pids, size_t max,
                        char *why, size_t whylen)
 {
     uint64_t inodes[MAX_INODES];
-    size_t ninodes = 0, i, nout = 0;
+    size_t ninodes = 0, nout;
     struct owner_scan *os;
 
     sb_cpu_msg(why, whylen, "%s", "");
@@ -562,41 +650,8 @@ int sb_cpu_find_server(const char *endpoint, pid_t *pids, size_t max,
         sb_cpu_msg(why, whylen, "no server endpoint");
         return 0;
     }
-    if (strncmp(endpoint, "unix:", 5) == 0) {
-        const char *path = endpoint + 5;
-
-        if (*path == '\0') {
-            sb_cpu_msg(why, whylen, "bad server endpoint '%s'", endpoint);
-            return 0;
-        }
-        scan_unix(path, inodes, &ninodes);
-    } else if (strncmp(endpoint, "tcp:", 4) == 0) {
-        char host[256];
-        unsigned port;
-        struct tcp_target t;
-        int where;
-
-        if (split_host_port(endpoint + 4, host, sizeof(host), &port) != 0) {
-            sb_cpu_msg(why, whylen, "bad server endpoint '%s'", endpoint);
-            return 0;
-        }
-        where = classify_host(host, &t);
-        if (where < 0) {
-            sb_cpu_msg(why, whylen, "cannot resolve server host %s", host);
-            return 0;
-        }
-        if (where > 0) {
-            sb_cpu_msg(why, whylen, "server is remote (%s)", host);
-            return 0;
-        }
-        scan_tcp_file("/proc/net/tcp", port, &t, inodes, &ninodes);
-        scan_tcp_file("/proc/net/tcp6", port, &t, inodes, &ninodes);
-    } else {
-        sb_cpu_msg(why, whylen, "bad server endpoint '%s' (want unix:PATH or "
-                "tcp:HOST:PORT)", endpoint);
+    if (find_listeners(endpoint, inodes, &ninodes, why, whylen) != 0)
         return 0;
-    }
-
     if (ninodes == 0) {
         sb_cpu_msg(why, whylen, "no local process listens on %s", endpoint);
         return 0;
@@ -610,31 +665,11 @@ int sb_cpu_find_server(const char *endpoint, pid_t *pids, size_t max,
     }
     scan_owners(inodes, ninodes, os);
     if (os->nowners == 0) {
-        if (os->denied > 0)
-            sb_cpu_msg(why, whylen, "permission denied reading /proc/%d/fd "
-                    "(and %zu other processes): cannot tell which process "
-                    "listens on %s; name it with --server-pid",
-                    (int)os->first_denied, os->denied - 1, endpoint);
-        else
-            sb_cpu_msg(why, whylen, "the socket listening on %s belongs to no "
-                    "visible process (another PID namespace?)", endpoint);
+        explain_no_owner(os, endpoint, why, whylen);
         free(os);
         return 0;
     }
-
-    /* Keep the top owners: a forked worker (or a PostgreSQL child that has
-     * not closed the listener yet) shares its parent's socket, and the
-     * caller reaches it through the parent anyway. */
-    for (i = 0; i < os->nowners && nout < max; i++) {
-        char path[64];
-        struct sb_cpu_proc_stat ps;
-
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)os->owners[i]);
-        if (sb_cpu_read_proc_stat(path, &ps) == 0 &&
-            pid_in(os->owners, os->nowners, ps.ppid))
-            continue;
-        pids[nout++] = os->owners[i];
-    }
+    nout = keep_top_owners(os, pids, max);
     free(os);
     if (nout == 0)
         sb_cpu_msg(why, whylen, "no room for the server's pids");

@@ -544,45 +544,40 @@ static uint64_t latency_block(FILE *f, const struct sb_resfile_point *p, size_t 
     return total;
 }
 
-static void chart_latency(struct plot *pl)
+/* Writes the data blocks of the latency chart: they come first, as
+ * gnuplot cannot define them inside a multiplot. Counts the panels and
+ * widens [lo_ms, hi_ms] to the latencies seen; returns the largest count
+ * of transactions of a point. */
+static uint64_t latency_blocks(struct plot *pl, size_t *npanels, double *lo_ms, double *hi_ms)
 {
-    FILE *f = pl->gp;
-    size_t npanels = 0, rows, cols;
     uint64_t maxcount = 1;
-    double xmax = 10, lo_ms = INFINITY, hi_ms = 0;
     bool single = pl->n == 1;
-    char name[128];
 
-    /* The data blocks come first: gnuplot cannot define them inside a
-     * multiplot. */
     for (size_t k = 0; k < pl->g->nkeys; k++) {
         if (!single && !panel_shown(k, pl->g->nkeys))
             continue;
-        npanels++;
+        (*npanels)++;
         for (size_t r = 0; r < pl->n; r++) {
             const struct sb_resfile_point *p = cell(pl, r, k);
             if (p != NULL && p->hist != NULL) {
-                uint64_t c = latency_block(f, p, r, k, &lo_ms, &hi_ms);
+                uint64_t c = latency_block(pl->gp, p, r, k, lo_ms, hi_ms);
                 maxcount = c > maxcount ? c : maxcount;
             }
         }
     }
-    while (xmax < (double)maxcount && xmax < 1e12)
-        xmax *= 10;
-    if (single)
-        npanels = 1;
-    cols = npanels <= 3 ? npanels : (npanels == 4 ? 2 : 3);
-    rows = (npanels + cols - 1) / cols;
-    begin_chart(pl, 3, npanels == 1 ? 1000 : (int)(cols * 520), npanels == 1 ? 640 : (int)(rows * 430 + 60),
-                "Response time by percentile (log scales)");
+    return maxcount;
+}
+
+/* The percentile axis up to xmax and the latency axis over whole decades. */
+static void latency_axes(FILE *f, double xmax, double lo_ms, double hi_ms)
+{
+    static const char *const names[] = {"0%%", "90%%", "99%%", "99.9%%", "99.99%%", "99.999%%",
+                                        "99.9999%%", "99.99999%%"};
+    double x = 1;
+
     fputs("unset title\nset logscale xy 10\nset xtics (", f);
-    {
-        static const char *const names[] = {"0%%", "90%%", "99%%", "99.9%%", "99.99%%", "99.999%%",
-                                            "99.9999%%", "99.99999%%"};
-        double x = 1;
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && x <= xmax; i++, x *= 10)
-            fprintf(f, "%s'%s' %g", i ? ", " : "", names[i], x);
-    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && x <= xmax; i++, x *= 10)
+        fprintf(f, "%s'%s' %g", i ? ", " : "", names[i], x);
     fprintf(f, ")\nset xrange [1:%g]\nset format y '%%g'\n"
             "set grid xtics ytics mytics lt 1 lc rgb '#d9d9d9' lw 1, lt 1 lc rgb '#eeeeee' lw 1\n"
             "set xlabel 'percentile'\nset ylabel 'response time (ms)'\n"
@@ -593,39 +588,55 @@ static void chart_latency(struct plot *pl)
     if (hi_ms > 0)
         fprintf(f, "set yrange [%g:%g]\n", pow(10, floor(log10(lo_ms))),
                 pow(10, ceil(log10(hi_ms * 1.0001))));
-    /* The title begin_chart set is cleared above so that the panels do
-     * not repeat it; it goes over the whole multiplot, or back on the one
-     * plot. */
-    {
-        char t[256];
-        const char *script = common_script(pl);
-        snprintf(t, sizeof(t), "Response time by percentile (log scales)%s%s", *script ? ": " : "",
-                 script);
-        if (npanels > 1)
-            fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
-        else
-            fputs("set title ", f);
-        sb_plot_gp_str(f, t);
-        fputs(" font ',14'\n", f);
+}
+
+/* The title begin_chart set is cleared by latency_axes so that the panels
+ * do not repeat it; it goes over the whole multiplot, or back on the one
+ * plot. */
+static void latency_title(struct plot *pl, size_t npanels, size_t rows, size_t cols)
+{
+    FILE *f = pl->gp;
+    char t[256];
+    const char *script = common_script(pl);
+
+    snprintf(t, sizeof(t), "Response time by percentile (log scales)%s%s", *script ? ": " : "",
+             script);
+    if (npanels > 1)
+        fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
+    else
+        fputs("set title ", f);
+    sb_plot_gp_str(f, t);
+    fputs(" font ',14'\n", f);
+}
+
+/* One result: one panel, a curve per point. */
+static void latency_plot_points(struct plot *pl)
+{
+    FILE *f = pl->gp;
+    size_t drawn = 0;
+    char name[128];
+
+    fputs("plot ", f);
+    for (size_t k = 0; k < pl->g->nkeys; k++) {
+        const struct sb_resfile_point *p = cell(pl, 0, k);
+        if (p == NULL || p->hist == NULL)
+            continue;
+        fprintf(f, "%s$lat_0_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
+                drawn ? ", \\\n     " : "", k, palette[k % NCOLORS]);
+        key_title(pl, k, name, sizeof(name));
+        sb_plot_gp_str(f, name);
+        drawn++;
     }
-    if (single) {
-        /* One result: one panel, a curve per point. */
-        size_t drawn = 0;
-        fputs("plot ", f);
-        for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_resfile_point *p = cell(pl, 0, k);
-            if (p == NULL || p->hist == NULL)
-                continue;
-            fprintf(f, "%s$lat_0_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
-                    drawn ? ", \\\n     " : "", k, palette[k % NCOLORS]);
-            key_title(pl, k, name, sizeof(name));
-            sb_plot_gp_str(f, name);
-            drawn++;
-        }
-        fputs(drawn ? "\n" : "NaN notitle\n", f);
-    }
-    for (size_t k = 0; k < pl->g->nkeys && !single; k++) {
-        /* Several results: a panel per point, a curve per result. */
+    fputs(drawn ? "\n" : "NaN notitle\n", f);
+}
+
+/* Several results: a panel per point, a curve per result. */
+static void latency_plot_panels(struct plot *pl)
+{
+    FILE *f = pl->gp;
+    char name[128];
+
+    for (size_t k = 0; k < pl->g->nkeys; k++) {
         size_t drawn = 0;
         if (!panel_shown(k, pl->g->nkeys))
             continue;
@@ -644,8 +655,32 @@ static void chart_latency(struct plot *pl)
         }
         fputs(drawn ? "\n" : "NaN notitle\n", f);
     }
+}
+
+static void chart_latency(struct plot *pl)
+{
+    size_t npanels = 0, rows, cols;
+    uint64_t maxcount;
+    double xmax = 10, lo_ms = INFINITY, hi_ms = 0;
+    bool single = pl->n == 1;
+
+    maxcount = latency_blocks(pl, &npanels, &lo_ms, &hi_ms);
+    while (xmax < (double)maxcount && xmax < 1e12)
+        xmax *= 10;
+    if (single)
+        npanels = 1;
+    cols = npanels <= 3 ? npanels : (npanels == 4 ? 2 : 3);
+    rows = (npanels + cols - 1) / cols;
+    begin_chart(pl, 3, npanels == 1 ? 1000 : (int)(cols * 520), npanels == 1 ? 640 : (int)(rows * 430 + 60),
+                "Response time by percentile (log scales)");
+    latency_axes(pl->gp, xmax, lo_ms, hi_ms);
+    latency_title(pl, npanels, rows, cols);
+    if (single)
+        latency_plot_points(pl);
+    else
+        latency_plot_panels(pl);
     if (npanels > 1)
-        fputs("unset multiplot\n", f);
+        fputs("unset multiplot\n", pl->gp);
 }
 
 /* ------------------------------------------------------------ running gnuplot */
@@ -717,16 +752,84 @@ int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t e
     return -1;
 }
 
+/* Creates the private directory for the script, under $TMPDIR when set.
+ * Returns its path (in tmpl), or NULL with err set. */
+static char *make_plot_dir(char *tmpl, size_t len, char *err, size_t errlen)
+{
+    const char *tmproot = getenv("TMPDIR");
+    char *tmp;
+
+    if (tmproot != NULL && *tmproot)
+        snprintf(tmpl, len, "%s/sysbench-plot.XXXXXX", tmproot);
+    else
+        snprintf(tmpl, len, "%s", "/tmp/sysbench-plot.XXXXXX");
+    tmp = mkdtemp(tmpl);
+    if (tmp == NULL)
+        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", tmpl,
+                 strerror(errno));
+    return tmp;
+}
+
+/* Writes every chart into the gnuplot script. Returns 0 or -1. */
+static int write_charts_script(struct plot *pl, const char *script, char *err, size_t errlen)
+{
+    pl->gp = fopen(script, "w");
+    if (pl->gp == NULL) {
+        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
+        return -1;
+    }
+    chart_throughput(pl);
+    chart_relative(pl);
+    chart_cpu(pl);
+    chart_latency(pl);
+    pl->ncharts = SB_PLOT_NCHARTS;
+    if (pl->g->any_rated) {
+        chart_latency_throughput(pl);
+        pl->ncharts++;
+    }
+    if (ferror(pl->gp) | (fclose(pl->gp) != 0)) {
+        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes the script, runs gnuplot on it and checks that every chart file
+ * came out non-empty, then names them on out. Returns 0 or -1. */
+static int draw_charts(struct plot *pl, const char *script, const char *errpath, FILE *out,
+                       char *err, size_t errlen)
+{
+    if (write_charts_script(pl, script, err, errlen) != 0)
+        return -1;
+    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
+        return -1;
+    for (int i = 0; i < pl->ncharts; i++) {
+        struct stat st;
+        if (stat(pl->out[i], &st) != 0 || st.st_size == 0) {
+            snprintf(err, errlen, "gnuplot did not write '%s'", pl->out[i]);
+            return -1;
+        }
+    }
+    if (out != NULL) {
+        fprintf(out, "Charts written:");
+        for (int i = 0; i < pl->ncharts; i++)
+            fprintf(out, " %s", pl->out[i]);
+        fprintf(out, "\n");
+        fflush(out);
+    }
+    return 0;
+}
+
 int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE *out,
                   char *err, size_t errlen)
 {
     struct plot pl;
     struct sb_resfile_grid g;
-    char stem[PATH_MAX], dir[] = "/tmp/sysbench-plot.XXXXXX", *tmp;
+    char stem[PATH_MAX], *tmp;
     char script[PATH_MAX + 32], errpath[PATH_MAX + 32];
-    const char *ext, *tmproot = getenv("TMPDIR");
+    const char *ext;
     char tmpl[PATH_MAX];
-    int rc = -1;
+    int rc;
 
     memset(&pl, 0, sizeof(pl));
     if (sb_plot_check(path, err, errlen) != 0)
@@ -739,58 +842,17 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
         snprintf(err, errlen, "no points to plot");
         return -1;
     }
-    if (tmproot != NULL && *tmproot)
-        snprintf(tmpl, sizeof(tmpl), "%s/sysbench-plot.XXXXXX", tmproot);
-    else
-        snprintf(tmpl, sizeof(tmpl), "%s", dir);
-    tmp = mkdtemp(tmpl);
+    tmp = make_plot_dir(tmpl, sizeof(tmpl), err, errlen);
     if (tmp == NULL) {
-        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", tmpl,
-                 strerror(errno));
         sb_resfile_grid_free(&g);
         return -1;
     }
     snprintf(script, sizeof(script), "%s/charts.gp", tmp);
     snprintf(errpath, sizeof(errpath), "%s/gnuplot.err", tmp);
-    pl.gp = fopen(script, "w");
-    if (pl.gp == NULL) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        goto cleanup;
-    }
     pl.res = res;
     pl.n = n;
     pl.g = &g;
-    chart_throughput(&pl);
-    chart_relative(&pl);
-    chart_cpu(&pl);
-    chart_latency(&pl);
-    pl.ncharts = SB_PLOT_NCHARTS;
-    if (g.any_rated) {
-        chart_latency_throughput(&pl);
-        pl.ncharts++;
-    }
-    if (ferror(pl.gp) | (fclose(pl.gp) != 0)) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        goto cleanup;
-    }
-    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
-        goto cleanup;
-    for (int i = 0; i < pl.ncharts; i++) {
-        struct stat st;
-        if (stat(pl.out[i], &st) != 0 || st.st_size == 0) {
-            snprintf(err, errlen, "gnuplot did not write '%s'", pl.out[i]);
-            goto cleanup;
-        }
-    }
-    if (out != NULL) {
-        fprintf(out, "Charts written:");
-        for (int i = 0; i < pl.ncharts; i++)
-            fprintf(out, " %s", pl.out[i]);
-        fprintf(out, "\n");
-        fflush(out);
-    }
-    rc = 0;
-cleanup:
+    rc = draw_charts(&pl, script, errpath, out, err, errlen);
     /* The script is kept with SB_PLOT_KEEP set, for whoever wants to
      * restyle the charts by hand. */
     if (getenv("SB_PLOT_KEEP") != NULL && rc == 0) {

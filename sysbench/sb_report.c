@@ -240,39 +240,32 @@ static void print_error_codes(const struct sb_stats *t, double secs, FILE *out)
     }
 }
 
-void sb_report_print_final(const struct sb_final *f, FILE *out)
+static void print_sql_stats(const struct sb_stats *t, double secs, FILE *out)
 {
-    const struct sb_stats *t = f->total;
-    const struct sb_hist *h = &t->response;
-    /* Rates over the span the counters cover (since the last checkpoint). */
-    double secs = f->interval_s > 0 ? f->interval_s : f->time_total;
     uint64_t ev = t->c[SB_STAT_EVENTS];
     uint64_t q = sb_stats_queries(t);
-    double evs[4096], avg, sd;
-    unsigned n = f->threads < 4096 ? f->threads : 4096;
 
-    if (f->sql) {
-        fprintf(out, "SQL statistics:\n    queries performed:\n");
-        field(out, 8, "read:", "%llu", (unsigned long long)t->c[SB_STAT_READS]);
-        field(out, 8, "write:", "%llu", (unsigned long long)t->c[SB_STAT_WRITES]);
-        field(out, 8, "other:", "%llu", (unsigned long long)t->c[SB_STAT_OTHER]);
-        field(out, 8, "total:", "%llu", (unsigned long long)q);
-        field(out, 4, "transactions:", "%-6llu (%.2f per sec.)", (unsigned long long)ev,
-              per_sec((double)ev, secs));
-        field(out, 4, "queries:", "%-6llu (%.2f per sec.)", (unsigned long long)q,
-              per_sec((double)q, secs));
-        field(out, 4, "ignored errors:", "%-6llu (%.2f per sec.)",
-              (unsigned long long)t->c[SB_STAT_ERRORS],
-              per_sec((double)t->c[SB_STAT_ERRORS], secs));
-        field(out, 4, "reconnects:", "%-6llu (%.2f per sec.)",
-              (unsigned long long)t->c[SB_STAT_RECONNECTS],
-              per_sec((double)t->c[SB_STAT_RECONNECTS], secs));
-        fputc('\n', out);
-    }
-    fprintf(out, "General statistics:\n");
-    field(out, 4, "total time:", "%.4fs", f->time_total);
-    field(out, 4, "total number of events:", "%llu", (unsigned long long)ev);
+    fprintf(out, "SQL statistics:\n    queries performed:\n");
+    field(out, 8, "read:", "%llu", (unsigned long long)t->c[SB_STAT_READS]);
+    field(out, 8, "write:", "%llu", (unsigned long long)t->c[SB_STAT_WRITES]);
+    field(out, 8, "other:", "%llu", (unsigned long long)t->c[SB_STAT_OTHER]);
+    field(out, 8, "total:", "%llu", (unsigned long long)q);
+    field(out, 4, "transactions:", "%-6llu (%.2f per sec.)", (unsigned long long)ev,
+          per_sec((double)ev, secs));
+    field(out, 4, "queries:", "%-6llu (%.2f per sec.)", (unsigned long long)q,
+          per_sec((double)q, secs));
+    field(out, 4, "ignored errors:", "%-6llu (%.2f per sec.)",
+          (unsigned long long)t->c[SB_STAT_ERRORS],
+          per_sec((double)t->c[SB_STAT_ERRORS], secs));
+    field(out, 4, "reconnects:", "%-6llu (%.2f per sec.)",
+          (unsigned long long)t->c[SB_STAT_RECONNECTS],
+          per_sec((double)t->c[SB_STAT_RECONNECTS], secs));
     fputc('\n', out);
+}
+
+static void print_latency(const struct sb_final *f, FILE *out)
+{
+    const struct sb_hist *h = &f->total->response;
 
     fprintf(out, "Latency (ms):\n");
     lat_field(out, "min:", h->total ? (double)h->min_ns / 1e6 : 0);
@@ -286,6 +279,12 @@ void sb_report_print_final(const struct sb_final *f, FILE *out)
         sb_hist_print(h, out);
         fputc('\n', out);
     }
+}
+
+static void print_fairness(const struct sb_final *f, FILE *out)
+{
+    double evs[4096], avg, sd;
+    unsigned n = f->threads < 4096 ? f->threads : 4096;
 
     fprintf(out, "Threads fairness:\n");
     for (unsigned i = 0; i < n; i++)
@@ -295,36 +294,60 @@ void sb_report_print_final(const struct sb_final *f, FILE *out)
     stddev(f->thread_busy, n, &avg, &sd);
     fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n", avg, sd);
     fputc('\n', out);
+}
 
+/* The paced-run sections: how close the run came to its target rate, and
+ * the service time and start lag that separate the client's queueing from
+ * the server's. */
+static void print_rate(const struct sb_final *f, double secs, FILE *out)
+{
+    const struct sb_stats *t = f->total;
+    uint64_t ev = t->c[SB_STAT_EVENTS];
+    double achieved = per_sec((double)ev, secs);
+
+    fprintf(out, "Rate (%s):\n", f->rate_mode == SB_PACE_FIXED ? "--tx-rate, fixed schedule per thread"
+                                                  : "--rate, Poisson arrivals");
+    field(out, 4, "target:", "%.2f per sec.", f->target_tps);
+    field(out, 4, "achieved:", "%.2f per sec. (%.2f%% of target)", achieved,
+          f->target_tps > 0 ? 100.0 * achieved / f->target_tps : 0);
+    if (f->rate_mode == SB_PACE_FIXED)
+        field(out, 4, "jitter:", "%.0f us", f->jitter_us);
+    field(out, 4, "late starts:", "%-6llu (%.2f%%)",
+          (unsigned long long)t->c[SB_STAT_LATE],
+          ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
+    field(out, 4, "skipped:", "%llu", (unsigned long long)t->c[SB_STAT_SKIPPED]);
+    field(out, 4, "max backlog:", "%llu", (unsigned long long)f->max_backlog);
+    fputc('\n', out);
+    fprintf(out, "Service time (ms, from actual start):\n");
+    lat_field(out, "min:", t->service.total ? (double)t->service.min_ns / 1e6 : 0);
+    lat_field(out, "avg:", sb_hist_mean(&t->service) / 1e6);
+    lat_field(out, "max:", (double)t->service.max_ns / 1e6);
+    print_percentiles(out, &t->service, f->percentiles, f->npercentiles);
+    fputc('\n', out);
+    fprintf(out, "Start lag (ms, actual start - due time):\n");
+    lat_field(out, "avg:", sb_hist_mean(&t->lag) / 1e6);
+    lat_field(out, "max:", (double)t->lag.max_ns / 1e6);
+    print_percentiles(out, &t->lag, f->percentiles, f->npercentiles);
+    fputc('\n', out);
+}
+
+void sb_report_print_final(const struct sb_final *f, FILE *out)
+{
+    const struct sb_stats *t = f->total;
+    /* Rates over the span the counters cover (since the last checkpoint). */
+    double secs = f->interval_s > 0 ? f->interval_s : f->time_total;
+
+    if (f->sql)
+        print_sql_stats(t, secs, out);
+    fprintf(out, "General statistics:\n");
+    field(out, 4, "total time:", "%.4fs", f->time_total);
+    field(out, 4, "total number of events:", "%llu", (unsigned long long)t->c[SB_STAT_EVENTS]);
+    fputc('\n', out);
+    print_latency(f, out);
+    print_fairness(f, out);
     print_error_codes(t, secs, out);
-
-    if (f->rate_mode != SB_PACE_NONE) {
-        double achieved = per_sec((double)ev, secs);
-        fprintf(out, "Rate (%s):\n", f->rate_mode == SB_PACE_FIXED ? "--tx-rate, fixed schedule per thread"
-                                                      : "--rate, Poisson arrivals");
-        field(out, 4, "target:", "%.2f per sec.", f->target_tps);
-        field(out, 4, "achieved:", "%.2f per sec. (%.2f%% of target)", achieved,
-              f->target_tps > 0 ? 100.0 * achieved / f->target_tps : 0);
-        if (f->rate_mode == SB_PACE_FIXED)
-            field(out, 4, "jitter:", "%.0f us", f->jitter_us);
-        field(out, 4, "late starts:", "%-6llu (%.2f%%)",
-              (unsigned long long)t->c[SB_STAT_LATE],
-              ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
-        field(out, 4, "skipped:", "%llu", (unsigned long long)t->c[SB_STAT_SKIPPED]);
-        field(out, 4, "max backlog:", "%llu", (unsigned long long)f->max_backlog);
-        fputc('\n', out);
-        fprintf(out, "Service time (ms, from actual start):\n");
-        lat_field(out, "min:", t->service.total ? (double)t->service.min_ns / 1e6 : 0);
-        lat_field(out, "avg:", sb_hist_mean(&t->service) / 1e6);
-        lat_field(out, "max:", (double)t->service.max_ns / 1e6);
-        print_percentiles(out, &t->service, f->percentiles, f->npercentiles);
-        fputc('\n', out);
-        fprintf(out, "Start lag (ms, actual start - due time):\n");
-        lat_field(out, "avg:", sb_hist_mean(&t->lag) / 1e6);
-        lat_field(out, "max:", (double)t->lag.max_ns / 1e6);
-        print_percentiles(out, &t->lag, f->percentiles, f->npercentiles);
-        fputc('\n', out);
-    }
+    if (f->rate_mode != SB_PACE_NONE)
+        print_rate(f, secs, out);
     fflush(out);
 }
 

@@ -129,28 +129,32 @@ static void sb_mysql_free_config(void)
     memset(c, 0, sizeof(*c));
 }
 
-static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
+static int sb_mysql_oom_options(char *err, size_t errlen)
 {
-    struct sb_mysql_config *c = &sb_mysql_cfg;
+    snprintf(err, errlen, "out of memory reading the MySQL options");
+    return -1;
+}
+
+/* The hosts, sockets and ports; at least a host or a socket, and a port
+ * unless sockets are used. */
+static int sb_mysql_load_endpoints(const struct sb_optset *opts, struct sb_mysql_config *c,
+                                   char *err, size_t errlen)
+{
     char *const *ports;
     size_t nports = 0;
-    const char *ssl;
-    int64_t timeout;
 
-    memset(c, 0, sizeof(*c));
     if (sb_db_opt_copy_list(opts, "mysql-host", &c->hosts, &c->nhosts) != 0 ||
         sb_db_opt_copy_list(opts, "mysql-socket", &c->sockets, &c->nsockets) != 0)
-        goto oom;
+        return sb_mysql_oom_options(err, errlen);
     if (c->nhosts == 0 && c->nsockets == 0) {
         snprintf(err, errlen, "--mysql-host is empty: give at least one host");
-        goto fail;
+        return -1;
     }
-
     ports = sb_optset_list(opts, "mysql-port", &nports);
     if (nports > 0) {
         c->ports = calloc(nports, sizeof(*c->ports));
         if (c->ports == NULL)
-            goto oom;
+            return sb_mysql_oom_options(err, errlen);
     }
     for (size_t i = 0; i < nports; i++) {
         char *end;
@@ -162,24 +166,23 @@ static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
             snprintf(err, errlen,
                      "invalid value '%s' for --mysql-port: expected a port number 1-65535",
                      ports[i]);
-            goto fail;
+            return -1;
         }
         c->ports[c->nports++] = (unsigned)v;
     }
     if (c->nports == 0 && c->nsockets == 0) {
         snprintf(err, errlen, "--mysql-port is empty: give at least one port");
-        goto fail;
+        return -1;
     }
+    return 0;
+}
 
-    c->user = sb_db_opt_strdup(opts, "mysql-user");
-    c->password = sb_db_opt_strdup(opts, "mysql-password");
-    c->db = sb_db_opt_strdup(opts, "mysql-db");
-    c->ssl_ca = sb_db_opt_strdup(opts, "mysql-ssl-ca");
-    c->ssl_cert = sb_db_opt_strdup(opts, "mysql-ssl-cert");
-    c->ssl_key = sb_db_opt_strdup(opts, "mysql-ssl-key");
-    c->ssl_cipher = sb_db_opt_strdup(opts, "mysql-ssl-cipher");
+/* --mysql-ssl, with sysbench 1.0's boolean spellings of off and on. */
+static int sb_mysql_load_ssl_mode(const struct sb_optset *opts, struct sb_mysql_config *c,
+                                  char *err, size_t errlen)
+{
+    const char *ssl = sb_optset_str(opts, "mysql-ssl");
 
-    ssl = sb_optset_str(opts, "mysql-ssl");
     if (ssl == NULL || ssl[0] == '\0' || strcasecmp(ssl, "off") == 0 ||
         strcasecmp(ssl, "disabled") == 0 || strcasecmp(ssl, "false") == 0 ||
         strcasecmp(ssl, "no") == 0 || strcasecmp(ssl, "0") == 0)
@@ -198,40 +201,65 @@ static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
         snprintf(err, errlen,
                  "invalid value '%s' for --mysql-ssl: expected off, preferred, on, "
                  "required, verify_ca or verify_identity", ssl);
-        goto fail;
+        return -1;
     }
     /* verify_ca checks the chain against the CA given, not the system's
      * store: without one there is nothing to check against. */
     if (c->ssl == SB_MYSQL_SSL_VERIFY_CA && c->ssl_ca == NULL) {
         snprintf(err, errlen, "--mysql-ssl=verify_ca needs --mysql-ssl-ca (the CA certificate "
                  "the server's certificate must be signed by)");
-        goto fail;
+        return -1;
     }
+    return 0;
+}
 
+/* The options after the endpoints: credentials, TLS, compression,
+ * timeout and dry run. */
+static int sb_mysql_load_session(const struct sb_optset *opts, struct sb_mysql_config *c,
+                                 char *err, size_t errlen)
+{
+    int64_t timeout;
+
+    c->user = sb_db_opt_strdup(opts, "mysql-user");
+    c->password = sb_db_opt_strdup(opts, "mysql-password");
+    c->db = sb_db_opt_strdup(opts, "mysql-db");
+    c->ssl_ca = sb_db_opt_strdup(opts, "mysql-ssl-ca");
+    c->ssl_cert = sb_db_opt_strdup(opts, "mysql-ssl-cert");
+    c->ssl_key = sb_db_opt_strdup(opts, "mysql-ssl-key");
+    c->ssl_cipher = sb_db_opt_strdup(opts, "mysql-ssl-cipher");
+    if (sb_mysql_load_ssl_mode(opts, c, err, errlen) != 0)
+        return -1;
     c->compression = sb_optset_bool(opts, "mysql-compression");
     timeout = sb_optset_int(opts, "mysql-connect-timeout");
     if (timeout < 0 || timeout > 86400) {
         snprintf(err, errlen,
                  "invalid value '%" PRId64 "' for --mysql-connect-timeout: expected 0-86400 seconds",
                  timeout);
-        goto fail;
+        return -1;
     }
     c->connect_timeout = (unsigned)timeout;
     c->dry_run = sb_optset_bool(opts, "mysql-dry-run");
+    return 0;
+}
 
+static int sb_mysql_init(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    struct sb_mysql_config *c = &sb_mysql_cfg;
+
+    memset(c, 0, sizeof(*c));
+    if (sb_mysql_load_endpoints(opts, c, err, errlen) != 0 ||
+        sb_mysql_load_session(opts, c, err, errlen) != 0) {
+        sb_mysql_free_config();
+        return -1;
+    }
     /* The library's global initialisation is not thread-safe, so it runs
      * here, in the main thread, before any worker connects. */
     if (mysql_library_init(0, NULL, NULL) != 0) {
         snprintf(err, errlen, "could not initialise the MySQL client library");
-        goto fail;
+        sb_mysql_free_config();
+        return -1;
     }
     return 0;
-
-oom:
-    snprintf(err, errlen, "out of memory reading the MySQL options");
-fail:
-    sb_mysql_free_config();
-    return -1;
 }
 
 static void sb_mysql_done(void)
@@ -316,43 +344,42 @@ static int sb_mysql_apply_ssl(MYSQL *my)
     return 0;
 }
 
-static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
+/*
+ * Picks this connection's server, round-robin over the sockets or else
+ * the hosts and ports, and records it as the endpoint the CPU accounting
+ * looks for. "localhost" is left unrecorded: the client then uses its
+ * default socket, which is asked for once connected.
+ */
+static void sb_mysql_pick_server(const struct sb_conn *con, struct sb_mysql_conn *cp,
+                                 const char **host, const char **sock, unsigned *port)
 {
     const struct sb_mysql_config *c = &sb_mysql_cfg;
-    struct sb_mysql_conn *cp;
-    const char *host = NULL, *sock = NULL;
-    unsigned port = 0;
-    unsigned timeout = c->connect_timeout;
-    enum sb_db_status st;
-
-    cp = calloc(1, sizeof(*cp));
-    if (cp == NULL)
-        return sb_mysql_oom(con);
 
     if (c->nsockets > 0) {
         /* A socket names the server fully; the host list is not used. */
-        sock = c->sockets[con->index % c->nsockets];
-        snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s", sock);
+        *sock = c->sockets[con->index % c->nsockets];
+        snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s", *sock);
         cp->have_endpoint = true;
     } else {
-        host = c->hosts[con->index % c->nhosts];
-        port = c->ports[con->index % c->nports];
-        if (strcmp(host, "localhost") != 0) {
-            snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%u", host, port);
+        *host = c->hosts[con->index % c->nhosts];
+        *port = c->ports[con->index % c->nports];
+        if (strcmp(*host, "localhost") != 0) {
+            snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%u", *host, *port);
             cp->have_endpoint = true;
         }
     }
+}
 
-    if (c->dry_run) {
-        con->priv = cp;
-        return SB_DB_OK;
-    }
+/* Creates the handle with the timeout, compression and TLS options set.
+ * Returns SB_DB_OK, or an error with cp->my closed. */
+static enum sb_db_status sb_mysql_new_handle(struct sb_conn *con, struct sb_mysql_conn *cp)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+    unsigned timeout = c->connect_timeout;
 
     cp->my = mysql_init(NULL);
-    if (cp->my == NULL) {
-        free(cp);
+    if (cp->my == NULL)
         return sb_mysql_oom(con);
-    }
     if (timeout > 0)
         mysql_options(cp->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     if (c->compression)
@@ -360,53 +387,78 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
     if (sb_mysql_apply_ssl(cp->my) != 0) {
         sb_mysql_set_err(con, 0, "", "this MySQL client library does not support the chosen --mysql-ssl mode");
         mysql_close(cp->my);
-        free(cp);
         return SB_DB_ERROR;
     }
+    return SB_DB_OK;
+}
 
-    if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) == NULL) {
-        st = sb_mysql_conn_error(con, cp->my);
-        mysql_close(cp->my);
+/* "localhost" makes the client use its default socket; ask which one,
+ * since the CPU accounting needs to find the server by it. */
+static void sb_mysql_record_default_socket(struct sb_mysql_conn *cp)
+{
+    const char *path = NULL;
+
+#ifdef MARIADB_PACKAGE_VERSION_ID
+    if (mariadb_get_infov(cp->my, MARIADB_CONNECTION_UNIX_SOCKET, &path) != 0)
+        path = NULL;
+#endif
+#ifdef MYSQL_UNIX_ADDR
+    if (path == NULL)
+        path = MYSQL_UNIX_ADDR;
+#endif
+    if (path != NULL) {
+        snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s", path);
+        cp->have_endpoint = true;
+    }
+}
+
+/* Closes the handle and frees the connection of a failed connect,
+ * passing its status through. */
+static enum sb_db_status sb_mysql_give_up(struct sb_mysql_conn *cp, enum sb_db_status st)
+{
+    mysql_close(cp->my);
+    free(cp);
+    return st;
+}
+
+static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+    struct sb_mysql_conn *cp;
+    const char *host = NULL, *sock = NULL;
+    unsigned port = 0;
+    enum sb_db_status st;
+
+    cp = calloc(1, sizeof(*cp));
+    if (cp == NULL)
+        return sb_mysql_oom(con);
+    sb_mysql_pick_server(con, cp, &host, &sock, &port);
+    if (c->dry_run) {
+        con->priv = cp;
+        return SB_DB_OK;
+    }
+    st = sb_mysql_new_handle(con, cp);
+    if (st != SB_DB_OK) {
         free(cp);
         return st;
     }
+    if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) == NULL)
+        return sb_mysql_give_up(cp, sb_mysql_conn_error(con, cp->my));
     /* Statements go non-blocking once connected: with the option set
      * before, a blocking connect that the kernel cannot complete at once
      * fails with EINPROGRESS (seen reconnecting to a restarted server). */
-    if (con->nonblocking && sb_mysql_enable_nonblocking(cp->my) != 0) {
-        mysql_close(cp->my);
-        free(cp);
-        return sb_mysql_oom(con);
-    }
+    if (con->nonblocking && sb_mysql_enable_nonblocking(cp->my) != 0)
+        return sb_mysql_give_up(cp, sb_mysql_oom(con));
     /* Connector/C falls back to plain text when the server offers no TLS,
      * even when enforced: a mode that requires TLS must not go on without
      * it. (A Unix socket is local and never encrypted.) */
     if (c->ssl >= SB_MYSQL_SSL_REQUIRED && sock == NULL && mysql_get_ssl_cipher(cp->my) == NULL) {
         sb_mysql_set_err(con, 0, "08004", "the server does not offer TLS, which --mysql-ssl "
                          "requires (use --mysql-ssl=preferred to allow plain text)");
-        mysql_close(cp->my);
-        free(cp);
-        return SB_DB_ERROR;
+        return sb_mysql_give_up(cp, SB_DB_ERROR);
     }
-
-    if (!cp->have_endpoint) {
-        /* "localhost" makes the client use its default socket; ask which
-         * one, since the CPU accounting needs to find the server by it. */
-        const char *path = NULL;
-#ifdef MARIADB_PACKAGE_VERSION_ID
-        if (mariadb_get_infov(cp->my, MARIADB_CONNECTION_UNIX_SOCKET, &path) != 0)
-            path = NULL;
-#endif
-#ifdef MYSQL_UNIX_ADDR
-        if (path == NULL)
-            path = MYSQL_UNIX_ADDR;
-#endif
-        if (path != NULL) {
-            snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s", path);
-            cp->have_endpoint = true;
-        }
-    }
-
+    if (!cp->have_endpoint)
+        sb_mysql_record_default_socket(cp);
     con->priv = cp;
     return SB_DB_OK;
 }

@@ -213,30 +213,22 @@ static void sb_pgsql_free_config(void)
 /* libpq's keywords for the TLS file options, in ssl_file order. */
 static const char *const ssl_file_keys[4] = {"sslrootcert", "sslcert", "sslkey", "sslcrl"};
 
-static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
+/* The hosts and ports: at least one of each, every port a number. */
+static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql_config *c,
+                                   char *err, size_t errlen)
 {
-    static const char *const modes[] = {
-        "disable", "allow", "prefer", "require", "verify-ca", "verify-full", NULL
-    };
-    struct sb_pgsql_config *c = &sb_pgsql_cfg;
-    int64_t timeout;
-    bool mode_ok = false;
-
-    memset(c, 0, sizeof(*c));
-    if (!PQisthreadsafe()) {
-        snprintf(err, errlen, "this libpq is not thread-safe");
+    if (sb_db_opt_copy_list(opts, "pgsql-host", &c->hosts, &c->nhosts) != 0 ||
+        sb_db_opt_copy_list(opts, "pgsql-port", &c->ports, &c->nports) != 0) {
+        snprintf(err, errlen, "out of memory reading the PostgreSQL options");
         return -1;
     }
-    if (sb_db_opt_copy_list(opts, "pgsql-host", &c->hosts, &c->nhosts) != 0 ||
-        sb_db_opt_copy_list(opts, "pgsql-port", &c->ports, &c->nports) != 0)
-        goto oom;
     if (c->nhosts == 0) {
         snprintf(err, errlen, "--pgsql-host is empty: give at least one host");
-        goto fail;
+        return -1;
     }
     if (c->nports == 0) {
         snprintf(err, errlen, "--pgsql-port is empty: give at least one port");
-        goto fail;
+        return -1;
     }
     for (size_t i = 0; i < c->nports; i++) {
         char *end;
@@ -248,13 +240,22 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
             snprintf(err, errlen,
                      "invalid value '%s' for --pgsql-port: expected a port number 1-65535",
                      c->ports[i]);
-            goto fail;
+            return -1;
         }
     }
+    return 0;
+}
 
-    c->user = sb_db_opt_strdup(opts, "pgsql-user");
-    c->password = sb_db_opt_strdup(opts, "pgsql-password");
-    c->db = sb_db_opt_strdup(opts, "pgsql-db");
+/* --pgsql-sslmode, one of libpq's modes, and the TLS files, which must
+ * be readable. */
+static int sb_pgsql_load_tls(const struct sb_optset *opts, struct sb_pgsql_config *c,
+                             char *err, size_t errlen)
+{
+    static const char *const modes[] = {
+        "disable", "allow", "prefer", "require", "verify-ca", "verify-full", NULL
+    };
+    bool mode_ok = false;
+
     c->sslmode = sb_db_opt_strdup(opts, "pgsql-sslmode");
     if (c->sslmode != NULL) {
         for (size_t i = 0; modes[i] != NULL; i++)
@@ -264,10 +265,9 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
             snprintf(err, errlen,
                      "invalid value '%s' for --pgsql-sslmode: expected disable, allow, "
                      "prefer, require, verify-ca or verify-full", c->sslmode);
-            goto fail;
+            return -1;
         }
     }
-
     for (size_t i = 0; i < 4; i++) {
         char name[32];
         snprintf(name, sizeof(name), "pgsql-%s", ssl_file_keys[i]);
@@ -277,10 +277,29 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
         if (c->ssl_file[i] != NULL && access(c->ssl_file[i], R_OK) != 0) {
             snprintf(err, errlen, "cannot read the --%s file '%s': %s", name, c->ssl_file[i],
                      strerror(errno));
-            goto fail;
+            return -1;
         }
     }
+    return 0;
+}
 
+static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    struct sb_pgsql_config *c = &sb_pgsql_cfg;
+    int64_t timeout;
+
+    memset(c, 0, sizeof(*c));
+    if (!PQisthreadsafe()) {
+        snprintf(err, errlen, "this libpq is not thread-safe");
+        return -1;
+    }
+    if (sb_pgsql_load_endpoints(opts, c, err, errlen) != 0)
+        goto fail;
+    c->user = sb_db_opt_strdup(opts, "pgsql-user");
+    c->password = sb_db_opt_strdup(opts, "pgsql-password");
+    c->db = sb_db_opt_strdup(opts, "pgsql-db");
+    if (sb_pgsql_load_tls(opts, c, err, errlen) != 0)
+        goto fail;
     timeout = sb_optset_int(opts, "pgsql-connect-timeout");
     if (timeout < 0 || timeout > 86400) {
         snprintf(err, errlen,
@@ -291,8 +310,6 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
     snprintf(c->connect_timeout, sizeof(c->connect_timeout), "%" PRId64, timeout);
     return 0;
 
-oom:
-    snprintf(err, errlen, "out of memory reading the PostgreSQL options");
 fail:
     sb_pgsql_free_config();
     return -1;
