@@ -12,7 +12,8 @@
 #   scripts/test.sh --tsan   ThreadSanitizer build (build-tsan/), the threaded
 #                            tests only: unit tests, the CLI and Lua suites
 #                            (several threads, SQLite) and the server case
-#                            files in SB_TSAN_DRIVER_CASES.
+#                            files in SB_TSAN_DRIVER_CASES (default: api
+#                            sql_basic deadlock reconnect mux).
 #   scripts/test.sh --fuzz [SECONDS]
 #                            libFuzzer harnesses (tests/fuzz/, build-fuzz/),
 #                            each for SECONDS (default 60) from its seed
@@ -70,10 +71,13 @@ tsan)
     logs="$top/$build/sanitizer-logs"
     export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:log_path=$logs/tsan"
     # Threaded server cases, chosen by their cost under TSan (see
-    # /work/notes/harden.md for the measured times).
+    # /work/notes/harden.md for the measured times). mux runs the
+    # connection loops (sb_loop.c: several loop threads, several
+    # connections each, MariaDB and PostgreSQL) with the reporter reading
+    # their statistics; about 20-25 s under TSan on 2 busy CPUs.
     export SB_TIMEOUT=${SB_TIMEOUT:-240}
     export SB_SANITIZER=tsan
-    export SB_DRIVER_CASES="${SB_TSAN_DRIVER_CASES-api sql_basic deadlock reconnect}"
+    export SB_DRIVER_CASES="${SB_TSAN_DRIVER_CASES-api sql_basic deadlock reconnect mux}"
     tests="UNIT SH tests/harness/server_tests.sh"
     ;;
 esac

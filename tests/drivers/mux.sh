@@ -66,7 +66,9 @@ draws_of() {
 # Multiplexed and thread-per-connection runs with one seed: each
 # connection's stream is the same (the loop binds the right stream
 # whenever it resumes a connection), and the server saw one UPDATE per
-# reported transaction, spread over every connection.
+# reported transaction, spread over every connection. The intermediate
+# reports make the reporter read the connections' statistics while the
+# loop threads update them (scripts/test.sh --tsan runs this file).
 mux_matches_threads() {
     local drv=$1 n rows
     local -a args
@@ -74,7 +76,7 @@ mux_matches_threads() {
     args=($(sb_driver_args "$drv"))
     sb_run_ok prepare p.txt p.err "${args[@]}" mux.lua prepare || return 1
     sb_run_ok "the multiplexed run" m.txt m.err "${args[@]}" --threads=6 --client-threads=2 \
-        --time=2 --rand-seed=7 --json=m.json mux.lua run || return 1
+        --time=2 --rand-seed=7 --report-interval=1 --json=m.json mux.lua run || return 1
     grep -q '^Client threads: 2 ' m.txt || { sb_show m.txt; sb_fail "the run was not multiplexed"; return 1; }
     n=$(sb_report_num m.txt "transactions:")
     rows=$(sb_cli "$drv" "SELECT SUM(n), COUNT(*) FROM sbmux WHERE n > 0" | tr '\t' ' ')
