@@ -78,6 +78,8 @@ double sb_result_tps(const struct sb_point *p)
 {
     if (!sb_result_complete(p))
         return NAN;
+    if (p->read_back)
+        return p->file_tps;
     return per_point_s(p, (double)p->total->c[SB_STAT_EVENTS]);
 }
 
@@ -85,6 +87,8 @@ double sb_result_qps(const struct sb_point *p)
 {
     if (!sb_result_complete(p))
         return NAN;
+    if (p->read_back)
+        return p->file_qps;
     return per_point_s(p, (double)sb_stats_queries(p->total));
 }
 

@@ -85,9 +85,14 @@ struct sb_point {
     size_t ncheck_tps;
     double check_sample_s;
     /* Read back only (the writer computes them from total): the final
-     * response-time percentiles as the file stored them, which stand in
-     * for the histogram when the file has no buckets, and which say what
-     * --percentile list the run had. */
+     * throughput and query rate as the file stored them (a merged or
+     * hand-written file may carry the rates without consistent counters,
+     * and compare reports the file's own figures), and the final
+     * response-time percentiles as stored, which stand in for the
+     * histogram when the file has no buckets and say what --percentile
+     * list the run had. read_back says the point came from a file. */
+    bool read_back;
+    double file_tps, file_qps;
     double file_pcts[SB_MAX_PERCENTILES], file_pct_ms[SB_MAX_PERCENTILES];
     size_t nfile_pcts;
     /* --repeat, read back: the first run of a group (cfg.repeat 1) lists
@@ -130,7 +135,8 @@ void sb_result_free(struct sb_point *p);
 bool sb_result_complete(const struct sb_point *p);
 
 /* Transactions per second over the point; NaN when incomplete, 0 when it
- * measured no time (as the result file writes it). */
+ * measured no time (as the result file writes it). A point read back
+ * gives the rate its file stored (NaN when absent). */
 double sb_result_tps(const struct sb_point *p);
 
 /* Queries of every kind per second; NaN and 0 as sb_result_tps. */
