@@ -35,7 +35,7 @@ struct metric {
     const char *title;      /* the table's heading */
     int decimals;           /* digits after the point for values >= 1 */
     double pct;             /* for latency tables: the percentile */
-    enum sb_resfile_fig fig;
+    enum sb_result_fig fig;
     bool higher_is_better;  /* throughput; latency and CPU are the reverse */
 };
 
@@ -167,8 +167,8 @@ static void fmt_value(char *buf, size_t len, double v, int decimals)
 static void judge_cell(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
                        size_t k, struct sb_verdict *v)
 {
-    const struct sb_resfile_point *a = sb_resfile_grid_cell(g, 0, k);
-    const struct sb_resfile_point *b = sb_resfile_grid_cell(g, r, k);
+    const struct sb_point *a = sb_resfile_grid_cell(g, 0, k);
+    const struct sb_point *b = sb_resfile_grid_cell(g, r, k);
 
     if (a == NULL || b == NULL) {
         memset(v, 0, sizeof(*v));
@@ -182,9 +182,9 @@ static void judge_cell(const struct metric *m, const struct sb_resfile_grid *g, 
 static double value_at(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
                        size_t k)
 {
-    const struct sb_resfile_point *p = sb_resfile_grid_cell(g, r, k);
+    const struct sb_point *p = sb_resfile_grid_cell(g, r, k);
 
-    return p != NULL ? sb_resfile_fig_median(p, m->fig, m->pct) : NAN;
+    return p != NULL ? sb_result_fig_median(p, m->fig, m->pct) : NAN;
 }
 
 static int width_of(const char *s, int min)
@@ -281,12 +281,12 @@ static bool all_stored(const struct sb_resfile *res, size_t n, double pct)
 {
     for (size_t r = 0; r < n; r++) {
         for (size_t i = 0; i < res[r].npoints; i++) {
-            const struct sb_resfile_point *p = &res[r].points[i];
+            const struct sb_point *p = &res[r].points[i];
             bool found = false;
-            if (!p->complete)
+            if (!sb_result_complete(p))
                 continue;
-            for (size_t j = 0; j < p->npcts && !found; j++)
-                found = fabs(p->pcts[j] - pct) < 1e-9;
+            for (size_t j = 0; j < p->nfile_pcts && !found; j++)
+                found = fabs(p->file_pcts[j] - pct) < 1e-9;
             if (!found)
                 return false;
         }
@@ -303,13 +303,13 @@ static size_t shown_percentiles(const struct sb_resfile *res, size_t n, double *
     pcts[np++] = 95;
     pcts[np++] = 99;
     for (size_t i = 0; i < res[0].npoints && np < MAX_SHOWN_PCTS; i++) {
-        const struct sb_resfile_point *p = &res[0].points[i];
-        for (size_t j = 0; j < p->npcts && np < MAX_SHOWN_PCTS; j++) {
+        const struct sb_point *p = &res[0].points[i];
+        for (size_t j = 0; j < p->nfile_pcts && np < MAX_SHOWN_PCTS; j++) {
             bool dup = false;
             for (size_t k = 0; k < np; k++)
-                dup = dup || fabs(pcts[k] - p->pcts[j]) < 1e-9;
-            if (!dup && all_stored(res, n, p->pcts[j]))
-                pcts[np++] = p->pcts[j];
+                dup = dup || fabs(pcts[k] - p->file_pcts[j]) < 1e-9;
+            if (!dup && all_stored(res, n, p->file_pcts[j]))
+                pcts[np++] = p->file_pcts[j];
         }
     }
     /* Ascending, as the text report lists them. */
@@ -356,22 +356,22 @@ static void print_all(FILE *out, const struct sb_resfile *res, size_t n,
             "batch means of the\ninterval series (--report-interval); the verdict says whether "
             "it excludes 1.\n\n");
     m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0,
-                        SB_RESFILE_TPS, true};
+                        SB_RESULT_TPS, true};
     print_table(out, &m, res, g);
     for (size_t i = 0; i < np; i++) {
         snprintf(title, sizeof(title), "Response time, %gth percentile (ms; lower is better)",
                  pcts[i]);
-        m = (struct metric){title, 2, pcts[i], SB_RESFILE_LATENCY, false};
+        m = (struct metric){title, 2, pcts[i], SB_RESULT_LATENCY, false};
         print_table(out, &m, res, g);
     }
     m = (struct metric){"CPU per transaction, client (us user+system; lower is better)", 1, 0,
-                        SB_RESFILE_CPU_CLIENT, false};
+                        SB_RESULT_CPU_CLIENT, false};
     print_table(out, &m, res, g);
     m = (struct metric){"CPU per transaction, server (us user+system; lower is better)", 1, 0,
-                        SB_RESFILE_CPU_SERVER, false};
+                        SB_RESULT_CPU_SERVER, false};
     print_table(out, &m, res, g);
     m = (struct metric){"CPU per transaction, whole machine (us busy; lower is better)", 1, 0,
-                        SB_RESFILE_CPU_MACHINE, false};
+                        SB_RESULT_CPU_MACHINE, false};
     print_table(out, &m, res, g);
     fflush(out);
 }

@@ -78,17 +78,10 @@ struct search {
     FILE *out;
 };
 
+/* NaN rather than the model's 0 for a point that measured no time. */
 static double point_tps(const struct sb_point *p)
 {
-    return p->total != NULL && p->time_s > 0 ? (double)p->total->c[SB_STAT_EVENTS] / p->time_s
-                                             : NAN;
-}
-
-static double point_latency(const struct sb_point *p, double pct)
-{
-    return p->total != NULL && p->total->response.total > 0
-               ? (double)sb_hist_percentile(&p->total->response, pct) / 1e6
-               : NAN;
+    return p->time_s > 0 ? sb_result_tps(p) : NAN;
 }
 
 /* Median throughput and SLA latency of the points [first, o->npoints). */
@@ -100,7 +93,7 @@ static void medians(const struct search *s, size_t first, double *tps, double *l
 
     for (size_t i = first; i < s->o->npoints && n < 256; i++, n++) {
         t[n] = point_tps(&s->o->points[i]);
-        l[n] = point_latency(&s->o->points[i], s->pct);
+        l[n] = sb_result_pct_ms(&s->o->points[i], s->pct);
     }
     sb_ci_summarize(t, n, &sum);
     *tps = sum.median;

@@ -98,6 +98,7 @@ int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
 struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_point_config *pc)
 {
     struct sb_point *p;
+    long online;
 
     if (o->npoints == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 4;
@@ -119,6 +120,10 @@ struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_poin
     if (p->cfg.mode != SB_PACE_FIXED)
         p->cfg.jitter_us = 0;
     p->start_unix_s = NAN;
+    memcpy(p->pcts, o->pcts, sizeof(p->pcts));
+    p->npcts = o->npcts;
+    online = sysconf(_SC_NPROCESSORS_ONLN);
+    p->ncpus = online > 0 ? (unsigned)online : 1;
     return p;
 }
 
@@ -180,39 +185,9 @@ int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv)
 
 int sb_output_end_point(struct sb_output *o, const struct sb_final *f)
 {
-    struct sb_point *p;
-
     if (o->npoints == 0)
         return -1;
-    p = &o->points[o->npoints - 1];
-    p->total = malloc(sizeof(*p->total));
-    if (p->total == NULL)
-        return -1;
-    *p->total = *f->total;
-    p->time_s = f->time_total;
-    p->max_backlog = f->max_backlog;
-    p->interrupted = f->interrupted;
-    if (f->cpu != NULL)
-        p->cpu = *f->cpu;
-    if (f->thread_cpu != NULL && f->nthread_cpu > 0) {
-        p->thread_cpu = malloc(f->nthread_cpu * sizeof(*p->thread_cpu));
-        if (p->thread_cpu != NULL) {
-            memcpy(p->thread_cpu, f->thread_cpu, f->nthread_cpu * sizeof(*p->thread_cpu));
-            p->nthread_cpu = f->nthread_cpu;
-        }
-    }
-    snprintf(p->server_label, sizeof(p->server_label), "%s",
-             f->server_label ? f->server_label : "");
-    if (f->selfcheck != NULL) {
-        p->has_selfcheck = true;
-        p->selfcheck = *f->selfcheck;
-        p->check_sample_s = f->check_sample_s;
-        if (f->ncheck_tps > 0 && (p->check_tps = malloc(f->ncheck_tps * sizeof(double))) != NULL) {
-            memcpy(p->check_tps, f->check_tps, f->ncheck_tps * sizeof(double));
-            p->ncheck_tps = f->ncheck_tps;
-        }
-    }
-    return 0;
+    return sb_result_set_final(&o->points[o->npoints - 1], f);
 }
 
 void sb_output_set_start(struct sb_output *o, double unix_s)
@@ -301,12 +276,8 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
         }
         o->json = NULL;
     }
-    for (size_t i = 0; i < o->npoints; i++) {
-        free(o->points[i].intervals);
-        free(o->points[i].total);
-        free(o->points[i].thread_cpu);
-        free(o->points[i].check_tps);
-    }
+    for (size_t i = 0; i < o->npoints; i++)
+        sb_result_free(&o->points[i]);
     free(o->points);
     o->points = NULL;
     o->npoints = o->cap = 0;
@@ -314,16 +285,6 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
 }
 
 /* ------------------------------------------------------------ sweep table */
-
-static bool point_complete(const struct sb_point *p)
-{
-    return p->total != NULL;
-}
-
-static double point_tps(const struct sb_point *p)
-{
-    return per_sec((double)p->total->c[SB_STAT_EVENTS], p->time_s);
-}
 
 /* A per-transaction CPU figure, "n/a" when not measured. */
 static void cpu_cell(char *buf, size_t len, bool measured, double us)
@@ -342,7 +303,7 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     size_t done = 0;
 
     for (size_t i = 0; i < o->npoints; i++) {
-        if (!point_complete(&o->points[i]))
+        if (!sb_result_complete(&o->points[i]))
             continue;
         if (first == NULL)
             first = &o->points[i];
@@ -352,7 +313,7 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     }
     if (first == NULL)
         return;
-    base = point_tps(first);
+    base = sb_result_tps(first);
     fprintf(out, "Sweep summary (%zu point%s; latency in ms, CPU in us per transaction):\n",
             done, done == 1 ? "" : "s");
     fprintf(out, "%8s", "threads");
@@ -366,10 +327,10 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
         double tps, qps;
         char cl[32], sv[32], mc[32], rel[32], flags[128];
 
-        if (!point_complete(p))
+        if (!sb_result_complete(p))
             continue;
-        tps = point_tps(p);
-        qps = per_sec((double)sb_stats_queries(t), p->time_s);
+        tps = sb_result_tps(p);
+        qps = sb_result_qps(p);
         cpu_cell(cl, sizeof(cl), p->cpu.client.measured, p->cpu.client.total_us_per_tx);
         cpu_cell(sv, sizeof(sv), p->cpu.server.measured, p->cpu.server.total_us_per_tx);
         cpu_cell(mc, sizeof(mc), p->cpu.machine.measured, p->cpu.machine.busy_us_per_tx);
@@ -874,7 +835,7 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_kv_uint(j, "repeats", p->cfg.nrepeat);
     sb_json_kv_string(j, "rate_mode", sb_pace_mode_name(p->cfg.mode));
     sb_json_kv_double(j, "target_tps", p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN);
-    sb_json_kv_bool(j, "complete", point_complete(p));
+    sb_json_kv_bool(j, "complete", sb_result_complete(p));
     sb_json_kv_bool(j, "interrupted", p->interrupted);
     /* Absolute time of the measurement start: intervals of several
      * instances are aligned on it by `sysbench merge`. */
@@ -884,7 +845,7 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     for (size_t i = 0; i < p->nintervals; i++)
         json_interval(j, o, &p->intervals[i]);
     sb_json_end_array(j);
-    if (point_complete(p)) {
+    if (sb_result_complete(p)) {
         json_final(j, o, p);
         sb_histjson_write(j, "histogram", "response", &p->total->response);
         /* Service time and lag are recorded in rate modes only (closed

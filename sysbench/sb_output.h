@@ -26,58 +26,12 @@
 #include "sb_lua.h"
 #include "sb_point.h"
 #include "sb_report.h"
+#include "sb_result.h"
 #include "sb_safefile.h"
 #include "sb_selfcheck.h"
 #include "sb_stats.h"
 
 struct sb_txlog;
-
-/* One interval report (--report-interval) of a point. Rates are per
- * second over the interval; latencies are at the output's percentiles. */
-struct sb_interval {
-    double time_s;             /* end of the interval, seconds since the
-                                  start of measurement */
-    double epoch_s;            /* the same instant, Unix time (wall clock) */
-    double interval_s;         /* its length */
-    unsigned threads;          /* threads still running */
-    uint64_t events;
-    double tps, qps, reads_ps, writes_ps, other_ps;
-    double errors_ps, reconnects_ps;
-    double latency_ms[SB_MAX_PERCENTILES]; /* response time */
-    double lag_ms[SB_MAX_PERCENTILES];     /* start lag */
-    uint64_t backlog;          /* transactions due but not started */
-    /* Fixed percentiles for the time axis, whatever --percentile says. */
-    double p50_ms, p99_ms;     /* response time */
-    double lag_p99_ms;
-    double cpu_client_pct;     /* share of all CPUs; NAN if not measured */
-    double cpu_server_pct;     /* NAN if not measured */
-};
-
-/* One point of a sweep (a single run is a sweep of one point). */
-struct sb_point {
-    /* What the point ran with (a copy of the run's frozen point config):
-     * threads, rate mode, this process's target (0 without a rate),
-     * effective jitter (--tx-rate only), repeat of nrepeat. */
-    struct sb_point_config cfg;
-    double start_unix_s;            /* wall clock of the measurement start; NAN until set */
-    struct sb_interval *intervals;  /* owned */
-    size_t nintervals, cap;
-    bool interrupted;
-    /* Owned; NULL until sb_output_end_point stored the final figures, so
-     * it also says whether the point is complete. */
-    struct sb_stats *total;
-    double time_s;
-    uint64_t max_backlog;
-    struct sb_cpu_report cpu;
-    char server_label[512];
-    struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
-    unsigned nthread_cpu;
-    bool has_selfcheck;
-    struct sb_selfcheck selfcheck;
-    double *check_tps;              /* owned; ncheck_tps samples */
-    size_t ncheck_tps;
-    double check_sample_s;
-};
 
 struct sb_output {
     FILE *json;                     /* json_file.fp; NULL without --json */
@@ -115,7 +69,8 @@ int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
                    char *err, size_t errlen);
 
 /* Starts the next point, stamped with pc's threads, rate mode, target,
- * jitter and repeat (pc is copied from). Returns it (owned by o; valid
+ * jitter and repeat (pc is copied from), o's percentiles and the number
+ * of CPUs online. Returns it (owned by o; valid
  * until the next begin_point or close), or NULL when out of memory. */
 struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_point_config *pc);
 
@@ -123,10 +78,9 @@ struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_poin
  * Returns 0, or -1 when out of memory (the interval is dropped). */
 int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv);
 
-/* Stores the final figures of the current point (the struct the text
- * report printed; copied: total, time_total, max_backlog, interrupted,
- * cpu, server_label, thread_cpu, the self-check). Returns 0, or -1 when
- * out of memory. */
+/* Stores the final figures of the current point from the struct the text
+ * report printed (sb_result_set_final). Returns 0, or -1 when out of
+ * memory. */
 int sb_output_end_point(struct sb_output *o, const struct sb_final *f);
 
 /* Records the wall-clock time (seconds since the epoch) at which the

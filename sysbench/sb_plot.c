@@ -177,9 +177,17 @@ void sb_plot_gp_num(FILE *f, double v)
 /* ------------------------------------------------------------ chart helpers */
 
 /* The complete point of result r at key k, or NULL: a gap in the chart. */
-static const struct sb_resfile_point *cell(const struct plot *pl, size_t r, size_t k)
+static const struct sb_point *cell(const struct plot *pl, size_t r, size_t k)
 {
     return sb_resfile_grid_cell(pl->g, r, k);
+}
+
+/* The response-time histogram of point p (NULL allowed), or NULL when p
+ * has none (a file without buckets): no latency distribution to draw. */
+static const struct sb_hist *response_hist(const struct sb_point *p)
+{
+    return p != NULL && p->total != NULL && p->total->response.total > 0 ? &p->total->response
+                                                                         : NULL;
 }
 
 /* The script name for titles when every file ran the same one. */
@@ -261,7 +269,7 @@ static bool any_repeats(const struct plot *pl)
 {
     for (size_t k = 0; k < pl->g->nkeys; k++)
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_resfile_point *p = cell(pl, r, k);
+            const struct sb_point *p = cell(pl, r, k);
             if (p != NULL && p->nreps > 1)
                 return true;
         }
@@ -269,9 +277,9 @@ static bool any_repeats(const struct plot *pl)
 }
 
 /* The median throughput of point p's runs; NaN for a gap. */
-static double tps_of(const struct sb_resfile_point *p)
+static double tps_of(const struct sb_point *p)
 {
-    return p != NULL ? sb_resfile_fig_median(p, SB_RESFILE_TPS, 0) : NAN;
+    return p != NULL ? sb_result_fig_median(p, SB_RESULT_TPS, 0) : NAN;
 }
 
 /* Throughput by point: the median of the runs, with error bars from the
@@ -291,9 +299,9 @@ static void chart_throughput(struct plot *pl)
     for (size_t k = 0; k < pl->g->nkeys; k++) {
         fprintf(f, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_resfile_point *p = cell(pl, r, k);
+            const struct sb_point *p = cell(pl, r, k);
             double v[1024], lo = NAN, hi = NAN;
-            size_t n = p != NULL ? sb_resfile_fig_runs(p, SB_RESFILE_TPS, 0, v, 1024) : 0;
+            size_t n = p != NULL ? sb_result_fig_runs(p, SB_RESULT_TPS, 0, v, 1024) : 0;
             for (size_t i = 0; i < n; i++) {
                 if (isnan(v[i]))
                     continue;
@@ -333,12 +341,12 @@ static void chart_latency_throughput(struct plot *pl)
     for (size_t r = 0; r < pl->n; r++) {
         fprintf(f, "$lt%zu << EOD\n", r);
         for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_resfile_point *p = cell(pl, r, k);
+            const struct sb_point *p = cell(pl, r, k);
             if (p == NULL || p->cfg.mode == SB_PACE_NONE)
                 continue;
             sb_plot_gp_num(f, tps_of(p));
             for (size_t i = 0; i < 2; i++)
-                sb_plot_gp_num(f, sb_resfile_fig_median(p, SB_RESFILE_LATENCY, pcts[i]));
+                sb_plot_gp_num(f, sb_result_fig_median(p, SB_RESULT_LATENCY, pcts[i]));
             fputc('\n', f);
         }
         fputs("EOD\n", f);
@@ -383,10 +391,10 @@ static void chart_relative(struct plot *pl)
     sb_plot_gp_str(f, title);
     fputs("\nset format y '%.2fx'\nset offsets 0, 0, graph 0.12, graph 0.12\n$rel << EOD\n", f);
     for (size_t k = 0; k < pl->g->nkeys; k++) {
-        const struct sb_resfile_point *b = single ? cell(pl, 0, 0) : cell(pl, 0, k);
+        const struct sb_point *b = single ? cell(pl, 0, 0) : cell(pl, 0, k);
         fprintf(f, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_resfile_point *p = cell(pl, r, k);
+            const struct sb_point *p = cell(pl, r, k);
             sb_plot_gp_num(f, tps_of(b) > 0 ? tps_of(p) / tps_of(b) : NAN);
         }
         fputc('\n', f);
@@ -428,11 +436,11 @@ static void chart_cpu(struct plot *pl)
 
     for (size_t r = 0; r < pl->n; r++)
         for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_resfile_point *p = cell(pl, r, k);
+            const struct sb_point *p = cell(pl, r, k);
             /* A side that was not measured has NaN figures. */
-            if (p && !isnan(p->client.total_us))
+            if (p && !isnan(sb_result_cpu_us(p, SB_RESULT_CLIENT)))
                 has[0] = true;
-            if (p && !isnan(p->server.total_us))
+            if (p && !isnan(sb_result_cpu_us(p, SB_RESULT_SERVER)))
                 has[1] = true;
         }
     nsides = (size_t)has[0] + (size_t)has[1];
@@ -455,12 +463,12 @@ static void chart_cpu(struct plot *pl)
                 continue;
             fprintf(f, "$cpu%zu << EOD\n", j);
             for (size_t k = 0; k < pl->g->nkeys; k++) {
-                const struct sb_resfile_point *p = cell(pl, r, k);
-                const struct sb_resfile_cpu *c = p ? (s ? &p->server : &p->client) : NULL;
+                const struct sb_point *p = cell(pl, r, k);
+                const struct sb_cpu_figures *c = p ? (s ? &p->cpu.server : &p->cpu.client) : NULL;
                 bool ok = c && c->measured;
                 fprintf(f, "%.6f", (double)k - 0.4 + w * ((double)j + 0.5));
-                sb_plot_gp_num(f, ok ? c->user_us : NAN);
-                sb_plot_gp_num(f, ok ? c->user_us + c->system_us : NAN);
+                sb_plot_gp_num(f, ok ? c->user_us_per_tx : NAN);
+                sb_plot_gp_num(f, ok ? c->user_us_per_tx + c->system_us_per_tx : NAN);
                 fputc('\n', f);
             }
             fputs("EOD\n", f);
@@ -513,10 +521,10 @@ static bool panel_shown(size_t k, size_t nkeys)
  * that 90%, 99%, 99.9% are evenly spaced on a logarithmic axis; the last
  * step ends at 1 - 1/count, the largest percentile the data can tell.
  */
-static uint64_t latency_block(FILE *f, const struct sb_resfile_point *p, size_t r, size_t k,
+static uint64_t latency_block(FILE *f, const struct sb_point *p, size_t r, size_t k,
                               double *lo_ms, double *hi_ms)
 {
-    const struct sb_hist *h = p->hist;
+    const struct sb_hist *h = response_hist(p);
     uint64_t total = h->total, seen = 0;
     double prev_x = 1;
 
@@ -558,8 +566,8 @@ static uint64_t latency_blocks(struct plot *pl, size_t *npanels, double *lo_ms, 
             continue;
         (*npanels)++;
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_resfile_point *p = cell(pl, r, k);
-            if (p != NULL && p->hist != NULL) {
+            const struct sb_point *p = cell(pl, r, k);
+            if (response_hist(p) != NULL) {
                 uint64_t c = latency_block(pl->gp, p, r, k, lo_ms, hi_ms);
                 maxcount = c > maxcount ? c : maxcount;
             }
@@ -618,8 +626,8 @@ static void latency_plot_points(struct plot *pl)
 
     fputs("plot ", f);
     for (size_t k = 0; k < pl->g->nkeys; k++) {
-        const struct sb_resfile_point *p = cell(pl, 0, k);
-        if (p == NULL || p->hist == NULL)
+        const struct sb_point *p = cell(pl, 0, k);
+        if (response_hist(p) == NULL)
             continue;
         fprintf(f, "%s$lat_0_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
                 drawn ? ", \\\n     " : "", k, palette[k % NCOLORS]);
@@ -645,8 +653,8 @@ static void latency_plot_panels(struct plot *pl)
         sb_plot_gp_str(f, name);
         fputs(" font ',12'\nplot ", f);
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_resfile_point *p = cell(pl, r, k);
-            if (p == NULL || p->hist == NULL)
+            const struct sb_point *p = cell(pl, r, k);
+            if (response_hist(p) == NULL)
                 continue;
             fprintf(f, "%s$lat_%zu_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
                     drawn ? ", \\\n     " : "", r, k, palette[r % NCOLORS]);

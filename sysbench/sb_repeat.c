@@ -18,23 +18,22 @@ enum fig_kind { FIG_TPS, FIG_QPS, FIG_LATENCY, FIG_CPU_CLIENT, FIG_CPU_SERVER, F
  * not measured. pct is the percentile of FIG_LATENCY. */
 static double figure(const struct sb_point *p, enum fig_kind k, double pct)
 {
-    if (p->total == NULL || !(p->time_s > 0))
+    /* A run that measured no time has no rates (the model says 0). */
+    if (!sb_result_complete(p) || !(p->time_s > 0))
         return NAN;
     switch (k) {
     case FIG_TPS:
-        return (double)p->total->c[SB_STAT_EVENTS] / p->time_s;
+        return sb_result_tps(p);
     case FIG_QPS:
-        return (double)sb_stats_queries(p->total) / p->time_s;
+        return sb_result_qps(p);
     case FIG_LATENCY:
-        return p->total->response.total > 0
-                   ? (double)sb_hist_percentile(&p->total->response, pct) / 1e6
-                   : NAN;
+        return sb_result_pct_ms(p, pct);
     case FIG_CPU_CLIENT:
-        return p->cpu.client.measured ? p->cpu.client.total_us_per_tx : NAN;
+        return sb_result_cpu_us(p, SB_RESULT_CLIENT);
     case FIG_CPU_SERVER:
-        return p->cpu.server.measured ? p->cpu.server.total_us_per_tx : NAN;
+        return sb_result_cpu_us(p, SB_RESULT_SERVER);
     case FIG_CPU_MACHINE:
-        return p->cpu.machine.measured ? p->cpu.machine.busy_us_per_tx : NAN;
+        return sb_result_cpu_us(p, SB_RESULT_MACHINE);
     }
     return NAN;
 }

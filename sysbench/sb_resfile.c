@@ -15,166 +15,13 @@ static char *dup_or_empty(const char *s)
     return strdup(s != NULL ? s : "");
 }
 
-/* A non-negative integer field, for counts and nanoseconds; 0 when the
- * field is missing or not a number. */
-static uint64_t get_u64(const struct sb_jv *v)
-{
-    double d = sb_jv_num(v);
-    return d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
-}
-
-/* A repeat number: 1 when missing or out of range (a hand-edited file
- * must not make a cast overflow). */
-static unsigned get_count(const struct sb_jv *v)
-{
-    double d = sb_jv_num(v);
-    return d >= 1 && d <= 1e6 ? (unsigned)d : 1;
-}
-
-static void read_cpu(struct sb_resfile_cpu *c, const struct sb_jv *side)
-{
-    c->measured = sb_jv_true(sb_jv_get(side, "measured"));
-    c->user_us = c->measured ? sb_jv_num(sb_jv_get(side, "user_us_per_tx")) : NAN;
-    c->system_us = c->measured ? sb_jv_num(sb_jv_get(side, "system_us_per_tx")) : NAN;
-    c->total_us = c->measured ? sb_jv_num(sb_jv_get(side, "total_us_per_tx")) : NAN;
-}
-
-/* Rebuilds the histogram from its buckets, skipping malformed ones: a
- * file edited by hand must not make the charts fail, only lose those
- * buckets. */
-static int read_histogram(struct sb_resfile_point *pt, const struct sb_jv *h)
-{
-    const struct sb_jv *b = sb_jv_get(h, "buckets");
-    size_t n = sb_jv_len(b);
-    uint64_t max_ns = get_u64(sb_jv_get(h, "max_ns")), prev_high = 0;
-
-    if (n == 0)
-        return 0;
-    pt->hist = malloc(sizeof(*pt->hist));
-    if (pt->hist == NULL)
-        return -1;
-    sb_hist_reset(pt->hist);
-    for (size_t i = 0; i < n; i++) {
-        const struct sb_jv *e = sb_jv_at(b, i);
-        uint64_t low, high, count;
-        if (sb_jv_len(e) != 3)
-            continue;
-        low = get_u64(sb_jv_at(e, 0));
-        high = get_u64(sb_jv_at(e, 1));
-        count = get_u64(sb_jv_at(e, 2));
-        if (count == 0 || high < low)
-            continue;
-        /* Buckets out of increasing order are as malformed as the rest. */
-        if (pt->hist->total > 0 && low <= prev_high)
-            continue;
-        sb_hist_add_bucket(pt->hist, low, count);
-        prev_high = high;
-    }
-    if (pt->hist->total == 0) {
-        free(pt->hist);
-        pt->hist = NULL;
-        return 0;
-    }
-    /* The exact maximum caps the top percentiles, as in the run; a file
-     * without it gives its last bucket's bound. */
-    pt->hist->max_ns = max_ns > 0 ? max_ns : prev_high;
-    return 0;
-}
-
-/* The interval series of a point; ncpus turns CPU shares into us/tx. */
-static int read_intervals(struct sb_resfile_point *pt, const struct sb_jv *ivs, double ncpus)
-{
-    size_t n = sb_jv_len(ivs);
-    const struct sb_jv *lm = sb_jv_path(ivs, "0.latency_ms");
-
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; lm != NULL && lm->type == SB_JV_OBJECT && i < lm->n && pt->niv_pcts < 16;
-         i++) {
-        char *end;
-        double pct = strtod(lm->keys[i], &end);
-        if (*end == '\0' && end != lm->keys[i])
-            pt->iv_pcts[pt->niv_pcts++] = pct;
-    }
-    pt->iv_tps = calloc(n, sizeof(double));
-    pt->iv_cpu_client = calloc(n, sizeof(double));
-    pt->iv_cpu_server = calloc(n, sizeof(double));
-    pt->iv_lat = calloc(n * (pt->niv_pcts ? pt->niv_pcts : 1), sizeof(double));
-    if (pt->iv_tps == NULL || pt->iv_cpu_client == NULL || pt->iv_cpu_server == NULL ||
-        pt->iv_lat == NULL)
-        return -1;
-    pt->niv = n;
-    for (size_t i = 0; i < n; i++) {
-        const struct sb_jv *iv = sb_jv_at(ivs, i);
-        const struct sb_jv *l = sb_jv_get(iv, "latency_ms");
-        double tps = sb_jv_num(sb_jv_get(iv, "tps"));
-        pt->iv_tps[i] = tps;
-        pt->iv_cpu_client[i] = tps > 0 ? sb_jv_num(sb_jv_path(iv, "cpu_pct.client")) * ncpus *
-                                             1e4 / tps : NAN;
-        pt->iv_cpu_server[i] = tps > 0 ? sb_jv_num(sb_jv_path(iv, "cpu_pct.server")) * ncpus *
-                                             1e4 / tps : NAN;
-        for (size_t j = 0; j < pt->niv_pcts; j++) {
-            char key[32];
-            snprintf(key, sizeof(key), "%g", pt->iv_pcts[j]);
-            pt->iv_lat[i * pt->niv_pcts + j] = sb_jv_num(sb_jv_get(l, key));
-        }
-    }
-    return 0;
-}
-
-static int read_point(struct sb_resfile_point *pt, const struct sb_jv *p, double ncpus)
-{
-    const struct sb_jv *fin = sb_jv_get(p, "final");
-    const struct sb_jv *pm;
-    const char *mode = sb_jv_str(sb_jv_get(p, "rate_mode"));
-    double th = sb_jv_num(sb_jv_get(p, "threads"));
-
-    memset(pt, 0, sizeof(*pt));
-    pt->cfg.threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
-    /* An unknown mode name from a newer writer is still a rate mode. */
-    if (!sb_pace_mode_parse(mode, &pt->cfg.mode) && mode != NULL)
-        pt->cfg.mode = SB_PACE_FIXED;
-    pt->cfg.target_tps = sb_pace_rated(pt->cfg.mode) ? sb_jv_num(sb_jv_get(p, "target_tps")) : 0;
-    pt->complete = sb_jv_true(sb_jv_get(p, "complete")) && fin != NULL &&
-                   fin->type == SB_JV_OBJECT;
-    pt->tps = pt->qps = pt->machine_busy_us = NAN;
-    pt->cfg.repeat = get_count(sb_jv_get(p, "repeat"));
-    pt->cfg.nrepeat = get_count(sb_jv_get(p, "repeats"));
-    pt->client.user_us = pt->client.system_us = pt->client.total_us = NAN;
-    pt->server = pt->client;
-    if (!pt->complete)
-        return 0;
-    if (pt->cfg.mode == SB_PACE_FIXED && isfinite(sb_jv_num(sb_jv_path(fin, "rate.jitter_us"))))
-        pt->cfg.jitter_us = sb_jv_num(sb_jv_path(fin, "rate.jitter_us"));
-    pt->tps = sb_jv_num(sb_jv_get(fin, "tps"));
-    pt->qps = sb_jv_num(sb_jv_get(fin, "qps"));
-    read_cpu(&pt->client, sb_jv_path(fin, "cpu.client"));
-    read_cpu(&pt->server, sb_jv_path(fin, "cpu.server"));
-    if (sb_jv_true(sb_jv_path(fin, "cpu.machine.measured")))
-        pt->machine_busy_us = sb_jv_num(sb_jv_path(fin, "cpu.machine.busy_us_per_tx"));
-    pm = sb_jv_path(fin, "latency_ms.response.percentiles");
-    if (pm != NULL && pm->type == SB_JV_OBJECT) {
-        for (size_t i = 0; i < pm->n && pt->npcts < sizeof(pt->pcts) / sizeof(pt->pcts[0]); i++) {
-            char *end;
-            double pct = strtod(pm->keys[i], &end);
-            if (*end != '\0' || end == pm->keys[i])
-                continue;
-            pt->pcts[pt->npcts] = pct;
-            pt->pct_ms[pt->npcts++] = sb_jv_num(&pm->items[i]);
-        }
-    }
-    if (read_intervals(pt, sb_jv_get(p, "intervals"), ncpus) != 0)
-        return -1;
-    return read_histogram(pt, sb_jv_get(p, "histogram"));
-}
-
 /* Folds the later runs of each --repeat group into its first run: a run
  * with repeat k > 1 belongs to the nearest earlier run with repeat 1 and
  * the same threads and rate. */
 static int group_repeats(struct sb_resfile *r)
 {
     for (size_t i = 0; i < r->npoints; i++) {
-        struct sb_resfile_point *p = &r->points[i];
+        struct sb_point *p = &r->points[i];
         size_t n = 1;
 
         if (p->cfg.repeat != 1)
@@ -316,7 +163,8 @@ int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const ch
     for (size_t i = 0; i < pts->n; i++) {
         double ncpus = sb_jv_num(sb_jv_path(doc, "environment.cpu.online"));
         r->npoints++;
-        if (read_point(&r->points[i], &pts->items[i], ncpus > 0 ? ncpus : NAN) != 0)
+        if (sb_result_read_json(&r->points[i], &pts->items[i],
+                                ncpus >= 1 && ncpus < 1e7 ? (unsigned)ncpus : 0) != 0)
             goto oom;
     }
     if (group_repeats(r) != 0)
@@ -344,14 +192,8 @@ int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
 
 void sb_resfile_free(struct sb_resfile *r)
 {
-    for (size_t i = 0; i < r->npoints; i++) {
-        free(r->points[i].hist);
-        free(r->points[i].reps);
-        free(r->points[i].iv_tps);
-        free(r->points[i].iv_cpu_client);
-        free(r->points[i].iv_cpu_server);
-        free(r->points[i].iv_lat);
-    }
+    for (size_t i = 0; i < r->npoints; i++)
+        sb_result_free(&r->points[i]);
     free(r->points);
     free(r->path);
     free(r->label);
@@ -360,18 +202,6 @@ void sb_resfile_free(struct sb_resfile *r)
     free(r->allocator);
     free(r->started_at);
     memset(r, 0, sizeof(*r));
-}
-
-double sb_resfile_percentile_ms(const struct sb_resfile_point *p, double pct)
-{
-    /* Without buckets, only a percentile the run stored is known. */
-    if (p->hist == NULL) {
-        for (size_t i = 0; i < p->npcts; i++)
-            if (fabs(p->pcts[i] - pct) < 1e-9)
-                return p->pct_ms[i];
-        return NAN;
-    }
-    return (double)sb_hist_percentile(p->hist, pct) / 1e6;
 }
 
 char *sb_resfile_default_label(const char *path)
@@ -396,7 +226,7 @@ static bool same_rate(double a, double b)
 
 /* One point of one result while the grid is built. */
 struct grid_ent {
-    const struct sb_resfile_point *p;
+    const struct sb_point *p;
     size_t r, i;        /* result and index of the point in it */
     size_t group;       /* pair (threads, rate) number, in key order */
     unsigned occ;       /* earlier points of result r in the same group */
@@ -451,7 +281,7 @@ static int ent_by_key(const void *pa, const void *pb)
     return cmp_size(a->r, b->r);
 }
 
-static bool same_pair(const struct sb_resfile_point *a, const struct sb_resfile_point *b)
+static bool same_pair(const struct sb_point *a, const struct sb_point *b)
 {
     return a->cfg.threads == b->cfg.threads &&
            sb_pace_rated(a->cfg.mode) == sb_pace_rated(b->cfg.mode) &&
@@ -538,13 +368,13 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
     return 0;
 }
 
-const struct sb_resfile_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
+const struct sb_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
                                                   size_t k)
 {
-    const struct sb_resfile_point *p =
+    const struct sb_point *p =
         r < g->nres && k < g->nkeys ? g->cells[r * g->nkeys + k] : NULL;
 
-    return p != NULL && p->complete ? p : NULL;
+    return p != NULL && sb_result_complete(p) ? p : NULL;
 }
 
 static void rate_name(char *buf, size_t len, const struct sb_resfile_key *k)
@@ -587,91 +417,4 @@ void sb_resfile_grid_free(struct sb_resfile_grid *g)
     free(g->keys);
     free(g->cells);
     memset(g, 0, sizeof(*g));
-}
-
-double sb_resfile_fig(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct)
-{
-    if (!p->complete)
-        return NAN;
-    switch (f) {
-    case SB_RESFILE_TPS:
-        return p->tps;
-    case SB_RESFILE_LATENCY:
-        return sb_resfile_percentile_ms(p, pct);
-    case SB_RESFILE_CPU_CLIENT:
-        return p->client.total_us;
-    case SB_RESFILE_CPU_SERVER:
-        return p->server.total_us;
-    case SB_RESFILE_CPU_MACHINE:
-        return p->machine_busy_us;
-    }
-    return NAN;
-}
-
-size_t sb_resfile_fig_runs(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct,
-                           double *out, size_t max)
-{
-    size_t n = 0;
-
-    if (p->nreps == 0) {
-        if (max > 0)
-            out[n++] = sb_resfile_fig(p, f, pct);
-        return n;
-    }
-    for (size_t i = 0; i < p->nreps && n < max; i++)
-        out[n++] = sb_resfile_fig(p->reps[i], f, pct);
-    return n;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double sb_resfile_fig_median(const struct sb_resfile_point *p, enum sb_resfile_fig f,
-                             double pct)
-{
-    double v[1024];
-    size_t n = sb_resfile_fig_runs(p, f, pct, v, 1024), m = 0;
-
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[m++] = v[i];
-    if (m == 0)
-        return NAN;
-    qsort(v, m, sizeof(v[0]), cmp_dbl);
-    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-}
-
-size_t sb_resfile_fig_intervals(const struct sb_resfile_point *p, enum sb_resfile_fig f,
-                                double pct, double *out, size_t max)
-{
-    size_t n = p->niv < max ? p->niv : max;
-
-    for (size_t i = 0; i < n; i++) {
-        switch (f) {
-        case SB_RESFILE_TPS:
-            out[i] = p->iv_tps[i];
-            break;
-        case SB_RESFILE_CPU_CLIENT:
-            out[i] = p->iv_cpu_client[i];
-            break;
-        case SB_RESFILE_CPU_SERVER:
-            out[i] = p->iv_cpu_server[i];
-            break;
-        case SB_RESFILE_LATENCY: {
-            size_t j = 0;
-            while (j < p->niv_pcts && fabs(p->iv_pcts[j] - pct) > 1e-9)
-                j++;
-            if (j == p->niv_pcts)
-                return 0;
-            out[i] = p->iv_lat[i * p->niv_pcts + j];
-            break;
-        }
-        default:
-            return 0;
-        }
-    }
-    return n;
 }

@@ -2,93 +2,24 @@
 #define SB_RESFILE_H
 
 /*
- * A result file read back: the figures of each point of a --json document
- * (doc/results.md) that the compare command and the charts use, copied
- * out of the JSON tree into plain structs so that those modules never
- * walk JSON themselves. Unknown fields are ignored, as the schema asks of
- * readers; figures a file does not have (a server that was not measured,
- * an incomplete point) are NaN.
+ * A result file read back: each point of a --json document
+ * (doc/results.md) as the model the writer produced (struct sb_point,
+ * sb_result.h), with the file's own facts (label, script, server
+ * version) and the grid that matches points of several files for the
+ * compare command and the charts, so that those modules never walk JSON
+ * themselves. Figures are taken through sb_result.h's functions.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "sb_histogram.h"
 #include "sb_point.h"
+#include "sb_result.h"
 
 #include "sb_json_read.h"
 
 /* The format_version this reader understands. */
 #define SB_RESFILE_FORMAT_VERSION 1
-
-/* User and system CPU microseconds per transaction of one side; NaN when
- * that side was not measured. */
-struct sb_resfile_cpu {
-    bool measured;
-    double user_us, system_us, total_us;
-};
-
-/* One point of a sweep. */
-struct sb_resfile_point {
-    /* What the point ran with, in the struct the run used (sb_point.h):
-     * threads, mode ("rate_mode"), target_tps (0 in closed loop), jitter_us
-     * (final.rate.jitter_us; 0 when absent), repeat of nrepeat ("repeat",
-     * "repeats"; 1 of 1 in files without them). tx_rate and rate stay 0:
-     * files hold this instance's target only. */
-    struct sb_point_config cfg;
-    bool complete;                 /* final figures present */
-    double tps, qps;
-    struct sb_resfile_cpu client, server;
-    double machine_busy_us;        /* NaN when not measured */
-    /* The stored response-time percentiles (ms), as the file has them. */
-    double pcts[16], pct_ms[16];
-    size_t npcts;
-    /* The stored response-time histogram, rebuilt from its buckets so
-     * that percentiles and the latency chart follow the run's own rules
-     * (sb_histogram.h); max_ns is the file's exact maximum. Owned; NULL
-     * when the file has no (well-formed) buckets. */
-    struct sb_hist *hist;
-    /* --repeat: the first run of a group (cfg.repeat 1) lists every run
-     * of it (itself first) in reps; the later runs are `grouped` into it
-     * and left out of the grid, so tables and charts see one point. */
-    bool grouped;
-    const struct sb_resfile_point **reps; /* owned array, nreps entries */
-    size_t nreps;
-    /* The interval series (--report-interval), owned, niv entries each:
-     * throughput, client and server CPU us per transaction (NaN when not
-     * measured) and the response time at each stored percentile
-     * (iv_lat[i * niv_pcts + j] for iv_pcts[j]). */
-    size_t niv, niv_pcts;
-    double *iv_tps, *iv_cpu_client, *iv_cpu_server, *iv_lat;
-    double iv_pcts[16];
-};
-
-/* A figure of a run, for sb_resfile_fig and its relatives. */
-enum sb_resfile_fig {
-    SB_RESFILE_TPS,
-    SB_RESFILE_LATENCY,       /* response time at a percentile, ms */
-    SB_RESFILE_CPU_CLIENT,    /* us per transaction */
-    SB_RESFILE_CPU_SERVER,
-    SB_RESFILE_CPU_MACHINE
-};
-
-/* Figure f (percentile pct for latency) of run p alone; NaN when absent. */
-double sb_resfile_fig(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct);
-
-/* Figure f of every run of p's group (p alone without repeats) into out
- * (room for max); returns how many were written. */
-size_t sb_resfile_fig_runs(const struct sb_resfile_point *p, enum sb_resfile_fig f, double pct,
-                           double *out, size_t max);
-
-/* The median of sb_resfile_fig_runs: the figure tables and charts show. */
-double sb_resfile_fig_median(const struct sb_resfile_point *p, enum sb_resfile_fig f,
-                             double pct);
-
-/* Figure f per interval of run p into out (room for max); 0 when the
- * file has no intervals or no such figure per interval (the machine's
- * CPU, a percentile not stored). */
-size_t sb_resfile_fig_intervals(const struct sb_resfile_point *p, enum sb_resfile_fig f,
-                                double pct, double *out, size_t max);
 
 /* One result file. */
 struct sb_resfile {
@@ -98,7 +29,9 @@ struct sb_resfile {
     char *server_version;          /* owned, "" if unknown */
     char *allocator;               /* owned, "" if unknown */
     char *started_at;              /* owned, "" if unknown */
-    struct sb_resfile_point *points; /* owned, in the file's order */
+    /* Owned, in the file's order; --repeat runs are grouped (reps,
+     * grouped in struct sb_point). */
+    struct sb_point *points;
     size_t npoints;
 };
 
@@ -121,16 +54,6 @@ int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
 
 /* Frees what r owns; r itself may then be reused. */
 void sb_resfile_free(struct sb_resfile *r);
-
-/*
- * The pct-th percentile of the point's response time in milliseconds,
- * computed from the histogram the way the run computes it (the upper
- * bound of the bucket holding the ceil(pct% of count)-th value, at most
- * the maximum), so that the figures agree with the text report. Falls
- * back to the stored percentile map without a histogram; NaN when
- * neither has it.
- */
-double sb_resfile_percentile_ms(const struct sb_resfile_point *p, double pct);
 
 /* The file name without directories and without a ".json" suffix, as a
  * newly allocated string (NULL when out of memory): the default label. */
@@ -155,7 +78,7 @@ struct sb_resfile_grid {
     struct sb_resfile_key *keys;    /* owned */
     size_t nkeys;
     size_t nres;
-    const struct sb_resfile_point **cells; /* owned array, nres * nkeys */
+    const struct sb_point **cells; /* owned array, nres * nkeys */
     bool any_rated;                /* some point had a target rate */
     bool threads_vary, rates_vary; /* more than one distinct value */
 };
@@ -167,7 +90,7 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
 /* The complete point of result r at key k, or NULL when r has no point
  * there or that point has no final figures: every table and chart shows
  * both alike, as a gap. */
-const struct sb_resfile_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
+const struct sb_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
                                                   size_t k);
 
 /* Writes the short name of key k for axis ticks and tables: the thread

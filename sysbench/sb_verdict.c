@@ -26,13 +26,13 @@ static size_t usable(const double *v, size_t n)
 
 /* The interval from batch means of the two interval series, centred on
  * the ratio of the whole-run figures. */
-static bool judge_batches(const struct sb_resfile_point *a, const struct sb_resfile_point *b,
-                          enum sb_resfile_fig f, double pct, struct sb_verdict *out)
+static bool judge_batches(const struct sb_point *a, const struct sb_point *b,
+                          enum sb_result_fig f, double pct, struct sb_verdict *out)
 {
     static double xa[MAX_SAMPLES], xb[MAX_SAMPLES], ba[MAX_SAMPLES], bb[MAX_SAMPLES];
-    size_t na = sb_resfile_fig_intervals(a, f, pct, xa, MAX_SAMPLES);
-    size_t nb = sb_resfile_fig_intervals(b, f, pct, xb, MAX_SAMPLES);
-    double centre = sb_resfile_fig(b, f, pct) / sb_resfile_fig(a, f, pct);
+    size_t na = sb_result_fig_intervals(a, f, pct, xa, MAX_SAMPLES);
+    size_t nb = sb_result_fig_intervals(b, f, pct, xb, MAX_SAMPLES);
+    double centre = sb_result_fig(b, f, pct) / sb_result_fig(a, f, pct);
     struct sb_ci_ratio r;
 
     if (usable(xa, na) < 4 || usable(xb, nb) < 4 || !(isfinite(centre) && centre > 0))
@@ -49,13 +49,13 @@ static bool judge_batches(const struct sb_resfile_point *a, const struct sb_resf
     return true;
 }
 
-void sb_verdict_judge(const struct sb_resfile_point *a, const struct sb_resfile_point *b,
-                      enum sb_resfile_fig f, double pct, bool higher_is_better,
+void sb_verdict_judge(const struct sb_point *a, const struct sb_point *b,
+                      enum sb_result_fig f, double pct, bool higher_is_better,
                       struct sb_verdict *out)
 {
     static double va[MAX_SAMPLES], vb[MAX_SAMPLES];
-    size_t na = sb_resfile_fig_runs(a, f, pct, va, MAX_SAMPLES);
-    size_t nb = sb_resfile_fig_runs(b, f, pct, vb, MAX_SAMPLES);
+    size_t na = sb_result_fig_runs(a, f, pct, va, MAX_SAMPLES);
+    size_t nb = sb_result_fig_runs(b, f, pct, vb, MAX_SAMPLES);
 
     memset(out, 0, sizeof(*out));
     out->r.ratio = out->r.lo = out->r.hi = out->r.df = NAN;
@@ -63,10 +63,10 @@ void sb_verdict_judge(const struct sb_resfile_point *a, const struct sb_resfile_
         sb_ci_ratio_welch(va, na, vb, nb, &out->r);
         out->method = SB_VERDICT_REPEATS;
     } else if (!judge_batches(a, b, f, pct, out)) {
-        double x = sb_resfile_fig_median(a, f, pct), y = sb_resfile_fig_median(b, f, pct);
+        double x = sb_result_fig_median(a, f, pct), y = sb_result_fig_median(b, f, pct);
         out->r.ratio = x > 0 && isfinite(y) ? y / x : NAN;
     }
-    if (f == SB_RESFILE_LATENCY && out->method != SB_VERDICT_NONE) {
+    if (f == SB_RESULT_LATENCY && out->method != SB_VERDICT_NONE) {
         /* Each side is a bucket bound: the true ratio may be off by the
          * bucket width of either. */
         double w = 1 + 1.0 / (double)(1u << SB_HIST_SUB_BITS);

@@ -41,8 +41,8 @@ struct sb_verdict {
  * CPU). Never fails: a figure missing on either side gives a NaN ratio
  * and SB_CI_UNKNOWN.
  */
-void sb_verdict_judge(const struct sb_resfile_point *a, const struct sb_resfile_point *b,
-                      enum sb_resfile_fig f, double pct, bool higher_is_better,
+void sb_verdict_judge(const struct sb_point *a, const struct sb_point *b,
+                      enum sb_result_fig f, double pct, bool higher_is_better,
                       struct sb_verdict *out);
 
 /*

@@ -24,9 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (sb_resfile_from_json(&res[1], doc, "fuzz.json", "b", err, sizeof(err)) == 0) {
             if (sb_resfile_grid_build(&g, res, 2) == 0) {
                 for (size_t k = 0; k < g.nkeys; k++) {
-                    const struct sb_resfile_point *p = sb_resfile_grid_cell(&g, 0, k);
+                    const struct sb_point *p = sb_resfile_grid_cell(&g, 0, k);
                     if (p != NULL)
-                        (void)sb_resfile_percentile_ms(p, 99);
+                        (void)sb_result_pct_ms(p, 99);
                 }
                 sb_resfile_grid_free(&g);
             }

@@ -192,7 +192,7 @@ START_TEST(json_round_trip)
     struct sb_point_config pc;
     struct sb_output o;
     struct sb_resfile r;
-    const struct sb_resfile_point *p;
+    const struct sb_point *p;
     char *json, err[256];
 
     build_final(&f, &pc);
@@ -210,17 +210,22 @@ START_TEST(json_round_trip)
     ck_assert_double_eq_tol(p->cfg.jitter_us, pc.jitter_us, 1e-9);
     ck_assert_uint_eq(p->cfg.repeat, 2);
     ck_assert_uint_eq(p->cfg.nrepeat, 3);
-    ck_assert(p->complete);
-    ck_assert_double_eq_tol(p->tps, 100, 1e-9);
-    ck_assert_double_eq_tol(p->qps, 2000, 1e-9);
+    ck_assert(sb_result_complete(p));
+    ck_assert_double_eq_tol(sb_result_tps(p), 100, 1e-9);
+    ck_assert_double_eq_tol(sb_result_qps(p), 2000, 1e-9);
     /* The percentiles read back agree with the run's own rule: the same
      * histogram gives the same figure the report printed. */
-    ck_assert_double_eq_tol(sb_resfile_percentile_ms(p, 95),
+    ck_assert_double_eq_tol(sb_result_pct_ms(p, 95),
                             (double)sb_hist_percentile(&total.response, 95) / 1e6, 1e-9);
-    ck_assert_double_eq_tol(sb_resfile_percentile_ms(p, 99),
+    ck_assert_double_eq_tol(sb_result_pct_ms(p, 99),
                             (double)sb_hist_percentile(&total.response, 99) / 1e6, 1e-9);
+    /* The counters and the histogram come back as the run had them. */
+    ck_assert_uint_eq(p->total->c[SB_STAT_EVENTS], total.c[SB_STAT_EVENTS]);
+    ck_assert_uint_eq(sb_stats_queries(p->total), sb_stats_queries(&total));
+    ck_assert_uint_eq(p->total->response.total, total.response.total);
     /* Nothing measured on the CPU side: NaN, not zero. */
-    ck_assert(!p->server.measured);
+    ck_assert(!p->cpu.server.measured);
+    ck_assert(isnan(sb_result_cpu_us(p, SB_RESULT_SERVER)));
     sb_resfile_free(&r);
     free(json);
     ck_assert_int_eq(sb_output_close(&o, err, sizeof(err)), 0);
@@ -320,7 +325,7 @@ START_TEST(compare_reads_the_file)
     /* The reader compare uses, from the file. */
     ck_assert_msg(sb_resfile_load(&r, a, "one", err, sizeof(err)) == 0, "%s", err);
     ck_assert_uint_eq(r.npoints, 1);
-    ck_assert_double_eq_tol(r.points[0].tps, 100, 1e-9);
+    ck_assert_double_eq_tol(sb_result_tps(&r.points[0]), 100, 1e-9);
     ck_assert_int_eq(r.points[0].cfg.mode, SB_PACE_FIXED);
     sb_resfile_free(&r);
     {
@@ -521,26 +526,32 @@ START_TEST(json_sweep_round_trip)
     load_back(&r, json);
     ck_assert_uint_eq(r.npoints, 3);
     for (size_t i = 0; i < 3; i++) {
-        const struct sb_resfile_point *p = &r.points[i];
+        const struct sb_point *p = &r.points[i];
         unsigned th = 1u << i;
         double v[8];
 
         ck_assert_uint_eq(p->cfg.threads, th);
         ck_assert_int_eq(p->cfg.mode, SB_PACE_NONE);
-        ck_assert(p->complete);
-        ck_assert_double_eq_tol(p->tps, 100.0 * th, 1e-9);
-        ck_assert_uint_eq(p->niv, 3);
-        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_TPS, 0, v, 8), 3);
+        ck_assert(sb_result_complete(p));
+        ck_assert_double_eq_tol(sb_result_tps(p), 100.0 * th, 1e-9);
+        ck_assert_uint_eq(p->nintervals, 3);
+        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_TPS, 0, v, 8), 3);
         for (unsigned k = 1; k <= 3; k++)
             ck_assert_double_eq_tol(v[k - 1], 100.0 * th + k, 1e-9);
-        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_LATENCY, 99, v, 8), 3);
+        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_LATENCY, 99, v, 8), 3);
         for (unsigned k = 1; k <= 3; k++)
             ck_assert_double_eq_tol(v[k - 1], 20.0 * th + k, 1e-9);
-        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_LATENCY, 95, v, 8), 3);
+        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_LATENCY, 95, v, 8), 3);
         ck_assert_double_eq_tol(v[2], 10.0 * th + 3, 1e-9);
         /* No server measured: NaN per interval, not 0. */
-        ck_assert_uint_eq(sb_resfile_fig_intervals(p, SB_RESFILE_CPU_SERVER, 0, v, 8), 3);
+        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_CPU_SERVER, 0, v, 8), 3);
         ck_assert(isnan(v[0]));
+        /* The reader fills the writer's own interval struct. */
+        ck_assert_double_eq_tol(p->intervals[2].time_s, 3, 1e-9);
+        ck_assert_uint_eq(p->intervals[2].events, 100 * th + 3);
+        ck_assert_double_eq_tol(p->intervals[2].reads_ps, 14 * (100.0 * th + 3), 1e-9);
+        ck_assert_uint_eq(p->intervals[2].backlog, 3);
+        ck_assert(isnan(p->intervals[2].cpu_server_pct));
     }
     sb_resfile_free(&r);
 
