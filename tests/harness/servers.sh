@@ -88,10 +88,16 @@ mariadbd_bin() {
 
 # A port nobody listens on now. Another process could take it before the
 # server binds it; the server then fails to start and says so in its log.
+# It is drawn below the kernel's ephemeral range: a port in
+# that range may be the local end of a client connection or of a socket
+# in TIME_WAIT (thousands after a many-connection test), and the server's
+# bind then fails with "Address already in use" although nothing listens.
 free_port() {
-    local p
+    local p low
+    low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+    [ "${low:-0}" -gt 12000 ] 2>/dev/null || low=32768
     for _ in $(seq 1 200); do
-        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+        p=$(( 10000 + (RANDOM * 32768 + RANDOM) % (low - 10000) ))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             echo "$p"
             return 0
