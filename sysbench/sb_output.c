@@ -183,11 +183,12 @@ int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv)
     return 0;
 }
 
-int sb_output_end_point(struct sb_output *o, const struct sb_final *f)
+int sb_output_end_point(struct sb_output *o, struct sb_point *p)
 {
     if (o->npoints == 0)
         return -1;
-    return sb_result_set_final(&o->points[o->npoints - 1], f);
+    sb_result_move_final(&o->points[o->npoints - 1], p);
+    return 0;
 }
 
 void sb_output_set_start(struct sb_output *o, double unix_s)

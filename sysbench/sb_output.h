@@ -78,10 +78,11 @@ struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_poin
  * Returns 0, or -1 when out of memory (the interval is dropped). */
 int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv);
 
-/* Stores the final figures of the current point from the struct the text
- * report printed (sb_result_set_final). Returns 0, or -1 when out of
- * memory. */
-int sb_output_end_point(struct sb_output *o, const struct sb_final *f);
+/* Stores the final figures of the current point: moves them from p, the
+ * point the text report printed (sb_result_move_final), so o owns them and
+ * p no longer does. Returns 0, or -1 when there is no current point (a
+ * begin_point that ran out of memory; p then keeps them). */
+int sb_output_end_point(struct sb_output *o, struct sb_point *p);
 
 /* Records the wall-clock time (seconds since the epoch) at which the
  * current point's measurement started. */

@@ -4,6 +4,7 @@
  * because parsers written for it split on those layouts.
  */
 #include "sb_report.h"
+#include "sb_result.h"
 #include "sb_selfcheck.h"
 
 #include <math.h>
@@ -263,35 +264,36 @@ static void print_sql_stats(const struct sb_stats *t, double secs, FILE *out)
     fputc('\n', out);
 }
 
-static void print_latency(const struct sb_final *f, FILE *out)
+static void print_latency(const struct sb_point *p, const struct sb_report_opts *o,
+                          FILE *out)
 {
-    const struct sb_hist *h = &f->total->response;
+    const struct sb_hist *h = &p->total->response;
 
     fprintf(out, "Latency (ms):\n");
     lat_field(out, "min:", h->total ? (double)h->min_ns / 1e6 : 0);
     lat_field(out, "avg:", sb_hist_mean(h) / 1e6);
     lat_field(out, "max:", (double)h->max_ns / 1e6);
-    print_percentiles(out, h, f->percentiles, f->npercentiles);
+    print_percentiles(out, h, o->percentiles, o->npercentiles);
     lat_field(out, "sum:", (double)h->sum_ns / 1e6);
     fputc('\n', out);
-    if (f->histogram) {
+    if (o->histogram) {
         fprintf(out, "Latency histogram (values are in milliseconds)\n");
         sb_hist_print(h, out);
         fputc('\n', out);
     }
 }
 
-static void print_fairness(const struct sb_final *f, FILE *out)
+static void print_fairness(const struct sb_point *p, FILE *out)
 {
     double evs[4096], avg, sd;
-    unsigned n = f->threads < 4096 ? f->threads : 4096;
+    unsigned n = p->nthread_events < 4096 ? p->nthread_events : 4096;
 
     fprintf(out, "Threads fairness:\n");
     for (unsigned i = 0; i < n; i++)
-        evs[i] = (double)f->thread_events[i];
+        evs[i] = (double)p->thread_events[i];
     stddev(evs, n, &avg, &sd);
     fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", avg, sd);
-    stddev(f->thread_busy, n, &avg, &sd);
+    stddev(p->thread_busy, n, &avg, &sd);
     fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n", avg, sd);
     fputc('\n', out);
 }
@@ -299,55 +301,58 @@ static void print_fairness(const struct sb_final *f, FILE *out)
 /* The paced-run sections: how close the run came to its target rate, and
  * the service time and start lag that separate the client's queueing from
  * the server's. */
-static void print_rate(const struct sb_final *f, double secs, FILE *out)
+static void print_rate(const struct sb_point *p, const struct sb_report_opts *o,
+                       double secs, FILE *out)
 {
-    const struct sb_stats *t = f->total;
+    const struct sb_stats *t = p->total;
+    const struct sb_point_config *pc = &p->cfg;
     uint64_t ev = t->c[SB_STAT_EVENTS];
     double achieved = per_sec((double)ev, secs);
 
-    fprintf(out, "Rate (%s):\n", f->rate_mode == SB_PACE_FIXED ? "--tx-rate, fixed schedule per thread"
+    fprintf(out, "Rate (%s):\n", pc->mode == SB_PACE_FIXED ? "--tx-rate, fixed schedule per thread"
                                                   : "--rate, Poisson arrivals");
-    field(out, 4, "target:", "%.2f per sec.", f->target_tps);
+    field(out, 4, "target:", "%.2f per sec.", pc->target_tps);
     field(out, 4, "achieved:", "%.2f per sec. (%.2f%% of target)", achieved,
-          f->target_tps > 0 ? 100.0 * achieved / f->target_tps : 0);
-    if (f->rate_mode == SB_PACE_FIXED)
-        field(out, 4, "jitter:", "%.0f us", f->jitter_us);
+          pc->target_tps > 0 ? 100.0 * achieved / pc->target_tps : 0);
+    if (pc->mode == SB_PACE_FIXED)
+        field(out, 4, "jitter:", "%.0f us", pc->jitter_us);
     field(out, 4, "late starts:", "%-6llu (%.2f%%)",
           (unsigned long long)t->c[SB_STAT_LATE],
           ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
     field(out, 4, "skipped:", "%llu", (unsigned long long)t->c[SB_STAT_SKIPPED]);
-    field(out, 4, "max backlog:", "%llu", (unsigned long long)f->max_backlog);
+    field(out, 4, "max backlog:", "%llu", (unsigned long long)p->max_backlog);
     fputc('\n', out);
     fprintf(out, "Service time (ms, from actual start):\n");
     lat_field(out, "min:", t->service.total ? (double)t->service.min_ns / 1e6 : 0);
     lat_field(out, "avg:", sb_hist_mean(&t->service) / 1e6);
     lat_field(out, "max:", (double)t->service.max_ns / 1e6);
-    print_percentiles(out, &t->service, f->percentiles, f->npercentiles);
+    print_percentiles(out, &t->service, o->percentiles, o->npercentiles);
     fputc('\n', out);
     fprintf(out, "Start lag (ms, actual start - due time):\n");
     lat_field(out, "avg:", sb_hist_mean(&t->lag) / 1e6);
     lat_field(out, "max:", (double)t->lag.max_ns / 1e6);
-    print_percentiles(out, &t->lag, f->percentiles, f->npercentiles);
+    print_percentiles(out, &t->lag, o->percentiles, o->npercentiles);
     fputc('\n', out);
 }
 
-void sb_report_print_final(const struct sb_final *f, FILE *out)
+void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts *o,
+                           FILE *out)
 {
-    const struct sb_stats *t = f->total;
+    const struct sb_stats *t = p->total;
     /* Rates over the span the counters cover (since the last checkpoint). */
-    double secs = f->interval_s > 0 ? f->interval_s : f->time_total;
+    double secs = o->interval_s > 0 ? o->interval_s : p->time_s;
 
-    if (f->sql)
+    if (o->sql)
         print_sql_stats(t, secs, out);
     fprintf(out, "General statistics:\n");
-    field(out, 4, "total time:", "%.4fs", f->time_total);
+    field(out, 4, "total time:", "%.4fs", p->time_s);
     field(out, 4, "total number of events:", "%llu", (unsigned long long)t->c[SB_STAT_EVENTS]);
     fputc('\n', out);
-    print_latency(f, out);
-    print_fairness(f, out);
+    print_latency(p, o, out);
+    print_fairness(p, out);
     print_error_codes(t, secs, out);
-    if (f->rate_mode != SB_PACE_NONE)
-        print_rate(f, secs, out);
+    if (p->cfg.mode != SB_PACE_NONE)
+        print_rate(p, o, secs, out);
     fflush(out);
 }
 

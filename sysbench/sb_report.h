@@ -82,48 +82,29 @@ void sb_report_set_kind(enum sb_report_kind kind, FILE *out);
 void sb_report_print_json(const struct sb_report_stat *s, FILE *out);
 void sb_report_json_close(FILE *out);
 
+struct sb_point;
+
 /*
- * The final figures of one point (or of a --report-checkpoints report):
- * what the reporter computes once, the text report prints
- * (sb_report_print_final) and the result files store (sb_output_end_point
- * copies it). Everything is borrowed.
+ * How the text report presents a point: choices of the run's options and
+ * of the report being printed, not facts of the point (sb_result.h). The
+ * caller owns the percentile list.
  */
-struct sb_final {
-    const struct sb_stats *total;  /* merged over threads */
-    double time_total;             /* seconds */
-    /* Seconds the counters cover when less than time_total (since the
-     * last --report-checkpoints report); 0 means time_total. */
-    double interval_s;
-    unsigned threads;
-    const uint64_t *thread_events; /* per thread */
-    const double *thread_busy;     /* per thread, seconds inside events */
-    const double *percentiles;
+struct sb_report_opts {
+    const double *percentiles;     /* the --percentile list */
     size_t npercentiles;
-    bool histogram;
+    bool histogram;                /* --histogram */
     bool sql;                      /* print the SQL statistics section */
-    /* Rate modes. */
-    enum sb_pace_mode rate_mode;
-    double target_tps;
-    double jitter_us;
-    uint64_t max_backlog;
-    /* For the result files (the text report prints these separately). */
-    bool interrupted;               /* stopped by SIGINT/SIGTERM */
-    const struct sb_cpu_report *cpu; /* NULL: not computed */
-    const char *server_label;       /* which server processes, or why not */
-    const struct sb_cpu_thread *thread_cpu; /* per worker thread */
-    unsigned nthread_cpu;
-    /* The self-check and the throughput samples it judged; selfcheck
-     * NULL: none was made. */
-    const struct sb_selfcheck *selfcheck;
-    const double *check_tps;
-    size_t ncheck_tps;
-    double check_sample_s;
+    /* Seconds the counters cover when less than the point's time_s (since
+     * the last --report-checkpoints report); 0 means time_s. */
+    double interval_s;
 };
 
-/* Prints the final report: SQL statistics (if sql), General statistics,
- * Latency (ms), optional histogram, Threads fairness, then the new
- * sections (errors by code; schedule, service time and lag in rate mode). */
-void sb_report_print_final(const struct sb_final *f, FILE *out);
+/* Prints the final report of p (or a checkpoint's): SQL statistics (if
+ * o->sql), General statistics, Latency (ms), optional histogram, Threads
+ * fairness, then the new sections (errors by code; schedule, service time
+ * and lag in p's rate mode). p must be complete (sb_result_complete). */
+void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts *o,
+                           FILE *out);
 
 /*
  * Prints the "CPU cost per transaction" section: CPU microseconds per

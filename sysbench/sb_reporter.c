@@ -14,6 +14,7 @@
 #include "sb_log.h"
 #include "sb_output.h"
 #include "sb_report.h"
+#include "sb_result.h"
 #include "sb_selfcheck_report.h"
 #include "sb_stop.h"
 #include "sb_worker.h"
@@ -302,25 +303,44 @@ static void gather(struct sb_reporter *r, bool advance, struct sb_stats *total, 
         r->ckpt = r->cur;
 }
 
-/* Fills the final-report figures shared by checkpoints and the end. */
-static void fill_final(struct sb_final *f, const struct sb_reporter *r,
-                       const struct sb_stats *total, const uint64_t *ev, const double *busy)
+/*
+ * Starts the point a checkpoint or the final report prints from: the
+ * run's frozen config, empty totals and per-thread arrays for gather()
+ * to fill, the largest backlog so far. p owns what it holds (freed by
+ * sb_result_free, also after a failure). Returns 0, or -1 when out of
+ * memory.
+ */
+static int new_point(struct sb_point *p, const struct sb_reporter *r)
 {
-    const struct sb_run *run = r->run;
+    unsigned n = r->run->nthreads;
 
-    memset(f, 0, sizeof(*f));
-    f->total = total;
-    f->threads = run->nthreads;
-    f->thread_events = ev;
-    f->thread_busy = busy;
-    f->percentiles = run->cfg->percentiles;
-    f->npercentiles = run->cfg->npercentiles;
-    f->histogram = run->cfg->histogram;
-    f->sql = r->sql;
-    f->rate_mode = run->mode;
-    f->target_tps = run->rate;
-    f->jitter_us = run->jitter_us;
-    f->max_backlog = r->max_backlog;
+    memset(p, 0, sizeof(*p));
+    p->cfg = r->run->point;
+    p->start_unix_s = NAN;
+    p->max_backlog = r->max_backlog;
+    p->total = calloc(1, sizeof(*p->total));
+    p->thread_events = calloc(n ? n : 1, sizeof(*p->thread_events));
+    p->thread_busy = calloc(n ? n : 1, sizeof(*p->thread_busy));
+    if (p->total == NULL || p->thread_events == NULL || p->thread_busy == NULL)
+        return -1;
+    p->nthread_events = n;
+    return 0;
+}
+
+/* How the text report presents the run's points: the --percentile list
+ * (borrowed from the configuration), --histogram, and the SQL section
+ * once any query was counted; interval_s as struct sb_report_opts. */
+static void report_opts(struct sb_report_opts *o, const struct sb_reporter *r,
+                        double interval_s)
+{
+    const struct sb_config *cfg = r->run->cfg;
+
+    memset(o, 0, sizeof(*o));
+    o->percentiles = cfg->percentiles;
+    o->npercentiles = cfg->npercentiles;
+    o->histogram = cfg->histogram;
+    o->sql = r->sql;
+    o->interval_s = interval_s;
 }
 
 /*
@@ -334,24 +354,23 @@ static void checkpoint_report(struct sb_reporter *r, uint64_t now, double label_
     struct sb_run *run = r->run;
     const struct sb_config *cfg = run->cfg;
     unsigned n = run->nthreads;
-    struct sb_stats *total = malloc(sizeof(*total));
-    uint64_t *ev = calloc(n, sizeof(*ev));
-    double *busy = calloc(n, sizeof(*busy));
+    struct sb_point p; /* a temporary point, freed below */
     double since = secs(now - r->ckpt_ns), t = secs(now - r->start_ns);
 
-    if (total == NULL || ev == NULL || busy == NULL) {
+    if (new_point(&p, r) != 0) {
         sb_warn("out of memory: checkpoint report at %gs skipped", label_s);
         goto out;
     }
-    gather(r, true, total, ev, busy);
-    if (sb_stats_queries(total) > 0)
+    gather(r, true, p.total, p.thread_events, p.thread_busy);
+    p.time_s = t;
+    if (sb_stats_queries(p.total) > 0)
         r->sql = true;
     sb_report_set_kind(SB_REPORT_CHECKPOINT, stdout);
     if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
         printf("[ %.0fs ] Checkpoint report:\n", label_s);
     if (has_hook(r->L, "report_cumulative")) {
         struct sb_report_stat s;
-        sb_report_stat_from(&s, total, since, t, n,
+        sb_report_stat_from(&s, p.total, since, t, n,
                             cfg->npercentiles ? cfg->percentiles[0] : 0);
         s.threads_running = n - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
         /* As report_intermediate: one error line and the run stops, not
@@ -362,19 +381,15 @@ static void checkpoint_report(struct sb_reporter *r, uint64_t now, double label_
             sb_request_stop(SB_STOP_ERROR);
         }
     } else if (cfg->verbosity >= SB_LOG_NOTICE) {
-        struct sb_final f;
-        fill_final(&f, r, total, ev, busy);
-        f.time_total = t;
-        f.interval_s = since;
+        struct sb_report_opts o;
+        report_opts(&o, r, since);
         printf("\n");
-        sb_report_print_final(&f, stdout);
+        sb_report_print_point(&p, &o, stdout);
     }
     fflush(stdout);
 out:
     r->ckpt_ns = now;
-    free(total);
-    free(ev);
-    free(busy);
+    sb_result_free(&p);
 }
 
 /* When the next --report-checkpoints report is due, 0 when none is left. */
@@ -510,14 +525,14 @@ static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t
     return tcpu;
 }
 
-/* Hands the point's final figures (the same ones the text report
- * printed) to the result files. */
-static void record_final(struct sb_reporter *r, const struct sb_final *f,
+/* Hands the point's final figures (the ones the text report printed) to
+ * the result files, which take them over from p. */
+static void record_final(struct sb_reporter *r, struct sb_point *p,
                          const struct sb_final_in *in)
 {
     const struct sb_lua_env *env = r->run->env;
 
-    if (sb_output_end_point(r->out, f) != 0)
+    if (sb_output_end_point(r->out, p) != 0)
         sb_warn("out of memory: a point's final figures are missing from the result files");
     /* Only a script that ran queries used the driver; one that did not
      * says nothing about any server. */
@@ -541,48 +556,71 @@ static int call_cumulative(lua_State *L, const struct sb_config *cfg,
     return rc;
 }
 
-/* The final report; see sb_reporter.h. */
-int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final_in *in)
+/* The largest backlog of the run into r->max_backlog: at a late start
+ * (exact), or what was left due at the end of the window when the
+ * workers never caught up. */
+static void final_backlog(struct sb_reporter *r, uint64_t end)
 {
     struct sb_run *run = r->run;
-    const struct sb_config *cfg = run->cfg;
-    unsigned n = run->nthreads;
-    struct sb_stats *total = calloc(1, sizeof(*total));
-    uint64_t *ev = calloc(n, sizeof(uint64_t));
-    double *busy = calloc(n, sizeof(double));
-    struct sb_cpu_thread *tcpu;
-    struct sb_cpu_report cr;
-    struct sb_selfcheck chk;
-    struct sb_final f;
-    /* A run ended by --time is measured over exactly that window: a
-     * worker asleep until a slot beyond the deadline notices the stop only
-     * when it wakes, and that wait is not benchmark time. */
-    uint64_t stop_ns = in->deadline != 0 && in->end > in->deadline ? in->deadline : in->end;
-    double t = secs(stop_ns - r->start_ns), since = secs(stop_ns - r->ckpt_ns);
-    uint64_t b;
-    bool use_hook;
-    int rc = 0;
+    uint64_t b = backlog_now(run, end);
 
-    if (total == NULL || ev == NULL || busy == NULL) {
-        sb_fatal("out of memory: no final report");
-        free(total);
-        free(ev);
-        free(busy);
-        return -1;
-    }
-    gather(r, false, total, ev, busy);
-    tcpu = thread_cpu(run, ev);
-    /* The largest backlog at a late start (exact), or what was left due at
-     * the end of the window when the workers never caught up. */
-    b = backlog_now(run, in->end);
     if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
         b = run->arrivals.max_backlog;
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < run->nthreads; i++)
         if (run->workers[i].measured && run->workers[i].max_backlog > b)
             b = run->workers[i].max_backlog;
     if (b > r->max_backlog)
         r->max_backlog = b;
-    if (sb_stats_queries(total) > 0)
+}
+
+/* Completes the final point p (gathered, time_s set) with the CPU report,
+ * the per-thread CPU times, the self-check and how the run ended. */
+static void finish_point(struct sb_reporter *r, struct sb_point *p,
+                         const struct sb_final_in *in)
+{
+    struct sb_run *run = r->run;
+    size_t ntps = r->sampler.ntps;
+
+    p->thread_cpu = thread_cpu(run, p->thread_events);
+    p->nthread_cpu = p->thread_cpu != NULL ? run->nthreads : 0;
+    p->interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
+    snprintf(p->server_label, sizeof(p->server_label), "%s", in->cpu_label);
+    sb_cpu_compute(in->cpu_before, in->cpu_after, p->total->c[SB_STAT_EVENTS], &p->cpu);
+    sb_sampler_check(&r->sampler, run, p->total, p->time_s, &p->cpu, p->thread_cpu,
+                     &p->selfcheck);
+    p->has_selfcheck = true;
+    p->check_sample_s = 1.0;
+    /* The sampler keeps its samples; the point gets its own copy, an
+     * extra it does without when memory is short. */
+    if (ntps > 0 && (p->check_tps = malloc(ntps * sizeof(double))) != NULL) {
+        memcpy(p->check_tps, r->sampler.tps, ntps * sizeof(double));
+        p->ncheck_tps = ntps;
+    }
+}
+
+/* The final report; see sb_reporter.h. */
+int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final_in *in)
+{
+    const struct sb_config *cfg = r->run->cfg;
+    struct sb_point p; /* the point's result: printed, then stored */
+    struct sb_report_opts o;
+    /* A run ended by --time is measured over exactly that window: a
+     * worker asleep until a slot beyond the deadline notices the stop only
+     * when it wakes, and that wait is not benchmark time. */
+    uint64_t stop_ns = in->deadline != 0 && in->end > in->deadline ? in->deadline : in->end;
+    double since = secs(stop_ns - r->ckpt_ns);
+    bool use_hook;
+    int rc = 0;
+
+    final_backlog(r, in->end);
+    if (new_point(&p, r) != 0) {
+        sb_fatal("out of memory: no final report");
+        sb_result_free(&p);
+        return -1;
+    }
+    gather(r, false, p.total, p.thread_events, p.thread_busy);
+    p.time_s = secs(stop_ns - r->start_ns);
+    if (sb_stats_queries(p.total) > 0)
         r->sql = true;
     if (sb_stop_reason() == SB_STOP_SIGNAL)
         printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
@@ -590,38 +628,21 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         printf("\nStopped by an error: reporting what ran.\n");
     if (cfg->verbosity >= SB_LOG_NOTICE)
         printf("\n");
-    sb_cpu_compute(in->cpu_before, in->cpu_after, total->c[SB_STAT_EVENTS], &cr);
-    sb_sampler_check(&r->sampler, run, total, t, &cr, tcpu, &chk);
-    /* One result: the text report prints it, the result files store it. */
-    fill_final(&f, r, total, ev, busy);
-    f.time_total = t;
-    f.interval_s = since;
-    f.interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
-    f.cpu = &cr;
-    f.server_label = in->cpu_label;
-    f.thread_cpu = tcpu;
-    f.nthread_cpu = n;
-    f.selfcheck = &chk;
-    f.check_tps = r->sampler.tps;
-    f.ncheck_tps = r->sampler.ntps;
-    f.check_sample_s = 1.0;
+    finish_point(r, &p, in);
     use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
-    if (use_hook && call_cumulative(L, cfg, total, since, t, n) != 0)
+    if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s, r->run->nthreads) != 0)
         rc = -1;
     /* A report_cumulative hook that failed printed at most part of a
      * report: the built-in one still shows what the run measured. */
     if ((!use_hook || rc != 0) && cfg->verbosity >= SB_LOG_NOTICE) {
-        sb_report_print_final(&f, stdout);
-        sb_report_print_cpu(&cr, in->cpu_label, tcpu, n, stdout);
-        sb_selfcheck_print_run(&chk, total, t, stdout);
+        report_opts(&o, r, since);
+        sb_report_print_point(&p, &o, stdout);
+        sb_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
+        sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
     }
     if (r->out != NULL)
-        record_final(r, &f, in);
+        record_final(r, &p, in);
     fflush(stdout);
-    free(total);
-    free(ev);
-    free(busy);
-    free(tcpu);
+    sb_result_free(&p);
     return rc;
 }
-

@@ -13,54 +13,60 @@
 
 #include "sb_histogram.h"
 
-int sb_result_set_final(struct sb_point *p, const struct sb_final *f)
+/* Frees the final figures p owns and empties those fields. */
+static void free_final(struct sb_point *p)
 {
-    p->total = malloc(sizeof(*p->total));
-    if (p->total == NULL)
-        return -1;
-    *p->total = *f->total;
-    p->time_s = f->time_total;
-    p->max_backlog = f->max_backlog;
-    p->interrupted = f->interrupted;
-    if (f->cpu != NULL)
-        p->cpu = *f->cpu;
-    /* The per-thread CPU figures and the self-check samples are extras:
-     * without memory for them the point keeps its main figures. */
-    if (f->thread_cpu != NULL && f->nthread_cpu > 0) {
-        p->thread_cpu = malloc(f->nthread_cpu * sizeof(*p->thread_cpu));
-        if (p->thread_cpu != NULL) {
-            memcpy(p->thread_cpu, f->thread_cpu, f->nthread_cpu * sizeof(*p->thread_cpu));
-            p->nthread_cpu = f->nthread_cpu;
-        }
-    }
-    snprintf(p->server_label, sizeof(p->server_label), "%s",
-             f->server_label ? f->server_label : "");
-    if (f->selfcheck != NULL) {
-        p->has_selfcheck = true;
-        p->selfcheck = *f->selfcheck;
-        p->check_sample_s = f->check_sample_s;
-        if (f->ncheck_tps > 0 && (p->check_tps = malloc(f->ncheck_tps * sizeof(double))) != NULL) {
-            memcpy(p->check_tps, f->check_tps, f->ncheck_tps * sizeof(double));
-            p->ncheck_tps = f->ncheck_tps;
-        }
-    }
-    return 0;
+    free(p->total);
+    free(p->thread_events);
+    free(p->thread_busy);
+    free(p->thread_cpu);
+    free(p->check_tps);
+    p->total = NULL;
+    p->thread_events = NULL;
+    p->thread_busy = NULL;
+    p->thread_cpu = NULL;
+    p->check_tps = NULL;
+    p->nthread_events = p->nthread_cpu = 0;
+    p->ncheck_tps = 0;
+}
+
+void sb_result_move_final(struct sb_point *dst, struct sb_point *src)
+{
+    free_final(dst);
+    dst->total = src->total;
+    dst->time_s = src->time_s;
+    dst->max_backlog = src->max_backlog;
+    dst->interrupted = src->interrupted;
+    dst->cpu = src->cpu;
+    memcpy(dst->server_label, src->server_label, sizeof(dst->server_label));
+    dst->thread_events = src->thread_events;
+    dst->thread_busy = src->thread_busy;
+    dst->nthread_events = src->nthread_events;
+    dst->thread_cpu = src->thread_cpu;
+    dst->nthread_cpu = src->nthread_cpu;
+    dst->has_selfcheck = src->has_selfcheck;
+    dst->selfcheck = src->selfcheck;
+    dst->check_tps = src->check_tps;
+    dst->ncheck_tps = src->ncheck_tps;
+    dst->check_sample_s = src->check_sample_s;
+    /* Everything src owned has moved: forget it there without freeing. */
+    src->total = NULL;
+    src->thread_events = NULL;
+    src->thread_busy = NULL;
+    src->thread_cpu = NULL;
+    src->check_tps = NULL;
+    src->nthread_events = src->nthread_cpu = 0;
+    src->ncheck_tps = 0;
 }
 
 void sb_result_free(struct sb_point *p)
 {
+    free_final(p);
     free(p->intervals);
-    free(p->total);
-    free(p->thread_cpu);
-    free(p->check_tps);
     free(p->reps);
     p->intervals = NULL;
-    p->total = NULL;
-    p->thread_cpu = NULL;
-    p->check_tps = NULL;
     p->reps = NULL;
-    p->nintervals = p->cap = p->ncheck_tps = p->nreps = 0;
-    p->nthread_cpu = 0;
+    p->nintervals = p->cap = p->nreps = 0;
 }
 
 bool sb_result_complete(const struct sb_point *p)

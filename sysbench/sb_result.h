@@ -11,10 +11,17 @@
  * by the functions below rather than stored, so the writer's tables and
  * the reader's comparisons give them by the same rules.
  *
+ * The reporter (sb_reporter.c) builds the final figures of a point (and
+ * of each --report-checkpoints report) as a struct sb_point too: the text
+ * report prints it (sb_report_print_point) and the writer takes its final
+ * figures over (sb_result_move_final), so what is printed and what is
+ * stored are the same values.
+ *
  * Ownership: a point owns its intervals, its total statistics, its
- * per-thread CPU figures, its self-check samples and its repeat list,
- * and sb_result_free releases them. Whoever holds the array of points
- * (struct sb_output, struct sb_resfile) owns the points themselves.
+ * per-thread events, busy time and CPU figures, its self-check samples
+ * and its repeat list, and sb_result_free releases them. Whoever holds
+ * the array of points (struct sb_output, struct sb_resfile) owns the
+ * points themselves.
  */
 
 #include <stdbool.h>
@@ -24,7 +31,6 @@
 #include "sb_config.h"
 #include "sb_cpu.h"
 #include "sb_point.h"
-#include "sb_report.h"
 #include "sb_selfcheck.h"
 #include "sb_stats.h"
 
@@ -77,6 +83,13 @@ struct sb_point {
     uint64_t max_backlog;
     struct sb_cpu_report cpu;
     char server_label[512];
+    /* Each worker thread's events and seconds inside events (owned;
+     * nthread_events entries each), which the text report's "Threads
+     * fairness" section prints. The result files do not store them, so a
+     * point read back has none. */
+    uint64_t *thread_events;
+    double *thread_busy;
+    unsigned nthread_events;
     struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
     unsigned nthread_cpu;
     bool has_selfcheck;
@@ -106,13 +119,14 @@ struct sb_point {
 };
 
 /*
- * Stores the final figures of p from the reporter's borrowed view f:
- * total (copied), time_total, max_backlog, interrupted, cpu,
- * server_label, thread_cpu and the self-check. The one place a struct
- * sb_final becomes part of the model. Returns 0, or -1 when out of
- * memory (p is then still incomplete).
+ * Moves the final figures of src (the reporter's point) into dst (the
+ * writer's point, which holds the config and the intervals): total,
+ * time_s, max_backlog, interrupted, cpu, server_label, the per-thread
+ * figures and the self-check. dst takes over what src owned of them
+ * (freeing any final figures it had) and src no longer owns them; the
+ * other fields of both are left alone. Cannot fail.
  */
-int sb_result_set_final(struct sb_point *p, const struct sb_final *f);
+void sb_result_move_final(struct sb_point *dst, struct sb_point *src);
 
 struct sb_jv;
 

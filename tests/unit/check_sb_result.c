@@ -1,7 +1,7 @@
 /*
  * Unit tests for the result model of one point: the text report printed
- * from a hand-built struct sb_final, the same struct stored by the result
- * files and written as JSON, the JSON read back through the result-file
+ * from a hand-built struct sb_point, the same point's final figures
+ * stored by the result files and written as JSON, the JSON read back through the result-file
  * reader (sb_resfile) with the same figures, and the compare command
  * reading such a file. Beyond one point: the report's error, reconnect,
  * code and rate lines as sysbench 1.0's parsers read them; a sweep of
@@ -22,6 +22,7 @@
 #include "sb_point.h"
 #include "sb_report.h"
 #include "sb_resfile.h"
+#include "sb_result.h"
 
 /* A point of 4 threads at --tx-rate 200 that ran 10 s: 1000 events,
  * 14 reads, 4 writes and 2 other queries each; response times 1..1000 ms
@@ -31,7 +32,11 @@ static uint64_t thread_events[4] = {250, 250, 250, 250};
 static double thread_busy[4] = {2.0, 2.0, 2.0, 2.0};
 static const double pcts[] = {95, 99};
 
-static void build_final(struct sb_final *f, struct sb_point_config *pc)
+/* Builds the point and the report options of that run. p borrows the
+ * static total and per-thread arrays (tests change total in place);
+ * output_of hands the result files owned copies. */
+static void build_point(struct sb_point *p, struct sb_report_opts *ro,
+                        struct sb_point_config *pc)
 {
     sb_stats_reset(&total);
     total.ncodes = 0;
@@ -53,32 +58,48 @@ static void build_final(struct sb_final *f, struct sb_point_config *pc)
     pc->jitter_us = 2000;
     pc->repeat = 1;
     pc->nrepeat = 1;
-    memset(f, 0, sizeof(*f));
-    f->total = &total;
-    f->time_total = 10.0;
-    f->threads = pc->threads;
-    f->thread_events = thread_events;
-    f->thread_busy = thread_busy;
-    f->percentiles = pcts;
-    f->npercentiles = 2;
-    f->sql = true;
-    f->rate_mode = pc->mode;
-    f->target_tps = pc->target_tps;
-    f->jitter_us = pc->jitter_us;
-    f->max_backlog = 3;
-    f->server_label = "not measured (test)";
+    memset(p, 0, sizeof(*p));
+    p->cfg = *pc;
+    p->total = &total;
+    p->time_s = 10.0;
+    p->thread_events = thread_events;
+    p->thread_busy = thread_busy;
+    p->nthread_events = pc->threads;
+    p->max_backlog = 3;
+    snprintf(p->server_label, sizeof(p->server_label), "not measured (test)");
+    memset(ro, 0, sizeof(*ro));
+    ro->percentiles = pcts;
+    ro->npercentiles = 2;
+    ro->sql = true;
 }
 
-static char *report_text(const struct sb_final *f)
+static char *report_text(const struct sb_point *p, const struct sb_report_opts *ro)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&text, &len);
 
     ck_assert_ptr_nonnull(fp);
-    sb_report_print_final(f, fp);
+    sb_report_print_point(p, ro, fp);
     fclose(fp);
     return text;
+}
+
+/* Stores the final figures of p in the current point of o, as the
+ * reporter does, from an owned copy of p's borrowed total (the result
+ * files take over what they are handed). */
+static void end_point_of(struct sb_output *o, const struct sb_point *p)
+{
+    struct sb_point q = *p;
+
+    q.total = malloc(sizeof(*q.total));
+    ck_assert_ptr_nonnull(q.total);
+    *q.total = *p->total;
+    q.thread_events = NULL;
+    q.thread_busy = NULL;
+    q.nthread_events = 0;
+    ck_assert_int_eq(sb_output_end_point(o, &q), 0);
+    ck_assert_ptr_null(q.total);
 }
 
 /* The value after `label` on the line that holds it, as a number. */
@@ -93,14 +114,15 @@ static double field_after(const char *text, const char *label)
     return strtod(p, NULL);
 }
 
-START_TEST(text_report_from_final)
+START_TEST(text_report_from_point)
 {
-    struct sb_final f;
+    struct sb_point p;
+    struct sb_report_opts ro;
     struct sb_point_config pc;
     char *t;
 
-    build_final(&f, &pc);
-    t = report_text(&f);
+    build_point(&p, &ro, &pc);
+    t = report_text(&p, &ro);
     /* sysbench 1.0's sections and figures. */
     ck_assert_ptr_nonnull(strstr(t, "SQL statistics:"));
     ck_assert_double_eq_tol(field_after(t, "read:"), 14000, 1e-9);
@@ -121,22 +143,22 @@ START_TEST(text_report_from_final)
     free(t);
 
     /* Poisson: no jitter line; closed loop: no rate section at all. */
-    f.rate_mode = SB_PACE_POISSON;
-    t = report_text(&f);
+    p.cfg.mode = SB_PACE_POISSON;
+    t = report_text(&p, &ro);
     ck_assert_ptr_nonnull(strstr(t, "Rate (--rate, Poisson arrivals):"));
     ck_assert_ptr_null(strstr(t, "jitter:"));
     free(t);
-    f.rate_mode = SB_PACE_NONE;
-    t = report_text(&f);
+    p.cfg.mode = SB_PACE_NONE;
+    t = report_text(&p, &ro);
     ck_assert_ptr_null(strstr(t, "Rate ("));
     ck_assert_ptr_null(strstr(t, "max backlog:"));
     free(t);
 }
 END_TEST
 
-/* The output of one point from the result f: begin_point with pc, then
- * end_point with f, as the run does. */
-static void output_of(struct sb_output *o, const struct sb_final *f,
+/* The output of one point from the result p: begin_point with pc, then
+ * end_point with p, as the run does. */
+static void output_of(struct sb_output *o, const struct sb_point *p,
                       const struct sb_point_config *pc)
 {
     struct sb_config cfg;
@@ -148,7 +170,7 @@ static void output_of(struct sb_output *o, const struct sb_final *f,
     cfg.percentiles[1] = 99;
     ck_assert_int_eq(sb_output_open(o, &cfg, err, sizeof(err)), 0);
     ck_assert_ptr_nonnull(sb_output_begin_point(o, pc));
-    ck_assert_int_eq(sb_output_end_point(o, f), 0);
+    end_point_of(o, p);
     sb_output_set_end(o, "completed", 0, NULL);
 }
 
@@ -188,14 +210,15 @@ static void load_back(struct sb_resfile *r, const char *json)
 
 START_TEST(json_round_trip)
 {
-    struct sb_final f;
+    struct sb_point f;
+    struct sb_report_opts ro;
     struct sb_point_config pc;
     struct sb_output o;
     struct sb_resfile r;
     const struct sb_point *p;
     char *json, err[256];
 
-    build_final(&f, &pc);
+    build_point(&f, &ro, &pc);
     pc.repeat = 2;
     pc.nrepeat = 3;
     output_of(&o, &f, &pc);
@@ -231,7 +254,7 @@ START_TEST(json_round_trip)
     ck_assert_int_eq(sb_output_close(&o, err, sizeof(err)), 0);
 
     /* Poisson and closed loop keep their modes through the file. */
-    pc.mode = f.rate_mode = SB_PACE_POISSON;
+    pc.mode = f.cfg.mode = SB_PACE_POISSON;
     output_of(&o, &f, &pc);
     json = json_of(&o);
     load_back(&r, json);
@@ -241,7 +264,7 @@ START_TEST(json_round_trip)
     sb_resfile_free(&r);
     free(json);
     sb_output_close(&o, err, sizeof(err));
-    pc.mode = f.rate_mode = SB_PACE_NONE;
+    pc.mode = f.cfg.mode = SB_PACE_NONE;
     output_of(&o, &f, &pc);
     json = json_of(&o);
     load_back(&r, json);
@@ -299,14 +322,15 @@ static char *compare_output(int argc, char **argv, int *rc)
 
 START_TEST(compare_reads_the_file)
 {
-    struct sb_final f;
+    struct sb_point f;
+    struct sb_report_opts ro;
     struct sb_point_config pc;
     struct sb_output o;
     struct sb_resfile r;
     char a[64], b[64], err[256], *json, *out;
     int rc;
 
-    build_final(&f, &pc);
+    build_point(&f, &ro, &pc);
     output_of(&o, &f, &pc);
     json = json_of(&o);
     sb_output_close(&o, err, sizeof(err));
@@ -375,12 +399,13 @@ static const char *line_of(const char *text, const char *prefix, char *buf, size
  * span; the lines byte for byte where sysbench 1.0's parsers read them. */
 START_TEST(text_report_errors_and_rates)
 {
-    struct sb_final f;
+    struct sb_point f;
+    struct sb_report_opts ro;
     struct sb_point_config pc;
     struct sb_db_error deadlock, gone;
     char line[256], *t;
 
-    build_final(&f, &pc);
+    build_point(&f, &ro, &pc);
     memset(&deadlock, 0, sizeof(deadlock));
     deadlock.sql_errno = 1213;
     memset(&gone, 0, sizeof(gone));
@@ -392,7 +417,7 @@ START_TEST(text_report_errors_and_rates)
         sb_stats_count_code(&total, &deadlock, false);
     for (int i = 0; i < 2; i++)
         sb_stats_count_code(&total, &gone, true);
-    t = report_text(&f);
+    t = report_text(&f, &ro);
     /* sysbench 1.0's columns: the value at column 41, the latency figures
      * right-aligned at column 53. */
     ck_assert_str_eq(line_of(t, "    transactions:", line, sizeof(line)),
@@ -429,22 +454,22 @@ START_TEST(text_report_errors_and_rates)
 
     /* A checkpoint covering the last 5 s: rates over those 5 s, the
      * total time still the run's. */
-    f.interval_s = 5;
-    t = report_text(&f);
+    ro.interval_s = 5;
+    t = report_text(&f, &ro);
     ck_assert_ptr_nonnull(strstr(t, "(200.00 per sec.)"));
     ck_assert_ptr_nonnull(strstr(t, "    ignored errors:                      40     (8.00 per sec.)"));
     ck_assert_double_eq_tol(field_after(t, "total time:"), 10, 1e-9);
     free(t);
 
     /* Errors above 5% of the transactions: the warning, with its figures. */
-    f.interval_s = 0;
+    ro.interval_s = 0;
     total.c[SB_STAT_ERRORS] = 200;
-    t = report_text(&f);
+    t = report_text(&f, &ro);
     ck_assert_ptr_nonnull(strstr(t, "WARNING: 200 ignored errors for 1000 transactions (20.0%"));
     free(t);
     /* Without SQL: no SQL section, the general one unchanged. */
-    f.sql = false;
-    t = report_text(&f);
+    ro.sql = false;
+    t = report_text(&f, &ro);
     ck_assert_ptr_null(strstr(t, "SQL statistics:"));
     ck_assert_double_eq_tol(field_after(t, "total number of events:"), 1000, 1e-9);
     free(t);
@@ -481,14 +506,15 @@ static struct sb_interval interval_of(unsigned threads, unsigned k)
 }
 
 /* A sweep of three closed-loop points (1, 2, 4 threads) of 3 intervals
- * each; the final figures are build_final's with the events scaled by
+ * each; the final figures are build_point's with the events scaled by
  * the thread count (and by scale[i] when scale is not NULL). With csv
  * set, the output also writes the CSV. */
 static void sweep_output(struct sb_output *o, const char *csv, const double *scale)
 {
     static const unsigned threads[] = {1, 2, 4};
     struct sb_config cfg;
-    struct sb_final f;
+    struct sb_point f;
+    struct sb_report_opts ro;
     struct sb_point_config pc;
     char err[256];
 
@@ -499,17 +525,17 @@ static void sweep_output(struct sb_output *o, const char *csv, const double *sca
     cfg.csv_file = csv;
     ck_assert_msg(sb_output_open(o, &cfg, err, sizeof(err)) == 0, "%s", err);
     for (size_t i = 0; i < 3; i++) {
-        build_final(&f, &pc);
-        pc.mode = f.rate_mode = SB_PACE_NONE;
-        pc.tx_rate = pc.target_tps = f.target_tps = 0;
-        pc.threads = f.threads = threads[i];
+        build_point(&f, &ro, &pc);
+        pc.mode = f.cfg.mode = SB_PACE_NONE;
+        pc.tx_rate = pc.target_tps = f.cfg.target_tps = 0;
+        pc.threads = f.cfg.threads = threads[i];
         total.c[SB_STAT_EVENTS] = (uint64_t)(1000 * threads[i] * (scale ? scale[i] : 1));
         ck_assert_ptr_nonnull(sb_output_begin_point(o, &pc));
         for (unsigned k = 1; k <= 3; k++) {
             struct sb_interval iv = interval_of(threads[i], k);
             ck_assert_int_eq(sb_output_add_interval(o, &iv), 0);
         }
-        ck_assert_int_eq(sb_output_end_point(o, &f), 0);
+        end_point_of(o, &f);
     }
     sb_output_set_end(o, "completed", 0, NULL);
 }
@@ -727,7 +753,7 @@ int main(void)
     SRunner *sr;
     int failed;
 
-    tcase_add_test(tc, text_report_from_final);
+    tcase_add_test(tc, text_report_from_point);
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, pace_mode_names);
     tcase_add_test(tc, compare_reads_the_file);
