@@ -13,6 +13,19 @@
 
 #include "sb_histogram.h"
 
+/* Empties the fields of p's final figures that own memory, without
+ * freeing it (it has moved elsewhere, or was freed). */
+static void forget_final(struct sb_point *p)
+{
+    p->total = NULL;
+    p->thread_events = NULL;
+    p->thread_busy = NULL;
+    p->thread_cpu = NULL;
+    p->check_tps = NULL;
+    p->nthread_events = p->nthread_cpu = 0;
+    p->ncheck_tps = 0;
+}
+
 /* Frees the final figures p owns and empties those fields. */
 static void free_final(struct sb_point *p)
 {
@@ -21,13 +34,7 @@ static void free_final(struct sb_point *p)
     free(p->thread_busy);
     free(p->thread_cpu);
     free(p->check_tps);
-    p->total = NULL;
-    p->thread_events = NULL;
-    p->thread_busy = NULL;
-    p->thread_cpu = NULL;
-    p->check_tps = NULL;
-    p->nthread_events = p->nthread_cpu = 0;
-    p->ncheck_tps = 0;
+    forget_final(p);
 }
 
 void sb_result_move_final(struct sb_point *dst, struct sb_point *src)
@@ -49,14 +56,8 @@ void sb_result_move_final(struct sb_point *dst, struct sb_point *src)
     dst->check_tps = src->check_tps;
     dst->ncheck_tps = src->ncheck_tps;
     dst->check_sample_s = src->check_sample_s;
-    /* Everything src owned has moved: forget it there without freeing. */
-    src->total = NULL;
-    src->thread_events = NULL;
-    src->thread_busy = NULL;
-    src->thread_cpu = NULL;
-    src->check_tps = NULL;
-    src->nthread_events = src->nthread_cpu = 0;
-    src->ncheck_tps = 0;
+    /* Everything src owned has moved. */
+    forget_final(src);
 }
 
 void sb_result_free(struct sb_point *p)
