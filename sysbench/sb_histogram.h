@@ -31,13 +31,15 @@
 /* Number of buckets needed for [0, SB_HIST_MAX_NS). */
 #define SB_HIST_BUCKETS ((SB_HIST_MAX_BITS - SB_HIST_SUB_BITS + 1) * SB_HIST_SUB)
 
+/* The summary fields come first: statistics on zero-fill-on-demand pages
+ * (sb_stats_new) then touch the buckets' pages only where values fall. */
 struct sb_hist {
-    uint64_t counts[SB_HIST_BUCKETS];
     uint64_t total;   /* number of values recorded */
     uint64_t sum_ns;  /* sum of recorded values (exact, unclamped) */
     uint64_t min_ns;  /* UINT64_MAX when empty */
     uint64_t max_ns;  /* 0 when empty */
     uint64_t clamped; /* values above SB_HIST_MAX_NS */
+    uint64_t counts[SB_HIST_BUCKETS];
 };
 
 /* Empties h. */

@@ -318,7 +318,7 @@ static int new_point(struct sb_point *p, const struct sb_reporter *r)
     p->cfg = r->run->point;
     p->start_unix_s = NAN;
     p->max_backlog = r->max_backlog;
-    p->total = calloc(1, sizeof(*p->total));
+    p->total = sb_stats_new();
     p->thread_events = calloc(n ? n : 1, sizeof(*p->thread_events));
     p->thread_busy = calloc(n ? n : 1, sizeof(*p->thread_busy));
     if (p->total == NULL || p->thread_events == NULL || p->thread_busy == NULL)

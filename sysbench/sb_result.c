@@ -29,7 +29,7 @@ static void forget_final(struct sb_point *p)
 /* Frees the final figures p owns and empties those fields. */
 static void free_final(struct sb_point *p)
 {
-    free(p->total);
+    sb_stats_free(p->total);
     free(p->thread_events);
     free(p->thread_busy);
     free(p->thread_cpu);

@@ -146,13 +146,10 @@ static void read_codes(struct sb_stats *t, const struct sb_jv *codes)
 /* The total statistics of a complete point: counters, codes, histograms. */
 static int read_total(struct sb_point *p, const struct sb_jv *pj, const struct sb_jv *fin)
 {
-    struct sb_stats *t = calloc(1, sizeof(*t));
+    struct sb_stats *t = sb_stats_new();
 
-    /* calloc and init_zeroed leave the buckets untouched pages, so a file
-     * of many points costs memory only for the buckets it has. */
     if (t == NULL)
         return -1;
-    sb_stats_init_zeroed(t);
     t->c[SB_STAT_EVENTS] = get_u64(sb_jv_get(fin, "events"));
     t->c[SB_STAT_READS] = get_u64(sb_jv_path(fin, "queries.reads"));
     t->c[SB_STAT_WRITES] = get_u64(sb_jv_path(fin, "queries.writes"));

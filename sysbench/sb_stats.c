@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void sb_stats_reset(struct sb_stats *s)
 {
@@ -15,6 +17,30 @@ void sb_stats_reset(struct sb_stats *s)
     sb_hist_reset(&s->lag);
     for (unsigned i = 0; i < SB_STATS_MAX_CODES; i++)
         __atomic_store_n(&s->codes[i].count, 0, __ATOMIC_RELAXED);
+}
+
+/* The size of an sb_stats mapping: whole pages. */
+static size_t mapped_size(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+    return (sizeof(struct sb_stats) + page - 1) / page * page;
+}
+
+struct sb_stats *sb_stats_new(void)
+{
+    void *m = mmap(NULL, mapped_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (m == MAP_FAILED)
+        return NULL;
+    sb_stats_init_zeroed(m);
+    return m;
+}
+
+void sb_stats_free(struct sb_stats *s)
+{
+    if (s != NULL)
+        munmap(s, mapped_size());
 }
 
 void sb_stats_init_zeroed(struct sb_stats *s)

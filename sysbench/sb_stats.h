@@ -70,6 +70,18 @@ struct sb_stats {
 /* Empties s. Only the owner (or anyone before the owner starts). */
 void sb_stats_reset(struct sb_stats *s);
 
+/* Allocates empty statistics on pages of their own, which the kernel
+ * zero-fills on first touch: only the counters, the histogram headers and
+ * the buckets actually used become resident (about 20 KB instead of
+ * 110 KB), however much memory the heap had freed before. A result file
+ * of 20,000 points read back with calloc cost 3.4 GB, most of it calloc
+ * clearing reused heap memory. Returns NULL when out of memory. The
+ * caller owns the result and frees it with sb_stats_free. */
+struct sb_stats *sb_stats_new(void);
+
+/* Frees statistics from sb_stats_new; NULL is ignored. */
+void sb_stats_free(struct sb_stats *s);
+
 /* Makes s, which is all zero bytes (calloc), empty like sb_stats_reset,
  * writing only the fields that are not zero when empty: the histogram
  * counts stay untouched pages until used. */

@@ -92,7 +92,7 @@ static void end_point_of(struct sb_output *o, const struct sb_point *p)
 {
     struct sb_point q = *p;
 
-    q.total = malloc(sizeof(*q.total));
+    q.total = sb_stats_new();
     ck_assert_ptr_nonnull(q.total);
     *q.total = *p->total;
     q.thread_events = NULL;
