@@ -74,10 +74,12 @@ cat >wrap.lua <<'EOF'
 local default_run = thread_run
 local events = 0
 function event() events = events + 1 end
+-- One string per io.write: its arguments are written one by one, and the
+-- two threads' lines interleave when they end at the same moment.
 function thread_run(tid)
-  io.write("wrapped", tid, "\n")
+  io.write(("wrapped%d\n"):format(tid))
   default_run(tid)
-  io.write("events", tid, "=", events, "\n")
+  io.write(("events%d=%d\n"):format(tid, events))
 end
 EOF
 # By time, not by events: both threads surely start (whether a thread
