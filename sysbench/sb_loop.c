@@ -278,6 +278,26 @@ static void resume(struct sb_loop *l, struct sb_worker *w)
 
 /* ------------------------------------------------------------ the loop */
 
+/* Waits up to ts for the loop's sockets; returns epoll's count, or -1.
+ * epoll_pwait2 (Linux 5.11) takes the timer heap's nanoseconds; kernels
+ * before it, and valgrind 3.19, answer ENOSYS, on which the loop would
+ * never see a socket again. The loop then uses epoll_wait, its timeout
+ * rounded up to whole milliseconds so that it sleeps rather than spins:
+ * starts can be up to a millisecond late, which shows as start lag. */
+static int wait_sockets(struct sb_loop *l, struct epoll_event *evs, const struct timespec *ts)
+{
+    long long ms;
+
+    if (!l->no_pwait2) {
+        int n = epoll_pwait2(l->epfd, evs, SB_LOOP_EVENTS, ts, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        l->no_pwait2 = true;
+    }
+    ms = (long long)ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
+    return epoll_wait(l->epfd, evs, SB_LOOP_EVENTS, ms > 1000000 ? 1000000 : (int)ms);
+}
+
 /* Waits for sockets and timers up to the earliest timer (at most a tick,
  * so that a stop is noticed), and queues what is ready. */
 static void poll_ready(struct sb_loop *l, bool block)
@@ -293,7 +313,7 @@ static void poll_ready(struct sb_loop *l, bool block)
         ts.tv_sec = (time_t)((until - now) / SB_NS_PER_SEC);
         ts.tv_nsec = (long)((until - now) % SB_NS_PER_SEC);
     }
-    n = epoll_pwait2(l->epfd, evs, SB_LOOP_EVENTS, &ts, NULL);
+    n = wait_sockets(l, evs, &ts);
     for (int i = 0; i < n; i++) {
         struct sb_worker *w = evs[i].data.ptr;
         if (w->fd_wait) {

@@ -33,6 +33,7 @@ struct sb_loop {
     unsigned done;                 /* set (atomically) when it returns */
     /* Private to the loop's thread. */
     int epfd;
+    bool no_pwait2;                /* the kernel lacks epoll_pwait2 */
     struct sb_worker **heap;       /* timed waits, earliest first */
     unsigned nheap;
     struct sb_worker **runq;       /* ready to resume, a ring of n */
