@@ -286,16 +286,15 @@ static void resume(struct sb_loop *l, struct sb_worker *w)
  * starts can be up to a millisecond late, which shows as start lag. */
 static int wait_sockets(struct sb_loop *l, struct epoll_event *evs, const struct timespec *ts)
 {
-    long long ms;
-
     if (!l->no_pwait2) {
         int n = epoll_pwait2(l->epfd, evs, SB_LOOP_EVENTS, ts, NULL);
         if (n >= 0 || errno != ENOSYS)
             return n;
         l->no_pwait2 = true;
     }
-    ms = (long long)ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
-    return epoll_wait(l->epfd, evs, SB_LOOP_EVENTS, ms > 1000000 ? 1000000 : (int)ms);
+    /* ts is at most a tick (poll_ready), so the milliseconds fit an int. */
+    return epoll_wait(l->epfd, evs, SB_LOOP_EVENTS,
+                      (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000));
 }
 
 /* Waits for sockets and timers up to the earliest timer (at most a tick,
