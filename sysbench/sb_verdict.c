@@ -140,6 +140,7 @@ static bool skipped(const char *path)
 {
     static const char *const skip[] = {
         "options.general.json", "options.general.csv", "options.general.plot",
+        "options.general.hgrm", "options.general.log",
         "options.general.verbosity", "options.general.config-file",
     };
     for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
