@@ -216,7 +216,9 @@ static bool server_field(const char *path)
     static const char *const suffix[] = {"-host", "-port", "-socket", "-db", "-user"};
     size_t len = strlen(path);
 
+    /* environment.server: its settings and binary (sb_server_info.h). */
     if (strcmp(path, "environment.server_version") == 0 ||
+        strncmp(path, "environment.server.", 19) == 0 ||
         strcmp(path, "options.general.server-pid") == 0)
         return true;
     if (strncmp(path, "options.drivers.", 16) != 0)
