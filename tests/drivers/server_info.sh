@@ -5,7 +5,8 @@
 #     compare names that setting, with both values, as the only server
 #     setting that differs (the rule that leaves out what changes between
 #     runs by itself holds); the binary recorded is the server's own
-#     (/proc/PID/exe, its build id as readelf reads it);
+#     (/proc/PID/exe, its build id as readelf reads it); against a file
+#     without a server record compare lists that once;
 #   - the same on PostgreSQL with synchronous_commit on and off;
 #   - --log-aggregate-interval lines have exactly the fields pgbench writes
 #     on this machine (pgbench run against the same server, with and
@@ -82,7 +83,16 @@ mysql_setting() {
         { sb_fail "a setting the rule leaves out was recorded"; return 1; }
     check_binary f1.json "$(head -n 1 "$SB_SERVERS_DIR/mysql.pid" 2>/dev/null || echo "$SB_MYSQL_PID")" ||
         return 1
-    check_compare f1.json f2.json innodb_flush_log_at_trx_commit 1 2
+    check_compare f1.json f2.json innodb_flush_log_at_trx_commit 1 2 || return 1
+    # A file from before the server was recorded: one line, not one per
+    # setting of the other file.
+    python3 -c 'import json; d = json.load(open("f1.json")); del d["environment"]["server"]; json.dump(d, open("old.json", "w"))'
+    sb_run_ok "compare with an old file" old.txt old.err compare old.json f2.json --labels=a,b ||
+        return 1
+    grep -qx '  environment.server  (server)' old.txt && grep -qx '    a            (not recorded)' old.txt ||
+        { sb_show old.txt; sb_fail "the missing record is not listed"; return 1; }
+    [ "$(grep -c '^  environment.server.settings.' old.txt)" = 0 ] ||
+        { sb_fail "settings listed against a file without them"; return 1; }
 }
 
 # pg_sync VALUE: synchronous_commit for new sessions (ALTER SYSTEM
