@@ -19,6 +19,7 @@
 #include "sb_histogram.h"
 #include "sb_instance.h"
 #include "sb_json.h"
+#include "sb_log.h"
 #include "sb_safefile.h"
 #include "sb_selfcheck_report.h"
 #include "sb_histjson.h"
@@ -207,8 +208,13 @@ void sb_output_set_server(struct sb_output *o, const char *driver, const char *v
 
 void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si)
 {
+    char diff[512];
+
     if (!sb_server_info_known(&o->server_info) && sb_server_info_known(si))
         sb_server_info_move(&o->server_info, si);
+    else if (sb_server_info_first_diff(&o->server_info, si, diff, sizeof(diff)))
+        sb_warn("the server changed since the first point: %s; the result files record the "
+                "first point's server", diff);
 }
 
 void sb_output_set_end(struct sb_output *o, const char *status, int signal,

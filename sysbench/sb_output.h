@@ -96,7 +96,8 @@ void sb_output_set_server(struct sb_output *o, const char *driver,
                           const char *version);
 
 /* Takes over the server's settings and binary from si (left empty), if
- * none have been recorded yet: the first point's stand for the run. */
+ * none have been recorded yet: the first point's stand for the run. When
+ * a later point's differ, a warning names the first difference. */
 void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si);
 
 /*

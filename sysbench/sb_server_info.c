@@ -336,6 +336,48 @@ void sb_server_info_binary(struct sb_server_info *si, pid_t pid)
 
 /* -------------------------------------------------------- the document */
 
+/* Both lists are sorted by name: a merge walk. */
+static bool settings_diff(const struct sb_server_info *a, const struct sb_server_info *b,
+                          char *buf, size_t len)
+{
+    size_t i = 0, k = 0;
+
+    while (i < a->nsettings || k < b->nsettings) {
+        const struct sb_server_setting *x = i < a->nsettings ? &a->settings[i] : NULL;
+        const struct sb_server_setting *y = k < b->nsettings ? &b->settings[k] : NULL;
+        int c = x == NULL ? 1 : y == NULL ? -1 : strcmp(x->name, y->name);
+        if (c < 0) {
+            snprintf(buf, len, "%.200s (%.100s -> absent)", x->name, x->value);
+            return true;
+        }
+        if (c > 0) {
+            snprintf(buf, len, "%.200s (absent -> %.100s)", y->name, y->value);
+            return true;
+        }
+        if (strcmp(x->value, y->value) != 0) {
+            snprintf(buf, len, "%.200s (%.100s -> %.100s)", x->name, x->value, y->value);
+            return true;
+        }
+        i++;
+        k++;
+    }
+    return false;
+}
+
+bool sb_server_info_first_diff(const struct sb_server_info *a,
+                               const struct sb_server_info *b, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (a->have_settings && b->have_settings && settings_diff(a, b, buf, len))
+        return true;
+    if (a->binary_path[0] != '\0' && b->binary_path[0] != '\0' &&
+        (strcmp(a->build_id, b->build_id) != 0 || strcmp(a->sha256, b->sha256) != 0)) {
+        snprintf(buf, len, "binary");
+        return true;
+    }
+    return false;
+}
+
 bool sb_server_info_known(const struct sb_server_info *si)
 {
     return si->have_settings || si->binary_path[0] != '\0';

@@ -84,6 +84,16 @@ bool sb_server_info_build_id(FILE *fp, char *hex, size_t len);
  * Returns true unless a read failed. */
 bool sb_server_info_sha256(FILE *fp, char out[65]);
 
+/*
+ * The first difference between two records, for a warning: writes "name
+ * (a -> b)" of the first setting that differs, is missing on one side, or
+ * "binary" when the build id or SHA-256 differ, into buf. Returns false
+ * (buf "") when both have the same settings and binary, or either has
+ * none of them.
+ */
+bool sb_server_info_first_diff(const struct sb_server_info *a,
+                               const struct sb_server_info *b, char *buf, size_t len);
+
 /* Whether si holds anything worth writing. */
 bool sb_server_info_known(const struct sb_server_info *si);
 

@@ -64,6 +64,44 @@ START_TEST(test_json)
 }
 END_TEST
 
+START_TEST(test_first_diff)
+{
+    struct sb_server_info a, b;
+    char buf[512];
+
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    a.have_settings = b.have_settings = true;
+    ck_assert_int_eq(sb_server_info_add(&a, "sync_binlog", "0"), 0);
+    ck_assert_int_eq(sb_server_info_add(&a, "innodb_flush_log_at_trx_commit", "1"), 0);
+    ck_assert_int_eq(sb_server_info_add(&b, "innodb_flush_log_at_trx_commit", "1"), 0);
+    ck_assert_int_eq(sb_server_info_add(&b, "sync_binlog", "0"), 0);
+    sb_server_info_sort(&a);
+    sb_server_info_sort(&b);
+    ck_assert(!sb_server_info_first_diff(&a, &b, buf, sizeof(buf)));
+    ck_assert_str_eq(buf, "");
+    free(b.settings[0].value);
+    b.settings[0].value = strdup("2");
+    ck_assert(sb_server_info_first_diff(&a, &b, buf, sizeof(buf)));
+    ck_assert_str_eq(buf, "innodb_flush_log_at_trx_commit (1 -> 2)");
+    ck_assert_int_eq(sb_server_info_add(&b, "zz_new", "x"), 0);
+    free(b.settings[0].value);
+    b.settings[0].value = strdup("1");
+    ck_assert(sb_server_info_first_diff(&a, &b, buf, sizeof(buf)));
+    ck_assert_str_eq(buf, "zz_new (absent -> x)");
+    b.nsettings--; /* zz_new is last: dropped from the comparison */
+    snprintf(a.binary_path, sizeof(a.binary_path), "/usr/sbin/mariadbd");
+    snprintf(b.binary_path, sizeof(b.binary_path), "/usr/sbin/mariadbd");
+    snprintf(a.build_id, sizeof(a.build_id), "aa");
+    snprintf(b.build_id, sizeof(b.build_id), "bb");
+    ck_assert(sb_server_info_first_diff(&a, &b, buf, sizeof(buf)));
+    ck_assert_str_eq(buf, "binary");
+    b.nsettings++;
+    sb_server_info_free(&a);
+    sb_server_info_free(&b);
+}
+END_TEST
+
 /* A file holding len bytes of p, rewound. */
 static FILE *file_of(const void *p, size_t len)
 {
@@ -158,6 +196,7 @@ int main(void)
 
     tcase_add_test(tc, test_rule);
     tcase_add_test(tc, test_json);
+    tcase_add_test(tc, test_first_diff);
     tcase_add_test(tc, test_build_id);
     tcase_add_test(tc, test_sha256);
     suite_add_tcase(s, tc);
