@@ -97,6 +97,7 @@ static void agg_publish(struct sb_txlog *l, const struct sb_txlog_agg *a)
         d->cnt += a->cnt;
         d->retried += a->retried;
         d->retries += a->retries;
+        d->skipped += a->skipped;
         d->sum += a->sum;
         d->sum2 += a->sum2;
         d->min = fmin(d->min, a->min);
@@ -139,6 +140,7 @@ static void agg_add(struct sb_txlog_thread *t, const struct sb_txlog_rec *r, int
     a->lmax = fmax(a->lmax, lag);
     a->retried += r->retries > 0;
     a->retries += r->retries;
+    a->skipped += r->skipped;
 }
 
 /* The aggregate lines, in time order (under the lock). pgbench 15's
@@ -148,10 +150,10 @@ static void agg_write(struct sb_txlog *l)
     for (size_t i = 0; i < l->nagg && l->file.fp != NULL; i++) {
         const struct sb_txlog_agg *a = &l->aggs[i];
         fprintf(l->file.fp,
-                "%lld %llu %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f 0 %llu %llu 0 0\n",
+                "%lld %llu %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %llu %llu %llu 0 0\n",
                 (long long)a->start, (unsigned long long)a->cnt, a->sum, a->sum2, a->min,
-                a->max, a->lsum, a->lsum2, a->lmin, a->lmax, (unsigned long long)a->retried,
-                (unsigned long long)a->retries);
+                a->max, a->lsum, a->lsum2, a->lmin, a->lmax, (unsigned long long)a->skipped,
+                (unsigned long long)a->retried, (unsigned long long)a->retries);
     }
 }
 

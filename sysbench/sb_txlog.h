@@ -25,10 +25,11 @@
  *   serialization_failures deadlock_failures
  *
  * (one line in the file; microseconds; lag columns 0 in closed loop, as
- * pgbench writes them without --rate; retries are the ignored errors that
- * restarted the transaction, retried the transactions that had any;
- * skipped and the two failure kinds are 0: a skipped slot has no
- * transaction and a failure ends the run). Intervals start at multiples
+ * pgbench writes them without --rate; skipped the slots --tx-late=skip
+ * dropped, counted in the interval of the next transaction's end, as
+ * pgbench counts those its --latency-limit skips; retries are the ignored
+ * errors that restarted the transaction, retried the transactions that
+ * had any; the two failure kinds are 0: a failure ends the run). Intervals start at multiples
  * of SECONDS of Unix time; the lines are in time order. The sums of the
  * intervals stay in memory (about 100 bytes an interval) and are written
  * when the log is closed, since a worker may report an old interval late.
@@ -73,7 +74,7 @@ struct sb_txlog {
 /* The sums of one interval. */
 struct sb_txlog_agg {
     int64_t start;            /* Unix seconds */
-    uint64_t cnt, retried, retries;
+    uint64_t cnt, retried, retries, skipped;
     double sum, sum2, min, max, lsum, lsum2, lmin, lmax;
 };
 
@@ -81,6 +82,7 @@ struct sb_txlog_rec {
     uint64_t end_ns;          /* CLOCK_MONOTONIC */
     uint64_t resp_ns, lag_ns;
     uint32_t retries;
+    uint32_t skipped;         /* slots dropped before this transaction */
 };
 
 /* Lines formatted before one locked write. */
@@ -96,6 +98,7 @@ struct sb_txlog_thread {
     bool lag;                 /* rate mode: write schedule_lag */
     uint64_t txno;            /* transactions logged so far */
     uint64_t errors_seen;     /* the worker's ignored errors at the last record */
+    uint64_t skipped_seen;    /* its dropped slots (--tx-late=skip) then */
     /* Aggregate mode: the interval being summed (start -1 before the
      * first), added to the log's sums when the next one begins. */
     struct sb_txlog_agg agg;
@@ -124,9 +127,10 @@ void sb_txlog_flush(struct sb_txlog_thread *t);
 void sb_txlog_start(struct sb_txlog_thread *t);
 
 /* Records one transaction; errors is the worker's ignored-error count
- * (its increase since the last record is this transaction's retries). */
+ * (its increase since the last record is this transaction's retries),
+ * skipped its count of dropped slots (likewise). */
 static inline void sb_txlog_add(struct sb_txlog_thread *t, uint64_t end_ns, uint64_t resp_ns,
-                                uint64_t lag_ns, uint64_t errors)
+                                uint64_t lag_ns, uint64_t errors, uint64_t skipped)
 {
     struct sb_txlog_rec *r = &t->recs[t->n++];
 
@@ -135,6 +139,8 @@ static inline void sb_txlog_add(struct sb_txlog_thread *t, uint64_t end_ns, uint
     r->lag_ns = lag_ns;
     r->retries = (uint32_t)(errors - t->errors_seen);
     t->errors_seen = errors;
+    r->skipped = (uint32_t)(skipped - t->skipped_seen);
+    t->skipped_seen = skipped;
     if (t->n == SB_TXLOG_BUFFER)
         sb_txlog_flush(t);
 }

@@ -261,6 +261,15 @@ assert_eq "$(awk '{ s += $2 } END { print s }' agg.log)" "$ev" "num_transactions
 assert_eq "$(awk 'NF != 15 || $1 % 1 != 0 || $5 > $6 || $3 < $5 * $2 || $1 <= last { bad++ } { last = $1 } END { print bad + 0 }' agg.log)" \
     0 "malformed or unordered aggregate lines"
 
+tcase "--log-aggregate-interval counts the slots --tx-late=skip dropped"
+write_sleep
+sb sleep.lua run --threads=2 --tx-rate=5000 --tx-late=skip --time=2 --log=agg.log \
+    --log-aggregate-interval=1
+assert_exit 0
+sk=$(report_num out "skipped:")
+assert_gt "${sk:-0}" 0 "skipped slots"
+assert_eq "$(awk '{ s += $11 } END { print s }' agg.log)" "$sk" "skipped column sum"
+
 tcase "--log options are checked before the run"
 write_ev
 sb ev.lua run --time=1 --log-aggregate-interval=5
