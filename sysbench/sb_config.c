@@ -46,7 +46,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"plot", "after the run, draw charts (throughput, relative throughput, CPU per transaction, latency percentiles) with gnuplot to FILE-throughput.png etc.; FILE ends in .png or .svg", NULL, SB_ARG_FILE},
     {"hgrm", "after the run, write the response-time histogram in HdrHistogram's percentile distribution text format (values in ms) to FILE (FILE-N for point N of a sweep)", NULL, SB_ARG_FILE},
     {"log", "write one line per transaction in pgbench's per-transaction log format (client_id transaction_no time script_no time_epoch time_us [schedule_lag]) to FILE", NULL, SB_ARG_FILE},
-    {"log-aggregate-interval", "with --log, write one line per thread and interval of this many seconds in pgbench's aggregate log format instead (0 = one line per transaction)", "0", SB_ARG_DOUBLE},
+    {"log-aggregate-interval", "with --log, write one line per interval of this many seconds (all threads) in pgbench 15's aggregate log format instead (0 = one line per transaction)", "0", SB_ARG_DOUBLE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
     {"repeat", "run every point N times with the same options and seed, and report the median, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
     {"repeat-cooldown", "seconds to pause between the repeats of a point (--repeat)", "0", SB_ARG_DOUBLE},

@@ -241,6 +241,10 @@ struct sb_driver_ops {
     /* The server forks a process per connection (PostgreSQL), so its CPU
      * is the listening process's and all its children's. */
     bool server_forks;
+    /* A statement returning the server's settings as rows of (name,
+     * value), recorded in the result files (sb_server_info.h); NULL when
+     * the driver has none. */
+    const char *settings_query;
     /* Whether a transaction is open on con (also an aborted one), as the
      * client library knows it; NULL when it cannot tell. After an
      * ignorable error the common layer sends ROLLBACK when this says so,

@@ -27,9 +27,11 @@ struct merge {
     char err[1024];
 };
 
-/* General options that may differ between the instances of one run. */
+/* General options that may differ between the instances of one run: the
+ * instance's identity and where it writes its own files (each instance
+ * names its outputs, e.g. --log=so1.log), which change nothing measured. */
 static const char *const per_instance_options[] = {
-    "instance", "instances", "clock-offset", "json", "csv", "plot", "server-pid",
+    "instance", "instances", "clock-offset", "json", "csv", "plot", "hgrm", "log", "server-pid",
     "verbosity", "debug", "config-file", "help", "version", NULL
 };
 

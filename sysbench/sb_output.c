@@ -19,6 +19,7 @@
 #include "sb_histogram.h"
 #include "sb_instance.h"
 #include "sb_json.h"
+#include "sb_log.h"
 #include "sb_safefile.h"
 #include "sb_selfcheck_report.h"
 #include "sb_histjson.h"
@@ -205,6 +206,17 @@ void sb_output_set_server(struct sb_output *o, const char *driver, const char *v
         snprintf(o->server_version, sizeof(o->server_version), "%s", version);
 }
 
+void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si)
+{
+    char diff[512];
+
+    if (!sb_server_info_known(&o->server_info) && sb_server_info_known(si))
+        sb_server_info_move(&o->server_info, si);
+    else if (sb_server_info_first_diff(&o->server_info, si, diff, sizeof(diff)))
+        sb_warn("the server changed since the first point: %s; the result files record the "
+                "first point's server", diff);
+}
+
 void sb_output_set_end(struct sb_output *o, const char *status, int signal,
                        const char *error)
 {
@@ -282,6 +294,7 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
     free(o->points);
     o->points = NULL;
     o->npoints = o->cap = 0;
+    sb_server_info_free(&o->server_info);
     return rc;
 }
 
@@ -623,6 +636,10 @@ static void json_environment(struct sb_json *j, const struct sb_output *o)
         sb_json_kv_null(j, "memory_bytes");
     sb_json_kv_string(j, "driver", o->driver_name[0] ? o->driver_name : NULL);
     sb_json_kv_string(j, "server_version", o->server_version[0] ? o->server_version : NULL);
+    if (sb_server_info_known(&o->server_info)) {
+        sb_json_key(j, "server");
+        sb_server_info_json(j, &o->server_info);
+    }
     sb_json_end_object(j);
 }
 

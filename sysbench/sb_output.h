@@ -29,6 +29,7 @@
 #include "sb_result.h"
 #include "sb_safefile.h"
 #include "sb_selfcheck.h"
+#include "sb_server_info.h"
 #include "sb_stats.h"
 
 struct sb_txlog;
@@ -48,6 +49,7 @@ struct sb_output {
     size_t npoints, cap;
     char server_version[256];       /* "" until a probe connection got one */
     char driver_name[32];           /* the driver used, "" if none */
+    struct sb_server_info server_info; /* the first point's; owned */
     time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
     struct sb_txlog *txlog;         /* --log, borrowed from main; NULL without */
@@ -92,6 +94,11 @@ void sb_output_set_start(struct sb_output *o, double unix_s);
  * version has been recorded yet. version may be NULL (ignored). */
 void sb_output_set_server(struct sb_output *o, const char *driver,
                           const char *version);
+
+/* Takes over the server's settings and binary from si (left empty), if
+ * none have been recorded yet: the first point's stand for the run. When
+ * a later point's differ, a warning names the first difference. */
+void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si);
 
 /*
  * Records how the run ended, for the JSON document ("ended") and the

@@ -14,6 +14,7 @@
 #include "sb_cpu.h"
 #include "sb_log.h"
 #include "sb_driver.h"
+#include "sb_server_info.h"
 
 /*
  * Finds the server's processes for CPU accounting: --server-pid when
@@ -25,9 +26,12 @@
  * server's version string for the result files (version, "" if unknown).
  * An embedded engine runs inside the client, so its library version is
  * the server's, and no probe is made (it would create a database file).
+ * The probe connection also reads the server's settings into info, and
+ * the binary of a server found on this machine is recorded there.
  */
 bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
-                        char *label, size_t len, char *version, size_t vlen)
+                        char *label, size_t len, char *version, size_t vlen,
+                        struct sb_server_info *info)
 {
     /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
     const char *pids = sb_optset_str(env->general, "server-pid");
@@ -53,6 +57,10 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
             if (v != NULL)
                 snprintf(version, vlen, "%s", v);
             have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
+            if (drv->settings_query != NULL &&
+                sb_server_info_read_settings(info, con, drv->settings_query, why,
+                                             sizeof(why)) != 0)
+                sb_warn("the server's settings are not recorded: %s", why);
             sb_db_disconnect(con);
         } else {
             snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
@@ -66,6 +74,7 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
         }
         srv->npids = (size_t)found;
         srv->include_children = true;
+        sb_server_info_binary(info, srv->pids[0]);
         snprintf(label, len, "--server-pid=%s and their children", pids);
         return true;
     }
@@ -93,6 +102,7 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
     }
     srv->npids = (size_t)found;
     srv->include_children = drv->server_forks;
+    sb_server_info_binary(info, srv->pids[0]);
     snprintf(srv->endpoint, sizeof(srv->endpoint), "%s", endpoint);
     snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
              srv->include_children ? " and its children" : "", endpoint);
@@ -104,6 +114,7 @@ struct probe_call {
     const struct sb_lua_env *env;
     struct sb_cpu_server srv;
     char label[512], version[256];
+    struct sb_server_info info;
     bool found;
 };
 
@@ -111,12 +122,13 @@ static void *probe_main(void *p)
 {
     struct probe_call *c = p;
     c->found = sb_run_find_server(c->env, &c->srv, c->label, sizeof(c->label), c->version,
-                                  sizeof(c->version));
+                                  sizeof(c->version), &c->info);
     return NULL;
 }
 
 int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
-                 size_t len, char *version, size_t vlen, bool *found)
+                 size_t len, char *version, size_t vlen, struct sb_server_info *info,
+                 bool *found)
 {
     struct probe_call *c = calloc(1, sizeof(*c));
     int rc;
@@ -133,6 +145,7 @@ int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *
     *srv = c->srv;
     snprintf(label, len, "%s", c->label);
     snprintf(version, vlen, "%s", c->version);
+    sb_server_info_move(info, &c->info);
     free(c);
     return 0;
 }

@@ -536,8 +536,11 @@ static void record_final(struct sb_reporter *r, struct sb_point *p,
         sb_warn("out of memory: a point's final figures are missing from the result files");
     /* Only a script that ran queries used the driver; one that did not
      * says nothing about any server. */
-    if (r->sql && env->driver != NULL)
+    if (r->sql && env->driver != NULL) {
         sb_output_set_server(r->out, env->driver->name, in->server_version);
+        if (in->server_info != NULL)
+            sb_output_set_server_info(r->out, in->server_info);
+    }
 }
 
 /* The script's report_cumulative hook in place of the built-in final

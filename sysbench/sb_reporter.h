@@ -77,6 +77,9 @@ struct sb_final_in {
     uint64_t deadline;            /* 0 for none */
     struct sb_cpu_sample *cpu_before, *cpu_after;
     const char *cpu_label, *server_version;
+    /* The server's settings and binary: moved into the result files when
+     * the script used the driver. */
+    struct sb_server_info *server_info;
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "sb_output.h"
 #include "sb_report.h"
 #include "sb_reporter.h"
+#include "sb_server_info.h"
 #include "sb_stop.h"
 #include "sb_txlog.h"
 #include "sb_worker.h"
@@ -459,6 +460,7 @@ struct run_server {
     struct sb_cpu_server srv;
     char label[512];   /* how it was found, or why not */
     char version[256]; /* "" if unknown */
+    struct sb_server_info info; /* settings and binary; owned */
 };
 
 /*
@@ -473,7 +475,7 @@ static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_ser
 
     print_header(run, run->env);
     rc = sb_run_probe(run->env, &sv->srv, sv->label, sizeof(sv->label), sv->version,
-                      sizeof(sv->version), &found);
+                      sizeof(sv->version), &sv->info, &found);
     if (rc != 0) {
         if (rc > 0)
             printf("\nInterrupted by signal %d before the run started.\n", sb_run_signal());
@@ -581,7 +583,7 @@ static bool all_restarted(const struct sb_run *run)
  */
 static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
                   const struct sb_run_clock *clk, struct sb_cpu_sample *cpu_before,
-                  struct sb_cpu_sample *cpu_after, const struct run_server *sv)
+                  struct sb_cpu_sample *cpu_after, struct run_server *sv)
 {
     struct sb_final_in fin;
     const char *werr;
@@ -599,6 +601,7 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     fin.cpu_after = cpu_after;
     fin.cpu_label = sv->label;
     fin.server_version = sv->version;
+    fin.server_info = &sv->info;
     /* The error first, then the report of what ran before it. */
     werr = worker_error(run);
     if (werr != NULL)
@@ -644,15 +647,18 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     }
     /* init(), done() and the report hooks see the point being run. */
     sb_lua_export_point(L, run->env);
+    memset(&sv, 0, sizeof(sv));
     rc = begin_point(run, r, &sv);
-    if (rc != 0)
-        return rc;
-    rc = launch(run, r, L, &known, &nknown);
+    if (rc == 0)
+        rc = launch(run, r, L, &known, &nknown);
     if (rc != 0) {
         free(known);
+        sb_server_info_free(&sv.info);
         return rc;
     }
     measure(run, r, &clk, &cpu_before, &cpu_after, known, nknown, &sv);
     free(known);
-    return finish(run, r, L, &clk, &cpu_before, &cpu_after, &sv);
+    rc = finish(run, r, L, &clk, &cpu_before, &cpu_after, &sv);
+    sb_server_info_free(&sv.info);
+    return rc;
 }

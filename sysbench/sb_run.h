@@ -127,11 +127,16 @@ int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *a
  * Finds the server's processes for CPU accounting (--server-pid, else the
  * local process listening where the driver connects) and the server's
  * version (vlen bytes into version, "" if unknown) through one probe
- * connection. Returns true when found; otherwise label says why not.
+ * connection, which also reads the server's settings into info (zeroed
+ * by the caller; the binary too when the server is found here, see
+ * sb_server_info.h). Returns true when found; otherwise label says why
+ * not.
  */
 struct sb_cpu_server;
+struct sb_server_info;
 bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
-                        char *label, size_t len, char *version, size_t vlen);
+                        char *label, size_t len, char *version, size_t vlen,
+                        struct sb_server_info *info);
 
 /*
  * Follows a server found by its endpoint across restarts, for the CPU
@@ -174,9 +179,11 @@ void sb_server_watch_adjust(const struct sb_server_watch *w, struct sb_cpu_sampl
                             char *label, size_t len);
 
 /* sb_run_find_server in a guarded thread (sb_run_guarded), so that a
- * signal does not wait for a connect timeout. Returns 0 (*found set), 1
- * when a signal came first (the thread is abandoned), -1 on failure. */
+ * signal does not wait for a connect timeout. Returns 0 (*found set and
+ * the server's settings moved into info, which the caller frees), 1 when
+ * a signal came first (the thread is abandoned), -1 on failure. */
 int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
-                 size_t len, char *version, size_t vlen, bool *found);
+                 size_t len, char *version, size_t vlen, struct sb_server_info *info,
+                 bool *found);
 
 #endif /* SB_RUN_H */

@@ -4,7 +4,7 @@
 #include "sb_txlog.h"
 
 #include <math.h>
-#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,7 +31,7 @@ void sb_txlog_thread_init(struct sb_txlog_thread *t, struct sb_txlog *l, int tid
     t->log = l;
     t->tid = tid;
     t->lag = lag;
-    t->agg_start = -1;
+    t->agg.start = -1;
 }
 
 void sb_txlog_start(struct sb_txlog_thread *t)
@@ -56,65 +56,105 @@ static void text_flush(struct sb_txlog_text *x, struct sb_txlog *l)
     x->len = 0;
 }
 
-static void text_line(struct sb_txlog_text *x, struct sb_txlog *l, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void text_line(struct sb_txlog_text *x, struct sb_txlog *l, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (x->len > sizeof(x->buf) - 512)
-        text_flush(x, l);
-    va_start(ap, fmt);
-    n = vsnprintf(x->buf + x->len, sizeof(x->buf) - x->len, fmt, ap);
-    va_end(ap);
-    if (n > 0 && (size_t)n < sizeof(x->buf) - x->len)
-        x->len += (size_t)n;
-}
-
 static double us(uint64_t ns)
 {
     return (double)ns / 1000.0;
 }
 
-/* The aggregate line of the interval being summed, then a fresh one. */
-static void agg_emit(struct sb_txlog_thread *t, struct sb_txlog_text *x)
+/* Doubles the room for intervals (under the lock). Returns 0, or -1 when
+ * out of memory. */
+static int grow_aggs(struct sb_txlog *l)
 {
-    if (t->agg_start < 0 || t->cnt == 0)
-        return;
-    text_line(x, t->log,
-              "%lld %llu %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f 0 %llu %llu 0 0 0\n",
-              (long long)t->agg_start, (unsigned long long)t->cnt, t->sum, t->sum2, t->min,
-              t->max, t->lsum, t->lsum2, t->cnt ? t->lmin : 0, t->lmax,
-              (unsigned long long)t->retried, (unsigned long long)t->retries);
+    size_t cap = l->agg_cap ? l->agg_cap * 2 : 256;
+    struct sb_txlog_agg *na = realloc(l->aggs, cap * sizeof(*na));
+
+    if (na == NULL)
+        return -1;
+    l->aggs = na;
+    l->agg_cap = cap;
+    return 0;
 }
 
-static void agg_add(struct sb_txlog_thread *t, const struct sb_txlog_rec *r, int64_t epoch_s,
-                    struct sb_txlog_text *x)
+/* Adds a into the log's interval with the same start (under the lock),
+ * keeping the intervals sorted: workers finish intervals in about time
+ * order, so the place is searched from the end. */
+static void agg_publish(struct sb_txlog *l, const struct sb_txlog_agg *a)
 {
+    size_t i;
+
+    if (a->start < 0 || a->cnt == 0)
+        return;
+    pthread_mutex_lock(&l->lock);
+    if (l->file.fp == NULL) { /* closed: an abandoned worker's late interval */
+        pthread_mutex_unlock(&l->lock);
+        return;
+    }
+    i = l->nagg;
+    while (i > 0 && l->aggs[i - 1].start > a->start)
+        i--;
+    if (i > 0 && l->aggs[i - 1].start == a->start) {
+        struct sb_txlog_agg *d = &l->aggs[i - 1];
+        d->cnt += a->cnt;
+        d->retried += a->retried;
+        d->retries += a->retries;
+        d->skipped += a->skipped;
+        d->sum += a->sum;
+        d->sum2 += a->sum2;
+        d->min = fmin(d->min, a->min);
+        d->max = fmax(d->max, a->max);
+        d->lsum += a->lsum;
+        d->lsum2 += a->lsum2;
+        d->lmin = fmin(d->lmin, a->lmin);
+        d->lmax = fmax(d->lmax, a->lmax);
+    } else if (l->nagg == l->agg_cap && grow_aggs(l) != 0) {
+        l->agg_oom = true;
+    } else {
+        memmove(&l->aggs[i + 1], &l->aggs[i], (l->nagg - i) * sizeof(*l->aggs));
+        l->aggs[i] = *a;
+        l->nagg++;
+    }
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void agg_add(struct sb_txlog_thread *t, const struct sb_txlog_rec *r, int64_t epoch_s)
+{
+    struct sb_txlog_agg *a = &t->agg;
     int64_t width = (int64_t)t->log->agg_s;
     int64_t start = epoch_s - epoch_s % (width > 0 ? width : 1);
     double lat = us(r->resp_ns), lag = t->lag ? us(r->lag_ns) : 0;
 
-    if (start != t->agg_start) {
-        agg_emit(t, x);
-        t->agg_start = start;
-        t->cnt = t->retried = t->retries = 0;
-        t->sum = t->sum2 = t->max = t->lsum = t->lsum2 = t->lmax = 0;
-        t->min = t->lmin = INFINITY;
+    if (start != a->start) {
+        agg_publish(t->log, a);
+        memset(a, 0, sizeof(*a));
+        a->start = start;
+        a->min = a->lmin = INFINITY;
     }
-    t->cnt++;
-    t->sum += lat;
-    t->sum2 += lat * lat;
-    t->min = fmin(t->min, lat);
-    t->max = fmax(t->max, lat);
-    t->lsum += lag;
-    t->lsum2 += lag * lag;
-    t->lmin = fmin(t->lmin, lag);
-    t->lmax = fmax(t->lmax, lag);
-    t->retried += r->retries > 0;
-    t->retries += r->retries;
+    a->cnt++;
+    a->sum += lat;
+    a->sum2 += lat * lat;
+    a->min = fmin(a->min, lat);
+    a->max = fmax(a->max, lat);
+    a->lsum += lag;
+    a->lsum2 += lag * lag;
+    a->lmin = fmin(a->lmin, lag);
+    a->lmax = fmax(a->lmax, lag);
+    a->retried += r->retries > 0;
+    a->retries += r->retries;
+    a->skipped += r->skipped;
+}
+
+/* The aggregate lines, in time order (under the lock). pgbench 15's
+ * fields; see sb_txlog.h. */
+static void agg_write(struct sb_txlog *l)
+{
+    for (size_t i = 0; i < l->nagg && l->file.fp != NULL; i++) {
+        const struct sb_txlog_agg *a = &l->aggs[i];
+        fprintf(l->file.fp,
+                "%lld %llu %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %llu %llu %llu 0 0\n",
+                (long long)a->start, (unsigned long long)a->cnt, a->sum, a->sum2, a->min,
+                a->max, a->lsum, a->lsum2, a->lmin, a->lmax, (unsigned long long)a->skipped,
+                (unsigned long long)a->retried, (unsigned long long)a->retries);
+    }
 }
 
 /* Appends v in decimal and then c to p; returns the new end. */
@@ -170,7 +210,7 @@ void sb_txlog_flush(struct sb_txlog_thread *t)
         int64_t sec = epoch_ns / 1000000000, usec = (epoch_ns % 1000000000) / 1000;
 
         if (l->agg_s > 0) {
-            agg_add(t, r, sec, x);
+            agg_add(t, r, sec);
             continue;
         }
         t->txno++;
@@ -184,10 +224,8 @@ void sb_txlog_thread_done(struct sb_txlog_thread *t)
 {
     sb_txlog_flush(t);
     if (t->log->agg_s > 0) {
-        t->text.len = 0;
-        agg_emit(t, &t->text);
-        t->cnt = 0;
-        text_flush(&t->text, t->log);
+        agg_publish(t->log, &t->agg);
+        t->agg.cnt = 0;
     }
 }
 
@@ -197,10 +235,20 @@ int sb_txlog_close(struct sb_txlog *l, char *err, size_t errlen)
 
     /* The lock stays initialised: an abandoned worker may still take it. */
     pthread_mutex_lock(&l->lock);
-    if (__atomic_load_n(&l->started, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&l->started, __ATOMIC_ACQUIRE)) {
+        agg_write(l);
         rc = sb_safefile_commit(&l->file, err, errlen);
-    else
+        if (rc == 0 && l->agg_oom) {
+            snprintf(err, errlen, "out of memory: intervals are missing from the --log file");
+            rc = -1;
+        }
+    } else {
         sb_safefile_abandon(&l->file);
+    }
+    /* Later intervals (an abandoned worker) are dropped, not kept. */
+    free(l->aggs);
+    l->aggs = NULL;
+    l->nagg = l->agg_cap = 0;
     pthread_mutex_unlock(&l->lock);
     return rc;
 }

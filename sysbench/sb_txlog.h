@@ -15,18 +15,24 @@
  * transaction ended, and schedule_lag (rate modes only) the start lag in
  * microseconds.
  *
- * With --log-aggregate-interval=SECONDS, one line per thread and interval
- * instead, in pgbench's (15 and later) aggregate format:
+ * With --log-aggregate-interval=SECONDS, one line per interval instead
+ * (all threads summed, as pgbench's log of one thread), in the aggregate
+ * format of pgbench 15 (checked against pgbench 15.18 by
+ * tests/drivers/server_info.sh), 15 fields:
  *
  *   interval_start num_transactions sum_latency sum_latency_2 min_latency
  *   max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries
- *   failures serialization_failures deadlock_failures
+ *   serialization_failures deadlock_failures
  *
- * (one line in the file; microseconds; lag columns 0 in closed loop;
- * retries are the ignored errors that restarted the transaction, retried
- * the transactions that had any; skipped, failures and the two failure
- * kinds are 0: a skipped slot has no transaction and a failure ends the
- * run). Intervals start at multiples of SECONDS of Unix time.
+ * (one line in the file; microseconds; lag columns 0 in closed loop, as
+ * pgbench writes them without --rate; skipped the slots --tx-late=skip
+ * dropped, counted in the interval of the next transaction's end, as
+ * pgbench counts those its --latency-limit skips; retries are the ignored
+ * errors that restarted the transaction, retried the transactions that
+ * had any; the two failure kinds are 0: a failure ends the run). Intervals start at multiples
+ * of SECONDS of Unix time; the lines are in time order. The sums of the
+ * intervals stay in memory (about 100 bytes an interval) and are written
+ * when the log is closed, since a worker may report an old interval late.
  *
  * The file is written to a temporary name next to FILE and renamed over it
  * when the run ends (sb_safefile.h: never through a symlink, never over a
@@ -58,12 +64,25 @@ struct sb_txlog {
     int64_t epoch_offset_ns;  /* Unix time minus CLOCK_MONOTONIC */
     double agg_s;             /* 0: one line per transaction */
     bool started;             /* a worker started measuring (atomic) */
+    /* Aggregate mode: every interval's sums, by interval_start (guarded
+     * by lock). */
+    struct sb_txlog_agg *aggs;
+    size_t nagg, agg_cap;
+    bool agg_oom;             /* an interval was lost: said at close */
+};
+
+/* The sums of one interval. */
+struct sb_txlog_agg {
+    int64_t start;            /* Unix seconds */
+    uint64_t cnt, retried, retries, skipped;
+    double sum, sum2, min, max, lsum, lsum2, lmin, lmax;
 };
 
 struct sb_txlog_rec {
     uint64_t end_ns;          /* CLOCK_MONOTONIC */
     uint64_t resp_ns, lag_ns;
     uint32_t retries;
+    uint32_t skipped;         /* slots dropped before this transaction */
 };
 
 /* Lines formatted before one locked write. */
@@ -79,10 +98,10 @@ struct sb_txlog_thread {
     bool lag;                 /* rate mode: write schedule_lag */
     uint64_t txno;            /* transactions logged so far */
     uint64_t errors_seen;     /* the worker's ignored errors at the last record */
-    /* Aggregate mode: the interval being summed. */
-    int64_t agg_start;        /* Unix seconds; -1 before the first */
-    uint64_t cnt, retried, retries;
-    double sum, sum2, min, max, lsum, lsum2, lmin, lmax;
+    uint64_t skipped_seen;    /* its dropped slots (--tx-late=skip) then */
+    /* Aggregate mode: the interval being summed (start -1 before the
+     * first), added to the log's sums when the next one begins. */
+    struct sb_txlog_agg agg;
     unsigned n;
     struct sb_txlog_rec recs[SB_TXLOG_BUFFER];
     struct sb_txlog_text text;
@@ -108,9 +127,10 @@ void sb_txlog_flush(struct sb_txlog_thread *t);
 void sb_txlog_start(struct sb_txlog_thread *t);
 
 /* Records one transaction; errors is the worker's ignored-error count
- * (its increase since the last record is this transaction's retries). */
+ * (its increase since the last record is this transaction's retries),
+ * skipped its count of dropped slots (likewise). */
 static inline void sb_txlog_add(struct sb_txlog_thread *t, uint64_t end_ns, uint64_t resp_ns,
-                                uint64_t lag_ns, uint64_t errors)
+                                uint64_t lag_ns, uint64_t errors, uint64_t skipped)
 {
     struct sb_txlog_rec *r = &t->recs[t->n++];
 
@@ -119,16 +139,19 @@ static inline void sb_txlog_add(struct sb_txlog_thread *t, uint64_t end_ns, uint
     r->lag_ns = lag_ns;
     r->retries = (uint32_t)(errors - t->errors_seen);
     t->errors_seen = errors;
+    r->skipped = (uint32_t)(skipped - t->skipped_seen);
+    t->skipped_seen = skipped;
     if (t->n == SB_TXLOG_BUFFER)
         sb_txlog_flush(t);
 }
 
-/* The end of the worker: flushes, and in aggregate mode writes its last
- * (partial) interval. */
+/* The end of the worker: flushes, and in aggregate mode adds its last
+ * (partial) interval to the log's sums. */
 void sb_txlog_thread_done(struct sb_txlog_thread *t);
 
 /*
- * Ends the log: renames it over its final name when a worker started
+ * Ends the log: in aggregate mode writes the intervals' lines in time
+ * order; then renames it over its final name when a worker started
  * measuring, otherwise removes it and leaves the final name untouched.
  * Safe while an abandoned worker may still flush: later writes are
  * dropped. Returns 0, or -1 with one line in err (a write failed, or the

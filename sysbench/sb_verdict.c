@@ -78,6 +78,9 @@ void sb_verdict_judge(const struct sb_point *a, const struct sb_point *b,
 
 /* ------------------------------------------------------------ differences */
 
+/* The value of "environment.server" in a file that has none. */
+#define NOT_RECORDED "(not recorded)"
+
 /* One flattened field: "options.general.threads" = "4". */
 struct field {
     char *path, *value;
@@ -140,6 +143,7 @@ static bool skipped(const char *path)
 {
     static const char *const skip[] = {
         "options.general.json", "options.general.csv", "options.general.plot",
+        "options.general.hgrm", "options.general.log",
         "options.general.verbosity", "options.general.config-file",
     };
     for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
@@ -186,6 +190,12 @@ static int load_fields(struct fields *fs, const char *path, char *err, size_t er
     rc = rc ? rc : flatten(fs, sb_jv_path(doc, p), p);
     rc = rc ? rc : flatten(fs, sb_jv_path(doc, "options.script"), "options.script");
     rc = rc ? rc : flatten(fs, sb_jv_get(doc, "environment"), "environment");
+    /* A file from before the server was recorded: one line for it, not
+     * one per setting of the other files. */
+    if (rc == 0)
+        rc = add_field(fs, "environment.server",
+                       sb_jv_path(doc, "environment.server") == NULL ? NOT_RECORDED
+                                                                     : "(recorded)");
     sb_jv_free(doc);
     if (rc != 0)
         snprintf(err, errlen, "out of memory");
@@ -215,7 +225,9 @@ static bool server_field(const char *path)
     static const char *const suffix[] = {"-host", "-port", "-socket", "-db", "-user"};
     size_t len = strlen(path);
 
+    /* environment.server: its settings and binary (sb_server_info.h). */
     if (strcmp(path, "environment.server_version") == 0 ||
+        strncmp(path, "environment.server", 18) == 0 ||
         strcmp(path, "options.general.server-pid") == 0)
         return true;
     if (strncmp(path, "options.drivers.", 16) != 0)
@@ -225,6 +237,18 @@ static bool server_field(const char *path)
         if (len > sl && strcmp(path + len - sl, suffix[i]) == 0)
             return true;
     }
+    return false;
+}
+
+/* A field of environment.server when some file has none: only the
+ * missing record is listed. */
+static bool server_unrecorded(const struct fields *all, size_t n, const char *path)
+{
+    if (strncmp(path, "environment.server.", 19) != 0)
+        return false;
+    for (size_t q = 0; q < n; q++)
+        if (strcmp(value_of(&all[q], "environment.server"), NOT_RECORDED) == 0)
+            return true;
     return false;
 }
 
@@ -257,7 +281,7 @@ int sb_verdict_print_diffs(FILE *out, const char *const *paths, char *const *lab
         for (size_t i = 0; i < all[r].n; i++) {
             const char *path = all[r].f[i].path, *v0 = value_of(&all[0], path);
             bool differs = false;
-            if (seen_before(all, r, i))
+            if (seen_before(all, r, i) || server_unrecorded(all, n, path))
                 continue;
             for (size_t q = 1; q < n; q++)
                 differs = differs || strcmp(value_of(&all[q], path), v0) != 0;

@@ -48,9 +48,9 @@ void sb_verdict_judge(const struct sb_point *a, const struct sb_point *b,
 /*
  * Prints every option and environment field whose value differs between
  * the n result files (paths and labels parallel), then a warning when
- * anything but the server differs (its version, host, port, socket,
- * database, user, --server-pid). Output files (--json, --csv, --plot) and
- * the verbosity are not compared. Returns the number of differing fields
+ * anything but the server differs (its version, settings and binary,
+ * host, port, socket, database, user, --server-pid). Output files (--json, --csv, --plot,
+ * --hgrm, --log) and the verbosity are not compared. Returns the number of differing fields
  * other than the server's, or -1 with one line in err when a file cannot
  * be read again.
  */

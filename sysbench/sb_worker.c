@@ -77,6 +77,7 @@ static void arm_txlog(struct sb_worker *w)
     if (w->txlog_buf == NULL)
         return;
     w->txlog_buf->errors_seen = w->db.errors;
+    w->txlog_buf->skipped_seen = w->pacer.skipped;
     w->txlog = w->txlog_buf;
     sb_txlog_start(w->txlog_buf);
 }
@@ -309,7 +310,7 @@ void sb_worker_event_stop(struct sb_worker *w)
     w->completed++;
     sb_worker_publish(w);
     if (w->txlog != NULL)
-        sb_txlog_add(w->txlog, end, response, lag, w->db.errors);
+        sb_txlog_add(w->txlog, end, response, lag, w->db.errors, w->pacer.skipped);
 }
 
 static void fail(struct sb_worker *w)

@@ -33,7 +33,9 @@ py() {
     python3 -c "import json, sys; d = [json.load(open(f)) for f in sys.argv[1:]]; print($expr)" "$@"
 }
 
-# Three instances of a 2-thread run at 600 tx/s in all, started together.
+# Three instances of a 2-thread run at 600 tx/s in all, started together,
+# each naming its own output files (merge must not take those for a
+# difference).
 FIX=$_T_ROOT/fixtures
 mkdir -p "$FIX"
 (
@@ -43,7 +45,7 @@ mkdir -p "$FIX"
     for i in 0 1 2; do
         "$SB_BIN" ids.lua run --threads=2 --tx-rate=600 --time=2 --report-interval=1 \
             --rand-seed=9 --instance=$i/3 --start-at="$at" --clock-offset=0.0004 \
-            --json=i$i.json >i$i.out 2>&1 &
+            --json=i$i.json --log=so$i.log --hgrm=so$i.hgrm >i$i.out 2>&1 &
     done
     wait
     "$SB_BIN" ids.lua run --threads=6 --time=0.2 --rand-seed=9 >single.out 2>&1
@@ -127,6 +129,8 @@ cp "$FIX"/i?.json .
 sb merge i0.json i1.json i2.json --json=all.json
 assert_exit 0
 assert_contains out "Merged result of 3 instances"
+assert_eq "$(py 'sorted({x["options"]["general"]["log"] for x in d} | {x["options"]["general"]["hgrm"] for x in d})' i0.json i1.json i2.json)" \
+    "['so0.hgrm', 'so0.log', 'so1.hgrm', 'so1.log', 'so2.hgrm', 'so2.log']" "per-instance output names"
 assert_contains out "target:                              600.00 tx/s"
 assert_eq "$(py 'd[3]["points"][0]["final"]["events"] == sum(x["points"][0]["final"]["events"] for x in d[:3]), round(d[3]["points"][0]["final"]["rate"]["achieved_tps"], 6) == round(sum(x["points"][0]["final"]["rate"]["achieved_tps"] for x in d[:3]), 6), d[3]["points"][0]["threads"], d[3]["points"][0]["target_tps"]' i0.json i1.json i2.json all.json)" \
     "True True 6 600" "merged events and achieved rate are the sums; connections, target"

@@ -257,8 +257,18 @@ sb sleep.lua run --threads=2 --tx-rate=200 --time=2 --log=agg.log --log-aggregat
 assert_exit 0
 ev=$(report_num out "total number of events:")
 assert_eq "$(awk '{ s += $2 } END { print s }' agg.log)" "$ev" "num_transactions sum"
-assert_eq "$(awk 'NF != 16 || $1 % 1 != 0 || $5 > $6 || $3 < $5 * $2 { bad++ } END { print bad + 0 }' agg.log)" \
-    0 "malformed aggregate lines"
+# pgbench 15's 15 fields, one line per interval, in time order.
+assert_eq "$(awk 'NF != 15 || $1 % 1 != 0 || $5 > $6 || $3 < $5 * $2 || $1 <= last { bad++ } { last = $1 } END { print bad + 0 }' agg.log)" \
+    0 "malformed or unordered aggregate lines"
+
+tcase "--log-aggregate-interval counts the slots --tx-late=skip dropped"
+write_sleep
+sb sleep.lua run --threads=2 --tx-rate=5000 --tx-late=skip --time=2 --log=agg.log \
+    --log-aggregate-interval=1
+assert_exit 0
+sk=$(report_num out "skipped:")
+assert_gt "${sk:-0}" 0 "skipped slots"
+assert_eq "$(awk '{ s += $11 } END { print s }' agg.log)" "$sk" "skipped column sum"
 
 tcase "--log options are checked before the run"
 write_ev

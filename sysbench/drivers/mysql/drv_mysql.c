@@ -708,5 +708,6 @@ const struct sb_driver_ops sb_driver_mysql = {
     .client_version = sb_mysql_client_version,
     .server_version = sb_mysql_server_version,
     .server_endpoint = sb_mysql_server_endpoint,
+    .settings_query = "SHOW GLOBAL VARIABLES",
     .in_transaction = sb_mysql_in_transaction,
 };

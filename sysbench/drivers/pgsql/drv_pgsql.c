@@ -960,5 +960,10 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .server_version = sb_pgsql_server_version,
     .server_endpoint = sb_pgsql_server_endpoint,
     .server_forks = true,
+    /* current_setting: the value as configured, with its unit ("64MB").
+     * A row whose setting this user may not read has NULL there, and
+     * current_setting would fail the query on it: left out. */
+    .settings_query = "SELECT name, current_setting(name) FROM pg_settings "
+                      "WHERE setting IS NOT NULL",
     .in_transaction = sb_pgsql_in_transaction,
 };
