@@ -136,19 +136,22 @@ static void check_machine(const struct sb_selfcheck_in *in, struct sb_selfcheck 
 }
 
 /* What would lift a server-bound run's limit, and how many connections
- * would keep each at SB_SELFCHECK_TARGET_UTIL. */
-static void server_cause(const struct sb_selfcheck_in *in, unsigned nos, struct sb_selfcheck *out)
+ * would keep each at SB_SELFCHECK_TARGET_UTIL. The server's CPU is scaled
+ * from the rate achieved to the target: what the target would need. */
+static void server_cause(const struct sb_selfcheck_in *in, unsigned cores,
+                         struct sb_selfcheck *out)
 {
-    double busy = isfinite(out->worker_busy_pct) ? out->worker_busy_pct : out->worker_cpu_pct;
+    double scale = in->achieved_tps > 0 ? in->target_tps / in->achieved_tps : 1;
     double want;
 
     if (in->in_process)
-        /* The engine works in the workers: busy ones are the database at
-         * work, and more of them help only while CPUs are free. */
-        out->cause = busy >= 100.0 * SB_SELFCHECK_CPU_SHARE && nos >= in->ncpus
+        /* The engine works in the workers: their CPU per transaction at
+         * the target, as a share of the whole machine. */
+        out->cause = isfinite(out->client_demand_pct) && in->ncpus > 0 &&
+                     out->client_demand_pct * cores / in->ncpus >= 100.0 * SB_SELFCHECK_SERVER_SAT
                      ? SB_SELFCHECK_CAUSE_SERVER : SB_SELFCHECK_CAUSE_CONNECTIONS;
     else if (isfinite(in->server_cpu_pct))
-        out->cause = in->server_cpu_pct >= 100.0 * SB_SELFCHECK_SERVER_SAT
+        out->cause = in->server_cpu_pct * scale >= 100.0 * SB_SELFCHECK_SERVER_SAT
                      ? SB_SELFCHECK_CAUSE_SERVER : SB_SELFCHECK_CAUSE_CONNECTIONS;
     else
         out->cause = SB_SELFCHECK_CAUSE_UNKNOWN;
@@ -190,7 +193,7 @@ static void judge_load(const struct sb_selfcheck_in *in, struct sb_selfcheck *ou
         out->flags |= SB_SELFCHECK_CLIENT_BOUND;
     if (server) {
         out->flags |= SB_SELFCHECK_SERVER_BOUND;
-        server_cause(in, nos, out);
+        server_cause(in, cores, out);
     }
     if (contention)
         out->flags |= SB_SELFCHECK_CONTENTION;

@@ -35,9 +35,11 @@
  *                   the client's own busy time is under
  *                   SB_SELFCHECK_CLIENT_TX_SHARE of the service time). The
  *                   cause says what would help: too few connections (the
- *                   server's CPU is below SB_SELFCHECK_SERVER_SAT of the
+ *                   server's CPU, scaled from the achieved rate to the
+ *                   target, stays below SB_SELFCHECK_SERVER_SAT of the
  *                   machine), the server (at or above it; for an embedded
- *                   engine, workers busy), or unknown (server not
+ *                   engine, the workers' CPU per transaction at the target
+ *                   against the machine), or unknown (server not
  *                   measured).
  *  contention       processes that are neither the client nor the server
  *                   used at least SB_SELFCHECK_OTHER_SHARE of the machine's

@@ -62,16 +62,17 @@ static void print_server_advice(const struct sb_selfcheck *c, FILE *out)
 {
     switch (c->cause) {
     case SB_SELFCHECK_CAUSE_CONNECTIONS:
-        fprintf(out, "        => too few connections: each was busy %.0f%% of its time (server "
-                "CPU %s): run more, about --threads=%u, or lower the rate\n",
-                c->utilisation_pct, c->in_process ? "in the workers not saturated"
-                : "not saturated", c->suggest_threads);
+        fprintf(out, "        => too few connections: each was busy %.0f%% of its time while "
+                "the %s had CPU to spare at the target: run more, about --threads=%u, or lower "
+                "the rate\n", c->utilisation_pct,
+                c->in_process ? "embedded engine" : "server", c->suggest_threads);
         break;
     case SB_SELFCHECK_CAUSE_SERVER:
-        fprintf(out, "        => the server is the limit at this rate: its CPU was saturated "
-                "(%s); more connections will not help\n", c->in_process
-                ? "the embedded engine kept every worker busy on every CPU"
-                : "at or above 80% of the machine");
+        fprintf(out, "        => the server is the limit at this rate: %s; more connections "
+                "will not help\n", c->in_process
+                ? "the embedded engine's CPU per transaction at the target needs 80% or more "
+                  "of the machine"
+                : "its CPU, scaled to the target rate, needs 80% or more of the machine");
         break;
     default:
         fprintf(out, "        => server-bound or too few connections: each connection was busy "
