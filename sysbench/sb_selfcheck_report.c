@@ -128,9 +128,11 @@ static void print_contention(const struct sb_selfcheck *c, FILE *out)
             c->machine_cpu_pct, isfinite(c->client_cpu_pct) ? c->client_cpu_pct : 0, server,
             c->other_cpu_pct, c->others_dominant ? " [high]" : "", 100 * SB_SELFCHECK_OTHER_SHARE);
     if (c->flags & SB_SELFCHECK_CONTENTION)
-        fprintf(out, "        => other processes took most of the machine's CPU while the run "
-                "fell behind: its figures measure the shared machine; run where nothing else "
-                "competes\n");
+        fprintf(out, "        => other processes took most of the machine's CPU and the run "
+                "was held up (%s): its figures measure the shared machine; run where nothing "
+                "else competes\n", isfinite(c->worker_wait_pct) &&
+                c->worker_wait_pct >= 100 * SB_SELFCHECK_WAIT_SHARE
+                ? "its workers waited for a CPU" : "it fell behind its schedule");
 }
 
 static void print_trend(const struct sb_trend *t, FILE *out)
