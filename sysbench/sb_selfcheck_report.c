@@ -45,7 +45,7 @@ static void print_client(const struct sb_selfcheck *c, FILE *out)
     print_workers(c, out);
     if (isfinite(c->client_demand_pct))
         fprintf(out, FIG "%.1f%% of the cores the workers could use at the target rate%s "
-                "(flag at %.0f%%)\n", "client CPU needed:", c->client_demand_pct,
+                "(flag at %.0f%%)\n", "worker CPU needed:", c->client_demand_pct,
                 c->demand_bound ? " [high]" : "", 100 * SB_SELFCHECK_CPU_SHARE);
     if (c->in_process)
         fprintf(out, FIG "the database engine runs in the client's threads: their CPU is the "
@@ -69,7 +69,7 @@ static void print_server_advice(const struct sb_selfcheck *c, FILE *out)
         break;
     case SB_SELFCHECK_CAUSE_SERVER:
         fprintf(out, "        => the server is the limit at this rate: %s; more connections "
-                "will not help\n", c->in_process
+                "will not carry this rate\n", c->in_process
                 ? "the embedded engine's CPU per transaction at the target needs 80% or more "
                   "of the machine"
                 : "its CPU, scaled to the target rate, needs 80% or more of the machine");
