@@ -108,7 +108,8 @@ static void check_rate(const struct sb_selfcheck_in *in, unsigned cores, struct 
     out->utilisation_pct = 100.0 * in->service_mean_s * in->target_tps / in->threads;
     out->client_delay_mean_ms = 1000.0 * in->client_delay_s / ev;
     out->client_late_pct = 100.0 * (double)in->client_late / ev;
-    out->client_late = out->client_late_pct > 100.0 * SB_SELFCHECK_LATE_SHARE;
+    out->client_late = out->client_late_pct > 100.0 * SB_SELFCHECK_LATE_SHARE &&
+                       in->client_late >= SB_SELFCHECK_MIN_LATE;
     if (in->worker_cpu_s >= 0 && cores > 0) {
         out->client_demand_pct = 100.0 * in->worker_cpu_s / ev * in->target_tps / cores;
         out->demand_bound = out->client_demand_pct >= 100.0 * SB_SELFCHECK_CPU_SHARE;

@@ -73,6 +73,9 @@
 #define SB_SELFCHECK_CPU_SHARE 0.90
 #define SB_SELFCHECK_LAG_SHARE 0.10
 #define SB_SELFCHECK_LATE_SHARE 0.01
+/* Fewer late starts than this are accidents, not a limit (a short run's
+ * one late wake-up is more than 1% of its starts). */
+#define SB_SELFCHECK_MIN_LATE 3
 #define SB_SELFCHECK_RATE_SHARE 0.99
 #define SB_SELFCHECK_UTIL_SHARE 0.90
 #define SB_SELFCHECK_CLIENT_TX_SHARE 0.50

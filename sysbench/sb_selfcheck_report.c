@@ -38,10 +38,11 @@ static void print_client(const struct sb_selfcheck *c, FILE *out)
     if (isfinite(c->client_late_pct))
         fprintf(out, FIG "%.3f ms mean after the connection was free (due and its previous "
                 "transaction done); %.2f%% of starts later than %.3f ms (%.0f%% of the period)%s "
-                "(flag above %.0f%%)\n", "client's own start delay:", c->client_delay_mean_ms,
-                c->client_late_pct, c->period_ms * SB_SELFCHECK_LAG_SHARE,
-                100 * SB_SELFCHECK_LAG_SHARE, c->client_late ? " [high]" : "",
-                100 * SB_SELFCHECK_LATE_SHARE);
+                "(flag above %.0f%% and %d starts)\n", "client's own start delay:",
+                c->client_delay_mean_ms, c->client_late_pct,
+                c->period_ms * SB_SELFCHECK_LAG_SHARE, 100 * SB_SELFCHECK_LAG_SHARE,
+                c->client_late ? " [high]" : "", 100 * SB_SELFCHECK_LATE_SHARE,
+                SB_SELFCHECK_MIN_LATE);
     print_workers(c, out);
     if (isfinite(c->client_demand_pct))
         fprintf(out, FIG "%.1f%% of the cores the workers could use at the target rate%s "
@@ -300,6 +301,7 @@ static void json_thresholds(struct sb_json *j)
     sb_json_kv_double(j, "client_demand_pct", 100 * SB_SELFCHECK_CPU_SHARE);
     sb_json_kv_double(j, "client_late_of_period_pct", 100 * SB_SELFCHECK_LAG_SHARE);
     sb_json_kv_double(j, "client_late_pct", 100 * SB_SELFCHECK_LATE_SHARE);
+    sb_json_kv_uint(j, "min_late_starts", SB_SELFCHECK_MIN_LATE);
     sb_json_kv_double(j, "lag_pct_of_period", 100 * SB_SELFCHECK_LAG_SHARE);
     sb_json_kv_double(j, "achieved_pct", 100 * SB_SELFCHECK_RATE_SHARE);
     sb_json_kv_double(j, "utilisation_pct", 100 * SB_SELFCHECK_UTIL_SHARE);

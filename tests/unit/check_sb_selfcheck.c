@@ -328,6 +328,17 @@ START_TEST(test_client_late)
     sb_selfcheck_eval(&in, &c);
     ck_assert(c.client_late);
     ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
+    /* A short run: 2 late starts of 50 are 4%, yet an accident. */
+    in.events = 50;
+    in.client_late = 2;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(!c.client_late);
+    ck_assert_uint_eq(c.flags, 0);
+    in.client_late = 3;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
+    in.events = 1000;
+    in.client_late = 11;
     /* Others took 60% of the machine: their doing, not the client's. */
     in.machine_cpu_pct = 75;
     sb_selfcheck_eval(&in, &c);
