@@ -197,11 +197,19 @@ tcase "a flat throughput is stationary"
 write_sleep
 sb sleep.lua run --tx-rate=100 --time=11 --json=r.json
 assert_exit 0
-assert_match out "^ +stationary: +yes \("
 assert_eq "$(jget r.json '"not-stationary" in d["points"][0]["selfcheck"]["flags"]')" false "flag"
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["tested"]')" true "tested"
-assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["verdict"]')" stationary \
-    "stationarity verdict"
+# On a machine others took (contention flagged: starts held up by hundreds
+# of ms were seen), the per-second throughput is noisy enough that a
+# large change is not significant: "not enough evidence" is then the true
+# answer. Otherwise the flat rate must be found stationary.
+if [ "$(jget r.json '"contention" in d["points"][0]["selfcheck"]["flags"]')" = true ]; then
+    assert_match out "^ +stationary: +(yes|not enough evidence) \("
+else
+    assert_match out "^ +stationary: +yes \("
+    assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["verdict"]')" stationary \
+        "stationarity verdict"
+fi
 
 tcase "labelled: busy loops outside client and server are contention"
 write_busy
@@ -270,7 +278,8 @@ write_sleep
 sb sleep.lua run --threads=1,2 --tx-rate=4 --time=1
 assert_exit 0
 assert_match out "relative +self-check$"
-assert_count out "^ +[12] +4\.00 .* ok$" 2
+# Each point is ok, or rightly contention on a machine others took.
+assert_count out "^ +[12] +4\.00 .* (ok|contention)$" 2
 
 # ---------------------------------------------------------------- --hgrm
 
