@@ -3,6 +3,7 @@
  */
 #include "sb_sampler.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,16 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
     in.events = total->c[SB_STAT_EVENTS];
     in.achieved_tps = t > 0 ? (double)in.events / t : 0;
     in.lag_p99_s = (double)sb_hist_percentile(&total->lag, 99) / 1e9;
+    in.service_mean_s = total->service.total > 0
+        ? (double)total->service.sum_ns / (double)total->service.total / 1e9 : 0;
+    in.client_delay_s = (double)total->c[SB_STAT_CLIENT_DELAY_NS] / 1e9;
+    in.client_late = total->c[SB_STAT_CLIENT_LATE];
+    /* An engine without a server to connect to runs in the workers. */
+    in.in_process = run->env->driver != NULL && run->env->driver->server_endpoint == NULL &&
+                    sb_stats_queries(total) > 0;
+    in.client_cpu_pct = cr->client.measured ? cr->client.util_pct : NAN;
+    in.server_cpu_pct = cr->server.measured ? cr->server.util_pct : NAN;
+    in.machine_cpu_pct = cr->machine.measured ? cr->machine.util_pct : NAN;
     in.errors = total->c[SB_STAT_ERRORS];
     in.tps = s->tps;
     in.ntps = s->ntps;

@@ -55,6 +55,15 @@ enum sb_counter {
     SB_STAT_RECONNECTS,
     SB_STAT_LATE,         /* starts after their due time */
     SB_STAT_SKIPPED,      /* slots dropped by --tx-late=skip */
+    /* Rate modes, for the self-check's client-bound verdict: the client's
+     * own delay of each start, start - max(due time, end of the previous
+     * transaction on the connection) (the part of the lag the connection
+     * was free to avoid), summed in ns; and the starts it delayed by more
+     * than the worker's threshold (sb_worker.h client_late_ns). Counters,
+     * not a histogram: they merge and diff like the others and cost the
+     * per-transaction path two stores. */
+    SB_STAT_CLIENT_DELAY_NS,
+    SB_STAT_CLIENT_LATE,
     SB_STAT_NCOUNTERS
 };
 

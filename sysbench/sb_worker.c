@@ -15,6 +15,7 @@
 #include "sb_run.h"
 #include "sb_stop.h"
 #include "sb_sampler.h"
+#include "sb_selfcheck.h"
 #include "sb_txlog.h"
 
 /* Set by the run while no worker thread is alive; read-only otherwise. */
@@ -107,6 +108,10 @@ void sb_worker_start_pacing(struct sb_run *run)
                           run->cfg->late_policy, run->t0_ns);
         /* Without warmup every slot is in the window (none is before t0). */
         w->measured = run->window_start_ns <= run->t0_ns;
+        /* The self-check's threshold of a late start, as it computes the
+         * period (sb_selfcheck.c). */
+        w->client_late_ns = run->rate > 0
+            ? (uint64_t)(SB_SELFCHECK_LAG_SHARE * 1e9 * run->nthreads / run->rate) : UINT64_MAX;
     }
 }
 
@@ -289,8 +294,16 @@ enum sb_mux_next sb_worker_mux_woken(struct sb_worker *w)
 void sb_worker_event_start(struct sb_worker *w)
 {
     w->start_ns = sb_now_ns();
-    if (!w->pacing) /* atomic: the reporter may read due_ns (sb_stats.h) */
+    if (!w->pacing) { /* atomic: the reporter may read due_ns (sb_stats.h) */
         __atomic_store_n(&w->due_ns, w->start_ns, __ATOMIC_RELAXED);
+    } else {
+        /* Waiting behind this connection's own previous transaction is
+         * the server's doing (or too few connections), not the client's:
+         * only the time after both the due time and that end counts. */
+        uint64_t due = __atomic_load_n(&w->due_ns, __ATOMIC_RELAXED);
+        uint64_t ready = due > w->prev_end_ns ? due : w->prev_end_ns;
+        w->client_delay_ns = w->start_ns > ready ? w->start_ns - ready : 0;
+    }
 }
 
 void sb_worker_event_stop(struct sb_worker *w)
@@ -305,6 +318,10 @@ void sb_worker_event_stop(struct sb_worker *w)
     if (w->pacing) {
         sb_hist_record(&w->stats.service, end - w->start_ns);
         sb_hist_record(&w->stats.lag, lag);
+        sb_stats_add(&w->stats, SB_STAT_CLIENT_DELAY_NS, w->client_delay_ns);
+        if (w->client_delay_ns > w->client_late_ns)
+            sb_stats_add(&w->stats, SB_STAT_CLIENT_LATE, 1);
+        w->prev_end_ns = end;
     }
     sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
     w->completed++;

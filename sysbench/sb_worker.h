@@ -64,6 +64,13 @@ struct sb_worker {
     bool measured;
     uint64_t taken;
     uint64_t max_backlog;
+    /* Rate modes: when this connection's previous transaction ended, the
+     * current start's client delay (start - max(due, prev_end_ns)), and
+     * the delay above which a start counts as SB_STAT_CLIENT_LATE
+     * (SB_SELFCHECK_LAG_SHARE of the connection's period). Private. */
+    uint64_t prev_end_ns;
+    uint64_t client_delay_ns;
+    uint64_t client_late_ns;
     /* --log: this worker's buffer (owned, NULL without --log), and the
      * same pointer once its transactions are measured (NULL before): the
      * event path tests only the latter. */

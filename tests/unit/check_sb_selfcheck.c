@@ -1,6 +1,10 @@
 /*
  * Unit tests for sb_selfcheck: the trend test's statistics, its false
- * positive rate on noise, and each of the three flags at its threshold.
+ * positive rate on noise, each flag at its threshold, and labelled
+ * synthetic runs (the issue's cases among them) with the verdict each
+ * must get: stalls are not the client's, a busy client is, service time
+ * above the period is the server's or too few connections', others'
+ * CPU is contention.
  */
 #include <check.h>
 #include <math.h>
@@ -98,11 +102,54 @@ START_TEST(test_trend_too_few)
     double y[] = {100, 10, 1, 0.1};
     struct sb_trend t;
 
+    double z[SB_SELFCHECK_MIN_INTERVALS];
+
     for (size_t n = 0; n < SB_SELFCHECK_MIN_INTERVALS; n++) {
         sb_selfcheck_trend(y, n < 4 ? n : 4, 1.0, &t);
         ck_assert(!t.tested);
         ck_assert(!t.flagged);
+        ck_assert_int_eq(t.verdict, SB_TREND_TOO_FEW);
     }
+    /* The issue's case: a +90% fitted change over 6 samples said
+     * "stationary: yes". Below the minimum it is not enough evidence. */
+    for (size_t i = 0; i < 6; i++)
+        z[i] = 100 + 30.0 * (double)i + (i % 2 ? 120 : -120);
+    sb_selfcheck_trend(z, 6, 1.0, &t);
+    ck_assert(fabs(t.change_pct) > 50);
+    ck_assert_int_eq(t.verdict, SB_TREND_TOO_FEW);
+    ck_assert_str_eq(sb_selfcheck_trend_name(t.verdict), "too-few-samples");
+}
+END_TEST
+
+/* A large change that is not significant is not enough evidence either
+ * way; a small one is stationary; a large significant one is a drift. */
+START_TEST(test_trend_verdicts)
+{
+    double y[12];
+    struct sb_trend t;
+
+    /* +50% fitted over 12 samples buried in +-400 alternating noise. */
+    for (int i = 0; i < 12; i++)
+        y[i] = 800 + 40.0 * i + (i % 2 ? 400 : -400);
+    sb_selfcheck_trend(y, 12, 1.0, &t);
+    ck_assert(t.tested);
+    ck_assert(!t.significant);
+    ck_assert(fabs(t.change_pct) >= 10);
+    ck_assert_int_eq(t.verdict, SB_TREND_UNDECIDED);
+    ck_assert(!t.flagged);
+    ck_assert_str_eq(sb_selfcheck_trend_name(t.verdict), "not-enough-evidence");
+    /* The same trend without the noise: a drift, flagged. */
+    for (int i = 0; i < 12; i++)
+        y[i] = 800 + 40.0 * i + (i % 2 ? 4 : -4);
+    sb_selfcheck_trend(y, 12, 1.0, &t);
+    ck_assert_int_eq(t.verdict, SB_TREND_DRIFT);
+    ck_assert(t.flagged);
+    /* A flat noisy series: stationary. */
+    for (int i = 0; i < 12; i++)
+        y[i] = 1000 + (i % 2 ? 30 : -30);
+    sb_selfcheck_trend(y, 12, 1.0, &t);
+    ck_assert_int_eq(t.verdict, SB_TREND_STATIONARY);
+    ck_assert_str_eq(sb_selfcheck_trend_name(t.verdict), "stationary");
 }
 END_TEST
 
@@ -152,6 +199,8 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* A quiet closed-loop run: 2 threads on 4 CPUs, 10 s, workers 10% of
+ * two cores, the machine 20% busy (client 5%, server 10%). */
 static struct sb_selfcheck_in base_in(void)
 {
     struct sb_selfcheck_in in;
@@ -162,10 +211,29 @@ static struct sb_selfcheck_in base_in(void)
     in.worker_cpu_s = 2;   /* 10% of two cores */
     in.worker_wait_s = -1; /* run-queue wait unknown */
     in.events = 1000;
+    in.client_cpu_pct = 5;
+    in.server_cpu_pct = 10;
+    in.machine_cpu_pct = 20;
     return in;
 }
 
-START_TEST(test_generator_cpu)
+/* A rate-mode run at target tps (2 threads) that kept up: service s_ms. */
+static struct sb_selfcheck_in rate_in(double tps, double s_ms)
+{
+    struct sb_selfcheck_in in = base_in();
+
+    in.rate_mode = SB_PACE_FIXED;
+    in.target_tps = tps;
+    in.achieved_tps = tps;
+    in.events = (uint64_t)(tps * in.wall_s);
+    in.service_mean_s = s_ms / 1000;
+    in.worker_cpu_s = 0.1;
+    in.worker_wait_s = 0.05;
+    in.lag_p99_s = 0;
+    return in;
+}
+
+START_TEST(test_client_cpu)
 {
     struct sb_selfcheck_in in = base_in();
     struct sb_selfcheck c;
@@ -176,10 +244,11 @@ START_TEST(test_generator_cpu)
     in.worker_cpu_s = 18;          /* 90% of 2 x 10 s */
     sb_selfcheck_eval(&in, &c);
     ck_assert(c.cpu_bound);
-    ck_assert_uint_eq(c.flags, SB_SELFCHECK_GENERATOR_BOUND);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
     in.worker_cpu_s = 17.9;
     sb_selfcheck_eval(&in, &c);
     ck_assert(!c.cpu_bound);
+    ck_assert_uint_eq(c.flags, 0);
     /* 8 threads on 4 CPUs can use at most 4 cores. */
     in.threads = 8;
     in.worker_cpu_s = 36;
@@ -192,16 +261,19 @@ START_TEST(test_generator_cpu)
     sb_selfcheck_eval(&in, &c);
     ck_assert(c.cpu_bound);
     ck_assert_double_eq_tol(c.worker_busy_pct, 95, 1e-9);
+    ck_assert_double_eq_tol(c.worker_wait_pct, 50, 1e-9);
     in.worker_wait_s = 35;         /* 88.75%: not */
     sb_selfcheck_eval(&in, &c);
     ck_assert(!c.cpu_bound);
-    /* Two threads on a shared machine: half a core each, the rest
-     * waiting for the CPU: client-bound although CPU time says 50%. */
+    /* Two threads on a machine of its own: half a core each, the rest
+     * waiting for each other's CPU: client-bound although CPU time says
+     * 50%. */
     in.threads = 2;
     in.worker_cpu_s = 10;
     in.worker_wait_s = 9;
     sb_selfcheck_eval(&in, &c);
     ck_assert(c.cpu_bound);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
     ck_assert_double_eq_tol(c.worker_cpu_pct, 50, 1e-9);
     in.worker_wait_s = 0;          /* idle half the time: not */
     sb_selfcheck_eval(&in, &c);
@@ -210,34 +282,242 @@ START_TEST(test_generator_cpu)
     sb_selfcheck_eval(&in, &c);
     ck_assert(!c.cpu_bound);
     ck_assert(isnan(c.worker_cpu_pct));
+    ck_assert_uint_eq(c.flags, 0);
 }
 END_TEST
 
-START_TEST(test_generator_rate)
+/* The issue's first case: 1 ms events, 2% stalling 50 ms, 200 tx/s over 2
+ * threads, workers 0.4% busy. The lag p99 is many periods, yet the client
+ * was free at every due time: no client-bound, and (utilisation 20%, the
+ * rate achieved) no server-bound either: the figures measure the server's
+ * stalls, as they should. */
+START_TEST(test_stalls_not_client)
+{
+    struct sb_selfcheck_in in = rate_in(200, 0.98 * 1 + 0.02 * 50);
+    struct sb_selfcheck c;
+
+    in.lag_p99_s = 0.040;          /* 400% of the 10 ms period */
+    in.client_delay_s = 2000 * 20e-6;
+    in.client_late = 0;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.lag_bound);
+    ck_assert_double_eq_tol(c.utilisation_pct, 19.8, 1e-9);
+    ck_assert_double_eq_tol(c.client_delay_mean_ms, 0.02, 1e-9);
+    ck_assert_uint_eq(c.flags, 0);
+    /* The same run on a machine whose other processes took 80% of it:
+     * the lag is then laid to the contention. */
+    in.machine_cpu_pct = 95;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_double_eq_tol(c.other_cpu_pct, 80, 1e-9);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CONTENTION);
+}
+END_TEST
+
+/* Idle at the due time yet late: client-bound, at the thresholds. */
+START_TEST(test_client_late)
+{
+    struct sb_selfcheck_in in = rate_in(100, 1);   /* 20 ms period */
+    struct sb_selfcheck c;
+
+    in.client_late = 10;           /* 1% of 1000 starts: not above */
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_double_eq_tol(c.client_late_pct, 1, 1e-9);
+    ck_assert(!c.client_late);
+    ck_assert_uint_eq(c.flags, 0);
+    in.client_late = 11;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.client_late);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
+    /* A short run: 2 late starts of 50 are 4%, yet an accident. */
+    in.events = 50;
+    in.client_late = 2;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(!c.client_late);
+    ck_assert_uint_eq(c.flags, 0);
+    in.client_late = 3;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
+    in.events = 1000;
+    in.client_late = 11;
+    /* Others took 60% of the machine: their doing, not the client's. */
+    in.machine_cpu_pct = 75;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.others_dominant);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CONTENTION);
+    /* An embedded engine: an idle worker's late start is still the
+     * client's. */
+    in.machine_cpu_pct = 20;
+    in.in_process = true;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
+}
+END_TEST
+
+/* A client spinning 5 ms per event at 1000 tx/s on 1 thread: it needs five
+ * cores, whatever else runs. */
+START_TEST(test_client_demand)
+{
+    struct sb_selfcheck_in in = rate_in(1000, 30);
+    struct sb_selfcheck c;
+
+    in.threads = 1;
+    in.achieved_tps = 35;
+    in.events = 350;
+    in.worker_cpu_s = 350 * 0.005;
+    in.worker_wait_s = 10 - in.worker_cpu_s;
+    in.machine_cpu_pct = 100;      /* others 85% */
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_double_eq_tol(c.client_demand_pct, 500, 1e-9);
+    ck_assert(c.demand_bound && c.rate_short);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND | SB_SELFCHECK_CONTENTION);
+    /* Alone on the machine: client-bound only, never server-bound. */
+    in.machine_cpu_pct = 20;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
+    /* An embedded engine's CPU is the database's: server-bound, the
+     * server (the engine, 1 thread on 1 CPU) the limit. */
+    in.ncpus = 1;
+    in.in_process = true;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_SERVER_BOUND);
+    ck_assert_int_eq(c.cause, SB_SELFCHECK_CAUSE_SERVER);
+}
+END_TEST
+
+/* Service time above the period: server-bound, with what would help. */
+START_TEST(test_server_bound)
+{
+    struct sb_selfcheck_in in = rate_in(100, 17.9);  /* 2 threads, 89.5% */
+    struct sb_selfcheck c;
+    char buf[128];
+
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, 0);
+    in.service_mean_s = 0.0182;    /* 91% */
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_SERVER_BOUND);
+    ck_assert_int_eq(c.cause, SB_SELFCHECK_CAUSE_CONNECTIONS);   /* server CPU 10% */
+    ck_assert_uint_eq(c.suggest_threads, 3);   /* 2 x 0.91 / 0.7 = 2.6 */
+    ck_assert_str_eq(sb_selfcheck_cause_name(c.cause), "connections");
+    ck_assert_str_eq(sb_selfcheck_flag_names(c.flags, buf, sizeof(buf)), "server-bound");
+    /* 20 ms per transaction at 100 tx/s on 1 connection: 200%. */
+    in.threads = 1;
+    in.service_mean_s = 0.020;
+    in.achieved_tps = 50;
+    in.events = 500;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_double_eq_tol(c.utilisation_pct, 200, 1e-9);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_SERVER_BOUND);
+    ck_assert_uint_eq(c.suggest_threads, 3);   /* 1 x 2 / 0.7 = 2.9 */
+    /* The server's CPU saturated: it is the limit. */
+    in.server_cpu_pct = 85;
+    in.machine_cpu_pct = 92;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_int_eq(c.cause, SB_SELFCHECK_CAUSE_SERVER);
+    ck_assert_uint_eq(c.suggest_threads, 0);
+    /* Not measured (remote server, no driver): unknown. */
+    in.server_cpu_pct = NAN;
+    in.machine_cpu_pct = 20;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_int_eq(c.cause, SB_SELFCHECK_CAUSE_UNKNOWN);
+    /* A shortfall alone (--tx-late=skip) is server-bound too. */
+    in = rate_in(100, 1);
+    in.achieved_tps = 98.9;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.rate_short);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_SERVER_BOUND);
+    in.achieved_tps = 99;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, 0);
+}
+END_TEST
+
+/* The MariaDB case of the issue: 4 threads at 300 tx/s where the closed
+ * loop reaches 644 (6.2 ms per transaction), workers 11% busy, some lag:
+ * clean. */
+START_TEST(test_below_capacity_clean)
+{
+    struct sb_selfcheck_in in = rate_in(300, 4 / 644.0 * 1000);
+    struct sb_selfcheck c;
+
+    in.threads = 4;
+    in.events = 3000;
+    in.worker_cpu_s = 0.11 * 4 * 10;
+    in.worker_wait_s = 0;
+    in.lag_p99_s = 0.005;          /* 37.5% of the 13.3 ms period */
+    in.client_delay_s = 3000 * 30e-6;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.lag_bound);
+    ck_assert_double_eq_tol(c.utilisation_pct, 46.6, 0.1);
+    ck_assert_uint_eq(c.flags, 0);
+}
+END_TEST
+
+/* Transactions that are the client's own work, slowed by others taking
+ * the CPU: contention, not server-bound (the server did not make them
+ * long) and not client-bound (the client alone needs 30% of a core). */
+START_TEST(test_contention)
+{
+    struct sb_selfcheck_in in = rate_in(150, 7);
+    struct sb_selfcheck c;
+
+    in.threads = 1;
+    in.achieved_tps = 120;
+    in.events = 1200;
+    in.worker_cpu_s = 1200 * 0.002;
+    in.worker_wait_s = 10 - in.worker_cpu_s;
+    in.client_cpu_pct = 12;
+    in.server_cpu_pct = NAN;
+    in.machine_cpu_pct = 100;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_double_eq_tol(c.client_demand_pct, 30, 1e-9);
+    ck_assert(c.client_tx_pct >= 50);
+    ck_assert_double_eq_tol(c.other_cpu_pct, 88, 1e-9);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CONTENTION);
+    /* Others dominant but no effect: not flagged. */
+    in = rate_in(150, 1);
+    in.machine_cpu_pct = 100;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(c.others_dominant);
+    ck_assert_uint_eq(c.flags, 0);
+    /* A closed loop whose workers wait for a CPU 10% of their time. */
+    in = base_in();
+    in.machine_cpu_pct = 100;
+    in.worker_wait_s = 2;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_double_eq_tol(c.worker_wait_pct, 10, 1e-9);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CONTENTION);
+    in.worker_wait_s = 1.9;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, 0);
+    /* The machine not measured: never contention. */
+    in.worker_wait_s = 5;
+    in.machine_cpu_pct = NAN;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert(isnan(c.other_cpu_pct));
+    ck_assert_uint_eq(c.flags, 0);
+}
+END_TEST
+
+/* An embedded engine in a closed loop keeps its workers busy: that is the
+ * database at work, not a client limit. */
+START_TEST(test_in_process_closed_loop)
 {
     struct sb_selfcheck_in in = base_in();
     struct sb_selfcheck c;
 
-    in.rate_mode = SB_PACE_FIXED;
-    in.target_tps = 100;           /* 2 threads: 20 ms period */
-    in.achieved_tps = 100;
-    in.lag_p99_s = 0.002;          /* exactly 10%: not above */
+    in.in_process = true;
+    in.worker_cpu_s = 19;
+    in.worker_wait_s = 0.5;
+    in.server_cpu_pct = NAN;
+    in.client_cpu_pct = 48;
+    in.machine_cpu_pct = 50;
     sb_selfcheck_eval(&in, &c);
-    ck_assert_double_eq_tol(c.period_ms, 20, 1e-9);
-    ck_assert_double_eq_tol(c.lag_pct_of_period, 10, 1e-9);
+    ck_assert(c.cpu_bound);
     ck_assert_uint_eq(c.flags, 0);
-    in.lag_p99_s = 0.0021;
+    in.in_process = false;
     sb_selfcheck_eval(&in, &c);
-    ck_assert(c.lag_bound);
-    ck_assert_uint_eq(c.flags, SB_SELFCHECK_GENERATOR_BOUND);
-    in.lag_p99_s = 0;
-    in.achieved_tps = 98.9;
-    sb_selfcheck_eval(&in, &c);
-    ck_assert(c.rate_short && !c.lag_bound);
-    ck_assert_uint_eq(c.flags, SB_SELFCHECK_GENERATOR_BOUND);
-    in.achieved_tps = 99;
-    sb_selfcheck_eval(&in, &c);
-    ck_assert_uint_eq(c.flags, 0);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
 }
 END_TEST
 
@@ -245,27 +525,30 @@ START_TEST(test_eval_all_flags)
 {
     struct sb_selfcheck_in in = base_in();
     struct sb_selfcheck c;
-    double y[8];
+    double y[12];
     char buf[128];
 
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 12; i++)
         y[i] = 100 + 20 * i;
     in.tps = y;
-    in.ntps = 8;
+    in.ntps = 12;
     in.sample_s = 1;
     in.errors = 200;
     in.worker_cpu_s = 20;
     sb_selfcheck_eval(&in, &c);
-    ck_assert_uint_eq(c.flags, SB_SELFCHECK_GENERATOR_BOUND | SB_SELFCHECK_NOT_STATIONARY |
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND | SB_SELFCHECK_NOT_STATIONARY |
                                    SB_SELFCHECK_ERROR_DOMINATED);
     ck_assert_double_eq_tol(c.error_pct, 20, 1e-9);
     ck_assert_str_eq(sb_selfcheck_flag_names(c.flags, buf, sizeof(buf)),
-                     "generator-bound, not stationary, error-dominated");
+                     "client-bound, not stationary, error-dominated");
     ck_assert_str_eq(sb_selfcheck_flag_names(0, buf, sizeof(buf)), "");
     ck_assert_str_eq(sb_selfcheck_flag_names(SB_SELFCHECK_NOT_STATIONARY, buf, sizeof(buf)),
                      "not stationary");
+    ck_assert_str_eq(sb_selfcheck_flag_names(SB_SELFCHECK_SERVER_BOUND |
+                                             SB_SELFCHECK_CONTENTION, buf, sizeof(buf)),
+                     "server-bound, contention");
     /* A short buffer is cut, never overrun. */
-    ck_assert_str_eq(sb_selfcheck_flag_names(c.flags, buf, 20), "generator-bound");
+    ck_assert_str_eq(sb_selfcheck_flag_names(c.flags, buf, 20), "client-bound");
 }
 END_TEST
 
@@ -282,8 +565,15 @@ static Suite *selfcheck_suite(void)
     tcase_add_test(tc, test_trend_false_positive_rate);
     tcase_add_test(tc, test_trend_noisy_decline);
     tcase_add_test(tc, test_errors);
-    tcase_add_test(tc, test_generator_cpu);
-    tcase_add_test(tc, test_generator_rate);
+    tcase_add_test(tc, test_trend_verdicts);
+    tcase_add_test(tc, test_client_cpu);
+    tcase_add_test(tc, test_stalls_not_client);
+    tcase_add_test(tc, test_client_late);
+    tcase_add_test(tc, test_client_demand);
+    tcase_add_test(tc, test_server_bound);
+    tcase_add_test(tc, test_below_capacity_clean);
+    tcase_add_test(tc, test_contention);
+    tcase_add_test(tc, test_in_process_closed_loop);
     tcase_add_test(tc, test_eval_all_flags);
     suite_add_tcase(s, tc);
     return s;
