@@ -52,10 +52,11 @@ static void usage(FILE *out)
             "Values are the geometric mean of a point's runs; ratios are of the values\n"
             "shown. When both files ran a point two or more times (--repeat), its ratio\n"
             "gets an interval and a verdict (better, worse, no significant difference):\n"
-            "Welch's t on the logs of the runs, the intervals of all figures judged holding\n"
-            "together at 95%% (Bonferroni). Single runs get no verdict: they show no\n"
-            "run-to-run variation. Options and environment fields that differ between the\n"
-            "files are listed first, with a warning when more than the server differs, and\n"
+            "Welch's t on the logs of the runs with the fewer runs minus 1 degrees of\n"
+            "freedom, the intervals of all figures judged holding together at 95%%\n"
+            "(Bonferroni). Single runs get no verdict: they show no run-to-run variation.\n"
+            "Options and environment fields that differ between the files are listed\n"
+            "first, with a warning when more than the server differs, and then the\n"
             "runs whose self-check is not ok are named.\n");
 }
 
@@ -391,12 +392,12 @@ static void print_verdict_note(FILE *out, const struct sb_resfile *res, size_t n
                     "run-to-run variation.\n", res[r].label, res[0].label);
             continue;
         }
-        fprintf(out, "Verdicts for '%s' against '%s': %zu figure%s judged (Welch's t on the logs "
-                "of the runs);\neach interval is at %.4g%% so that all %zu hold together at "
-                "95%% (Bonferroni): the chance\nof any false 'better' or 'worse' among them is "
-                "at most 5%%.\n", res[r].label, res[0].label, judged[r],
-                judged[r] == 1 ? "" : "s", 100 * (1 - SB_VERDICT_ALPHA / (double)judged[r]),
-                judged[r]);
+        fprintf(out, "Verdicts for '%s' against '%s': %zu figure%s judged from the runs "
+                "(Welch's t on their logs,\nthe fewer runs minus 1 degrees of freedom); each "
+                "interval is at %.4g%% so that all %zu\nhold together at 95%% (Bonferroni): "
+                "the chance of any false 'better' or 'worse' among them\nis at most 5%%.\n",
+                res[r].label, res[0].label, judged[r], judged[r] == 1 ? "" : "s",
+                100 * (1 - SB_VERDICT_ALPHA / (double)judged[r]), judged[r]);
     }
     fputc('\n', out);
 }

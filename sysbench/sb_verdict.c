@@ -162,8 +162,8 @@ static int flagged_runs(FILE *out, const struct sb_jv *doc, const char *label, i
         if (ok == NULL || ok->type != SB_JV_BOOL || ok->boolean)
             continue;
         if (before + k++ == 0)
-            fprintf(out, "WARNING: runs whose self-check is not ok (their figures may measure "
-                    "something else than the server; see each file's Self-check):\n");
+            fprintf(out, "WARNING: runs whose self-check is not ok (their figures may not "
+                    "measure the server alone):\n");
         flag_list(sc, flags, sizeof(flags));
         rate[0] = '\0';
         if (isfinite(target))

@@ -1,9 +1,9 @@
 /*
  * Unit tests for sb_ci: Student t quantiles against published table
- * values, the summary of a known sample, Welch ratios and their verdicts,
- * batch means of an autocorrelated series, and the coverage of the 95%
- * interval on simulated data (it must hold the true ratio about 95% of
- * the time, not merely print a number).
+ * values, the summary of a known sample, Welch ratios, their p-values,
+ * levels and verdicts, and the coverage of the 95% intervals (of a ratio,
+ * of a geometric mean) on simulated data (they must hold the true value
+ * about 95% of the time, not merely print a number).
  */
 #include <check.h>
 #include <math.h>
