@@ -83,8 +83,10 @@ make_fixtures() {
     (
         cd "$FIX" || exit 1
         write_probe
-        for f in a:1.0 b:1.0 c:1.1; do
-            PROBE_MS=${f#*:} "$SB_BIN" probe.lua run --time=1 --repeat=5 --percentile=50,99 \
+        # e: three runs only, as a user's first --repeat=3 would be.
+        for f in a:1.0 b:1.0 c:1.1 e:1.5; do
+            PROBE_MS=${f#*:} "$SB_BIN" probe.lua run --time=1 --repeat="$([ "${f%%:*}" = e ] &&
+                echo 3 || echo 5)" --percentile=50,99 \
                 --rand-seed=7 --json="${f%%:*}.json" >"${f%%:*}.out" 2>&1 || exit 1
         done
     )
@@ -92,7 +94,7 @@ make_fixtures() {
 # fixtures_clean: every run's median within 5% of its probe's nominal time.
 fixtures_clean() {
     local f
-    for f in a:1.0 b:1.0 c:1.1; do
+    for f in a:1.0 b:1.0 c:1.1 e:1.5; do
         python3 - "$FIX/${f%%:*}.json" "${f#*:}" <<'PY' || return 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -197,6 +199,18 @@ assert_ge "$hi" 1.1 "interval high"
 sb compare "$FIX/c.json" "$FIX/a.json"
 r=$(row out "Response time, 50th percentile")
 echo "$r" | grep -q " better$" || fail "reverse p50 row: $r"
+
+tcase "compare: 1.5 ms against 1.0 ms, 3 runs each: worse, the true ratio inside the interval"
+# A 50% change is found with three runs against five, whatever the
+# number of figures judged and the conservative degrees of freedom.
+sb compare "$FIX/a.json" "$FIX/e.json"
+assert_exit 0
+r=$(row out "Response time, 50th percentile")
+echo "$r" | grep -q " worse$" || fail "p50 row: $r"
+read -r ratio lo hi <<<"$(echo "$r" | sed -E 's/.* ([0-9.]+)x +\[([0-9.]+), ([0-9.]+)\].*/\1 \2 \3/')"
+assert_between "$ratio" 1.4 1.6 "p50 ratio"
+assert_le "$lo" 1.5 "interval low"
+assert_ge "$hi" 1.5 "interval high"
 
 tcase "compare lists the options that differ and warns"
 write_probe
