@@ -29,8 +29,9 @@
 #      is a figure when it has a ratio ("1.012x").
 #      Then the AB pairs, verdicts counted the same way.
 # Env: SB_BIN, N (10), AB (5), TIME (6), THREADS (4), TABLES (1),
-#      TABLE_SIZE (10000), REPEAT (3), OUT (a new directory under TMPDIR; the result files stay
-#      there for --score).
+#      TABLE_SIZE (10000), REPEAT (3), OUT (a new directory under TMPDIR;
+#      the result files stay there for --score, which needs the same N and
+#      AB as the collection).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -46,7 +47,7 @@ SCORE_ONLY=
 
 case ${1:-} in
   --score) SCORE_ONLY=${2:?--score needs the directory of a previous run}; OUT=$SCORE_ONLY ;;
-  -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
   '') ;;
   *) echo "unknown argument: $1 (use --score DIR)" >&2; exit 2 ;;
 esac
