@@ -27,7 +27,7 @@ void sb_ci_summarize(const double *x, size_t n, struct sb_ci_summary *s)
     size_t m = 0;
 
     s->n = 0;
-    s->median = s->min = s->max = s->mean = s->sd = s->lo = s->hi = NAN;
+    s->median = s->min = s->max = s->mean = s->sd = s->lo = s->hi = s->gmean = NAN;
     for (size_t i = 0; i < n; i++) {
         if (isnan(x[i]))
             continue;
@@ -62,6 +62,34 @@ void sb_ci_summarize(const double *x, size_t n, struct sb_ci_summary *s)
         s->lo = s->mean - h;
         s->hi = s->mean + h;
     }
+}
+
+void sb_ci_summarize_log(const double *x, size_t n, struct sb_ci_summary *s)
+{
+    double sum = 0, ss = 0, m, h;
+    size_t k = 0;
+
+    sb_ci_summarize(x, n, s);
+    s->lo = s->hi = NAN;
+    if (s->n == 0 || !(s->min > 0) || !isfinite(s->max))
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i])) {
+            sum += log(x[i]);
+            k++;
+        }
+    m = sum / (double)k;
+    /* One value is its own geometric mean, exactly. */
+    s->gmean = k == 1 ? s->min : exp(m);
+    if (k < 2)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i]))
+            ss += (log(x[i]) - m) * (log(x[i]) - m);
+    h = sb_ci_t_quantile(0.5 + SB_CI_LEVEL / 2, (double)(k - 1)) * sqrt(ss / (double)(k - 1)) /
+        sqrt((double)k);
+    s->lo = exp(m - h);
+    s->hi = exp(m + h);
 }
 
 /* Continued fraction of the incomplete beta function (Lentz). */
@@ -163,90 +191,54 @@ static size_t log_moments(const double *x, size_t n, double *mean, double *var)
 int sb_ci_ratio_welch(const double *a, size_t na, const double *b, size_t nb,
                       struct sb_ci_ratio *r)
 {
-    double ma, va, mb, vb, qa, qb, se, t;
+    double ma, va, mb, vb, qa, qb;
 
     r->na = log_moments(a, na, &ma, &va);
     r->nb = log_moments(b, nb, &mb, &vb);
-    r->ratio = r->lo = r->hi = r->df = NAN;
+    r->ratio = r->lo = r->hi = r->df = r->d = r->se = r->p = NAN;
+    r->level = SB_CI_LEVEL;
     if (r->na == 0 || r->nb == 0)
         return -1;
-    r->ratio = exp(mb - ma);
+    r->d = mb - ma;
+    r->ratio = exp(r->d);
     if (r->na < 2 || r->nb < 2)
         return -1;
     qa = va / (double)r->na;
     qb = vb / (double)r->nb;
-    se = sqrt(qa + qb);
-    if (se == 0) {
-        /* Identical values on both sides: an exact ratio. */
-        r->lo = r->hi = r->ratio;
+    r->se = sqrt(qa + qb);
+    if (r->se == 0) {
+        /* Identical values on each side: an exact ratio. */
         r->df = (double)(r->na + r->nb - 2);
-        return 0;
+        r->p = r->d == 0 ? 1 : 0;
+    } else {
+        r->df = (qa + qb) * (qa + qb) /
+                (qa * qa / (double)(r->na - 1) + qb * qb / (double)(r->nb - 1));
+        r->p = 2 * (1 - sb_ci_t_cdf(fabs(r->d) / r->se, r->df));
     }
-    r->df = (qa + qb) * (qa + qb) /
-            (qa * qa / (double)(r->na - 1) + qb * qb / (double)(r->nb - 1));
-    t = sb_ci_t_quantile(0.5 + SB_CI_LEVEL / 2, r->df);
-    r->lo = exp(mb - ma - t * se);
-    r->hi = exp(mb - ma + t * se);
+    sb_ci_ratio_at_level(r, SB_CI_LEVEL);
     return 0;
 }
 
-double sb_ci_autocorr1(const double *x, size_t n)
+void sb_ci_ratio_hsu(struct sb_ci_ratio *r)
 {
-    double mean = 0, num = 0, den = 0;
-
-    if (n < 3)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        mean += x[i];
-    mean /= (double)n;
-    for (size_t i = 0; i < n; i++) {
-        den += (x[i] - mean) * (x[i] - mean);
-        if (i + 1 < n)
-            num += (x[i] - mean) * (x[i + 1] - mean);
-    }
-    return den > 0 ? num / den : 0;
+    if (isnan(r->se) || r->na < 2 || r->nb < 2)
+        return;
+    r->df = (double)((r->na < r->nb ? r->na : r->nb) - 1);
+    if (r->se > 0)
+        r->p = 2 * (1 - sb_ci_t_cdf(fabs(r->d) / r->se, r->df));
+    sb_ci_ratio_at_level(r, r->level);
 }
 
-/* Means of the batches of b consecutive values of x (n values, no NaN). */
-static size_t batches_of(const double *x, size_t n, size_t b, double *out)
+void sb_ci_ratio_at_level(struct sb_ci_ratio *r, double level)
 {
-    size_t k = n / b;
+    double t;
 
-    for (size_t i = 0; i < k; i++) {
-        double s = 0;
-        for (size_t j = 0; j < b; j++)
-            s += x[i * b + j];
-        out[i] = s / (double)b;
-    }
-    return k;
-}
-
-size_t sb_ci_batch_means(const double *x, size_t n, double *out)
-{
-    size_t m = 0, b = 1, k;
-
-    /* out doubles as the compacted series: it has room for n values. */
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(x[i]))
-            out[m++] = x[i];
-    if (m == 0)
-        return 0;
-    k = m;
-    while (m / (2 * b) >= 10 && sb_ci_autocorr1(out, k) > 0.2) {
-        /* Recompute from the compacted series: batching in place
-         * would lose it, so batch from a copy. */
-        double *copy = malloc(m * sizeof(*copy));
-        size_t j = 0;
-        if (copy == NULL)
-            break;
-        for (size_t i = 0; i < n; i++)
-            if (!isnan(x[i]))
-                copy[j++] = x[i];
-        b *= 2;
-        k = batches_of(copy, m, b, out);
-        free(copy);
-    }
-    return k;
+    if (isnan(r->se) || isnan(r->df) || !(level > 0 && level < 1))
+        return;
+    t = r->se > 0 ? sb_ci_t_quantile(0.5 + level / 2, r->df) : 0;
+    r->level = level;
+    r->lo = exp(r->d - t * r->se);
+    r->hi = exp(r->d + t * r->se);
 }
 
 enum sb_ci_verdict sb_ci_judge(const struct sb_ci_ratio *r, bool higher_is_better)

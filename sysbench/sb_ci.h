@@ -3,10 +3,11 @@
 
 /*
  * Small-sample statistics for repeated runs and for compare's verdicts:
- * the median, spread and 95% confidence interval of a set of repeats, the
- * ratio of two sets with its confidence interval (Welch's t test on the
- * logarithms of the values), batch means of an autocorrelated interval
- * series, and the verdict a direction (higher or lower is better) gives.
+ * the median, spread and 95% confidence interval of a set of repeats (of
+ * the mean, or of the geometric mean for figures that are ratios to zero:
+ * rates, times, CPU per transaction), the ratio of two sets with its
+ * confidence interval and p-value (Welch's t test on the logarithms of the
+ * values), and the verdict a direction (higher or lower is better) gives.
  * Pure functions: no allocation beyond what is stated, no I/O.
  */
 
@@ -22,11 +23,22 @@ struct sb_ci_summary {
     double median, min, max;  /* NaN when n == 0 */
     double mean, sd;          /* sd NaN when n < 2 */
     double lo, hi;            /* 95% CI of the mean (Student t); NaN when n < 2 */
+    double gmean;             /* geometric mean (sb_ci_summarize_log); else NaN */
 };
 
 /* Summarizes x[0..n). Sorts a heap copy of x for the median; when memory
  * runs out the median is NaN and the rest is still set. */
 void sb_ci_summarize(const double *x, size_t n, struct sb_ci_summary *s);
+
+/*
+ * As sb_ci_summarize, but for a positive figure: gmean is the geometric
+ * mean and [lo, hi] the 95% CI of it, exp(m +- t(0.975, n-1) s / sqrt(n))
+ * with m and s the mean and standard deviation of the logs. The interval
+ * is positive and a ratio's (a run twice as fast weighs as one half as
+ * fast), where the mean's interval of two or three spread runs goes below
+ * zero. When some value is not positive, gmean, lo and hi are NaN.
+ */
+void sb_ci_summarize_log(const double *x, size_t n, struct sb_ci_summary *s);
 
 /* The p-quantile (0 < p < 1) of Student's t distribution with df > 0
  * degrees of freedom (df may be fractional); NaN for bad arguments. */
@@ -35,37 +47,44 @@ double sb_ci_t_quantile(double p, double df);
 /* The two-sided CDF P(T <= t) of Student's t with df degrees of freedom. */
 double sb_ci_t_cdf(double t, double df);
 
-/* The ratio of sample b to sample a with its 95% interval. */
+/* The ratio of sample b to sample a with its interval. */
 struct sb_ci_ratio {
     double ratio;             /* point estimate of b / a */
-    double lo, hi;            /* 95% CI of the ratio; NaN when unknown */
+    double lo, hi;            /* CI of the ratio at `level`; NaN when unknown */
+    double level;             /* the interval's confidence level */
     double df;                /* Welch-Satterthwaite degrees of freedom */
+    double d, se;             /* difference of the log means, its standard error */
+    double p;                 /* two-sided p-value of "ratio = 1"; NaN when unknown */
     size_t na, nb;            /* samples used from each side */
 };
 
 /*
  * Welch's t on log values: ratio = exp(mean(log b) - mean(log a)) (the
  * ratio of geometric means), interval exp(d +- t(0.975, df) * se) with
- * se = sqrt(var_a/na + var_b/nb) and the Welch-Satterthwaite df. Values
- * that are not positive and finite are skipped. Returns 0, or -1 when a
- * side has fewer than 2 usable values (r->ratio is then still set when
- * both sides have one, the interval NaN).
+ * se = sqrt(var_a/na + var_b/nb) and the Welch-Satterthwaite df, and the
+ * p-value 2 P(T > |d| / se). Values that are not positive and finite are
+ * skipped. Returns 0, or -1 when a side has fewer than 2 usable values
+ * (r->ratio is then still set when both sides have one, the interval and
+ * p NaN).
  */
 int sb_ci_ratio_welch(const double *a, size_t na, const double *b, size_t nb,
                       struct sb_ci_ratio *r);
 
 /*
- * Batch means of a series whose neighbours are correlated (per-interval
- * throughput): the series is cut into k equal batches of b consecutive
- * values (the tail that does not fill a batch is dropped), b doubling
- * from 1 while the lag-1 autocorrelation of the batch means is above 0.2
- * and at least 10 batches would remain. Writes the k means to out (room
- * for n values) and returns k (0 when n == 0). NaN values are skipped.
+ * Makes r conservative for few runs: df becomes min(na, nb) - 1 (Hsu's
+ * choice, valid whatever the ratio of the two variances) instead of the
+ * Welch-Satterthwaite estimate, which is itself computed from the sample
+ * variances and too optimistic at 2 to 5 runs; p and the interval (at its
+ * level) follow. Leaves r alone when it has no interval.
  */
-size_t sb_ci_batch_means(const double *x, size_t n, double *out);
+void sb_ci_ratio_hsu(struct sb_ci_ratio *r);
 
-/* Lag-1 autocorrelation of x[0..n); 0 when n < 3 or constant. */
-double sb_ci_autocorr1(const double *x, size_t n);
+/*
+ * Sets r's interval to confidence level (0 < level < 1) from its d, se
+ * and df, e.g. 1 - 0.05 / m for one of m intervals that must hold
+ * together (Bonferroni). Leaves r alone when it has no interval.
+ */
+void sb_ci_ratio_at_level(struct sb_ci_ratio *r, double level);
 
 enum sb_ci_verdict {
     SB_CI_UNKNOWN = 0,        /* no interval */

@@ -49,10 +49,15 @@ static void usage(FILE *out)
             "file to the first. --labels names the files in the tables and charts (default:\n"
             "the file name without .json); --plot draws throughput, relative throughput, CPU\n"
             "per transaction and latency percentile charts with gnuplot.\n\n"
-            "Every ratio has a 95%% confidence interval and a verdict (better, worse, no\n"
-            "significant difference) when the files have repeats (--repeat) or interval\n"
-            "series (--report-interval). Options and environment fields that differ between\n"
-            "the files are listed first, with a warning when more than the server differs.\n");
+            "Values are the geometric mean of a point's runs; ratios are of the values\n"
+            "shown. When both files ran a point two or more times (--repeat), its ratio\n"
+            "gets an interval and a verdict (better, worse, no significant difference):\n"
+            "Welch's t on the logs of the runs with the fewer runs minus 1 degrees of\n"
+            "freedom, the intervals of all figures judged holding together at 95%%\n"
+            "(Bonferroni). Single runs get no verdict: they show no run-to-run variation.\n"
+            "Options and environment fields that differ between the files are listed\n"
+            "first, with a warning when more than the server differs, and then the\n"
+            "runs whose self-check is not ok are named.\n");
 }
 
 bool sb_compare_requested(int argc, char **argv)
@@ -171,20 +176,20 @@ static void judge_cell(const struct metric *m, const struct sb_resfile_grid *g, 
     const struct sb_point *b = sb_resfile_grid_cell(g, r, k);
 
     if (a == NULL || b == NULL) {
-        memset(v, 0, sizeof(*v));
-        v->r.ratio = v->r.lo = v->r.hi = NAN;
+        sb_verdict_from_runs(NULL, 0, NULL, 0, false, m->higher_is_better, v);
         return;
     }
     sb_verdict_judge(a, b, m->fig, m->pct, m->higher_is_better, v);
 }
 
-/* The metric of result r at key k; NaN where r has no complete point. */
+/* The metric of result r at key k as the tables show it (the geometric
+ * mean of the point's runs); NaN where r has no complete point. */
 static double value_at(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
                        size_t k)
 {
     const struct sb_point *p = sb_resfile_grid_cell(g, r, k);
 
-    return p != NULL ? sb_result_fig_median(p, m->fig, m->pct) : NAN;
+    return p != NULL ? sb_verdict_value(p, m->fig, m->pct) : NAN;
 }
 
 static int width_of(const char *s, int min)
@@ -193,29 +198,38 @@ static int width_of(const char *s, int min)
     return w > min ? w : min;
 }
 
-/* Prints one table: a row per key, the value of each file (the median of
- * its runs), then each file's ratio to the first; when some ratio has a
- * confidence interval, also the interval and the verdict. Prints nothing
- * when no file has a value. */
-static void print_table(FILE *out, const struct metric *m, const struct sb_resfile *res,
-                        const struct sb_resfile_grid *g)
+/* The interval and verdict cells of v. */
+static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, char *verdict,
+                          size_t vlen)
 {
-    char cell[96], name[64];
+    if (v->method == SB_VERDICT_NONE) {
+        snprintf(ci, cilen, "-");
+        snprintf(verdict, vlen, "%s", isnan(v->r.ratio) ? "-" : "no verdict (single run)");
+        return;
+    }
+    snprintf(ci, cilen, "[%.3f, %.3f]", v->r.lo, v->r.hi);
+    snprintf(verdict, vlen, "%s", sb_ci_verdict_name(v->v));
+}
+
+/* Prints one table: a row per key, the value of each file, then each
+ * file's ratio to the first; when some ratio has an interval, also the
+ * interval and the verdict. vs[r] holds file r's verdicts (r >= 1), this
+ * table's at [t * nkeys + k]. Prints nothing when no file has a value. */
+static void print_table(FILE *out, const struct metric *m, const struct sb_resfile *res,
+                        const struct sb_resfile_grid *g, struct sb_verdict *const *vs, size_t t)
+{
+    char cell[96], name[64], verdict[64];
     int kw = 7, vw[64], rw[64], cw[64], dw[64];
     size_t nres = g->nres < 64 ? g->nres : 64;
     int decimals = m->decimals;
-    struct sb_verdict *vs = calloc(g->nkeys * nres + 1, sizeof(*vs));
     bool any = false, ci = false;
 
-    if (vs == NULL)
-        return;
     /* One precision per table, so that the column reads evenly: one
      * more digit when some value is below 1 (sub-millisecond latencies). */
     for (size_t k = 0; k < g->nkeys; k++) {
         for (size_t r = 0; r < nres; r++) {
             double v = value_at(m, g, r, k);
-            judge_cell(m, g, r, k, &vs[k * nres + r]);
-            ci = ci || (r > 0 && vs[k * nres + r].method != SB_VERDICT_NONE);
+            ci = ci || (r > 0 && vs[r][t * g->nkeys + k].method != SB_VERDICT_NONE);
             if (isnan(v))
                 continue;
             any = true;
@@ -227,7 +241,6 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     }
     if (!any) {
         fprintf(out, "%s: not measured in any file\n\n", m->title);
-        free(vs);
         return;
     }
     fprintf(out, "%s:\n", m->title);
@@ -244,7 +257,7 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
         if (ci) {
             cw[r] = 17;
             dw[r] = r + 1 < nres ? 25 : 0;
-            fprintf(out, "  %*s  %-*s", cw[r], "95% CI", dw[r], "verdict");
+            fprintf(out, "  %*s  %-*s", cw[r], "interval", dw[r], "verdict");
         }
     }
     fputc('\n', out);
@@ -256,7 +269,7 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
             fprintf(out, "  %*s", vw[r], cell);
         }
         for (size_t r = 1; r < nres; r++) {
-            const struct sb_verdict *v = &vs[k * nres + r];
+            const struct sb_verdict *v = &vs[r][t * g->nkeys + k];
             if (isnan(v->r.ratio))
                 snprintf(cell, sizeof(cell), "-");
             else
@@ -264,16 +277,12 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
             fprintf(out, "  %*s", rw[r], cell);
             if (!ci)
                 continue;
-            if (v->method == SB_VERDICT_NONE)
-                snprintf(cell, sizeof(cell), "-");
-            else
-                snprintf(cell, sizeof(cell), "[%.3f, %.3f]", v->r.lo, v->r.hi);
-            fprintf(out, "  %*s  %-*s", cw[r], cell, dw[r], sb_ci_verdict_name(v->v));
+            verdict_cells(v, cell, sizeof(cell), verdict, sizeof(verdict));
+            fprintf(out, "  %*s  %-*s", cw[r], cell, dw[r], verdict);
         }
         fputc('\n', out);
     }
     fputc('\n', out);
-    free(vs);
 }
 
 /* Whether every complete point of every file stored percentile pct. */
@@ -343,37 +352,83 @@ static void print_files(FILE *out, const struct sb_resfile *res, size_t n)
     fputc('\n', out);
 }
 
+/* The tables compare prints, in order: throughput, each shown latency
+ * percentile, each side's CPU. Returns how many (titles has room for
+ * MAX_SHOWN_PCTS + 4). */
+static size_t make_metrics(const struct sb_resfile *res, size_t n, struct metric *ms,
+                           char (*titles)[128])
+{
+    double pcts[MAX_SHOWN_PCTS];
+    size_t np = shown_percentiles(res, n, pcts), nm = 0;
+
+    ms[nm++] = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0,
+                               SB_RESULT_TPS, true};
+    for (size_t i = 0; i < np; i++) {
+        snprintf(titles[i], sizeof(titles[i]),
+                 "Response time, %gth percentile (ms; lower is better)", pcts[i]);
+        ms[nm++] = (struct metric){titles[i], 2, pcts[i], SB_RESULT_LATENCY, false};
+    }
+    ms[nm++] = (struct metric){"CPU per transaction, client (us user+system; lower is better)", 1,
+                               0, SB_RESULT_CPU_CLIENT, false};
+    ms[nm++] = (struct metric){"CPU per transaction, server (us user+system; lower is better)", 1,
+                               0, SB_RESULT_CPU_SERVER, false};
+    ms[nm++] = (struct metric){"CPU per transaction, whole machine (us busy; lower is better)", 1,
+                               0, SB_RESULT_CPU_MACHINE, false};
+    return nm;
+}
+
+/* How the verdicts of each file against the first were reached: the
+ * number of figures judged and the level of each interval, or why there
+ * is none. */
+static void print_verdict_note(FILE *out, const struct sb_resfile *res, size_t n,
+                               const size_t *judged)
+{
+    fprintf(out, "Values are the geometric mean of each point's runs (--repeat; a single run's own "
+            "figure), and\nratios are of the values shown.\n");
+    for (size_t r = 1; r < n; r++) {
+        if (judged[r] == 0) {
+            fprintf(out, "No verdicts for '%s' against '%s': a verdict needs two or more runs of "
+                    "a point in both\nfiles (--repeat=3 or more), because single runs show no "
+                    "run-to-run variation.\n", res[r].label, res[0].label);
+            continue;
+        }
+        fprintf(out, "Verdicts for '%s' against '%s': %zu figure%s judged from the runs "
+                "(Welch's t on their logs,\nthe fewer runs minus 1 degrees of freedom); each "
+                "interval is at %.4g%% so that all %zu\nhold together at 95%% (Bonferroni): "
+                "the chance of any false 'better' or 'worse' among them\nis at most 5%%.\n",
+                res[r].label, res[0].label, judged[r], judged[r] == 1 ? "" : "s",
+                100 * (1 - SB_VERDICT_ALPHA / (double)judged[r]), judged[r]);
+    }
+    fputc('\n', out);
+}
+
+/* Judges every table's figures, file by file against the first, controls
+ * each file's verdicts for their number, then prints the tables. */
 static void print_all(FILE *out, const struct sb_resfile *res, size_t n,
                       const struct sb_resfile_grid *g)
 {
-    double pcts[MAX_SHOWN_PCTS];
-    size_t np = shown_percentiles(res, n, pcts);
-    struct metric m;
-    char title[128];
+    struct metric ms[MAX_SHOWN_PCTS + 4];
+    char titles[MAX_SHOWN_PCTS][128];
+    size_t nm = make_metrics(res, n, ms, titles), nres = g->nres < 64 ? g->nres : 64;
+    size_t judged[64] = {0};
+    struct sb_verdict *vs[64] = {NULL};
 
-    fprintf(out, "Values are the median of each point's runs (--repeat). A ratio's 95%% confidence "
-            "interval comes from\nthe runs (Welch's t on their logs) or, for single runs, from "
-            "batch means of the\ninterval series (--report-interval); the verdict says whether "
-            "it excludes 1.\n\n");
-    m = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0,
-                        SB_RESULT_TPS, true};
-    print_table(out, &m, res, g);
-    for (size_t i = 0; i < np; i++) {
-        snprintf(title, sizeof(title), "Response time, %gth percentile (ms; lower is better)",
-                 pcts[i]);
-        m = (struct metric){title, 2, pcts[i], SB_RESULT_LATENCY, false};
-        print_table(out, &m, res, g);
+    for (size_t r = 1; r < nres; r++) {
+        vs[r] = calloc(nm * g->nkeys + 1, sizeof(*vs[r]));
+        if (vs[r] == NULL)
+            goto done;
+        for (size_t t = 0; t < nm; t++)
+            for (size_t k = 0; k < g->nkeys; k++)
+                judge_cell(&ms[t], g, r, k, &vs[r][t * g->nkeys + k]);
+        judged[r] = sb_verdict_family(vs[r], nm * g->nkeys);
     }
-    m = (struct metric){"CPU per transaction, client (us user+system; lower is better)", 1, 0,
-                        SB_RESULT_CPU_CLIENT, false};
-    print_table(out, &m, res, g);
-    m = (struct metric){"CPU per transaction, server (us user+system; lower is better)", 1, 0,
-                        SB_RESULT_CPU_SERVER, false};
-    print_table(out, &m, res, g);
-    m = (struct metric){"CPU per transaction, whole machine (us busy; lower is better)", 1, 0,
-                        SB_RESULT_CPU_MACHINE, false};
-    print_table(out, &m, res, g);
+    print_verdict_note(out, res, nres, judged);
+    for (size_t t = 0; t < nm; t++)
+        print_table(out, &ms[t], res, g, vs, t);
     fflush(out);
+done:
+    for (size_t r = 1; r < nres; r++)
+        free(vs[r]);
 }
 
 int sb_compare_main(int argc, char **argv, FILE *out)
@@ -414,6 +469,8 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     }
     print_files(out, res, a.nfiles);
     if (sb_verdict_print_diffs(out, a.files, labels, a.nfiles, err, sizeof(err)) < 0)
+        goto fail;
+    if (sb_verdict_print_selfcheck(out, a.files, labels, a.nfiles, err, sizeof(err)) < 0)
         goto fail;
     print_all(out, res, a.nfiles, &g);
     if (a.plot != NULL && sb_plot_write(res, a.nfiles, a.plot, out, err, sizeof(err)) != 0)

@@ -6,6 +6,7 @@
 #include "sb_repeat.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sb_histogram.h"
@@ -49,15 +50,25 @@ size_t sb_repeat_group_end(const struct sb_output *o, size_t first)
     return i;
 }
 
+void sb_repeat_summarize(const double *x, size_t n, bool percentile, struct sb_ci_summary *s)
+{
+    sb_ci_summarize_log(x, n, s);
+    /* A percentile is the upper bound of its histogram bucket: the true
+     * value lies up to a bucket width (2^-7 of it) below. */
+    if (percentile)
+        s->lo /= 1 + 1.0 / (double)(1u << SB_HIST_SUB_BITS);
+}
+
 static void summarize(const struct sb_output *o, size_t first, size_t end, enum fig_kind k,
                       double pct, struct sb_ci_summary *s)
 {
-    double v[1000];
+    double *v = malloc((end > first ? end - first : 1) * sizeof(*v));
     size_t n = 0;
 
-    for (size_t i = first; i < end && n < sizeof(v) / sizeof(v[0]); i++)
+    for (size_t i = first; i < end && v != NULL; i++)
         v[n++] = figure(&o->points[i], k, pct);
-    sb_ci_summarize(v, n, s);
+    sb_repeat_summarize(v, n, k == FIG_LATENCY, s);
+    free(v);
 }
 
 static size_t complete_runs(const struct sb_output *o, size_t first, size_t end)
@@ -75,10 +86,11 @@ static void print_row(FILE *out, const char *name, const struct sb_ci_summary *s
         fprintf(out, "    %-22s %12s\n", name, "n/a");
         return;
     }
-    fprintf(out, "    %-22s %12.3f  [%.3f, %.3f]", name, s->median, s->min, s->max);
+    fprintf(out, "    %-22s %12.3f  [%.3f, %.3f]", name, isnan(s->gmean) ? s->mean : s->gmean,
+            s->min, s->max);
     if (!isnan(s->lo))
-        fprintf(out, "  %.3f .. %.3f (+-%.1f%%)", s->lo, s->hi,
-                s->median != 0 ? 50 * (s->hi - s->lo) / fabs(s->median) : 0.0);
+        fprintf(out, "  %.3f .. %.3f (-%.1f%%, +%.1f%%)", s->lo, s->hi,
+                100 * (1 - s->lo / s->gmean), 100 * (s->hi / s->gmean - 1));
     fputc('\n', out);
 }
 
@@ -95,7 +107,7 @@ void sb_repeat_print_group(const struct sb_output *o, size_t first, FILE *out)
             p->cfg.threads == 1 ? "" : "s");
     if (p->cfg.mode != SB_PACE_NONE)
         fprintf(out, " at %g tx/s", p->cfg.target_tps);
-    fprintf(out, " (median  [min, max]  95%% CI of the mean):\n");
+    fprintf(out, " (geometric mean  [min, max]  its 95%% CI):\n");
     summarize(o, first, end, FIG_TPS, 0, &s);
     print_row(out, "tps", &s);
     summarize(o, first, end, FIG_QPS, 0, &s);
@@ -125,6 +137,7 @@ static void json_summary(struct sb_json *j, const char *key, const struct sb_ci_
     sb_json_kv_double(j, "min", s->min);
     sb_json_kv_double(j, "max", s->max);
     sb_json_kv_double(j, "mean", s->mean);
+    sb_json_kv_double(j, "geomean", s->gmean);
     sb_json_kv_double(j, "ci95_low", s->lo);
     sb_json_kv_double(j, "ci95_high", s->hi);
     sb_json_end_object(j);

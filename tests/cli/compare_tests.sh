@@ -4,8 +4,9 @@
 # (an event doing a fixed amount of Lua work, and one doing twice that)
 # compared side by side with ratios checked against the figures in the
 # files; points present in only some files; rate sweeps matched by target;
-# --labels; --plot on compare and on a sweep run (four PNG or SVG files);
-# and the error paths, each one FATAL line and exit status 1.
+# single runs without a verdict; a long run judged whole; --labels; --plot
+# on compare and on a sweep run (four PNG or SVG files); and the error
+# paths, each one FATAL line and exit status 1.
 #
 # Run by `make check`, or by hand: bash tests/cli/compare_tests.sh
 
@@ -146,6 +147,41 @@ assert_eq "$(cell out Throughput 2 4)" "-" "three at 2 threads"
 want=$(py "'%.2fx' % (pt(2, 1)['final']['tps'] / pt(0, 1)['final']['tps'])" one.json two.json three.json)
 assert_eq "$(cell out Throughput 1 6)" "$want" "three/one at 1 thread"
 assert_eq "$(table out Throughput | awk '{ print $1 }' | tr '\n' ' ')" "1 2 4 " "rows"
+
+tcase "single runs get their ratio and no verdict, and the tables say why"
+cp "$FIX/one.json" "$FIX/two.json" .
+sb compare one.json two.json
+assert_exit 0
+assert_contains out "No verdicts for 'two' against 'one': a verdict needs two or more runs of a point in both"
+assert_count out " (better|worse|no significant difference)$" 0
+assert_not_contains out "interval"
+
+tcase "compare judges a long run whole: 7,200 one-second intervals"
+# A 2-hour run at 1 s intervals whose throughput doubles after the first
+# 4,096 intervals: the figure compared is the whole run's.
+write_work
+"$SB_BIN" work1.lua run --time=1 --report-interval=1 --json=iv.json >/dev/null 2>&1
+python3 - iv.json <<'EOF2'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+p = d["points"][0]
+iv = p["intervals"][0]
+ivs = []
+for i in range(7200):
+    q = copy.deepcopy(iv)
+    q["time_s"] = i + 1.0
+    q["tps"] = 100.0 if i < 4096 else 200.0
+    ivs.append(q)
+p["intervals"] = ivs
+p["final"]["tps"] = (4096 * 100.0 + 3104 * 200.0) / 7200
+json.dump(d, open("long.json", "w"))
+p["final"]["tps"] = 100.0
+json.dump(d, open("first.json", "w"))
+EOF2
+sb compare first.json long.json
+assert_exit 0
+assert_eq "$(cell out Throughput 1 3)" "143.11" "whole-run throughput of the long run"
+assert_eq "$(cell out Throughput 1 4)" "1.43x" "ratio"
 
 tcase "--labels names the files"
 cp "$FIX/one.json" "$FIX/two.json" .

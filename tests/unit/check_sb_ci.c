@@ -1,9 +1,9 @@
 /*
  * Unit tests for sb_ci: Student t quantiles against published table
- * values, the summary of a known sample, Welch ratios and their verdicts,
- * batch means of an autocorrelated series, and the coverage of the 95%
- * interval on simulated data (it must hold the true ratio about 95% of
- * the time, not merely print a number).
+ * values, the summary of a known sample, Welch ratios, their p-values,
+ * levels and verdicts, and the coverage of the 95% intervals (of a ratio,
+ * of a geometric mean) on simulated data (they must hold the true value
+ * about 95% of the time, not merely print a number).
  */
 #include <check.h>
 #include <math.h>
@@ -137,33 +137,58 @@ START_TEST(test_welch_coverage)
 }
 END_TEST
 
-START_TEST(test_batch_means)
+START_TEST(test_welch_p_and_level)
 {
-    enum { N = 400 };
-    double x[N], out[N], y = 0;
-    size_t k;
+    const double a[] = {100, 110, 90, 105, 95};
+    double b[5];
+    struct sb_ci_ratio r;
 
-    /* AR(1) with rho = 0.9: neighbours strongly correlated. */
-    for (int i = 0; i < N; i++) {
-        y = 0.9 * y + normal();
-        x[i] = 100 + y;
+    for (int i = 0; i < 5; i++)
+        b[i] = a[i] * 1.1;
+    ck_assert_int_eq(sb_ci_ratio_welch(a, 5, b, 5, &r), 0);
+    /* p is the two-sided tail of |d| / se: the 95% interval holds 1
+     * exactly when p >= 0.05, and at level 1 - p its end touches 1. */
+    ck_assert_double_eq_tol(r.p, 2 * (1 - sb_ci_t_cdf(fabs(r.d) / r.se, r.df)), 1e-12);
+    ck_assert(r.p > 0.05);
+    sb_ci_ratio_at_level(&r, 1 - r.p);
+    ck_assert_double_eq_tol(r.lo, 1, 1e-6);
+    /* A higher level widens the interval about the same centre. */
+    sb_ci_ratio_at_level(&r, 0.99);
+    ck_assert_double_eq_tol(r.level, 0.99, 1e-12);
+    ck_assert_double_eq_tol(r.lo * r.hi, r.ratio * r.ratio, 1e-9);
+    ck_assert(r.lo < 1.1 * exp(-2.306004 * r.se));
+    /* Identical runs, different sides: exact, p 0. Same sides: p 1. */
+    ck_assert_int_eq(sb_ci_ratio_welch(a, 1, b, 1, &r), -1);
+    ck_assert(isnan(r.p));
+    {
+        const double c[] = {5, 5, 5}, d[] = {6, 6, 6};
+        ck_assert_int_eq(sb_ci_ratio_welch(c, 3, d, 3, &r), 0);
+        ck_assert(r.p < 1e-12 && fabs(r.lo - r.hi) < 1e-9);
+        ck_assert_double_eq_tol(r.lo, 1.2, 1e-12);
+        ck_assert_int_eq(sb_ci_ratio_welch(c, 3, c, 3, &r), 0);
+        ck_assert(r.p == 1);
     }
-    ck_assert(sb_ci_autocorr1(x, N) > 0.7);
-    k = sb_ci_batch_means(x, N, out);
-    ck_assert_msg(k < N / 4 && k >= 10, "%zu batches", k);
-    ck_assert(sb_ci_autocorr1(out, k) <= 0.2 || k < 20);
-    /* Independent values stay as they are. */
-    for (int i = 0; i < N; i++)
-        x[i] = 100 + normal();
-    k = sb_ci_batch_means(x, N, out);
-    ck_assert_uint_eq(k, N);
-    ck_assert_double_eq(out[7], x[7]);
-    /* The batch means of a series average it. */
-    for (int i = 0; i < 40; i++)
-        x[i] = (i / 20) % 2 ? 3 : 1;
-    k = sb_ci_batch_means(x, 40, out);
-    ck_assert(k >= 1 && k < 40);
-    ck_assert_uint_eq(sb_ci_batch_means(x, 0, out), 0);
+}
+END_TEST
+
+START_TEST(test_summary_log_coverage)
+{
+    /* Log-normal runs around 1000: the geometric mean's interval holds
+     * the true median 1000 about 95% of the time, and is never <= 0. */
+    const int trials = 4000;
+    int covered = 0;
+
+    for (int t = 0; t < trials; t++) {
+        double x[3];
+        struct sb_ci_summary s;
+        for (int i = 0; i < 3; i++)
+            x[i] = 1000 * exp(0.8 * normal());
+        sb_ci_summarize_log(x, 3, &s);
+        ck_assert(s.lo > 0);
+        covered += s.lo <= 1000 && 1000 <= s.hi;
+    }
+    ck_assert_msg(covered > trials * 0.93 && covered < trials * 0.97,
+                  "95%% interval covered the true value %d times of %d", covered, trials);
 }
 END_TEST
 
@@ -179,7 +204,8 @@ int main(void)
     tcase_add_test(tc, test_welch_known);
     tcase_add_test(tc, test_verdicts);
     tcase_add_test(tc, test_welch_coverage);
-    tcase_add_test(tc, test_batch_means);
+    tcase_add_test(tc, test_welch_p_and_level);
+    tcase_add_test(tc, test_summary_log_coverage);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
