@@ -26,6 +26,8 @@
 #include "sb_lua.h"
 #include "sb_point.h"
 #include "sb_report.h"
+
+struct sb_findmax_result;
 #include "sb_result.h"
 #include "sb_safefile.h"
 #include "sb_selfcheck.h"
@@ -56,6 +58,8 @@ struct sb_output {
     const char *end_status;
     int end_signal;                 /* interrupted: the signal number */
     char end_error[512];            /* failed: the first error, or "" */
+    /* --find-max: the search's record, borrowed; NULL without. */
+    const struct sb_findmax_result *find_max;
 };
 
 /*
