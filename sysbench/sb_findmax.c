@@ -54,16 +54,14 @@ bad:
     return -1;
 }
 
-/* Runs a rate has when a close call or a conflict is measured again, and
- * the most a conflict gets before it is reported. */
+/* Runs a rate has when a close call, or an end of the final bracket, is
+ * measured again. */
 #define CLOSE_RUNS 3
-#define RECHECK_RUNS 3
-#define RECHECK_MAX 5
+#define CONFIRM_RUNS 3
 /* The bracket the bisection narrows to. */
 #define BRACKET 0.02
 /* Why a search step stopped, besides a run's own (positive) status. */
 #define STOP_BUDGET (-1)   /* SB_FINDMAX_MAX_PROBES probes made */
-#define STOP_CONFLICT (-2) /* a held rate above a miss survived RECHECK_MAX runs */
 
 struct search {
     sb_findmax_run_fn run;
@@ -170,9 +168,9 @@ static void progress(const struct search *s, double r, unsigned run, unsigned nr
         snprintf(what, sizeof(what), "%.2f tx/s", r);
     else
         snprintf(what, sizeof(what), "closed loop");
-    fprintf(s->out, "\r\033[K--find-max: probe %u of at most %u: %s, run %u of %u%s%s",
+    fprintf(s->out, "\r\033[K--find-max: probe %u of at most %u: %s, run %u of %u%s%s%s",
             s->res->probes + 1, s->res->max_probes, what, run, nruns,
-            *left ? ", about " : "", left);
+            *left ? ", about " : "", left, *left ? " left" : "");
     fflush(s->out);
 }
 
@@ -288,19 +286,22 @@ static void bracket(struct search *s)
     s->hi = f != NULL ? f->target : 0;
 }
 
+/* Whether the bracket [lo, hi] needs no more bisection. */
+static bool narrow_enough(const struct search *s)
+{
+    return s->hi <= 0 || (s->lo > 0 && (s->hi - s->lo) / s->lo <= BRACKET) ||
+           s->hi - s->lo <= 0.5 || (s->lo <= 0 && s->hi < 1);
+}
+
 /* Bisects the bracket [lo, hi] (lo 0: none held yet) down to BRACKET. */
 static int bisect(struct search *s)
 {
     bracket(s);
-    while (s->hi > 0 && (s->lo <= 0 || (s->hi - s->lo) / s->lo > BRACKET) &&
-           s->hi - s->lo > 0.5) {
+    while (!narrow_enough(s)) {
         double mid = s->lo > 0 ? (s->lo + s->hi) / 2 : s->hi / 2;
         bool ok;
-        int rc;
+        int rc = probe(s, mid, s->repeat, "", &ok);
 
-        if (s->lo <= 0 && s->hi < 1)
-            break;
-        rc = probe(s, mid, s->repeat, "", &ok);
         if (rc != 0)
             return rc;
         bracket(s);
@@ -308,52 +309,43 @@ static int bisect(struct search *s)
     return 0;
 }
 
-/* Whether r takes part in a conflict with the lowest miss f: f itself,
- * or a rate held above it. */
-static bool in_conflict(const struct sb_findmax_rate *r, const struct sb_findmax_rate *f)
+/* The rate record with target t, or NULL. */
+static struct sb_findmax_rate *find_rate(struct sb_findmax_result *res, double t)
 {
-    return r == f || (r->target > f->target && r->holds);
+    for (size_t i = 0; i < res->nrates; i++)
+        if (res->rates[i].target == t)
+            return &res->rates[i];
+    return NULL;
 }
 
 /*
- * Measures again the lowest miss and every rate that held above it: all
- * to RECHECK_RUNS runs, then to RECHECK_MAX. Returns 0 when no conflict is
- * left, STOP_CONFLICT when one survived RECHECK_MAX runs, STOP_BUDGET, or
- * the run's status.
+ * Measures the two ends of the bracket, the highest rate held below every
+ * miss and the lowest miss, to CONFIRM_RUNS runs each: a single run's
+ * spurious miss (a stall) or pass would otherwise decide the answer.
+ * Sets *changed when it measured something. Returns 0, the run's status or
+ * STOP_BUDGET.
  */
-static int resolve(struct search *s)
+static int confirm(struct search *s, bool *changed)
 {
-    for (;;) {
-        const struct sb_findmax_rate *f = lowest_fail(s->res);
-        struct sb_findmax_rate *next = NULL;
-        unsigned fewest = SB_FINDMAX_MAX_RUNS, want;
-        bool conflict = false, ok;
-        int rc;
+    double ends[2] = {s->lo, s->hi};
 
-        for (size_t i = 0; f != NULL && i < s->res->nrates; i++) {
-            struct sb_findmax_rate *r = &s->res->rates[i];
-            if (!in_conflict(r, f))
-                continue;
-            conflict = conflict || r != f;
-            if (r->runs < fewest)
-                fewest = r->runs;
-        }
-        s->res->monotone = !conflict;
-        if (!conflict)
-            return 0;
-        want = fewest < RECHECK_RUNS ? RECHECK_RUNS : RECHECK_MAX;
-        /* The miss first, then the rates that held above it. */
-        for (size_t i = 0; i < s->res->nrates && next == NULL; i++)
-            if (in_conflict(&s->res->rates[i], f) && s->res->rates[i].runs < want)
-                next = &s->res->rates[i];
-        if (next == NULL)
-            return STOP_CONFLICT;
-        next->remeasured = true;
-        rc = probe(s, next->target, want - next->runs, "re-measured: a rate held above a miss",
+    *changed = false;
+    for (int i = 0; i < 2; i++) {
+        struct sb_findmax_rate *r = ends[i] > 0 ? find_rate(s->res, ends[i]) : NULL;
+        bool ok;
+        int rc;
+        if (r == NULL || r->runs >= CONFIRM_RUNS)
+            continue;
+        r->remeasured = true;
+        rc = probe(s, r->target, CONFIRM_RUNS - r->runs,
+                   i == 0 ? "re-measured: highest rate held" : "re-measured: lowest rate missed",
                    &ok);
-        if (rc != 0)
+        *changed = true;
+        /* A verdict that turned moves the bracket: search again. */
+        if (rc != 0 || ok != (i == 0))
             return rc;
     }
+    return 0;
 }
 
 /* The curve by target after the search, then the answer and its bracket. */
@@ -396,11 +388,11 @@ static void print_warnings(const struct search *s)
     if (!res->monotone && f != NULL)
         for (size_t i = res->nrates; i-- > 0;)
             if (res->rates[i].holds && res->rates[i].target > f->target) {
-                fprintf(s->out, "WARNING: find-max: %.2f tx/s held but %.2f tx/s was missed, "
-                        "even after %u and %u runs: the verdicts are not monotone in the rate "
-                        "(a noisy server, or --time too short); the rate found is the highest "
-                        "held below every miss\n", res->rates[i].target, f->target,
-                        res->rates[i].runs, f->runs);
+                fprintf(s->out, "WARNING: find-max: %.2f tx/s held (%u run%s) but %.2f tx/s "
+                        "was missed (%u runs): the verdicts are not monotone in the rate (a "
+                        "noisy server, or --time too short); the rate found is the highest held "
+                        "below every miss\n", res->rates[i].target, res->rates[i].runs,
+                        res->rates[i].runs == 1 ? "" : "s", f->target, f->runs);
                 break;
             }
     if (res->out_of_probes && res->max_rate > 0 && res->fail_rate > 0)
@@ -416,6 +408,12 @@ static void answer(struct search *s)
     struct sb_findmax_result *res = s->res;
 
     bracket(s);
+    /* The bracket is the highest rate held below the lowest miss, so a
+     * rate held above a miss can only come from a verdict that turned on
+     * re-measurement: said, not hidden. */
+    for (size_t i = 0; i < res->nrates; i++)
+        if (res->rates[i].holds && s->hi > 0 && res->rates[i].target > s->hi)
+            res->monotone = false;
     res->max_rate = s->lo;
     res->fail_rate = s->hi;
     for (size_t i = 0; i < res->nrates; i++)
@@ -446,20 +444,18 @@ static int expand(struct search *s)
     return rc;
 }
 
-/* Bisects and resolves conflicts until the bracket is narrow and no rate
- * held lies above a miss. */
+/* Bisects, and confirms the ends of the bracket, until it is narrow and
+ * both ends have CONFIRM_RUNS runs. */
 static int narrow(struct search *s)
 {
+    bool changed = true;
     int rc = 0;
 
-    while (rc == 0 && lowest_fail(s->res) != NULL) {
+    while (rc == 0 && changed && lowest_fail(s->res) != NULL) {
         rc = bisect(s);
         if (rc == 0)
-            rc = resolve(s);
+            rc = confirm(s, &changed);
         bracket(s);
-        if (rc == 0 && (s->hi <= 0 || (s->lo > 0 && (s->hi - s->lo) / s->lo <= BRACKET) ||
-                        s->hi - s->lo <= 0.5 || (s->lo <= 0 && s->hi < 1)))
-            break;
     }
     return rc;
 }

@@ -7,10 +7,11 @@
  * --sla percentile of the response time is within its limit. The search
  * first measures the closed-loop capacity, then bisects between a rate
  * that holds and one that does not down to 2%. A verdict within 10% of a
- * limit is measured three times in all and decided by the medians. When a
- * rate that held lies above one that did not, both are measured again
- * (three, then five runs each); a conflict that survives that is reported
- * and the answer is the highest rate held below every rate missed.
+ * limit is measured three times in all and decided by the medians. The
+ * bracket is always the highest rate held below the lowest rate missed,
+ * and both its ends are measured three times before the answer is given
+ * (a single run's stall cannot decide it); should a rate held still lie
+ * above a miss, the answer says so and stays below every miss.
  *
  * The search itself is pure: it measures through a callback (one run per
  * call), prints one line per probe and the curve to a FILE, and keeps
@@ -70,7 +71,7 @@ struct sb_findmax_rate {
     unsigned runs;
     double achieved, latency; /* medians of the runs */
     bool holds;
-    bool remeasured;          /* measured again because a pass lay above a fail */
+    bool remeasured;          /* measured again as an end of the bracket */
 };
 
 /* What the search found; filled as it goes, so also after an interruption. */
