@@ -915,13 +915,18 @@ int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, cons
     if (label == NULL)
         snprintf(err, errlen, "out of memory");
     free(label);
-    sb_jv_free(doc);
-    if (rc != 0)
+    if (rc != 0) {
+        sb_jv_free(doc);
         return -1;
+    }
     rc = sb_plot_write(&r, 1, path, out, err, errlen);
     sb_resfile_free(&r);
     /* A single run also gets its time axis. */
     if (rc == 0 && o->npoints == 1)
         rc = sb_plot_timeline(&o->points[0], path, out, err, errlen);
+    /* A --find-max search, its chart on a numeric rate axis. */
+    if (rc == 0 && sb_jv_get(doc, "find_max") != NULL)
+        rc = sb_plot_findmax(sb_jv_get(doc, "find_max"), path, out, err, errlen);
+    sb_jv_free(doc);
     return rc;
 }
