@@ -279,6 +279,7 @@ struct point_ctx {
     unsigned threads;              /* the thread count of the points run next */
     bool started;                  /* a point ran before: cool down first */
     size_t group;                  /* --find-max: the first run of the current rate */
+    bool again;                    /* --find-max: this run repeats the previous rate */
 };
 
 /*
@@ -298,8 +299,9 @@ static int run_point(void *p, double rate, unsigned repeats)
 
         if (c->started) {
             sb_stop_reset();
-            if (!cooldown(rep > 1 ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown,
-                          rep > 1 ? "repeat" : "point"))
+            bool rerun = rep > 1 || c->again;
+            if (!cooldown(rerun ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown,
+                          rerun ? "repeat" : "point"))
                 return 128 + sb_run_signal();
             printf("\n");
         }
@@ -364,7 +366,9 @@ static int findmax_run(void *p, double rate, bool again, struct sb_findmax_fig *
     size_t first = c->out->npoints;
     int saved = quiet_begin(), rc;
 
+    c->again = again;
     rc = run_point(c, rate, 1);
+    c->again = false;
     quiet_end(saved);
     if (!again)
         c->group = first;
@@ -430,7 +434,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
     /* --find-max prints its own curve instead of the sweep table. */
     bool sweep = (sb_cfg->nthread_list > 1 || nr > 1) && !sb_cfg->find_max;
-    struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0};
+    struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false};
     int rc = 0;
 
     if (!sb_lua_has_function(L, "event") && !sb_lua_has_script_thread_run(L))
