@@ -65,8 +65,9 @@ LUA
 
 tcase "--find-max finds a 500/s capacity (2 threads x 4 ms) within 5%, no rate held above a miss"
 write_server
-SB_TIMEOUT=240 SERVICE_MS=4 sb server.lua run --threads=2 --time=2 --find-max \
-    --sla=p99:200ms --json=f.json --plot=f.png
+mkdir tmp
+TMPDIR=$PWD/tmp SB_PLOT_KEEP=1 SB_TIMEOUT=240 SERVICE_MS=4 sb server.lua run --threads=2 \
+    --time=2 --find-max --sla=p99:200ms --json=f.json --plot=f.png
 assert_exit 0
 best=$(sed -n 's/^Highest rate held: \([0-9.]*\) tx\/s (capacity between.*/\1/p' out)
 assert_between "${best:-0}" 475 525 "highest rate held (known capacity 500/s)"
@@ -95,6 +96,13 @@ runs = sum(r["runs"] for r in fm["rates"]) + fm["closed_loop"]["runs"]
 print(runs == fm["runs"])' f.json)" "True"
 assert_contains out "Find-max chart written: f-find-max.png"
 [ -s f-find-max.png ] || fail "no f-find-max.png"
+# The chart's rate axis is numeric, with the SLA line and the rate found.
+gp=$(ls tmp/*/findmax.gp 2>/dev/null | head -n 1)
+[ -n "$gp" ] || fail "the find-max gnuplot script was not kept"
+assert_contains "$gp" "set xlabel 'target rate (transactions per second)'"
+assert_contains "$gp" "200 with lines dt 2 lw 2 lc rgb '#d62728' title 'SLA: p99 <= 200 ms'"
+assert_contains "$gp" "set arrow 1 from first $(py "'%.10g' % d['find_max']['rate_held']" f.json), graph 0"
+assert_contains "$gp" "rate held: $best tx/s"
 
 tcase "--find-max: a failed run ends the search with its error and the JSON says so"
 cat >bad.lua <<'LUA'
