@@ -82,7 +82,8 @@ missed = [r["target_tps"] for r in fm["rates"] if not r["held"]]
 runs = {r["target_tps"]: r["runs"] for r in fm["rates"]}
 print(max(held) < min(missed), max(held) == fm["rate_held"],
       min(missed) == fm["lowest_rate_missed"],
-      runs[fm["rate_held"]] >= 3 and runs[fm["lowest_rate_missed"]] >= 3,
+      runs[fm["rate_held"]] >= 3 and runs[fm["lowest_rate_missed"]] >= 3
+      or "runs %s (out of probes: %s)" % (runs, fm["out_of_probes"]),
       fm["lowest_rate_missed"] / fm["rate_held"] <= 1.0201)' f.json)" "True True True True True"
 # One line per probe, and no full report in the text output; every run is
 # a point of the JSON with its full figures, grouped by rate.
@@ -160,7 +161,7 @@ tcase "the seed from the clock is printed and stored; --rand-seed with it repeat
 write_rand
 # Paced above what the event can do, late slots skipped: the pacer draws
 # a varying number of jitters, which must not shift the script's values.
-sb rand.lua run --threads=2 --time=0.5 --tx-rate=8000 --tx-late=skip --json=a.json
+sb rand.lua run --threads=2 --time=1 --tx-rate=8000 --tx-late=skip --json=a.json
 assert_exit 0
 seed=$(sed -n 's/.*from current time: seed \([0-9]*\) .*/\1/p' out)
 [ -n "$seed" ] || fail "no seed printed"
@@ -168,7 +169,7 @@ assert_contains out "(--rand-seed=$seed repeats every random stream)"
 assert_eq "$(py 'd["rand_seed"]["value"], d["rand_seed"]["from"], d["options"]["general"]["rand-seed"]' a.json)" \
     "($seed, 'clock', 0)"
 cp out a.out
-sb rand.lua run --threads=2 --time=0.5 --tx-rate=8000 --tx-late=skip --rand-seed="$seed" --json=b.json
+sb rand.lua run --threads=2 --time=1 --tx-rate=8000 --tx-late=skip --rand-seed="$seed" --json=b.json
 assert_exit 0
 assert_contains out "Initializing random number generator from seed ($seed)."
 assert_eq "$(py 'd["rand_seed"]["value"], d["rand_seed"]["from"]' b.json)" "($seed, 'option')"
@@ -178,7 +179,7 @@ c = [collections.Counter(l.split()[0] for l in open(f) if l[:1] == "t" and l[1:2
 print(min(min(x.values()) for x in c) if all(len(x) == 2 for x in c) else 0)
 PY
 )
-assert_ge "$n" 50 "events per thread in both runs"
+assert_ge "$n" 20 "events per thread in both runs"
 streams a.out "$n" >sa
 streams out "$n" >sb
 [ -s sa ] && cmp -s sa sb || fail "the rerun with --rand-seed=$seed drew other values"
