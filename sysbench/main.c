@@ -393,6 +393,7 @@ static int run_findmax(struct point_ctx *c)
         .pct = sb_cfg->sla_pct, .ms = sb_cfg->sla_ms, .repeat = sb_cfg->repeat,
         .run_s = sb_cfg->warmup_time + sb_cfg->time_limit + sb_cfg->sweep_cooldown,
         .progress = isatty(STDOUT_FILENO) != 0, .now_s = monotonic_s};
+    int rc;
 
     c->threads = sb_cfg->thread_list[0];
     c->out->find_max = &fm;
@@ -401,7 +402,14 @@ static int run_findmax(struct point_ctx *c)
     else
         printf("Random seed: %llu (from the clock; --rand-seed=%llu repeats it)\n",
                (unsigned long long)sb_cfg->rand_seed, (unsigned long long)sb_cfg->rand_seed);
-    return sb_findmax_search(findmax_run, c, &par, &fm, stdout);
+    rc = sb_findmax_search(findmax_run, c, &par, &fm, stdout);
+    /* The run's own report of it went to the JSON only. */
+    if (rc > 128)
+        printf("--find-max: interrupted by signal %d after %u run(s); they are in the "
+               "result files\n", rc - 128, fm.runs);
+    else if (rc != 0)
+        printf("--find-max: stopped: run %u failed\n", fm.runs);
+    return rc;
 }
 
 /* The points of the --threads and --tx-rate lists, or the --find-max

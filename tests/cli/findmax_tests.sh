@@ -116,6 +116,7 @@ LUA
 FAIL_NOW=1 sb bad.lua run --time=0.2 --find-max --sla=p99:50ms --json=b.json
 assert_exit 1
 assert_contains err "boom"
+assert_contains out "--find-max: stopped: run 1 failed"
 assert_eq "$(py 'd["ended"]["status"], d["find_max"]["complete"], d["find_max"]["runs"]' b.json)" \
     "('failed', False, 1)"
 
