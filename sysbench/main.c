@@ -280,6 +280,7 @@ struct point_ctx {
     bool started;                  /* a point ran before: cool down first */
     size_t group;                  /* --find-max: the first run of the current rate */
     bool again;                    /* --find-max: this run repeats the previous rate */
+    struct sb_findmax_result *fm;  /* --find-max: the search, read by the JSON writer */
 };
 
 /*
@@ -388,7 +389,6 @@ static int findmax_run(void *p, double rate, bool again, struct sb_findmax_fig *
 /* --find-max at the first thread count; the result is kept for the JSON. */
 static int run_findmax(struct point_ctx *c)
 {
-    static struct sb_findmax_result fm; /* read by the JSON writer after us */
     struct sb_findmax_params par = {
         .pct = sb_cfg->sla_pct, .ms = sb_cfg->sla_ms, .repeat = sb_cfg->repeat,
         .run_s = sb_cfg->warmup_time + sb_cfg->time_limit + sb_cfg->sweep_cooldown,
@@ -396,19 +396,19 @@ static int run_findmax(struct point_ctx *c)
     int rc;
 
     c->threads = sb_cfg->thread_list[0];
-    c->out->find_max = &fm;
+    c->out->find_max = c->fm;
     if (sb_cfg->rand_seed_given)
         printf("Random seed: %llu (--rand-seed)\n", (unsigned long long)sb_cfg->rand_seed);
     else
         printf("Random seed: %llu (from the clock; --rand-seed=%llu repeats it)\n",
                (unsigned long long)sb_cfg->rand_seed, (unsigned long long)sb_cfg->rand_seed);
-    rc = sb_findmax_search(findmax_run, c, &par, &fm, stdout);
+    rc = sb_findmax_search(findmax_run, c, &par, c->fm, stdout);
     /* The run's own report of it went to the JSON only. */
     if (rc > 128)
         printf("--find-max: interrupted by signal %d after %u run(s); they are in the "
-               "result files\n", rc - 128, fm.runs);
+               "result files\n", rc - 128, c->fm->runs);
     else if (rc != 0)
-        printf("--find-max: stopped: run %u failed\n", fm.runs);
+        printf("--find-max: stopped: run %u failed\n", c->fm->runs);
     return rc;
 }
 
@@ -442,7 +442,9 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
     /* --find-max prints its own curve instead of the sweep table. */
     bool sweep = (sb_cfg->nthread_list > 1 || nr > 1) && !sb_cfg->find_max;
-    struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false};
+    struct sb_findmax_result fm;
+    struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
+                            &fm};
     int rc = 0;
 
     if (!sb_lua_has_function(L, "event") && !sb_lua_has_script_thread_run(L))

@@ -26,12 +26,12 @@
 #include "sb_lua.h"
 #include "sb_point.h"
 #include "sb_report.h"
-
-struct sb_findmax_result;
 #include "sb_result.h"
 #include "sb_safefile.h"
 #include "sb_selfcheck.h"
 #include "sb_stats.h"
+
+struct sb_findmax_result;
 
 struct sb_txlog;
 

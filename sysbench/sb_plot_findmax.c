@@ -73,7 +73,8 @@ static void data_blocks(FILE *f, const struct sb_jv *rates, double ms, double *l
         sb_plot_gp_num(f, t);
         sb_plot_gp_num(f, 100 * sb_jv_num(sb_jv_get(r, "median_achieved_tps")) / t);
         sb_plot_gp_num(f, sb_jv_num(sb_jv_get(r, "median_latency_ms")));
-        fprintf(f, " %d\n", held != NULL && held->type == SB_JV_BOOL && held->boolean ? HELD_RGB : MISSED_RGB);
+        bool ok = held != NULL && held->type == SB_JV_BOOL && held->boolean;
+        fprintf(f, " %d\n", ok ? HELD_RGB : MISSED_RGB);
     }
     fputs("EOD\n", f);
 }
