@@ -9,7 +9,9 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <luajit.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@
 #include "sb_output.h"
 #include "sb_plot.h"
 #include "sb_repeat.h"
+#include "sb_result.h"
 #include "sb_hgrm.h"
 #include "sb_txlog.h"
 #include "sb_run.h"
@@ -275,6 +278,9 @@ struct point_ctx {
     struct sb_output *out;
     unsigned threads;              /* the thread count of the points run next */
     bool started;                  /* a point ran before: cool down first */
+    size_t group;                  /* --find-max: the first run of the current rate */
+    bool again;                    /* --find-max: this run repeats the previous rate */
+    struct sb_findmax_result *fm;  /* --find-max: the search, read by the JSON writer */
 };
 
 /*
@@ -294,8 +300,9 @@ static int run_point(void *p, double rate, unsigned repeats)
 
         if (c->started) {
             sb_stop_reset();
-            if (!cooldown(rep > 1 ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown,
-                          rep > 1 ? "repeat" : "point"))
+            bool rerun = rep > 1 || c->again;
+            if (!cooldown(rerun ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown,
+                          rerun ? "repeat" : "point"))
                 return 128 + sb_run_signal();
             printf("\n");
         }
@@ -313,19 +320,107 @@ static int run_point(void *p, double rate, unsigned repeats)
     return rc;
 }
 
+/* Points standard output at /dev/null (a --find-max probe's full report
+ * goes to the JSON only). Returns the saved descriptor to give back to
+ * quiet_end, or -1 when nothing was redirected. */
+static int quiet_begin(void)
+{
+    int saved, null;
+
+    if (sb_cfg->verbosity >= SB_LOG_INFO)
+        return -1; /* --verbosity=4 or more: the reports too */
+    fflush(stdout);
+    saved = dup(STDOUT_FILENO);
+    null = open("/dev/null", O_WRONLY);
+    if (saved < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0) {
+        if (saved >= 0)
+            close(saved);
+        saved = -1;
+    }
+    if (null >= 0)
+        close(null);
+    return saved;
+}
+
+static void quiet_end(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+}
+
+static double monotonic_s(void)
+{
+    return (double)sb_now_ns() / 1e9;
+}
+
+/*
+ * The --find-max callback: one run at `rate`, its report kept out of the
+ * text output, its achieved rate and SLA percentile into fig. Runs of one
+ * rate in a row are grouped as repeats in the result files.
+ */
+static int findmax_run(void *p, double rate, bool again, struct sb_findmax_fig *fig)
+{
+    struct point_ctx *c = p;
+    size_t first = c->out->npoints;
+    int saved = quiet_begin(), rc;
+
+    c->again = again;
+    rc = run_point(c, rate, 1);
+    c->again = false;
+    quiet_end(saved);
+    if (!again)
+        c->group = first;
+    fig->tps = fig->latency_ms = NAN;
+    if (c->out->npoints > first) {
+        const struct sb_point *pt = &c->out->points[first];
+        fig->tps = pt->time_s > 0 ? sb_result_tps(pt) : NAN;
+        fig->latency_ms = sb_result_pct_ms(pt, sb_cfg->sla_pct);
+    }
+    for (size_t i = c->group; i < c->out->npoints; i++) {
+        c->out->points[i].cfg.repeat = (unsigned)(i - c->group + 1);
+        c->out->points[i].cfg.nrepeat = (unsigned)(c->out->npoints - c->group);
+    }
+    return rc;
+}
+
+/* --find-max at the first thread count; the result is kept for the JSON. */
+static int run_findmax(struct point_ctx *c)
+{
+    struct sb_findmax_params par = {
+        .pct = sb_cfg->sla_pct, .ms = sb_cfg->sla_ms, .repeat = sb_cfg->repeat,
+        .run_s = sb_cfg->warmup_time + sb_cfg->time_limit + sb_cfg->sweep_cooldown,
+        .progress = isatty(STDOUT_FILENO) != 0, .now_s = monotonic_s};
+    int rc;
+
+    c->threads = sb_cfg->thread_list[0];
+    c->out->find_max = c->fm;
+    if (sb_cfg->rand_seed_given)
+        printf("Random seed: %llu (--rand-seed)\n", (unsigned long long)sb_cfg->rand_seed);
+    else
+        printf("Random seed: %llu (from the clock; --rand-seed=%llu repeats it)\n",
+               (unsigned long long)sb_cfg->rand_seed, (unsigned long long)sb_cfg->rand_seed);
+    rc = sb_findmax_search(findmax_run, c, &par, c->fm, stdout);
+    /* The run's own report of it went to the JSON only. */
+    if (rc > 128)
+        printf("--find-max: interrupted by signal %d after %u run(s); they are in the "
+               "result files\n", rc - 128, c->fm->runs);
+    else if (rc != 0)
+        printf("--find-max: stopped: run %u failed\n", c->fm->runs);
+    return rc;
+}
+
 /* The points of the --threads and --tx-rate lists, or the --find-max
  * search at the first thread count. */
 static int run_sweep(struct point_ctx *c)
 {
     size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
-    struct sb_findmax_result fm;
     int rc = 0;
 
-    if (sb_cfg->find_max) {
-        c->threads = sb_cfg->thread_list[0];
-        return sb_findmax_search(c->out, run_point, c, sb_cfg->sla_pct, sb_cfg->sla_ms,
-                                 sb_cfg->repeat, &fm, stdout);
-    }
+    if (sb_cfg->find_max)
+        return run_findmax(c);
     for (size_t ti = 0; ti < sb_cfg->nthread_list && rc == 0; ti++)
         for (size_t ri = 0; ri < nr && rc == 0; ri++) {
             c->threads = sb_cfg->thread_list[ti];
@@ -345,8 +440,11 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     struct sb_output out;
     char err[1024];
     size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
-    bool sweep = sb_cfg->nthread_list > 1 || nr > 1 || sb_cfg->find_max;
-    struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false};
+    /* --find-max prints its own curve instead of the sweep table. */
+    bool sweep = (sb_cfg->nthread_list > 1 || nr > 1) && !sb_cfg->find_max;
+    struct sb_findmax_result fm;
+    struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
+                            &fm};
     int rc = 0;
 
     if (!sb_lua_has_function(L, "event") && !sb_lua_has_script_thread_run(L))

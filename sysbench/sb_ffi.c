@@ -136,7 +136,8 @@ void sb_counter_inc(int thread_id, int type)
  */
 static __thread struct sb_rand *cur_rand;
 /* For a thread with no state bound (a script's foreign thread): seeded from
- * the clock and the thread's address, never a crash. */
+ * --rand-seed, stream SB_RAND_STREAM_FOREIGN + n for the n-th such thread to
+ * draw, never a crash. */
 static __thread struct sb_rand fallback_rand;
 static __thread bool fallback_ready;
 
@@ -161,8 +162,11 @@ static struct sb_rand *thread_rand(void)
     if (cur_rand != NULL)
         return cur_rand;
     if (!fallback_ready) {
-        sb_rand_seed_stream(&fallback_rand, (uint64_t)time(NULL),
-                     (uint64_t)(uintptr_t)&fallback_rand, &sb_cfg->rand);
+        static uint64_t foreign_threads;
+        sb_rand_seed_stream(&fallback_rand, sb_cfg->rand_seed,
+                            SB_RAND_STREAM_FOREIGN +
+                                __atomic_fetch_add(&foreign_threads, 1, __ATOMIC_RELAXED),
+                            &sb_cfg->rand);
         fallback_ready = true;
     }
     return &fallback_rand;

@@ -9,10 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_ci.h"
-#include "sb_histogram.h"
-#include "sb_output.h"
-#include "sb_repeat.h"
+#include "sb_json.h"
 
 int sb_findmax_parse_sla(const char *text, bool required, double *pct, double *ms,
                          char *err, size_t errlen)
@@ -57,195 +54,520 @@ bad:
     return -1;
 }
 
-/* Largest number of probes (rates) the search makes. */
-#define MAX_PROBES 24
-
-/* One rate tried. */
-struct probe {
-    double target, achieved, latency_ms;
-    unsigned runs;
-    bool holds;
-};
+/* Runs a rate has when a close call, or an end of the final bracket, is
+ * measured again. */
+#define CLOSE_RUNS 3
+#define CONFIRM_RUNS 3
+/* The bracket the bisection narrows to. */
+#define BRACKET 0.02
+/* Why a search step stopped, besides a run's own (positive) status. */
+#define STOP_BUDGET (-1)   /* SB_FINDMAX_MAX_PROBES probes made */
 
 struct search {
-    struct sb_output *o;
     sb_findmax_run_fn run;
     void *ctx;
-    double pct, ms;
+    const struct sb_findmax_params *par;
     unsigned repeat;
-    struct probe probes[MAX_PROBES];
-    size_t n;
+    struct sb_findmax_result *res;
     FILE *out;
+    double last_rate;         /* the rate of the previous run; -1 before any */
+    double spent_s;           /* time the timed runs took */
+    unsigned timed;
+    double lo, hi;            /* the bracket, for the time left */
 };
 
-/* NaN rather than the model's 0 for a point that measured no time. */
-static double point_tps(const struct sb_point *p)
+/* The median of the non-NaN values of v[0..n); NaN when there is none. */
+static double median(const double *v, unsigned n)
 {
-    return p->time_s > 0 ? sb_result_tps(p) : NAN;
+    double t[SB_FINDMAX_MAX_RUNS];
+    unsigned m = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        if (!isnan(v[i])) {
+            unsigned k = m++;
+            for (; k > 0 && t[k - 1] > v[i]; k--)
+                t[k] = t[k - 1];
+            t[k] = v[i];
+        }
+    if (m == 0)
+        return NAN;
+    return m % 2 ? t[m / 2] : (t[m / 2 - 1] + t[m / 2]) / 2;
 }
 
-/* Median throughput and SLA latency of the points [first, o->npoints). */
-static void medians(const struct search *s, size_t first, double *tps, double *lat)
+static bool verdict(const struct search *s, const struct sb_findmax_rate *r)
 {
-    double t[256], l[256];
-    size_t n = 0;
-    struct sb_ci_summary sum;
-
-    for (size_t i = first; i < s->o->npoints && n < 256; i++, n++) {
-        t[n] = point_tps(&s->o->points[i]);
-        l[n] = sb_result_pct_ms(&s->o->points[i], s->pct);
-    }
-    sb_ci_summarize(t, n, &sum);
-    *tps = sum.median;
-    sb_ci_summarize(l, n, &sum);
-    *lat = sum.median;
-}
-
-static bool verdict(const struct search *s, double target, double tps, double lat)
-{
-    return tps >= 0.995 * target && lat <= s->ms;
+    return r->achieved >= 0.995 * r->target && r->latency <= s->par->ms;
 }
 
 /* Whether a verdict is close enough to a limit to be measured again. */
-static bool close_call(const struct search *s, double target, double tps, double lat)
+static bool close_call(const struct search *s, const struct sb_findmax_rate *r)
 {
+    double a = r->achieved / r->target;
     /* A rate that holds gives 99.9-100% in --tx-rate mode (exact slot
      * counts); just below or above the 99.5% limit is the doubtful band. */
-    return (tps / target >= 0.985 && tps / target < 0.998) || fabs(lat / s->ms - 1) < 0.1;
+    return (a >= 0.985 && a < 0.998) || fabs(r->latency / s->par->ms - 1) < 0.1;
 }
 
-/* Measures rate r (again when the verdict is close) and records it. */
-static int probe(struct search *s, double r, bool *holds)
+/* The record of target rate r (0: the closed loop), made when new; NULL
+ * when the table is full. Kept sorted by target. */
+static struct sb_findmax_rate *rate_of(struct search *s, double r)
 {
-    size_t first = s->o->npoints;
-    struct probe *p;
-    int rc;
+    struct sb_findmax_result *res = s->res;
+    size_t i = 0;
 
-    fprintf(s->out, "\n--find-max: trying %.2f tx/s\n", r);
-    fflush(s->out);
-    rc = s->run(s->ctx, r, s->repeat);
-    if (rc != 0)
-        return rc;
-    p = &s->probes[s->n++];
-    p->target = r;
-    p->runs = s->repeat;
-    medians(s, first, &p->achieved, &p->latency_ms);
-    if (close_call(s, r, p->achieved, p->latency_ms) && p->runs < 3) {
-        fprintf(s->out, "\n--find-max: close to a limit, measuring %.2f tx/s %u more time%s\n", r,
-                3 - p->runs, 3 - p->runs == 1 ? "" : "s");
-        /* One run at a time: the summary below covers all three. */
-        for (unsigned k = p->runs; k < 3; k++)
-            if ((rc = s->run(s->ctx, r, 1)) != 0)
-                return rc;
-        p->runs = 3;
-        /* One group of three runs in the files, not a run and a pair. */
-        for (size_t i = first; i < s->o->npoints; i++) {
-            s->o->points[i].cfg.repeat = (unsigned)(i - first + 1);
-            s->o->points[i].cfg.nrepeat = (unsigned)(s->o->npoints - first);
-        }
-        sb_repeat_print_group(s->o, first, s->out);
-        medians(s, first, &p->achieved, &p->latency_ms);
-    }
-    p->holds = *holds = verdict(s, r, p->achieved, p->latency_ms);
-    return 0;
+    if (r <= 0)
+        return &res->closed;
+    while (i < res->nrates && res->rates[i].target < r)
+        i++;
+    if (i < res->nrates && res->rates[i].target == r)
+        return &res->rates[i];
+    if (res->nrates == SB_FINDMAX_MAX_PROBES)
+        return NULL;
+    memmove(&res->rates[i + 1], &res->rates[i], (res->nrates - i) * sizeof(res->rates[0]));
+    res->nrates++;
+    memset(&res->rates[i], 0, sizeof(res->rates[i]));
+    res->rates[i].target = r;
+    return &res->rates[i];
 }
 
-static int cmp_probe(const void *a, const void *b)
+/* Seconds one run takes: measured once some run was timed. */
+static double run_seconds(const struct search *s)
 {
-    double x = ((const struct probe *)a)->target, y = ((const struct probe *)b)->target;
-    return x < y ? -1 : x > y;
+    return s->timed > 0 ? s->spent_s / s->timed : s->par->run_s;
 }
 
-static void print_curve(struct search *s, const struct sb_findmax_result *res)
+/* Writes a duration as "45 s" or "3 min 5 s". */
+static void fmt_secs(char *buf, size_t len, double secs)
 {
-    qsort(s->probes, s->n, sizeof(s->probes[0]), cmp_probe);
-    fprintf(s->out, "\nFind-max curve (SLA: p%g <= %g ms; held = achieved >= 99.5%% of the "
-            "target and the SLA met; medians of the runs):\n", s->pct, s->ms);
-    fprintf(s->out, "%12s %12s %9s %12s %5s %6s\n", "target tps", "achieved", "achieved%",
-            "latency ms", "runs", "held");
-    for (size_t i = 0; i < s->n; i++) {
-        const struct probe *p = &s->probes[i];
-        fprintf(s->out, "%12.2f %12.2f %8.2f%% %12.3f %5u %6s\n", p->target, p->achieved,
-                100 * p->achieved / p->target, p->latency_ms, p->runs, p->holds ? "yes" : "no");
-    }
-    fprintf(s->out, "\nClosed-loop capacity: %.2f tx/s\n", res->capacity_tps);
-    if (res->max_rate > 0)
-        fprintf(s->out, "Highest rate held: %.2f tx/s (achieved %.2f tx/s, p%g %.3f ms)\n\n",
-                res->max_rate, res->max_achieved_tps, s->pct, res->max_latency_ms);
+    long t = lround(secs);
+
+    if (t < 60)
+        snprintf(buf, len, "%ld s", t);
     else
-        fprintf(s->out, "Highest rate held: none (even %.2f tx/s missed the SLA)\n\n",
-                s->n ? s->probes[0].target : 0.0);
+        snprintf(buf, len, "%ld min %ld s", t / 60, t % 60);
+}
+
+/* The progress line of a terminal, rewritten in place until the probe's
+ * own line replaces it. The time left counts the bisection steps the
+ * bracket still needs, at `repeat` runs each. */
+static void progress(const struct search *s, double r, unsigned run, unsigned nruns)
+{
+    double steps = 1, secs;
+    char what[64], left[64] = "";
+
+    if (!s->par->progress)
+        return;
+    if (s->lo > 0 && s->hi > s->lo && (s->hi - s->lo) / s->lo > BRACKET)
+        steps += ceil(log2((s->hi - s->lo) / (s->lo * BRACKET)));
+    else if (s->lo <= 0)
+        steps += 6;
+    secs = (steps * s->repeat + (nruns - run)) * run_seconds(s);
+    if (secs > 0)
+        fmt_secs(left, sizeof(left), secs);
+    if (r > 0)
+        snprintf(what, sizeof(what), "%.2f tx/s", r);
+    else
+        snprintf(what, sizeof(what), "closed loop");
+    fprintf(s->out, "\r\033[K--find-max: probe %u of at most %u: %s, run %u of %u%s%s%s",
+            s->res->probes + 1, s->res->max_probes, what, run, nruns,
+            *left ? ", about " : "", left, *left ? " left" : "");
     fflush(s->out);
 }
 
-/* Bisects between lo (held, or 0) and hi (missed) down to 2%. */
-static int bisect(struct search *s, double lo, double hi)
+/* The line of a probe; note says why it was made when not plainly. */
+static void print_probe(const struct search *s, const struct sb_findmax_rate *r,
+                        const char *note)
 {
-    while (s->n < MAX_PROBES - 1 && (lo <= 0 || (hi - lo) / lo > 0.02) && hi - lo > 0.5) {
-        double mid = lo > 0 ? (lo + hi) / 2 : hi / 2;
-        bool ok;
-        int rc = probe(s, mid, &ok);
+    if (s->par->progress)
+        fputs("\r\033[K", s->out);
+    fprintf(s->out, "%2u/%-2u ", s->res->probes, s->res->max_probes);
+    if (r->target > 0)
+        fprintf(s->out, "%12.2f %12.2f %8.2f%% %11.3f %4u %5s", r->target, r->achieved,
+                100 * r->achieved / r->target, r->latency, r->runs, r->holds ? "yes" : "no");
+    else
+        fprintf(s->out, "%12s %12.2f %9s %11.3f %4u %5s", "closed loop", r->achieved, "-",
+                r->latency, r->runs, "-");
+    fprintf(s->out, "%s%s\n", *note ? "  " : "", note);
+    fflush(s->out);
+}
+
+/* Runs rate r n more times (at most SB_FINDMAX_MAX_RUNS in all). */
+static int add_runs(struct search *s, struct sb_findmax_rate *r, unsigned n)
+{
+    unsigned total = r->runs + n;
+
+    if (total > SB_FINDMAX_MAX_RUNS)
+        total = SB_FINDMAX_MAX_RUNS;
+    for (unsigned k = r->runs; k < total; k++) {
+        struct sb_findmax_fig fig = {NAN, NAN};
+        double t0 = s->par->now_s ? s->par->now_s() : 0;
+        int rc;
+
+        progress(s, r->target, k + 1, total);
+        rc = s->run(s->ctx, r->target, s->last_rate == r->target, &fig);
+        s->last_rate = r->target;
+        s->res->runs++;
+        if (s->par->now_s) {
+            s->spent_s += s->par->now_s() - t0;
+            s->timed++;
+        }
         if (rc != 0)
             return rc;
-        if (ok)
-            lo = mid;
-        else
-            hi = mid;
-        if (lo <= 0 && hi < 1)
+        r->tps[k] = fig.tps;
+        r->latency_ms[k] = fig.latency_ms;
+        r->runs = k + 1;
+    }
+    r->achieved = median(r->tps, r->runs);
+    r->latency = median(r->latency_ms, r->runs);
+    r->holds = r->target > 0 && verdict(s, r);
+    return 0;
+}
+
+/*
+ * One probe: measures target t (0: closed loop) `n` more times, and a
+ * close call up to CLOSE_RUNS runs, then prints its line. *holds is the
+ * verdict. Returns 0, the run's status, or STOP_BUDGET.
+ */
+static int probe(struct search *s, double t, unsigned n, const char *why, bool *holds)
+{
+    struct sb_findmax_rate *r;
+    bool before;
+    char note[128];
+    int rc;
+
+    *holds = false;
+    if (s->res->probes >= s->res->max_probes || (r = rate_of(s, t)) == NULL) {
+        s->res->out_of_probes = true;
+        return STOP_BUDGET;
+    }
+    before = r->holds;
+    if ((rc = add_runs(s, r, n)) != 0)
+        return rc;
+    snprintf(note, sizeof(note), "%s", why);
+    if (t > 0 && r->runs < CLOSE_RUNS && close_call(s, r)) {
+        if ((rc = add_runs(s, r, CLOSE_RUNS - r->runs)) != 0)
+            return rc;
+        snprintf(note, sizeof(note), "%s%sclose to a limit: %u runs", why, *why ? "; " : "",
+                 r->runs);
+    }
+    if (*why && before != r->holds) {
+        size_t used = strlen(note);
+        snprintf(note + used, sizeof(note) - used, " (was %s)", before ? "yes" : "no");
+    }
+    s->res->probes++;
+    print_probe(s, r, note);
+    *holds = r->holds;
+    return 0;
+}
+
+/* The lowest rate missed, or NULL. */
+static const struct sb_findmax_rate *lowest_fail(const struct sb_findmax_result *res)
+{
+    for (size_t i = 0; i < res->nrates; i++)
+        if (!res->rates[i].holds)
+            return &res->rates[i];
+    return NULL;
+}
+
+/* Sets the bracket: lo the highest rate held below every miss (0: none),
+ * hi the lowest miss (0: none). */
+static void bracket(struct search *s)
+{
+    const struct sb_findmax_rate *f = lowest_fail(s->res);
+
+    s->lo = s->hi = 0;
+    for (size_t i = 0; i < s->res->nrates; i++) {
+        const struct sb_findmax_rate *r = &s->res->rates[i];
+        if (f != NULL && r->target >= f->target)
             break;
+        if (r->holds)
+            s->lo = r->target;
+    }
+    s->hi = f != NULL ? f->target : 0;
+}
+
+/* Whether the bracket [lo, hi] needs no more bisection. */
+static bool narrow_enough(const struct search *s)
+{
+    return s->hi <= 0 || (s->lo > 0 && (s->hi - s->lo) / s->lo <= BRACKET) ||
+           s->hi - s->lo <= 0.5 || (s->lo <= 0 && s->hi < 1);
+}
+
+/* Bisects the bracket [lo, hi] (lo 0: none held yet) down to BRACKET. */
+static int bisect(struct search *s)
+{
+    bracket(s);
+    while (!narrow_enough(s)) {
+        double mid = s->lo > 0 ? (s->lo + s->hi) / 2 : s->hi / 2;
+        bool ok;
+        int rc = probe(s, mid, s->repeat, "", &ok);
+
+        if (rc != 0)
+            return rc;
+        bracket(s);
     }
     return 0;
 }
 
-int sb_findmax_search(struct sb_output *o, sb_findmax_run_fn run, void *ctx, double pct,
-                      double ms, unsigned repeat, struct sb_findmax_result *res, FILE *out)
+/* The rate record with target t, or NULL. */
+static struct sb_findmax_rate *find_rate(struct sb_findmax_result *res, double t)
 {
-    struct search s = {.o = o, .run = run, .ctx = ctx, .pct = pct, .ms = ms,
-                       .repeat = repeat ? repeat : 1, .out = out};
-    size_t first = o->npoints;
-    double cap, lat, lo = 0, hi;
+    for (size_t i = 0; i < res->nrates; i++)
+        if (res->rates[i].target == t)
+            return &res->rates[i];
+    return NULL;
+}
+
+/*
+ * Measures the two ends of the bracket, the highest rate held below every
+ * miss and the lowest miss, to CONFIRM_RUNS runs each: a single run's
+ * spurious miss (a stall) or pass would otherwise decide the answer.
+ * Sets *changed when it measured something. Returns 0, the run's status or
+ * STOP_BUDGET.
+ */
+static int confirm(struct search *s, bool *changed)
+{
+    double ends[2] = {s->lo, s->hi};
+
+    *changed = false;
+    for (int i = 0; i < 2; i++) {
+        struct sb_findmax_rate *r = ends[i] > 0 ? find_rate(s->res, ends[i]) : NULL;
+        bool ok;
+        int rc;
+        if (r == NULL || r->runs >= CONFIRM_RUNS)
+            continue;
+        r->remeasured = true;
+        rc = probe(s, r->target, CONFIRM_RUNS - r->runs,
+                   i == 0 ? "re-measured: highest rate held" : "re-measured: lowest rate missed",
+                   &ok);
+        *changed = true;
+        /* A verdict that turned moves the bracket: search again. */
+        if (rc != 0 || ok != (i == 0))
+            return rc;
+    }
+    return 0;
+}
+
+/* The curve by target after the search, then the answer and its bracket. */
+static void print_curve(const struct search *s)
+{
+    const struct sb_findmax_result *res = s->res;
+
+    fprintf(s->out, "\nFind-max curve (SLA: p%g <= %g ms; held = achieved >= 99.5%% of the "
+            "target and the SLA met; medians of the runs):\n", res->pct, res->ms);
+    fprintf(s->out, "%12s %12s %9s %12s %5s %6s\n", "target tps", "achieved", "achieved%",
+            "latency ms", "runs", "held");
+    for (size_t i = 0; i < res->nrates; i++) {
+        const struct sb_findmax_rate *p = &res->rates[i];
+        fprintf(s->out, "%12.2f %12.2f %8.2f%% %12.3f %5u %6s%s\n", p->target, p->achieved,
+                100 * p->achieved / p->target, p->latency, p->runs, p->holds ? "yes" : "no",
+                p->remeasured ? "  (re-measured)" : "");
+    }
+    fprintf(s->out, "\nClosed-loop capacity: %.2f tx/s\n", res->capacity_tps);
+    if (res->max_rate > 0 && res->fail_rate > 0)
+        fprintf(s->out, "Highest rate held: %.2f tx/s (capacity between %.2f and %.2f tx/s, "
+                "+%.1f%%; achieved %.2f tx/s, p%g %.3f ms)\n", res->max_rate, res->max_rate,
+                res->fail_rate, 100 * (res->fail_rate / res->max_rate - 1), res->max_achieved_tps,
+                res->pct, res->max_latency_ms);
+    else if (res->max_rate > 0)
+        fprintf(s->out, "Highest rate held: %.2f tx/s (capacity at least that: no rate tried "
+                "was missed; achieved %.2f tx/s, p%g %.3f ms)\n", res->max_rate,
+                res->max_achieved_tps, res->pct, res->max_latency_ms);
+    else
+        fprintf(s->out, "Highest rate held: none (even %.2f tx/s missed the SLA)\n",
+                res->nrates ? res->rates[0].target : 0.0);
+    fflush(s->out);
+}
+
+/* The warnings an answer needs: a conflict left, or a bracket left wide. */
+static void print_warnings(const struct search *s)
+{
+    const struct sb_findmax_result *res = s->res;
+    const struct sb_findmax_rate *f = lowest_fail(res);
+
+    if (!res->monotone && f != NULL)
+        for (size_t i = res->nrates; i-- > 0;)
+            if (res->rates[i].holds && res->rates[i].target > f->target) {
+                fprintf(s->out, "WARNING: find-max: %.2f tx/s held (%u run%s) but %.2f tx/s "
+                        "was missed (%u runs): the verdicts are not monotone in the rate (a "
+                        "noisy server, or --time too short); the rate found is the highest held "
+                        "below every miss\n", res->rates[i].target, res->rates[i].runs,
+                        res->rates[i].runs == 1 ? "" : "s", f->target, f->runs);
+                break;
+            }
+    if (res->out_of_probes && res->max_rate > 0 && res->fail_rate > 0)
+        fprintf(s->out, "WARNING: find-max: stopped after %u probes with the capacity between "
+                "%.2f and %.2f tx/s\n", res->probes, res->max_rate, res->fail_rate);
+    fprintf(s->out, "\n");
+    fflush(s->out);
+}
+
+/* The answer: the highest rate held below every miss, and that miss. */
+static void answer(struct search *s)
+{
+    struct sb_findmax_result *res = s->res;
+
+    bracket(s);
+    /* The bracket is the highest rate held below the lowest miss, so a
+     * rate held above a miss can only come from a verdict that turned on
+     * re-measurement: said, not hidden. */
+    for (size_t i = 0; i < res->nrates; i++)
+        if (res->rates[i].holds && s->hi > 0 && res->rates[i].target > s->hi)
+            res->monotone = false;
+    res->max_rate = s->lo;
+    res->fail_rate = s->hi;
+    for (size_t i = 0; i < res->nrates; i++)
+        if (res->rates[i].target == s->lo) {
+            res->max_achieved_tps = res->rates[i].achieved;
+            res->max_latency_ms = res->rates[i].latency;
+        }
+}
+
+/* From the closed-loop capacity: 1.05 times it, then 1.5 times more while
+ * the rate holds (at most 4 tries); 0.8 times it when nothing held. */
+static int expand(struct search *s)
+{
+    double cap = s->res->capacity_tps, t = cap * 1.05;
+    bool ok = false;
+    int rc = 0;
+
+    s->hi = t;
+    for (int i = 0; i < 4 && rc == 0; i++, t *= 1.5) {
+        rc = probe(s, t, s->repeat, "", &ok);
+        if (rc != 0 || !ok)
+            break;
+        s->lo = t;
+        s->hi = t * 1.5;
+    }
+    if (rc == 0 && s->lo <= 0)
+        rc = probe(s, cap * 0.8, s->repeat, "", &ok);
+    return rc;
+}
+
+/* Bisects, and confirms the ends of the bracket, until it is narrow and
+ * both ends have CONFIRM_RUNS runs. */
+static int narrow(struct search *s)
+{
+    bool changed = true;
+    int rc = 0;
+
+    while (rc == 0 && changed && lowest_fail(s->res) != NULL) {
+        rc = bisect(s);
+        if (rc == 0)
+            rc = confirm(s, &changed);
+        bracket(s);
+    }
+    return rc;
+}
+
+int sb_findmax_search(sb_findmax_run_fn run, void *ctx, const struct sb_findmax_params *par,
+                      struct sb_findmax_result *res, FILE *out)
+{
+    struct search s = {.run = run, .ctx = ctx, .par = par,
+                       .repeat = par->repeat ? par->repeat : 1, .res = res, .out = out,
+                       .last_rate = -1};
     bool ok;
     int rc;
 
     memset(res, 0, sizeof(*res));
-    fprintf(out, "--find-max: measuring the closed-loop capacity first\n");
-    rc = run(ctx, 0, s.repeat);
+    res->pct = par->pct;
+    res->ms = par->ms;
+    res->max_probes = SB_FINDMAX_MAX_PROBES;
+    res->monotone = true;
+    fprintf(out, "--find-max: SLA p%g <= %g ms; a rate is held when at least 99.5%% of it is "
+            "achieved and the SLA is met; at most %u probes\n", par->pct, par->ms,
+            res->max_probes);
+    {
+        char lat[32];
+        /* The latency column is named after the SLA percentile. */
+        snprintf(lat, sizeof(lat), "p%g ms", par->pct);
+        fprintf(out, "%-5s %12s %12s %9s %11s %4s %5s\n", "probe", "target tx/s", "achieved",
+                "achieved%", lat, "runs", "held");
+    }
+    rc = probe(&s, 0, s.repeat, "", &ok);
     if (rc != 0)
-        return rc;
-    medians(&s, first, &cap, &lat);
-    res->capacity_tps = cap;
-    if (!(cap > 0)) {
+        return rc > 0 ? rc : 0;
+    res->capacity_tps = res->closed.achieved;
+    if (!(res->capacity_tps > 0)) {
         fprintf(out, "--find-max: no transactions in closed loop, nothing to search\n");
+        res->complete = true;
         return 0;
     }
-    /* Open-loop capacity is close to the closed loop's: start just
-     * above it and expand while the rate still holds. */
-    hi = cap * 1.05;
-    while ((rc = probe(&s, hi, &ok)) == 0 && ok && s.n < 4) {
-        lo = hi;
-        hi *= 1.5;
-    }
-    if (rc != 0)
+    rc = expand(&s);
+    if (rc == 0)
+        rc = narrow(&s);
+    if (rc > 0) {
+        if (par->progress)
+            fputs("\r\033[K", out);
         return rc;
-    if (lo <= 0) {
-        rc = probe(&s, cap * 0.8, &ok);
-        if (rc != 0)
-            return rc;
-        if (ok)
-            lo = cap * 0.8;
-        else
-            hi = cap * 0.8;
     }
-    rc = bisect(&s, lo, hi);
-    if (rc != 0)
-        return rc;
-    res->probes = s.n;
-    for (size_t i = 0; i < s.n; i++)
-        if (s.probes[i].holds && s.probes[i].target > res->max_rate) {
-            res->max_rate = s.probes[i].target;
-            res->max_achieved_tps = s.probes[i].achieved;
-            res->max_latency_ms = s.probes[i].latency_ms;
-        }
-    print_curve(&s, res);
+    res->complete = true;
+    answer(&s);
+    print_curve(&s);
+    print_warnings(&s);
     return 0;
+}
+
+/* One rate's runs and verdict. */
+static void json_rate(struct sb_json *j, const struct sb_findmax_rate *r)
+{
+    sb_json_begin_object(j);
+    if (r->target > 0)
+        sb_json_kv_double(j, "target_tps", r->target);
+    else
+        sb_json_kv_null(j, "target_tps");
+    sb_json_kv_uint(j, "runs", r->runs);
+    sb_json_key(j, "achieved_tps");
+    sb_json_begin_array_inline(j);
+    for (unsigned i = 0; i < r->runs; i++)
+        sb_json_double(j, r->tps[i]);
+    sb_json_end_array(j);
+    sb_json_key(j, "latency_ms");
+    sb_json_begin_array_inline(j);
+    for (unsigned i = 0; i < r->runs; i++)
+        sb_json_double(j, r->latency_ms[i]);
+    sb_json_end_array(j);
+    sb_json_kv_double(j, "median_achieved_tps", r->achieved);
+    sb_json_kv_double(j, "median_latency_ms", r->latency);
+    if (r->target > 0)
+        sb_json_kv_bool(j, "held", r->holds);
+    else
+        sb_json_kv_null(j, "held");
+    sb_json_kv_bool(j, "remeasured", r->remeasured);
+    sb_json_end_object(j);
+}
+
+void sb_findmax_json(struct sb_json *j, const struct sb_findmax_result *res)
+{
+    sb_json_key(j, "find_max");
+    sb_json_begin_object(j);
+    sb_json_key(j, "sla");
+    sb_json_begin_object(j);
+    sb_json_kv_double(j, "percentile", res->pct);
+    sb_json_kv_double(j, "limit_ms", res->ms);
+    sb_json_end_object(j);
+    sb_json_kv_bool(j, "complete", res->complete);
+    sb_json_kv_double(j, "closed_loop_tps", res->capacity_tps);
+    if (res->max_rate > 0)
+        sb_json_kv_double(j, "rate_held", res->max_rate);
+    else
+        sb_json_kv_null(j, "rate_held");
+    if (res->fail_rate > 0)
+        sb_json_kv_double(j, "lowest_rate_missed", res->fail_rate);
+    else
+        sb_json_kv_null(j, "lowest_rate_missed");
+    sb_json_kv_double(j, "achieved_tps", res->max_rate > 0 ? res->max_achieved_tps : NAN);
+    sb_json_kv_double(j, "latency_ms", res->max_rate > 0 ? res->max_latency_ms : NAN);
+    sb_json_kv_bool(j, "monotone", res->monotone);
+    sb_json_kv_bool(j, "out_of_probes", res->out_of_probes);
+    sb_json_kv_uint(j, "probes", res->probes);
+    sb_json_kv_uint(j, "runs", res->runs);
+    sb_json_key(j, "closed_loop");
+    json_rate(j, &res->closed);
+    sb_json_key(j, "rates");
+    sb_json_begin_array(j);
+    for (size_t i = 0; i < res->nrates; i++)
+        json_rate(j, &res->rates[i]);
+    sb_json_end_array(j);
+    sb_json_end_object(j);
 }

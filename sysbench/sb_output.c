@@ -6,6 +6,7 @@
 
 #include "sb_output.h"
 #include "sb_repeat.h"
+#include "sb_findmax.h"
 
 #include <errno.h>
 #include <luajit.h>
@@ -915,6 +916,13 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
     json_options(&j, env);
     json_environment(&j, o);
     sb_instance_write_json(&j, &sb_cfg->instance);
+    /* The seed used: options.general.rand-seed stays as given (0 when the
+     * clock chose it), so that compare does not flag two clock seeds. */
+    sb_json_key(&j, "rand_seed");
+    sb_json_begin_object(&j);
+    sb_json_kv_uint(&j, "value", sb_cfg->rand_seed);
+    sb_json_kv_string(&j, "from", sb_cfg->rand_seed_given ? "option" : "clock");
+    sb_json_end_object(&j);
     sb_json_key(&j, "percentiles");
     sb_json_begin_array_inline(&j);
     for (size_t i = 0; i < o->npcts; i++)
@@ -926,6 +934,8 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
         json_point(&j, o, &o->points[i], i + 1);
     sb_json_end_array(&j);
     sb_repeat_json(&j, o);
+    if (o->find_max != NULL)
+        sb_findmax_json(&j, o->find_max);
     sb_json_end_object(&j);
     errno = 0;
     if (sb_json_finish(&j) != 0) {

@@ -32,6 +32,8 @@
 #include "sb_server_info.h"
 #include "sb_stats.h"
 
+struct sb_findmax_result;
+
 struct sb_txlog;
 
 struct sb_output {
@@ -58,6 +60,8 @@ struct sb_output {
     const char *end_status;
     int end_signal;                 /* interrupted: the signal number */
     char end_error[512];            /* failed: the first error, or "" */
+    /* --find-max: the search's record, borrowed; NULL without. */
+    const struct sb_findmax_result *find_max;
 };
 
 /*

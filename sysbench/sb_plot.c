@@ -282,12 +282,84 @@ static double tps_of(const struct sb_point *p)
     return p != NULL ? sb_result_fig_median(p, SB_RESULT_TPS, 0) : NAN;
 }
 
+/* The slowest and the fastest run of point p (NaN when none). */
+static void tps_range(const struct sb_point *p, double *lo, double *hi)
+{
+    double v[1024];
+    size_t n = p != NULL ? sb_result_fig_runs(p, SB_RESULT_TPS, 0, v, 1024) : 0;
+
+    *lo = *hi = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i]))
+            continue;
+        *lo = isnan(*lo) || v[i] < *lo ? v[i] : *lo;
+        *hi = isnan(*hi) || v[i] > *hi ? v[i] : *hi;
+    }
+}
+
+/*
+ * A sweep of target rates at one thread count (--tx-rate lists, a
+ * --find-max search): throughput against the target on a numeric axis,
+ * where uneven rates (a bisection's) keep their true spacing, with the
+ * line achieved = target and each result's closed-loop throughput as a
+ * dotted level.
+ */
+static void chart_throughput_rates(struct plot *pl, bool bars)
+{
+    FILE *f = pl->gp;
+
+    begin_chart(pl, 0, 1000, 620, "Throughput by target rate");
+    fputs("set xlabel 'target rate (tx/s)'\nset ylabel ", f);
+    sb_plot_gp_str(f, bars ? "transactions per second (median; bars: min to max of the runs)"
+                   : "transactions per second");
+    fputs("\nset yrange [0:*]\nset offsets graph 0.03, graph 0.03, graph 0.08, 0\n", f);
+    for (size_t r = 0; r < pl->n; r++) {
+        fprintf(f, "$tr%zu << EOD\n", r);
+        for (size_t k = 0; k < pl->g->nkeys; k++) {
+            const struct sb_point *p = cell(pl, r, k);
+            double lo, hi;
+            if (p == NULL || !sb_pace_rated(pl->g->keys[k].rate_mode))
+                continue;
+            tps_range(p, &lo, &hi);
+            sb_plot_gp_num(f, pl->g->keys[k].target_tps);
+            sb_plot_gp_num(f, tps_of(p));
+            sb_plot_gp_num(f, lo);
+            sb_plot_gp_num(f, hi);
+            fputc('\n', f);
+        }
+        fputs("EOD\n", f);
+    }
+    fputs("plot x with lines dt 2 lw 1.5 lc rgb '#888888' title 'achieved = target'", f);
+    for (size_t r = 0; r < pl->n; r++) {
+        const char *c = palette[r % NCOLORS];
+        fprintf(f, ", \\\n     $tr%zu using 1:2%s with %s lw 2.5 pt 7 ps 1.1 lc rgb '%s' title ",
+                r, bars ? ":3:4" : "", bars ? "yerrorlines" : "linespoints", c);
+        sb_plot_gp_str(f, pl->res[r].label);
+        for (size_t k = 0; k < pl->g->nkeys; k++) {
+            const struct sb_point *p = cell(pl, r, k);
+            char t[256];
+            if (p == NULL || sb_pace_rated(pl->g->keys[k].rate_mode) || isnan(tps_of(p)))
+                continue;
+            snprintf(t, sizeof(t), "%s closed loop", pl->res[r].label);
+            fprintf(f, ", \\\n     %.10g with lines dt 3 lw 2 lc rgb '%s' title ", tps_of(p), c);
+            sb_plot_gp_str(f, t);
+            break;
+        }
+    }
+    fputc('\n', f);
+}
+
 /* Throughput by point: the median of the runs, with error bars from the
  * slowest to the fastest run when there are repeats. */
 static void chart_throughput(struct plot *pl)
 {
     FILE *f = pl->gp;
     bool bars = any_repeats(pl);
+
+    if (pl->g->any_rated && pl->g->rates_vary && !pl->g->threads_vary) {
+        chart_throughput_rates(pl, bars);
+        return;
+    }
 
     begin_chart(pl, 0, 1000, 620, pl->g->rates_vary && !pl->g->threads_vary ?
                 "Throughput by target rate" : "Throughput by threads");
@@ -915,13 +987,18 @@ int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, cons
     if (label == NULL)
         snprintf(err, errlen, "out of memory");
     free(label);
-    sb_jv_free(doc);
-    if (rc != 0)
+    if (rc != 0) {
+        sb_jv_free(doc);
         return -1;
+    }
     rc = sb_plot_write(&r, 1, path, out, err, errlen);
     sb_resfile_free(&r);
     /* A single run also gets its time axis. */
     if (rc == 0 && o->npoints == 1)
         rc = sb_plot_timeline(&o->points[0], path, out, err, errlen);
+    /* A --find-max search, its chart on a numeric rate axis. */
+    if (rc == 0 && sb_jv_get(doc, "find_max") != NULL)
+        rc = sb_plot_findmax(sb_jv_get(doc, "find_max"), path, out, err, errlen);
+    sb_jv_free(doc);
     return rc;
 }

@@ -72,6 +72,19 @@ int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t e
 int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
                      size_t errlen);
 
+/*
+ * The --find-max chart (sb_plot_findmax.c): FILE-find-max.png (or .svg)
+ * from the "find_max" object fm of a result document: the SLA percentile
+ * and the achieved share of the target of every run and rate against the
+ * target rate (a numeric axis), the SLA and 99.5% limits as dashed lines,
+ * the rate found as a vertical line with the bracket up to the lowest rate
+ * missed shaded, and the closed-loop throughput dotted. Returns 0, or -1
+ * with one line in err.
+ */
+struct sb_jv;
+int sb_plot_findmax(const struct sb_jv *fm, const char *path, FILE *out, char *err,
+                    size_t errlen);
+
 /* gnuplot script helpers shared by the chart writers (sb_plot.c,
  * sb_plot_time.c). sb_plot_gp_str writes s as a single-quoted gnuplot
  * string (quotes doubled, control characters as spaces); sb_plot_gp_num

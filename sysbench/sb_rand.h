@@ -65,6 +65,16 @@ const char *sb_rand_dist_name(enum sb_rand_dist d);
 void sb_rand_seed_stream(struct sb_rand *r, uint64_t seed, uint64_t stream,
                          const struct sb_rand_params *params);
 
+/*
+ * The streams of one seed: worker thread g (global connection number) is
+ * stream g, the main Lua state 2^32 + instance, unique() 2^33; the pacers'
+ * jitter SB_RAND_STREAM_PACER + g and threads a script starts itself
+ * SB_RAND_STREAM_FOREIGN + n, so that a rerun with the same --rand-seed
+ * draws every value again.
+ */
+#define SB_RAND_STREAM_PACER 0x300000000ULL
+#define SB_RAND_STREAM_FOREIGN 0x400000000ULL
+
 /* 64 uniformly random bits. */
 uint64_t sb_rand_next_u64(struct sb_rand *r);
 

@@ -64,7 +64,10 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
         printf("Initializing random number generator from seed (%llu).\n",
                (unsigned long long)cfg->rand_seed);
     else
-        printf("Initializing random number generator from current time\n");
+        /* The seed the clock gave, so that the run can be repeated. */
+        printf("Initializing random number generator from current time: seed %llu "
+               "(--rand-seed=%llu repeats every random stream)\n",
+               (unsigned long long)cfg->rand_seed, (unsigned long long)cfg->rand_seed);
     printf("\n\nInitializing worker threads...\n\n");
     fflush(stdout);
 }

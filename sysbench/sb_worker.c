@@ -52,6 +52,10 @@ void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
     sb_rand_seed_stream(&w->rand, run->cfg->rand_seed,
                         sb_instance_gtid(&run->cfg->instance, run->nthreads, (unsigned)tid),
                         &run->cfg->rand);
+    sb_rand_seed_stream(&w->pace_rand, run->cfg->rand_seed,
+                        SB_RAND_STREAM_PACER +
+                            sb_instance_gtid(&run->cfg->instance, run->nthreads, (unsigned)tid),
+                        &run->cfg->rand);
     w->db.on_error = on_db_error;
     w->db.ctx = w;
     w->lt.tid = tid;
@@ -184,7 +188,7 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
      * backlog would be discarded: no scan over the threads for it. */
     if ((w->measured || now >= run->window_start_ns) && sb_pacer_slot_due(&w->pacer, now))
         *backlog = sb_worker_backlog(run, now);
-    due = sb_pacer_next(&w->pacer, &w->rand, now);
+    due = sb_pacer_next(&w->pacer, &w->pace_rand, now);
     __atomic_store_n(&w->taken, w->pacer.slot, __ATOMIC_RELAXED);
     *nominal = w->pacer.nominal_ns;
     if (!w->measured && *nominal >= run->window_start_ns)

@@ -37,6 +37,9 @@ struct sb_worker {
     pthread_t thread;
     lua_State *L;
     struct sb_rand rand;
+    /* The pacer's jitter draws: a stream of their own, so that how many
+     * slots a late thread skips does not shift the script's values. */
+    struct sb_rand pace_rand;
     struct sb_pacer pacer;
     struct sb_db_counters db;      /* counted by the SQL layer */
     struct sb_lua_thread lt;       /* what this worker's Lua state sees */
