@@ -616,6 +616,7 @@ START_TEST(test_live_server_settle)
     struct sb_cpu_server srv;
     pid_t *known, *now, child;
     size_t nknown, n;
+    int hold[2];
 
     memset(&srv, 0, sizeof(srv));
     srv.pids[0] = getpid();
@@ -625,18 +626,25 @@ START_TEST(test_live_server_settle)
     ck_assert_uint_eq(nknown, 1);
     ck_assert_int_eq(known[0], getpid());
 
-    /* Children are reaped by the kernel as soon as they exit. */
+    /* Children are reaped by the kernel as soon as they exit. The child
+     * waits for the pipe to close rather than for a timer, so a loaded
+     * machine cannot let it exit before it has been counted. */
     signal(SIGCHLD, SIG_IGN);
+    ck_assert_int_eq(pipe(hold), 0);
     child = fork();
     ck_assert_int_ge(child, 0);
     if (child == 0) {
-        struct timespec ts = {0, 150 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        char c;
+        close(hold[1]);
+        while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+            ;
         _exit(0);
     }
+    close(hold[0]);
     n = sb_cpu_server_tree_pids(&srv, &now);
     ck_assert_uint_eq(n, 2);
     free(now);
+    close(hold[1]);
     ck_assert_uint_eq(sb_cpu_server_settle(&srv, known, nknown, 5.0), 0);
     ck_assert_int_eq(kill(child, 0), -1);
     ck_assert_int_eq(errno, ESRCH);
