@@ -220,10 +220,15 @@ void sb_txlog_flush(struct sb_txlog_thread *t)
     text_flush(x, l);
 }
 
-void sb_txlog_thread_done(struct sb_txlog_thread *t)
+void sb_txlog_thread_done(struct sb_txlog_thread *t, uint64_t skipped)
 {
     sb_txlog_flush(t);
     if (t->log->agg_s > 0) {
+        /* Slots dropped after the thread's last transaction (the run
+         * ended before it took another) have no record to ride on: they
+         * belong to its last interval, as the report counts them. */
+        t->agg.skipped += skipped - t->skipped_seen;
+        t->skipped_seen = skipped;
         agg_publish(t->log, &t->agg);
         t->agg.cnt = 0;
     }

@@ -146,8 +146,9 @@ static inline void sb_txlog_add(struct sb_txlog_thread *t, uint64_t end_ns, uint
 }
 
 /* The end of the worker: flushes, and in aggregate mode adds its last
- * (partial) interval to the log's sums. */
-void sb_txlog_thread_done(struct sb_txlog_thread *t);
+ * (partial) interval to the log's sums, with the slots dropped since its
+ * last transaction (skipped: the pacer's count of dropped slots now). */
+void sb_txlog_thread_done(struct sb_txlog_thread *t, uint64_t skipped);
 
 /*
  * Ends the log: in aggregate mode writes the intervals' lines in time

@@ -457,7 +457,7 @@ void sb_worker_close(struct sb_worker *w, bool ok)
 
     sb_worker_publish(w);
     if (w->txlog_buf != NULL)
-        sb_txlog_thread_done(w->txlog_buf);
+        sb_txlog_thread_done(w->txlog_buf, w->pacer.skipped);
     if (w->L != NULL) {
         char err2[1024];
         if (sb_lua_call_global(w->L, "thread_done", w->tid, NULL, err2, sizeof(err2)) != 0 &&
