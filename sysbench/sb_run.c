@@ -17,6 +17,7 @@
 #include "sb_output.h"
 #include "sb_report.h"
 #include "sb_reporter.h"
+#include "builtin/sb_builtin.h"
 #include "sb_stop.h"
 #include "sb_txlog.h"
 #include "sb_worker.h"
@@ -64,7 +65,10 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
                (unsigned long long)cfg->rand_seed);
     else
         printf("Initializing random number generator from current time\n");
-    printf("\n\nInitializing worker threads...\n\n");
+    printf("\n\n");
+    if (env->builtin != NULL && env->builtin->print_header != NULL)
+        env->builtin->print_header(stdout);
+    printf("Initializing worker threads...\n\n");
     fflush(stdout);
 }
 
