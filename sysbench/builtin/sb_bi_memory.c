@@ -7,6 +7,7 @@
  * Options, defaults and the checks on them follow `sysbench memory help`
  * of 1.0.20 (a block size must be a power of two of at least a word).
  */
+#define _GNU_SOURCE /* MAP_HUGETLB */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

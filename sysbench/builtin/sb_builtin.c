@@ -9,13 +9,14 @@
 #include "sb_builtin.h"
 #include "sb_log.h"
 #include "sb_bi_cpu.h"
+#include "sb_bi_fileio.h"
 #include "sb_bi_memory.h"
 #include "sb_bi_mutex.h"
 #include "sb_bi_threads.h"
 
 /* In the order sysbench 1.0 lists them under "Compiled-in tests". */
 static const struct sb_builtin *const tests[] = {
-    &sb_bi_cpu, &sb_bi_memory, &sb_bi_threads, &sb_bi_mutex, NULL
+    &sb_bi_fileio, &sb_bi_cpu, &sb_bi_memory, &sb_bi_threads, &sb_bi_mutex, NULL
 };
 
 const struct sb_builtin *sb_builtin_find(const char *name)
@@ -72,6 +73,11 @@ int sb_builtin_command(const struct sb_builtin *b, const struct sb_optset *opts,
         return 1;
     }
     return 0;
+}
+
+int sb_builtin_check_run(const struct sb_builtin *b, char *err, size_t errlen)
+{
+    return b->check_run != NULL ? b->check_run(err, errlen) : 0;
 }
 
 void sb_builtin_finish(const struct sb_builtin *b)

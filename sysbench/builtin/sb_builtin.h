@@ -55,6 +55,9 @@ struct sb_builtin {
     /* The test's own lines of the run header, each block ending with an
      * empty line (may be NULL). */
     void (*print_header)(FILE *out);
+    /* Checks what "run" needs beyond configure() (fileio: a test mode);
+     * may be NULL. 0, or -1 with one line in err. */
+    int (*check_run)(char *err, size_t errlen);
     /* Commands other than run and help (NULL: not implemented). Return
      * 0, or -1 with one line in err. */
     int (*prepare)(unsigned threads, char *err, size_t errlen);
@@ -75,6 +78,9 @@ struct sb_builtin {
      * every command. */
     void (*finish)(void);
 };
+
+/* Calls b->check_run when there is one: 0, or -1 with err. */
+int sb_builtin_check_run(const struct sb_builtin *b, char *err, size_t errlen);
 
 /* Calls b->finish when there is one (b may be NULL). */
 void sb_builtin_finish(const struct sb_builtin *b);
