@@ -226,6 +226,7 @@ const struct sb_builtin sb_bi_memory = {
     .name = "memory",
     .description = "Memory functions speed test",
     .options = memory_options,
+    .ends_itself = true,
     .configure = memory_configure,
     .print_header = memory_header,
     .thread_init = memory_thread_init,

@@ -112,6 +112,7 @@ const struct sb_builtin sb_bi_mutex = {
     .name = "mutex",
     .description = "Mutex performance test",
     .options = mutex_options,
+    .ends_itself = true,
     .configure = mutex_configure,
     .thread_init = mutex_thread_init,
     .event = mutex_event,

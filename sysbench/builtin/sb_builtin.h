@@ -49,7 +49,10 @@ struct sb_bi_thread {
 struct sb_builtin {
     const char *name;
     const char *description;          /* for "Compiled-in tests" */
-    const struct sb_opt_def *options; /* {NULL}-ended; "N" never NULL */
+    const struct sb_opt_def *options; /* {NULL}-ended */
+    /* Every thread runs out of events by itself (memory: its share of
+     * --memory-total-size; mutex: one event): --time=0 is allowed. */
+    bool ends_itself;
     /* Reads and checks the options; -1 with one line in err. */
     int (*configure)(const struct sb_optset *opts, char *err, size_t errlen);
     /* The test's own lines of the run header, each block ending with an
