@@ -25,6 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
+
 #include "sb_bi_fileio_int.h"
 #include "sb_driver.h"
 #include "sb_rand.h"
@@ -39,6 +44,8 @@ static struct {
     uint64_t requests;        /* periodic fsync: requests so far, atomic */
 } ft = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+struct fio_async;
+
 struct fio_thread {
     struct sb_rand *rand;
     struct sb_db_counters *c;
@@ -47,12 +54,190 @@ struct fio_thread {
     unsigned char *buf;       /* one block, aligned for O_DIRECT */
     unsigned fsync_left;      /* files left in this thread's fsync round */
     uint64_t reads, writes;   /* this thread's, for --file-rw-ratio */
+    struct fio_async *as;     /* --file-io-mode=async: the thread's ring */
+};
+
+static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t off, ssize_t got);
+
+#ifdef HAVE_LIBURING
+/*
+ * --file-io-mode=async: each thread has an io_uring of --file-async-backlog
+ * entries, and a buffer per entry. An event submits one request (first
+ * waiting for a completion when the backlog is full), as 1.0's async
+ * mode counts an event at submission; reads and writes are counted when
+ * they complete (so the counts are what the kernel did), and a thread
+ * waits for all of its requests before an fsync and at its end.
+ */
+struct fio_slot {
+    unsigned file;
+    uint64_t off;
+    bool write;
+};
+
+struct fio_async {
+    struct io_uring ring;
+    unsigned inflight, nfree;
+    unsigned *free_slots;
+    struct fio_slot *slots;
+    unsigned char *bufs;
+    size_t buf_len;
 };
 
 bool fio_async_available(void)
 {
+    return true;
+}
+
+static void async_free(struct fio_async *as, bool ring)
+{
+    if (as == NULL)
+        return;
+    if (ring)
+        io_uring_queue_exit(&as->ring);
+    free(as->free_slots);
+    free(as->slots);
+    free(as->bufs);
+    free(as);
+}
+
+static int async_init(struct fio_thread *t)
+{
+    unsigned depth = fio_cfg.async_backlog;
+    struct fio_async *as = calloc(1, sizeof(*as));
+    int rc;
+
+    if (as == NULL)
+        return SB_BI_ERROR;
+    as->buf_len = (size_t)((fio_cfg.block_size + 4095) / 4096 * 4096);
+    as->free_slots = malloc(depth * sizeof(*as->free_slots));
+    as->slots = calloc(depth, sizeof(*as->slots));
+    as->bufs = aligned_alloc(4096, as->buf_len * depth);
+    if (as->free_slots == NULL || as->slots == NULL || as->bufs == NULL) {
+        async_free(as, false);
+        return SB_BI_ERROR;
+    }
+    memset(as->bufs, 0x5a, as->buf_len * depth);
+    for (unsigned i = 0; i < depth; i++)
+        as->free_slots[i] = depth - 1 - i;
+    as->nfree = depth;
+    rc = io_uring_queue_init(depth, &as->ring, 0);
+    if (rc < 0) {
+        snprintf(t->err, t->errlen, "cannot set up io_uring for --file-io-mode=async: %s "
+                 "(a kernel or a sandbox without io_uring: use --file-io-mode=sync)",
+                 strerror(-rc));
+        async_free(as, false);
+        return SB_BI_ERROR;
+    }
+    t->as = as;
+    return 0;
+}
+
+/* Takes the completions there are (with wait: at least one). */
+static int async_reap(struct fio_thread *t, bool wait)
+{
+    struct fio_async *as = t->as;
+    struct io_uring_cqe *cqe;
+    int rc = wait ? io_uring_wait_cqe(&as->ring, &cqe) : io_uring_peek_cqe(&as->ring, &cqe);
+
+    while (rc == -EINTR && wait)
+        rc = io_uring_wait_cqe(&as->ring, &cqe);
+    while (rc == 0) {
+        unsigned slot = (unsigned)(uintptr_t)io_uring_cqe_get_data(cqe);
+        struct fio_slot *sl = &as->slots[slot];
+        int res = cqe->res;
+
+        io_uring_cqe_seen(&as->ring, cqe);
+        as->free_slots[as->nfree++] = slot;
+        as->inflight--;
+        if (res != (int)fio_cfg.block_size) {
+            errno = res < 0 ? -res : 0;
+            return io_error(t, sl->write, sl->file, sl->off, res < 0 ? -1 : res);
+        }
+        if (sl->write)
+            t->c->writes++;
+        else
+            t->c->reads++;
+        rc = io_uring_peek_cqe(&as->ring, &cqe);
+    }
+    if (rc != -EAGAIN && rc != 0) {
+        snprintf(t->err, t->errlen, "io_uring: waiting for a completion failed: %s",
+                 strerror(-rc));
+        return SB_BI_ERROR;
+    }
+    return SB_BI_OK;
+}
+
+static int async_drain(struct fio_thread *t)
+{
+    while (t->as != NULL && t->as->inflight > 0)
+        if (async_reap(t, true) != SB_BI_OK)
+            return SB_BI_ERROR;
+    return SB_BI_OK;
+}
+
+static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_t off)
+{
+    struct fio_async *as = t->as;
+    struct io_uring_sqe *sqe;
+    unsigned slot;
+    int rc;
+
+    if (async_reap(t, as->nfree == 0) != SB_BI_OK)
+        return SB_BI_ERROR;
+    slot = as->free_slots[--as->nfree];
+    as->slots[slot] = (struct fio_slot){ file, off, write };
+    sqe = io_uring_get_sqe(&as->ring);
+    if (write)
+        io_uring_prep_write(sqe, ft.fds[file], as->bufs + slot * as->buf_len,
+                            (unsigned)fio_cfg.block_size, off);
+    else
+        io_uring_prep_read(sqe, ft.fds[file], as->bufs + slot * as->buf_len,
+                           (unsigned)fio_cfg.block_size, off);
+    io_uring_sqe_set_data(sqe, (void *)(uintptr_t)slot);
+    as->inflight++;
+    rc = io_uring_submit(&as->ring);
+    if (rc < 0) {
+        snprintf(t->err, t->errlen, "io_uring: submitting a request failed: %s", strerror(-rc));
+        return SB_BI_ERROR;
+    }
+    return SB_BI_OK;
+}
+
+static void async_done(struct fio_thread *t)
+{
+    if (t->as != NULL)
+        async_free(t->as, true);
+    t->as = NULL;
+}
+#else
+bool fio_async_available(void)
+{
     return false;
 }
+
+static int async_init(struct fio_thread *t)
+{
+    (void)t;
+    return SB_BI_ERROR;
+}
+
+static int async_drain(struct fio_thread *t)
+{
+    (void)t;
+    return SB_BI_OK;
+}
+
+static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_t off)
+{
+    (void)t, (void)write, (void)file, (void)off;
+    return SB_BI_ERROR;
+}
+
+static void async_done(struct fio_thread *t)
+{
+    (void)t;
+}
+#endif
 
 static void close_all(void)
 {
@@ -162,6 +347,8 @@ int fio_thread_init(void **ctx, const struct sb_bi_thread *t)
         return SB_BI_ERROR;
     }
     *ctx = f;
+    if (fio_cfg.io == FIO_IO_ASYNC && async_init(f) != 0)
+        return SB_BI_ERROR; /* fio_thread_done(*ctx) still runs */
     return 0;
 }
 
@@ -262,20 +449,28 @@ int fio_event(void *ctx)
     bool write;
 
     if (t->fsync_left > 0)
-        return sync_file(t, fio_cfg.nfiles - t->fsync_left--);
+        return async_drain(t) != SB_BI_OK ? SB_BI_ERROR
+                                          : sync_file(t, fio_cfg.nfiles - t->fsync_left--);
     write = pick_write(t);
     pick_place(t, &file, &off);
-    if (do_io(t, write, file, off) != SB_BI_OK)
-        return SB_BI_ERROR;
-    if (write) {
+    if (write)
         t->writes++;
-        t->c->writes++;
-    } else {
+    else
         t->reads++;
-        t->c->reads++;
+    if (t->as != NULL) {
+        /* Counted when the request completes (async_reap). */
+        if (async_submit(t, write, file, off) != SB_BI_OK)
+            return SB_BI_ERROR;
+    } else {
+        if (do_io(t, write, file, off) != SB_BI_OK)
+            return SB_BI_ERROR;
+        if (write)
+            t->c->writes++;
+        else
+            t->c->reads++;
     }
     if (write && fio_cfg.fsync_all)
-        return sync_file(t, file);
+        return async_drain(t) != SB_BI_OK ? SB_BI_ERROR : sync_file(t, file);
     if (fio_cfg.fsync_freq > 0 && !fio_cfg.fsync_all && fio_mode_writes(fio_cfg.mode) &&
         __atomic_add_fetch(&ft.requests, 1, __ATOMIC_RELAXED) % fio_cfg.fsync_freq == 0)
         t->fsync_left = fio_cfg.nfiles;
@@ -285,14 +480,16 @@ int fio_event(void *ctx)
 int fio_thread_done(void *ctx)
 {
     struct fio_thread *t = ctx;
-    int rc = 0;
+    /* This thread's requests in flight complete (and count) first. */
+    int rc = async_drain(t) != SB_BI_OK ? SB_BI_ERROR : 0;
 
+    async_done(t);
     pthread_mutex_lock(&ft.lock);
     if (--ft.users == 0) {
         /* The last thread of the point: the end-of-test fsync (counted
          * as fsyncs, not events), then the files close. */
         if (fio_cfg.fsync_end && !fio_cfg.fsync_all && fio_mode_writes(fio_cfg.mode))
-            for (unsigned i = 0; i < fio_cfg.nfiles && rc == 0; i++)
+            for (unsigned i = 0; i < fio_cfg.nfiles && rc == 0 && ft.fds != NULL; i++)
                 rc = sync_file(t, i);
         close_all();
     }

@@ -67,7 +67,8 @@ struct sb_builtin {
     int (*cleanup)(char *err, size_t errlen);
     /* Per worker, on its thread: *ctx receives the thread's state (owned
      * by the test, freed by thread_done; may stay NULL). Returns 0 or
-     * SB_BI_ERROR with t->err set. */
+     * SB_BI_ERROR with t->err set; a *ctx set before a failure still
+     * gets its thread_done. */
     int (*thread_init)(void **ctx, const struct sb_bi_thread *t);
     /* One event; allocates nothing. */
     int (*event)(void *ctx);
