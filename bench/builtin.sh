@@ -11,11 +11,14 @@
 #
 # Cases (one line each): cpu (--cpu-max-prime=10000, 1.0's default),
 # memory sequential and random writes of 1 KiB blocks, threads (1.0's
-# defaults), and mutex (--mutex-locks=5000: one event per thread, so its
+# defaults), and mutex (1.0's defaults: one event per thread, so its
 # figure is the time of that event; reported as events/s = threads / time).
 # For each point the two tools run back to back (ours, peer, ours, peer,
 # ...) so that load from other processes hits both alike; events/s is
-# events / "total time", the summary takes the median over the repeats.
+# events / "total time"; CPU/event is the process's user+sys CPU time
+# (/usr/bin/time) over its events, in microseconds (it includes start-up:
+# compare it on runs of several seconds); the summary takes the median
+# over the repeats.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -34,7 +37,7 @@ args_of() {
   memory-seq) echo "memory --memory-block-size=1K --memory-access-mode=seq" ;;
   memory-rnd) echo "memory --memory-block-size=1K --memory-access-mode=rnd" ;;
   threads) echo "threads --thread-yields=1000 --thread-locks=8" ;;
-  mutex) echo "mutex --mutex-num=4096 --mutex-locks=5000 --mutex-loops=10000" ;;
+  mutex) echo "mutex --mutex-num=4096 --mutex-locks=50000 --mutex-loops=10000" ;;
   *) echo "unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -45,8 +48,9 @@ echo
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-declare -A EPS
-printf '%-11s %-4s %3s %-4s %12s %10s %14s\n' case thr rep tool events "time (s)" "events/s"
+declare -A EPS US
+printf '%-11s %-4s %3s %-4s %12s %10s %14s %12s\n' case thr rep tool events "time (s)" "events/s" \
+  "us CPU/ev"
 for c in $TESTS; do
   for t in $THREADS; do
     for r in $(seq 1 "$REPEAT"); do
@@ -62,8 +66,10 @@ for c in $TESTS; do
           exit 1
         fi
         eps=$(awk -v e="$ev" -v t="$tt" 'BEGIN {printf "%.2f", e/t}')
-        EPS[$c-$t-$tool]="${EPS[$c-$t-$tool]:-} $eps"
-        printf '%-11s %-4s %3s %-4s %12s %10s %14s\n' "$c" "$t" "$r" "$tool" "$ev" "$tt" "$eps"
+        us=$(awk -v e="$ev" -v c="$(cpu_of "$name")" 'BEGIN {printf "%.4g", c*1e6/e}')
+        EPS[$c-$t-$tool]="${EPS[$c-$t-$tool]:-} $eps"; US[$c-$t-$tool]="${US[$c-$t-$tool]:-} $us"
+        printf '%-11s %-4s %3s %-4s %12s %10s %14s %12s\n' "$c" "$t" "$r" "$tool" "$ev" "$tt" "$eps" \
+          "$us"
       done
     done
   done
@@ -71,12 +77,14 @@ done
 
 echo
 echo "Summary (median of $REPEAT run(s)):"
-printf '%-11s %-7s | %14s %14s %9s\n' case threads "ours ev/s" "1.0.20 ev/s" "ours/1.0"
+printf '%-11s %-7s | %14s %14s %9s | %11s %11s %9s\n' case threads "ours ev/s" "1.0.20 ev/s" \
+  "ours/1.0" "ours us/ev" "1.0 us/ev" "ours/1.0"
 for c in $TESTS; do
   for t in $THREADS; do
     o=$(echo "${EPS[$c-$t-ours]}" | median); p=$(echo "${EPS[$c-$t-peer]}" | median)
-    awk -v c="$c" -v t="$t" -v o="$o" -v p="$p" 'BEGIN {
-      printf "%-11s %-7s | %14.2f %14.2f %9.2f\n", c, t, o, p, o/p }'
+    ou=$(echo "${US[$c-$t-ours]}" | median); pu=$(echo "${US[$c-$t-peer]}" | median)
+    awk -v c="$c" -v t="$t" -v o="$o" -v p="$p" -v ou="$ou" -v pu="$pu" 'BEGIN {
+      printf "%-11s %-7s | %14.2f %14.2f %9.2f | %11.4g %11.4g %9.2f\n", c, t, o, p, o/p, ou, pu, ou/pu }'
   done
 done
 print_commands

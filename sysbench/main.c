@@ -778,7 +778,11 @@ int main(int argc, char **argv)
     if (apply_script_options(&m, err, sizeof(err)) != 0)
         goto fail;
     sb_lua_export_options(m.L, &m.env);
-    if (cmd == NULL) {
+    if (cmd == NULL && m.builtin != NULL) {
+        snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
+                 "'sysbench %s help'", m.builtin->name, m.builtin->name);
+        rc = die(err);
+    } else if (cmd == NULL) {
         rc = 0; /* the script body ran: sysbench as a Lua interpreter */
     } else {
         if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE)

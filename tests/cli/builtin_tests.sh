@@ -77,6 +77,9 @@ tcase "a command a test lacks, an unknown option, a bad value: one FATAL line"
 sb cpu prepare
 assert_exit 1
 assert_fatal "'cpu' test does not implement the 'prepare' command."
+sb cpu
+assert_exit 1
+assert_fatal "the 'cpu' test requires a command argument. See 'sysbench cpu help'"
 sb cpu run --cpu-no-such=1
 assert_exit 1
 assert_fatal "unknown option: --cpu-no-such"
