@@ -45,7 +45,7 @@ struct mem_thread {
     size_t map;            /* mmap length of buf when local and hugetlb */
     size_t words, mask;
     uint64_t left;         /* events left; UINT64_MAX: no total */
-    struct sb_rand *rand;
+    uint64_t rnd;          /* rnd mode: the word picker's state, never 0 */
     volatile size_t sink;  /* what reads add up, so they are not removed */
 };
 
@@ -156,12 +156,24 @@ static int memory_thread_init(void **ctx, const struct sb_bi_thread *t)
     if (c == NULL)
         return SB_BI_ERROR;
     *ctx = c;
-    c->rand = t->rand;
+    /* Seeded from the worker's stream, so --rand-seed repeats it. */
+    c->rnd = sb_rand_next_u64(t->rand) | 1;
     c->words = (size_t)(mc.block / sizeof(size_t));
     c->mask = c->words - 1;
     c->left = mc.total == 0 ? UINT64_MAX : mc.total / mc.block / t->nthreads;
     c->buf = mc.local ? alloc_block(&c->map, t->err, t->errlen) : mc.global_buf;
     return c->buf != NULL ? 0 : SB_BI_ERROR;
+}
+
+/* The word picker of rnd mode: xorshift64* (Vigna), kept in a register
+ * over a block; a call into the worker's generator per word would cost
+ * more than the access it chooses. */
+static inline uint64_t next_word(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 0x2545F4914F6CDD1DULL;
 }
 
 /* Word by word, as 1.0.20 moves a block. The accesses are relaxed
@@ -171,6 +183,7 @@ static int memory_thread_init(void **ctx, const struct sb_bi_thread *t)
 static void touch_block(struct mem_thread *c)
 {
     size_t *buf = c->buf, n = c->words, sum = 0;
+    uint64_t x = c->rnd;
 
     if (mc.oper == MEM_OPER_NONE)
         return;
@@ -184,12 +197,11 @@ static void touch_block(struct mem_thread *c)
     } else {
         if (mc.oper == MEM_OPER_WRITE)
             for (size_t i = 0; i < n; i++)
-                __atomic_store_n(&buf[sb_rand_next_u64(c->rand) & c->mask], i,
-                                 __ATOMIC_RELAXED);
+                __atomic_store_n(&buf[next_word(&x) >> 16 & c->mask], i, __ATOMIC_RELAXED);
         else
             for (size_t i = 0; i < n; i++)
-                sum += __atomic_load_n(&buf[sb_rand_next_u64(c->rand) & c->mask],
-                                       __ATOMIC_RELAXED);
+                sum += __atomic_load_n(&buf[next_word(&x) >> 16 & c->mask], __ATOMIC_RELAXED);
+        c->rnd = x;
     }
     c->sink = sum;
 }

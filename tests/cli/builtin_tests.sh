@@ -354,6 +354,13 @@ SB_RC=$?
 assert_exit 1
 assert_fatal "cannot write test_file.0 at offset 1048576: File too large"
 
+tcase "fileio: prepare in a directory that is gone: one FATAL line"
+mkdir gone
+(cd gone && rmdir ../gone && timeout 60 "$SB_BIN" fileio prepare "${FIO[@]}" >"$T/out" 2>"$T/err")
+SB_RC=$?
+assert_exit 1
+assert_fatal "cannot create test_file.0 in the current directory: No such file or directory"
+
 tcase "fileio: --tx-rate runs at the asked IOPS"
 sb fileio prepare "${FIO[@]}"
 sb fileio run "${FIO[@]}" --file-test-mode=rndrd --tx-rate=300 --time=2
