@@ -6,13 +6,17 @@
 #   DURATION=10 REPEAT=5 THREADS="1 2 4" TESTS="cpu mutex" bench/builtin.sh
 #
 # Env: SB_BIN (ours), PEER_BIN (default /usr/bin/sysbench), DURATION (s, 5),
-#      REPEAT (3), THREADS ("1 2"), TESTS (default: all of the cases below),
-#      KEEP=1 keeps the raw outputs.
+#      REPEAT (3), THREADS ("1 2"), TESTS (default: all of the cases below
+#      but fileio's), KEEP=1 keeps the raw outputs. FIO_SIZE (1G): the
+#      file set of the fileio cases, made once by ours in the scratch
+#      directory (on the filesystem of TMPDIR) and used by both tools.
 #
 # Cases (one line each): cpu (--cpu-max-prime=10000, 1.0's default),
 # memory sequential and random writes of 1 KiB blocks, threads (1.0's
 # defaults), and mutex (1.0's defaults: one event per thread, so its
 # figure is the time of that event; reported as events/s = threads / time).
+# Not by default: fileio-rndrd and fileio-rndwr (4 KiB, O_DIRECT, no
+# fsync: IOPS of the disk under TMPDIR; TESTS="fileio-rndrd fileio-rndwr").
 # For each point the two tools run back to back (ours, peer, ours, peer,
 # ...) so that load from other processes hits both alike; events/s is
 # events / "total time"; CPU/event is the process's user+sys CPU time
@@ -29,6 +33,12 @@ TESTS=${TESTS:-"cpu memory-seq memory-rnd threads mutex"}
 
 check_tools
 make_workdir
+FIO_OPTS="--file-num=16 --file-total-size=${FIO_SIZE:-1G}"
+if [[ $TESTS == *fileio* ]]; then
+  mkdir -p "$WORK/fio"
+  # shellcheck disable=SC2086 # the options are words
+  (cd "$WORK/fio" && "$SB_BIN" fileio $FIO_OPTS prepare >/dev/null)
+fi
 
 # args_of CASE: the test and its options (identical for both tools).
 args_of() {
@@ -38,6 +48,8 @@ args_of() {
   memory-rnd) echo "memory --memory-block-size=1K --memory-access-mode=rnd" ;;
   threads) echo "threads --thread-yields=1000 --thread-locks=8" ;;
   mutex) echo "mutex --mutex-num=4096 --mutex-locks=50000 --mutex-loops=10000" ;;
+  fileio-rnd*) echo "fileio $FIO_OPTS --file-block-size=4096 --file-extra-flags=direct" \
+    "--file-fsync-freq=0 --file-fsync-end=off --file-test-mode=${1#fileio-}" ;;
   *) echo "unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -56,9 +68,11 @@ for c in $TESTS; do
     for r in $(seq 1 "$REPEAT"); do
       for tool in ours peer; do
         name=$c-t$t-r$r-$tool
+        [[ $c == fileio* ]] && cd "$WORK/fio"
         # shellcheck disable=SC2046 # the options are words
         run_one "$name" $((DURATION + 120)) "$(bin_of "$tool")" $(args_of "$c") \
           --threads="$t" --time="$DURATION" run
+        cd "$WORK"
         ev=$(events_of "$name"); tt=$(ttime_of "$name")
         if [[ $RC -ne 0 || -z "$ev" || -z "$tt" ]]; then
           echo "FAILED: $tool $c, $t thread(s), exit code $RC; output:" >&2
