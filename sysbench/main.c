@@ -755,8 +755,8 @@ int main(int argc, char **argv)
     if (step > 0)
         goto out;
     /* memory and mutex end by themselves, also with --time=0. */
-    sb_config_allow_no_limit(sb_builtin_find(script) != NULL &&
-                             sb_builtin_find(script)->ends_itself);
+    m.builtin = sb_builtin_find(script);
+    sb_config_allow_no_limit(m.builtin != NULL && m.builtin->ends_itself);
     if (sb_config_load(&m.general, err, sizeof(err)) != 0) {
         locate_option_error(&m.args, err, sizeof(err));
         goto fail;

@@ -415,13 +415,13 @@ static int load_shutdown_and_pids(const struct sb_optset *set, struct sb_config 
     return 0;
 }
 
-/* The groups load in this order, which decides which error a command
- * line with several mistakes reports. */
 void sb_config_allow_no_limit(bool allow)
 {
     allow_no_limit = allow;
 }
 
+/* The groups load in this order, which decides which error a command
+ * line with several mistakes reports. */
 int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
 {
     struct sb_config *c = &config;
