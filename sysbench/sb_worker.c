@@ -424,6 +424,24 @@ static bool builtin_run(struct sb_worker *w)
     return true;
 }
 
+/* Ends a compiled-in test's thread; its error counts only when it is the
+ * first (an earlier one keeps w->err). Returns ok, false when it failed. */
+static bool builtin_close(struct sb_worker *w, bool ok)
+{
+    char first[sizeof(w->err)];
+
+    memcpy(first, w->err, sizeof(first));
+    if (w->run->env->builtin->thread_done(w->bctx) != 0) {
+        if (ok)
+            fail(w);
+        else
+            memcpy(w->err, first, sizeof(first));
+        ok = false;
+    }
+    w->bctx = NULL;
+    return ok;
+}
+
 bool sb_worker_open(struct sb_worker *w)
 {
     bool ok;
@@ -475,11 +493,8 @@ void sb_worker_close(struct sb_worker *w, bool ok)
     struct sb_run *run = w->run;
 
     sb_worker_publish(w);
-    if (w->bctx != NULL && run->env->builtin->thread_done(w->bctx) != 0 && ok) {
-        fail(w);
-        ok = false;
-    }
-    w->bctx = NULL;
+    if (w->bctx != NULL)
+        ok = builtin_close(w, ok);
     sb_worker_publish(w);
     if (w->txlog_buf != NULL)
         sb_txlog_thread_done(w->txlog_buf);
