@@ -4,7 +4,8 @@
 set -euo pipefail
 
 pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
-      libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check gnuplot-nox)
+      libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check gnuplot-nox
+      liburing-dev)
 if [ "${1:-}" = "--servers" ]; then
     # sysbench: 1.0.20 itself, for the scripts tests/conformance runs unmodified
     # clang with its sanitizer and libFuzzer runtimes: the CI's sanitizer

@@ -35,6 +35,7 @@
 #include "sb_txlog.h"
 #include "sb_run.h"
 #include "sb_stop.h"
+#include "builtin/sb_builtin.h"
 
 #define MAX_DRIVERS 8
 
@@ -79,7 +80,9 @@ static void print_help(const struct sb_optset *general, struct sb_optset *drv_se
         printf("\n");
         sb_optset_print_help(&drv_sets[i], stdout);
     }
-    printf("\nSee 'sysbench SCRIPT help' for the options of a script.\n");
+    printf("\n");
+    sb_builtin_print_list(stdout);
+    printf("\nSee 'sysbench SCRIPT help' for the options of a script or test.\n");
 }
 
 static bool is_file(const char *path)
@@ -447,7 +450,8 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
                             &fm};
     int rc = 0;
 
-    if (!sb_lua_has_function(L, "event") && !sb_lua_has_script_thread_run(L))
+    if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
+        !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
     if (sb_output_open(&out, sb_cfg, err, sizeof(err)) != 0)
@@ -517,8 +521,13 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     char err[1024];
     int kind;
 
+    if (env->builtin != NULL && strcmp(cmd, "run") != 0)
+        return sb_builtin_command(env->builtin, env->script_opts, cmd,
+                                  env->point->threads);
     if (strcmp(cmd, "run") == 0) {
         int rc;
+        if (env->builtin != NULL && sb_builtin_check_run(env->builtin, err, sizeof(err)) != 0)
+            return die(err);
         sb_lua_set_running(L, true);
         rc = run_points(L, env, main_rand);
         sb_lua_set_running(L, false);
@@ -568,6 +577,7 @@ struct sb_main {
     char drv_err[1024], drv_reason[128];
     char *script_path, *stdin_text;
     lua_State *L;
+    const struct sb_builtin *builtin; /* a compiled-in test, or NULL */
 };
 
 /* Declares the general options and one option set per compiled-in
@@ -677,6 +687,16 @@ static int locate_script(struct sb_main *m, const char *script, char *err, size_
         }
         return 0;
     }
+    /* A compiled-in test's name comes first, as in sysbench 1.0; its
+     * Lua states run an empty chunk (the test's events are C). */
+    m->builtin = sb_builtin_find(script);
+    if (m->builtin != NULL) {
+        m->env.builtin = m->builtin;
+        m->env.script_path = m->builtin->name;
+        m->env.script_text = "";
+        m->env.script_len = 0;
+        return 0;
+    }
     m->script_path = resolve_script(script);
     if (m->script_path == NULL) {
         snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
@@ -709,6 +729,13 @@ static int prepare_env(struct sb_main *m, const char *cmd, int argc, char **argv
                                           sb_cfg->ntx_rate_list ? sb_cfg->tx_rate_list[0] : 0,
                                           1, 1);
     m->env.point = &m->first_point;
+    if (m->builtin != NULL) {
+        /* A compiled-in test uses no database: no driver, no server. */
+        snprintf(m->drv_err, sizeof(m->drv_err), "the %s test uses no database driver",
+                 m->builtin->name);
+        m->env.driver_error = m->drv_err;
+        return 0;
+    }
     if (infer_driver(&m->general, m->drv_sets, m->drivers, m->ndrv, m->drv_reason,
                      sizeof(m->drv_reason), &m->env.driver_reason, err, errlen) != 0)
         return -1;
@@ -761,6 +788,13 @@ static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
 {
     bool declared = false;
 
+    if (m->builtin != NULL) {
+        if (sb_builtin_declare(m->builtin, &m->script_opts, err, errlen) != 0 ||
+            sb_args_apply(&m->args, &m->script_opts, err, errlen) != 0 ||
+            report_unused_option(&m->args, err, errlen) != 0)
+            return -1;
+        return m->builtin->configure(&m->script_opts, err, errlen);
+    }
     if (sb_lua_declare_script_options(m->L, &m->script_opts, &declared, err, errlen) != 0)
         return -1;
     if (sb_args_apply(&m->args, &m->script_opts, err, errlen) != 0)
@@ -779,6 +813,7 @@ static void main_free(struct sb_main *m)
 {
     if (m->L != NULL)
         sb_lua_close(m->L);
+    sb_builtin_finish(m->builtin);
     sb_db_done(m->env.driver);
     free(m->stdin_text);
     free(m->script_path);
@@ -817,6 +852,9 @@ int main(int argc, char **argv)
         goto fail;
     if (step > 0)
         goto out;
+    /* memory and mutex end by themselves, also with --time=0. */
+    m.builtin = sb_builtin_find(script);
+    sb_config_allow_no_limit(m.builtin != NULL && m.builtin->ends_itself);
     if (sb_config_load(&m.general, err, sizeof(err)) != 0) {
         locate_option_error(&m.args, err, sizeof(err));
         goto fail;
@@ -838,7 +876,11 @@ int main(int argc, char **argv)
     if (apply_script_options(&m, err, sizeof(err)) != 0)
         goto fail;
     sb_lua_export_options(m.L, &m.env);
-    if (cmd == NULL) {
+    if (cmd == NULL && m.builtin != NULL) {
+        snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
+                 "'sysbench %s help'", m.builtin->name, m.builtin->name);
+        rc = die(err);
+    } else if (cmd == NULL) {
         rc = 0; /* the script body ran: sysbench as a Lua interpreter */
     } else {
         if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE)

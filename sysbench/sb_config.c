@@ -13,6 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+/* A test that ends by itself may run with neither --time nor --events
+ * (sb_config_allow_no_limit). */
+static bool allow_no_limit;
+
 /* Written only by sb_config_load; everyone else reads it through sb_cfg. */
 static struct sb_config config;
 const struct sb_config *const sb_cfg = &config;
@@ -281,7 +285,7 @@ static int load_threading(const struct sb_optset *set, struct sb_config *c, char
                     s ? s : "", "tx-late");
     if (c->rate > 0 && c->ntx_rate_list > 0 && c->tx_rate_list[0] > 0)
         return fail(err, errlen, "%s and %s cannot be used together", "--rate", "--tx-rate");
-    if (c->time_limit == 0 && c->events_limit == 0)
+    if (c->time_limit == 0 && c->events_limit == 0 && !allow_no_limit)
         return fail(err, errlen, "%s%s", "--time=0 and --events=0 would run forever: set a limit",
                     "");
 
@@ -409,6 +413,11 @@ static int load_shutdown_and_pids(const struct sb_optset *set, struct sb_config 
         }
     }
     return 0;
+}
+
+void sb_config_allow_no_limit(bool allow)
+{
+    allow_no_limit = allow;
 }
 
 /* The groups load in this order, which decides which error a command

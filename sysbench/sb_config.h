@@ -92,4 +92,9 @@ int sb_config_declare(struct sb_optset *set, char *err, size_t errlen);
  */
 int sb_config_load(const struct sb_optset *set, char *err, size_t errlen);
 
+/* Lets --time=0 with --events=0 through sb_config_load: for a test that
+ * ends by itself (the memory and mutex compiled-in tests). Main thread,
+ * before sb_config_load. */
+void sb_config_allow_no_limit(bool allow);
+
 #endif /* SB_CONFIG_H */

@@ -16,6 +16,8 @@
 #include "sb_rand.h"
 #include "sb_point.h"
 
+struct sb_builtin;
+
 /* What every state needs to know about the run; read-only once threads
  * start. Owned by main. */
 struct sb_lua_env {
@@ -41,6 +43,9 @@ struct sb_lua_env {
     /* Why this driver runs, for the run header: "--db-driver",
      * "from --mysql-host", "default". Static or owned by main. */
     const char *driver_reason;
+    /* The compiled-in test being run (sysbench/builtin/sb_builtin.h), or
+     * NULL for a Lua script: its workers run its C events. */
+    const struct sb_builtin *builtin;
 };
 
 /* Per-state binding to its thread's owned objects. */

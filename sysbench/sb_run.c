@@ -18,6 +18,7 @@
 #include "sb_report.h"
 #include "sb_reporter.h"
 #include "sb_server_info.h"
+#include "builtin/sb_builtin.h"
 #include "sb_stop.h"
 #include "sb_txlog.h"
 #include "sb_worker.h"
@@ -68,7 +69,10 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
         printf("Initializing random number generator from current time: seed %llu "
                "(--rand-seed=%llu repeats every random stream)\n",
                (unsigned long long)cfg->rand_seed, (unsigned long long)cfg->rand_seed);
-    printf("\n\nInitializing worker threads...\n\n");
+    printf("\n\n");
+    if (env->builtin != NULL && env->builtin->print_header != NULL)
+        env->builtin->print_header(stdout);
+    printf("Initializing worker threads...\n\n");
     fflush(stdout);
 }
 

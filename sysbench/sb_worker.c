@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "builtin/sb_builtin.h"
 #include "sb_clock.h"
 #include "sb_config.h"
 #include "sb_log.h"
@@ -407,6 +408,62 @@ bool sb_worker_wait_go(struct sb_run *run)
     return go > 0;
 }
 
+/* A compiled-in test's thread state (sb_builtin.h). */
+static bool builtin_open(struct sb_worker *w)
+{
+    const struct sb_builtin *b = w->run->env->builtin;
+    struct sb_bi_thread t = {
+        .tid = w->tid, .nthreads = w->run->nthreads, .rand = &w->rand,
+        .counters = &w->db, .err = w->err, .errlen = sizeof(w->err)
+    };
+
+    if (b->thread_init(&w->bctx, &t) == 0)
+        return true;
+    if (w->err[0] == '\0')
+        snprintf(w->err, sizeof(w->err), "%s: cannot start thread %d: out of memory", b->name,
+                 w->tid);
+    return false;
+}
+
+/* A compiled-in test's event loop: the built-in Lua loop's protocol with
+ * the test's C event in place of event(). */
+static bool builtin_run(struct sb_worker *w)
+{
+    int (*event)(void *) = w->run->env->builtin->event;
+    void *ctx = w->bctx;
+
+    while (sb_worker_more_events(w)) {
+        int rc;
+
+        sb_worker_event_start(w);
+        rc = event(ctx);
+        if (rc == SB_BI_DONE)
+            break;
+        if (rc != SB_BI_OK)
+            return false;
+        sb_worker_event_stop(w);
+    }
+    return true;
+}
+
+/* Ends a compiled-in test's thread; its error counts only when it is the
+ * first (an earlier one keeps w->err). Returns ok, false when it failed. */
+static bool builtin_close(struct sb_worker *w, bool ok)
+{
+    char first[sizeof(w->err)];
+
+    memcpy(first, w->err, sizeof(first));
+    if (w->run->env->builtin->thread_done(w->bctx) != 0) {
+        if (ok)
+            fail(w);
+        else
+            memcpy(w->err, first, sizeof(first));
+        ok = false;
+    }
+    w->bctx = NULL;
+    return ok;
+}
+
 bool sb_worker_open(struct sb_worker *w)
 {
     bool ok;
@@ -422,6 +479,8 @@ bool sb_worker_open(struct sb_worker *w)
     w->L = sb_lua_new_state(w->run->env, &w->lt, true, w->err, sizeof(w->err));
     ok = w->L != NULL;
     if (ok && sb_lua_call_global(w->L, "thread_init", w->tid, NULL, w->err, sizeof(w->err)) != 0)
+        ok = false;
+    if (ok && w->run->env->builtin != NULL && !builtin_open(w))
         ok = false;
     if (!ok)
         fail(w);
@@ -455,6 +514,9 @@ void sb_worker_close(struct sb_worker *w, bool ok)
 {
     struct sb_run *run = w->run;
 
+    sb_worker_publish(w);
+    if (w->bctx != NULL)
+        ok = builtin_close(w, ok);
     sb_worker_publish(w);
     if (w->txlog_buf != NULL)
         sb_txlog_thread_done(w->txlog_buf, w->pacer.skipped);
@@ -494,7 +556,13 @@ void *sb_worker_main(void *arg)
     /* As in sysbench 1.0, every thread enters its loop, also one that will
      * get no event (an event limit already reached, a stop during start):
      * a script's own thread_run may do work of its own. */
-    if (ok) {
+    if (ok && run->env->builtin != NULL) {
+        sb_worker_begin(w);
+        if (!builtin_run(w)) {
+            ok = false;
+            fail(w);
+        }
+    } else if (ok) {
         sb_worker_begin(w);
         push_thread_run(w->L);
         lua_pushinteger(w->L, w->tid);

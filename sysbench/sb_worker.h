@@ -98,6 +98,8 @@ struct sb_worker {
      * event measured nothing (sb_run.c). */
     uint64_t completed;
     uint64_t restarts;
+    /* A compiled-in test's state for this thread (sb_builtin.h). */
+    void *bctx;
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     bool failed;

@@ -1,0 +1,9 @@
+#ifndef SB_BI_CPU_H
+#define SB_BI_CPU_H
+
+#include "sb_builtin.h"
+
+/* The "cpu" compiled-in test (sb_bi_cpu.c). */
+extern const struct sb_builtin sb_bi_cpu;
+
+#endif /* SB_BI_CPU_H */

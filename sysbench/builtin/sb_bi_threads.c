@@ -1,0 +1,86 @@
+/*
+ * threads: one event takes one of --thread-locks mutexes (the thread's,
+ * by thread id) --thread-yields times, yielding the CPU while it holds
+ * it: the scheduler's cost under contention, as sysbench 1.0's threads
+ * test measures it (`sysbench threads help`).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "sb_bi_threads.h"
+
+static const struct sb_opt_def threads_options[] = {
+    { "thread-yields", "number of yields to do per request", "1000", SB_ARG_INT },
+    { "thread-locks", "number of locks per thread", "8", SB_ARG_INT },
+    { NULL, NULL, NULL, 0 }
+};
+
+/* Configuration and the shared mutexes: made by configure() before the
+ * threads start, freed by finish(). */
+static int64_t yields;
+static int64_t nlocks;
+static pthread_mutex_t *locks;
+
+static void threads_finish(void)
+{
+    for (int64_t i = 0; locks != NULL && i < nlocks; i++)
+        pthread_mutex_destroy(&locks[i]);
+    free(locks);
+    locks = NULL;
+}
+
+static int threads_configure(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    yields = sb_optset_int(opts, "thread-yields");
+    nlocks = sb_optset_int(opts, "thread-locks");
+    if (yields < 0)
+        return sb_bi_bad_option(err, errlen, "thread-yields",
+                                sb_optset_str(opts, "thread-yields"), "0 or more");
+    if (nlocks < 1 || nlocks > 1000000)
+        return sb_bi_bad_option(err, errlen, "thread-locks", sb_optset_str(opts, "thread-locks"),
+                                "1 to 1000000");
+    threads_finish();
+    locks = calloc((size_t)nlocks, sizeof(*locks));
+    if (locks == NULL)
+        return sb_opt_fail(err, errlen, "out of memory for %lld mutexes", (long long)nlocks);
+    for (int64_t i = 0; i < nlocks; i++)
+        pthread_mutex_init(&locks[i], NULL);
+    return 0;
+}
+
+/* The context is the thread's mutex itself. */
+static int threads_thread_init(void **ctx, const struct sb_bi_thread *t)
+{
+    *ctx = &locks[t->tid % nlocks];
+    return 0;
+}
+
+static int threads_event(void *ctx)
+{
+    pthread_mutex_t *m = ctx;
+
+    for (int64_t i = 0; i < yields; i++) {
+        pthread_mutex_lock(m);
+        sched_yield();
+        pthread_mutex_unlock(m);
+    }
+    return SB_BI_OK;
+}
+
+static int threads_thread_done(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+const struct sb_builtin sb_bi_threads = {
+    .name = "threads",
+    .description = "Threads subsystem performance test",
+    .options = threads_options,
+    .configure = threads_configure,
+    .thread_init = threads_thread_init,
+    .event = threads_event,
+    .thread_done = threads_thread_done,
+    .finish = threads_finish,
+};

@@ -1,0 +1,9 @@
+#ifndef SB_BI_THREADS_H
+#define SB_BI_THREADS_H
+
+#include "sb_builtin.h"
+
+/* The "threads" compiled-in test (sb_bi_threads.c). */
+extern const struct sb_builtin sb_bi_threads;
+
+#endif /* SB_BI_THREADS_H */
