@@ -108,9 +108,12 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
         ? (double)total->service.sum_ns / (double)total->service.total / 1e9 : 0;
     in.client_delay_s = (double)total->c[SB_STAT_CLIENT_DELAY_NS] / 1e9;
     in.client_late = total->c[SB_STAT_CLIENT_LATE];
-    /* An engine without a server to connect to runs in the workers. */
-    in.in_process = run->env->driver != NULL && run->env->driver->server_endpoint == NULL &&
-                    sb_stats_queries(total) > 0;
+    /* An engine without a server to connect to runs in the workers, and
+     * so does a compiled-in test (cpu, memory, fileio...): the workers'
+     * CPU is then the workload under test, not the load generator's. */
+    in.in_process = run->env->builtin != NULL ||
+                    (run->env->driver != NULL && run->env->driver->server_endpoint == NULL &&
+                     sb_stats_queries(total) > 0);
     in.client_cpu_pct = cr->client.measured ? cr->client.util_pct : NAN;
     in.server_cpu_pct = cr->server.measured ? cr->server.util_pct : NAN;
     in.machine_cpu_pct = cr->machine.measured ? cr->machine.util_pct : NAN;

@@ -49,9 +49,9 @@ static void print_client(const struct sb_selfcheck *c, FILE *out)
                 "(flag at %.0f%%)\n", "worker CPU needed:", c->client_demand_pct,
                 c->demand_bound ? " [high]" : "", 100 * SB_SELFCHECK_CPU_SHARE);
     if (c->in_process)
-        fprintf(out, FIG "the database engine runs in the client's threads: their CPU is the "
-                "database's too, so only a late start of an idle worker is the client's\n",
-                "embedded engine:");
+        fprintf(out, FIG "the workload runs in the client's threads (an embedded database "
+                "engine or a compiled-in test): their CPU is the workload's, so only a late "
+                "start of an idle worker is the client's\n", "in-process workload:");
     if (c->flags & SB_SELFCHECK_CLIENT_BOUND)
         fprintf(out, "        => the client limited the run: it could not start work it was "
                 "free to start, so the figures measure the load generator as much as the "
@@ -66,13 +66,13 @@ static void print_server_advice(const struct sb_selfcheck *c, FILE *out)
         fprintf(out, "        => too few connections: each was busy %.0f%% of its time while "
                 "the %s had CPU to spare at the target: run more, about --threads=%u, or lower "
                 "the rate\n", c->utilisation_pct,
-                c->in_process ? "embedded engine" : "server", c->suggest_threads);
+                c->in_process ? "in-process workload" : "server", c->suggest_threads);
         break;
     case SB_SELFCHECK_CAUSE_SERVER:
         fprintf(out, "        => the server is the limit at this rate: %s; more connections "
                 "will not carry this rate\n", c->in_process
-                ? "the embedded engine's CPU per transaction at the target needs 80% or more "
-                  "of the machine"
+                ? "the in-process workload's CPU per transaction at the target needs 80% or "
+                  "more of the machine"
                 : "its CPU, scaled to the target rate, needs 80% or more of the machine");
         break;
     default:
@@ -105,7 +105,7 @@ static void print_server(const struct sb_selfcheck *c, FILE *out)
         fprintf(out, FIG "%.1f%% of the service time (the server's part is the rest; "
                 "server-bound needs under %.0f%%%s)\n", "client busy per transaction:",
                 c->client_tx_pct, 100 * SB_SELFCHECK_CLIENT_TX_SHARE,
-                c->in_process ? ", not applied to an embedded engine" : "");
+                c->in_process ? ", not applied to an in-process workload" : "");
     if (c->flags & SB_SELFCHECK_SERVER_BOUND)
         print_server_advice(c, out);
 }

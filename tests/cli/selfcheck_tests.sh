@@ -246,7 +246,7 @@ EOF
 # database at work, not a client limit.
 sb --db-driver=sqlite --sqlite-db=a.db sq.lua run --threads=1 --time=2 --json=r.json
 assert_exit 0
-assert_match out "^ +embedded engine: +the database engine runs in the client"
+assert_match out "^ +in-process workload: +the workload runs in the client"
 verdict "SQLite closed loop" r.json
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["client_bound"]["in_process"]')" true \
     "in_process"
@@ -258,7 +258,7 @@ CTE_N=100000 sb --db-driver=sqlite --sqlite-db=a.db sq.lua run --threads=1 --tx-
     --time=2 --json=r.json
 assert_exit 0
 assert_match out "^ +server-bound: +YES"
-assert_contains out "=> the server is the limit at this rate: the embedded engine"
+assert_contains out "=> the server is the limit at this rate: the in-process workload"
 verdict "SQLite 100k-row CTE at 5000/s" r.json server-bound
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["server_bound"]["cause"]')" server "cause"
 
