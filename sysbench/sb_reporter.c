@@ -626,6 +626,13 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
     else if (sb_stop_reason() == SB_STOP_ERROR || sb_run_abandoned())
         printf("\nStopped by an error: reporting what ran.\n");
+    if (in->cut_at_deadline)
+        printf("\nDeadline: %llu statement(s) still running %gs after --time were "
+               "cancelled; their events are not counted.\n",
+               (unsigned long long)in->cancelled, cfg->deadline_grace);
+    else if (in->cancelled > 0)
+        printf("%llu statement(s) in flight were cancelled.\n",
+               (unsigned long long)in->cancelled);
     if (cfg->verbosity >= SB_LOG_NOTICE)
         printf("\n");
     finish_point(r, &p, in);

@@ -12,6 +12,7 @@
 
 #include "sb_clock.h"
 #include "sb_cpu.h"
+#include "sb_db_cancel.h"
 #include "sb_log.h"
 #include "sb_loop.h"
 #include "sb_output.h"
@@ -117,37 +118,65 @@ static bool all_returned(struct sb_run *run)
 }
 
 /*
- * Waits for the workers to return. One still running --forced-shutdown
- * seconds after the deadline, or a few seconds after a signal (it is stuck
- * in a statement or a reconnect that does not look at the stop flag), is
- * left running: its statistics are still read for the report, and main
- * ends the process with _exit. Returns how many were left.
+ * Cancels the statements in flight (sb_db_cancel.h) when it is time:
+ * at once after a signal, --deadline-grace seconds after the deadline
+ * otherwise, and every half second after that for statements started
+ * since (an event's next statement, thread_done). Returns true when a
+ * sweep was made (now or before).
+ */
+static bool cancel_due(struct sb_run *run, uint64_t deadline_ns, uint64_t now,
+                       uint64_t *next_sweep)
+{
+    bool sig = sb_run_signal() != 0;
+    uint64_t at = deadline_ns > 0 ? deadline_ns + (uint64_t)(run->cfg->deadline_grace * 1e9) : 0;
+
+    if (*next_sweep == 0 && !sig && (at == 0 || now < at))
+        return false;
+    if (now >= *next_sweep) {
+        unsigned n = sb_db_cancel_all();
+        if (n > 0 && !sig)
+            run->cut_at_deadline = true;
+        *next_sweep = now + 500 * SB_NS_PER_MS;
+    }
+    return true;
+}
+
+/*
+ * Waits for the workers to return, cancelling their statements when a
+ * signal or the deadline (plus --deadline-grace) asks for it. One still
+ * running --forced-shutdown seconds after the deadline, or a few seconds
+ * after its statement was cancelled (a server that ignores the cancel, Lua
+ * that loops), is left running: its statistics are still read for the
+ * report, and main ends the process with _exit. Returns how many were left.
  */
 static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
 {
     const struct sb_config *cfg = run->cfg;
     double fs = cfg->forced_shutdown;
     uint64_t force = fs > 0 && deadline_ns > 0 ? deadline_ns + (uint64_t)(fs * 1e9) : 0;
-    uint64_t sig_give_up = 0;
+    uint64_t give_up = 0, next_sweep = 0;
     unsigned left = 0;
 
     while (!all_returned(run)) {
         uint64_t now = sb_now_ns();
-        if (sig_give_up == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
-            sig_give_up = now + (uint64_t)((fs > 0 ? fs : SB_RUN_SIGNAL_GRACE_S) * 1e9);
-        if ((force != 0 && now >= force) || (sig_give_up != 0 && now >= sig_give_up))
+        if (cancel_due(run, deadline_ns, now, &next_sweep) && give_up == 0)
+            give_up = now + (uint64_t)(SB_RUN_SIGNAL_GRACE_S * 1e9);
+        if ((force != 0 && now >= force) || (give_up != 0 && now >= give_up))
             break;
         sb_sleep_until_ns(now + 10 * SB_NS_PER_MS);
     }
     left = reap_workers(run);
     if (left > 0) {
         sb_run_abandon();
-        if (sb_stop_reason() == SB_STOP_SIGNAL)
+        if (sb_run_signal() != 0)
             sb_fatal("%u thread(s) did not stop within %gs of signal %d: reporting what ran",
-                     left, fs > 0 ? fs : SB_RUN_SIGNAL_GRACE_S, sb_run_signal());
-        else
+                     left, SB_RUN_SIGNAL_GRACE_S, sb_run_signal());
+        else if (force != 0 && sb_now_ns() >= force)
             sb_fatal("forced shutdown: %u thread(s) still running %gs after the time limit",
                      left, fs);
+        else
+            sb_fatal("%u thread(s) did not stop within %gs of cancelling their statements "
+                     "at the deadline: reporting what ran", left, SB_RUN_SIGNAL_GRACE_S);
     }
     return left;
 }
@@ -595,6 +624,8 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     if (sb_run_abandoned())
         fin.end = sb_now_ns(); /* the run ended now for the threads left */
     fin.deadline = clk->deadline;
+    fin.cancelled = sb_db_cancel_count();
+    fin.cut_at_deadline = run->cut_at_deadline;
     fin.cpu_before = cpu_before;
     fin.cpu_after = cpu_after;
     fin.cpu_label = sv->label;
@@ -612,7 +643,8 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
         rc = 1;
     }
     /* Any other failure already has its error line; a signal its status. */
-    if (rc == 0 && sb_stop_reason() != SB_STOP_SIGNAL && all_restarted(run))
+    if (rc == 0 && sb_stop_reason() != SB_STOP_SIGNAL && fin.cancelled == 0 &&
+        all_restarted(run))
         rc = 1;
     if (!sb_run_abandoned()) {
         sb_worker_table_set(NULL, 0);
@@ -642,6 +674,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_fatal("out of memory");
         return 1;
     }
+    sb_db_cancel_reset();
     /* init(), done() and the report hooks see the point being run. */
     sb_lua_export_point(L, run->env);
     rc = begin_point(run, r, &sv);
