@@ -5,6 +5,7 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <luajit.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "sb_log.h"
 #include "sb_lua.h"
+#include "sb_lua_interrupt.h"
 #include "sb_lua_internal.h"
 #include "sb_config.h"
 #include "sb_report.h"
@@ -128,6 +130,8 @@ bool sb_lua_has_script_thread_run(lua_State *L)
 int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
                        char *err, size_t errlen)
 {
+    int rc;
+
     raw_global(L, name);
     if (!lua_isfunction(L, -1)) {
         lua_pop(L, 1);
@@ -137,7 +141,12 @@ int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
     }
     if (arg >= 0)
         lua_pushinteger(L, arg);
-    if (sb_lua_pcall(L, arg >= 0 ? 1 : 0, 1, err, errlen) != 0)
+    /* Not the hot path: interpreted, so that a signal's hook can stop a
+     * loop in it (sb_lua_interrupt.h). */
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+    rc = sb_lua_pcall(L, arg >= 0 ? 1 : 0, 1, err, errlen);
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+    if (rc != 0)
         return -1;
     if (result)
         *result = lua_toboolean(L, -1);
@@ -509,6 +518,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                             char *err, size_t errlen)
 {
     lua_State *L = luaL_newstate();
+    int rc;
 
     if (L == NULL) {
         snprintf(err, errlen, "cannot create a Lua state: out of memory");
@@ -520,6 +530,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
      * (its pages, once touched, stay resident). */
     if (thr != NULL && thr->tid >= 0)
         lua_gc(L, LUA_GCSETPAUSE, 100);
+    sb_lua_interrupt_register(L);
     luaL_openlibs(L);
     lua_pushcfunction(L, lua_print_line);
     lua_setglobal(L, "print");
@@ -542,7 +553,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
         sb_lua_export_options(L, env);
 
     if (env->script_path != NULL || env->script_text != NULL) {
-        int rc = load_script(L, env);
+        rc = load_script(L, env);
         if (rc != 0) {
             const char *msg = lua_tostring(L, -1);
             if (rc == LUA_ERRFILE)
@@ -552,7 +563,11 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                 snprintf(err, errlen, "%s", msg ? msg : "cannot load script");
             goto fail;
         }
-        if (sb_lua_pcall(L, 0, 0, err, errlen) != 0)
+        /* Interpreted, as sb_lua_call_global: a signal can stop it. */
+        luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+        rc = sb_lua_pcall(L, 0, 0, err, errlen);
+        luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+        if (rc != 0)
             goto fail;
     }
     if (thr != NULL && thr->tid >= 0) {
@@ -561,12 +576,15 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
     }
     return L;
 fail:
+    sb_lua_interrupt_unregister(L);
     lua_close(L);
     return NULL;
 }
 
 void sb_lua_close(lua_State *L)
 {
-    if (L != NULL)
+    if (L != NULL) {
+        sb_lua_interrupt_unregister(L);
         lua_close(L);
+    }
 }

@@ -213,6 +213,13 @@ void sb_output_set_end(struct sb_output *o, const char *status, int signal,
     snprintf(o->end_error, sizeof(o->end_error), "%s", error ? error : "");
 }
 
+void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline)
+{
+    o->cancelled += n;
+    if (at_deadline && n > 0)
+        o->deadline_cut = true;
+}
+
 /* The CSV's last line says how the run ended (a comment line, which CSV
  * readers skip with their comment option). */
 static void write_csv_end(struct sb_output *o)
@@ -225,6 +232,11 @@ static void write_csv_end(struct sb_output *o)
         fprintf(o->csv, "# ended: failed: %s\n", o->end_error);
     else
         fprintf(o->csv, "# ended: %s\n", o->end_status);
+    if (o->deadline_cut)
+        fprintf(o->csv, "# deadline: cut, %llu statement(s) cancelled\n",
+                (unsigned long long)o->cancelled);
+    else if (o->cancelled > 0)
+        fprintf(o->csv, "# cancelled: %llu statement(s)\n", (unsigned long long)o->cancelled);
     if (fflush(o->csv) != 0)
         o->write_failed = true;
 }
@@ -243,6 +255,12 @@ static void json_end(struct sb_json *j, const struct sb_output *o)
     else
         sb_json_kv_null(j, "signal");
     sb_json_kv_string(j, "error", o->end_error[0] ? o->end_error : NULL);
+    /* "cut": statements still running --deadline-grace after --time were
+     * cancelled; "met": a completed run needed no cancel; null: the run
+     * did not end at its limits (interrupted, failed). */
+    sb_json_kv_string(j, "deadline", o->deadline_cut ? "cut"
+                                     : strcmp(o->end_status, "completed") == 0 ? "met" : NULL);
+    sb_json_kv_int(j, "cancelled", (long long)o->cancelled);
     sb_json_end_object(j);
 }
 

@@ -56,6 +56,10 @@ struct sb_output {
     const char *end_status;
     int end_signal;                 /* interrupted: the signal number */
     char end_error[512];            /* failed: the first error, or "" */
+    /* Statements cancelled over all points (sb_output_note_cancelled),
+     * and whether some point's were cut at its deadline. */
+    uint64_t cancelled;
+    bool deadline_cut;
 };
 
 /*
@@ -92,6 +96,10 @@ void sb_output_set_start(struct sb_output *o, double unix_s);
  * version has been recorded yet. version may be NULL (ignored). */
 void sb_output_set_server(struct sb_output *o, const char *driver,
                           const char *version);
+
+/* Adds n statements cancelled in a point, at its deadline (true) or by a
+ * signal, to what "ended" says. */
+void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline);
 
 /*
  * Records how the run ended, for the JSON document ("ended") and the

@@ -15,6 +15,7 @@
 #include "sb_db_cancel.h"
 #include "sb_log.h"
 #include "sb_loop.h"
+#include "sb_lua_interrupt.h"
 #include "sb_output.h"
 #include "sb_report.h"
 #include "sb_reporter.h"
@@ -275,6 +276,8 @@ static void *init_main(void *p)
     return NULL;
 }
 
+static const char *worker_error(const struct sb_run *run);
+
 /* init() in the main state, in a thread of its own so that a signal ends
  * it at once. Returns 0, 1 (error reported) or 128+signal. */
 static int call_init(lua_State *L, const struct sb_lua_env *env)
@@ -290,7 +293,9 @@ static int call_init(lua_State *L, const struct sb_lua_env *env)
     rc = sb_run_guarded(env->driver, init_main, c);
     if (rc == 1)
         return 128 + sb_run_signal(); /* c stays with the abandoned thread */
-    if (rc < 0 || c->rc != 0) {
+    if (rc == 0 && c->rc != 0 && sb_run_signal() != 0) {
+        rc = 128 + sb_run_signal(); /* init() interrupted: no error of its own */
+    } else if (rc < 0 || c->rc != 0) {
         sb_fatal("%s", rc < 0 ? "cannot create a thread for init()" : c->err);
         rc = 1;
     }
@@ -323,12 +328,11 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
         reap_workers(run);
         return 128 + sb_run_signal();
     }
-    for (unsigned i = 0; i < run->nthreads && rc == 0; i++)
-        if (run->workers[i].failed) {
-            sb_fatal("%s", run->workers[i].err);
-            rc = 1;
-        }
-    if (rc == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
+    if (worker_error(run) != NULL) {
+        sb_fatal("%s", worker_error(run));
+        rc = 1;
+    }
+    if (rc == 0 && sb_run_signal() != 0)
         rc = 128 + sb_run_signal();
     if (rc != 0) {
         release_workers(run, false);
@@ -337,11 +341,12 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
     return rc;
 }
 
-/* The first failed worker's error, NULL if none failed. */
+/* The first failed worker's error, NULL if none failed. Lua interrupted
+ * after a signal is not a failure: the signal says what happened. */
 static const char *worker_error(const struct sb_run *run)
 {
     for (unsigned i = 0; i < run->nthreads; i++)
-        if (run->workers[i].failed)
+        if (run->workers[i].failed && !sb_lua_is_interrupt(run->workers[i].err))
             return run->workers[i].err;
     return NULL;
 }
@@ -637,8 +642,11 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     rc = werr != NULL || r->hook_failed || sb_run_abandoned() ? 1 : 0;
     if (sb_reporter_final(r, L, &fin) != 0)
         rc = 1;
+    if (r->out != NULL)
+        sb_output_note_cancelled(r->out, fin.cancelled, fin.cut_at_deadline);
     /* done() would clean up under the feet of a thread left running. */
-    if (!sb_run_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0) {
+    if (!sb_run_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0 &&
+        !(sb_run_signal() != 0 && sb_lua_is_interrupt(err))) {
         sb_fatal("%s", err);
         rc = 1;
     }
@@ -652,7 +660,7 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     }
     /* A failure caused by the signal (a reconnect given up) is still an
      * interruption. */
-    if (sb_stop_reason() == SB_STOP_SIGNAL)
+    if (sb_run_signal() != 0)
         rc = 128 + sb_run_signal();
     return rc;
 }

@@ -26,7 +26,7 @@ struct sb_worker;
 /* How long a signal, or the cancel at the deadline, waits for threads that
  * do not stop (stuck in connect, in Lua, or in a statement the server does
  * not cancel) before they are abandoned. */
-#define SB_RUN_SIGNAL_GRACE_S 2.0
+#define SB_RUN_SIGNAL_GRACE_S 1.5
 
 struct sb_run {
     const struct sb_config *cfg;   /* the read-only general configuration */
