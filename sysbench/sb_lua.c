@@ -83,7 +83,7 @@ int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
     rc = lua_pcall(L, nargs, nres, base);
     if (rc != 0) {
         if (rc == LUA_ERRMEM)
-            snprintf(err, errlen, "Lua: out of memory");
+            snprintf(err, errlen, "%s", SB_LUA_OOM);
         else
             sb_lua_describe_error(L, err, errlen);
         lua_pop(L, 1);
@@ -100,6 +100,30 @@ static void raw_global(lua_State *L, const char *name)
 {
     lua_pushstring(L, name);
     lua_rawget(L, LUA_GLOBALSINDEX);
+}
+
+bool sb_lua_is_oom(const char *err)
+{
+    return strncmp(err, SB_LUA_OOM, strlen(SB_LUA_OOM)) == 0;
+}
+
+/*
+ * An error outside any pcall (lua_close running finalizers with the
+ * memory exhausted, a C API call that fails): LuaJIT would print
+ * "PANIC: ..." and exit. The run already said why when it failed (one
+ * FATAL line is enough); otherwise this says it, once. Either way the
+ * process ends here: the state cannot be used again.
+ */
+static int on_panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+
+    if (sb_log_first_fatal() == NULL)
+        sb_fatal("Lua: %s (unprotected error)", msg != NULL ? msg : "out of memory");
+    fflush(stdout);
+    fflush(stderr);
+    _exit(1);
+    return 0;
 }
 
 bool sb_lua_has_function(lua_State *L, const char *name)
@@ -146,6 +170,10 @@ int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
     luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
     rc = sb_lua_pcall(L, arg >= 0 ? 1 : 0, 1, err, errlen);
     luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+    /* Memory errors carry no position: say where. */
+    if (rc != 0 && sb_lua_is_oom(err))
+        snprintf(err, errlen, "%s in %s()%s", SB_LUA_OOM, name,
+                 arg >= 0 ? " of a worker thread" : "");
     if (rc != 0)
         return -1;
     if (result)
@@ -530,6 +558,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
      * (its pages, once touched, stay resident). */
     if (thr != NULL && thr->tid >= 0)
         lua_gc(L, LUA_GCSETPAUSE, 100);
+    lua_atpanic(L, on_panic);
     sb_lua_interrupt_register(L);
     luaL_openlibs(L);
     lua_pushcfunction(L, lua_print_line);

@@ -78,6 +78,13 @@ void sb_lua_close(lua_State *L);
  */
 int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen);
 
+/* How sb_lua_pcall and sb_lua_call_global describe a Lua memory error
+ * (the latter adds where: "... in thread_init() of a worker thread"). */
+#define SB_LUA_OOM "out of memory (Lua)"
+/* Whether err is such a description. A state that ran out of memory is
+ * not used again (closing it may need memory it cannot get). */
+bool sb_lua_is_oom(const char *err);
+
 /* Describes the error value at the top of L's stack in one line into err
  * (a string's further lines, its traceback, go to the debug log). Leaves
  * the stack as it was. */

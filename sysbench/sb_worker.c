@@ -436,6 +436,11 @@ void sb_worker_close(struct sb_worker *w, bool ok)
     sb_worker_publish(w);
     if (w->txlog_buf != NULL)
         sb_txlog_thread_done(w->txlog_buf);
+    /* A state that ran out of memory is left as it is: thread_done and
+     * even lua_close (its finalizers) need memory it cannot get, and the
+     * run is failing anyway (its memory goes with the process). */
+    if (w->L != NULL && !ok && sb_lua_is_oom(w->err))
+        w->L = NULL;
     if (w->L != NULL) {
         char err2[1024];
         if (sb_lua_call_global(w->L, "thread_done", w->tid, NULL, err2, sizeof(err2)) != 0 &&
