@@ -274,8 +274,9 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
         if (!o->finished) {
             sb_safefile_abandon(&o->csv_file);
         } else if (o->write_failed) {
+            errno = 0;
             snprintf(err, errlen, "cannot write the --csv file '%s': %s", o->csv_path,
-                     strerror(EIO));
+                     strerror(sb_safefile_errno(&o->csv_file)));
             sb_safefile_abandon(&o->csv_file);
             rc = -1;
         } else if (sb_safefile_commit(&o->csv_file, err, errlen) != 0) {
@@ -894,7 +895,14 @@ int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
         write_csv_end(o);
     if (o->json == NULL)
         return 0;
-    return sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen);
+    if (sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen) != 0) {
+        /* Said once: committing it at close would report the same
+         * failure again (a full disk gave two FATAL lines). */
+        sb_safefile_abandon(&o->json_file);
+        o->json = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
