@@ -104,7 +104,10 @@ static void raw_global(lua_State *L, const char *name)
 
 bool sb_lua_is_oom(const char *err)
 {
-    return strncmp(err, SB_LUA_OOM, strlen(SB_LUA_OOM)) == 0;
+    /* The second: LuaJIT's message for the memory error, as a Lua pcall
+     * (the event loop's) catches it and raises it again as a string. */
+    return strncmp(err, SB_LUA_OOM, strlen(SB_LUA_OOM)) == 0 ||
+           strcmp(err, "not enough memory") == 0;
 }
 
 /*
@@ -596,6 +599,8 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
         rc = sb_lua_pcall(L, 0, 0, err, errlen);
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+        if (rc != 0 && sb_lua_is_oom(err))
+            snprintf(err, errlen, "%s in the script body", SB_LUA_OOM);
         if (rc != 0)
             goto fail;
     }

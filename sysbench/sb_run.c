@@ -122,8 +122,10 @@ static bool all_returned(struct sb_run *run)
  * Cancels the statements in flight (sb_db_cancel.h) when it is time:
  * at once after a signal, --deadline-grace seconds after the deadline
  * otherwise, and every half second after that for statements started
- * since (an event's next statement, thread_done). Returns true when a
- * sweep was made (now or before).
+ * since (an event's next statement, thread_done). Returns true once the
+ * threads have had their chance to stop: a signal came, or a statement
+ * was cancelled at the deadline. (Lua that is merely slow past the
+ * deadline is waited for, as before: --forced-shutdown bounds it.)
  */
 static bool cancel_due(struct sb_run *run, uint64_t deadline_ns, uint64_t now,
                        uint64_t *next_sweep)
@@ -139,7 +141,7 @@ static bool cancel_due(struct sb_run *run, uint64_t deadline_ns, uint64_t now,
             run->cut_at_deadline = true;
         *next_sweep = now + 500 * SB_NS_PER_MS;
     }
-    return true;
+    return sig || run->cut_at_deadline;
 }
 
 /*
