@@ -30,16 +30,26 @@ static bool abandoned;
 
 /* The first signal asks for a stop (the run cancels its statements,
  * interrupts Lua, reports and writes its result files); a second one,
- * for a user who will not wait for that, ends the process at once. */
+ * for a user who will not wait for that, ends the process at once. One
+ * that follows the first within SECOND_SIGNAL_NS is the same request
+ * delivered twice (timeout(1) signals its child, then its whole process
+ * group) and is ignored. */
+#define SECOND_SIGNAL_NS (300 * SB_NS_PER_MS)
+
 static void on_signal(int sig)
 {
     static const char msg[] = "sysbench: second signal: exiting at once\n";
+    static uint64_t first_ns;
+    uint64_t now = sb_now_ns(); /* clock_gettime: async-signal-safe */
 
     if (stop_signal != 0) {
+        if (now - first_ns < SECOND_SIGNAL_NS)
+            return;
         ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
         (void)w;
         _exit(128 + sig);
     }
+    first_ns = now;
     stop_signal = sig;
     sb_request_stop(SB_STOP_SIGNAL);
     sem_post(&signal_sem);

@@ -162,8 +162,14 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
 
     while (!all_returned(run)) {
         uint64_t now = sb_now_ns();
+        /* From the end of the sweep, which may have waited for the
+         * server (MariaDB: a side connection). A thread whose statement
+         * was cancelled at the deadline gets longer than one a signal
+         * stops: its thread_done still runs. */
         if (cancel_due(run, deadline_ns, now, &next_sweep) && give_up == 0)
-            give_up = now + (uint64_t)(SB_RUN_SIGNAL_GRACE_S * 1e9);
+            give_up = sb_now_ns() + (uint64_t)((sb_run_signal() != 0
+                                                    ? SB_RUN_SIGNAL_GRACE_S
+                                                    : SB_RUN_CANCEL_GRACE_S) * 1e9);
         if ((force != 0 && now >= force) || (give_up != 0 && now >= give_up))
             break;
         sb_sleep_until_ns(now + 10 * SB_NS_PER_MS);
@@ -179,7 +185,7 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
                      left, fs);
         else
             sb_fatal("%u thread(s) did not stop within %gs of cancelling their statements "
-                     "at the deadline: reporting what ran", left, SB_RUN_SIGNAL_GRACE_S);
+                     "at the deadline: reporting what ran", left, SB_RUN_CANCEL_GRACE_S);
     }
     return left;
 }

@@ -27,6 +27,8 @@ struct sb_worker;
  * do not stop (stuck in connect, in Lua, or in a statement the server does
  * not cancel) before they are abandoned. */
 #define SB_RUN_SIGNAL_GRACE_S 1.5
+/* The same after the statements were cancelled at the deadline. */
+#define SB_RUN_CANCEL_GRACE_S 5.0
 
 struct sb_run {
     const struct sb_config *cfg;   /* the read-only general configuration */
