@@ -67,8 +67,10 @@ unsigned sb_db_cancel_all(void)
     pthread_mutex_lock(&reg_lock);
     for (struct sb_conn *con = reg_head; con != NULL; con = con->reg_next) {
         uint64_t seq;
-        if (con->drv->cancel == NULL || con->priv == NULL ||
-            !__atomic_load_n(&con->busy, __ATOMIC_ACQUIRE))
+        /* Busy first: a connection between statements may be
+         * reconnecting, changing priv (under this lock only to free it). */
+        if (!__atomic_load_n(&con->busy, __ATOMIC_ACQUIRE) || con->drv->cancel == NULL ||
+            con->priv == NULL)
             continue;
         seq = __atomic_load_n(&con->stmt_seq, __ATOMIC_RELAXED);
         /* Already cancelled by an earlier sweep. */
