@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 #
-# Deadlines that hold without a server (SQLite): SIGINT and SIGTERM end a
+# Deadlines that hold without a server (SQLite): statements still running
+# --deadline-grace after --time are cancelled (sqlite3_interrupt) and
+# counted as cut; SIGINT and SIGTERM end a
 # run in every Lua phase, even one that loops for ever (`while true do
 # end` in the script body, init, thread_init, event, thread_done, done and
 # a prepare command), with exit 130/143 and the report of what ran; a
@@ -99,6 +101,59 @@ for phase in body init thread_init event thread_done done prepare; do
         esac
     done
 done
+
+# write_slow: slow.lua, whose every event is one SQLite statement of
+# minutes (a recursive count to two billion).
+write_slow() {
+    cat >slow.lua <<'LUA'
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c " ..
+            "WHERE x < 2000000000) SELECT count(*) FROM c")
+end
+function thread_done() con:disconnect() end
+LUA
+}
+
+tcase "--time is a deadline: statements running --deadline-grace after it are cancelled"
+write_slow
+t0=$(now)
+sb slow.lua --threads=2 --time=2 --deadline-grace=1 run --json=r.json --csv=r.csv
+t1=$(now)
+assert_exit 0
+assert_lt "$(elapsed "$t0" "$t1")" $((3 + SIGNAL_BOUND)) "seconds for --time=2 plus a 1 s grace"
+assert_contains out "Deadline: 2 statement(s) still running 1s after --time were cancelled"
+assert_eq "$(jget r.json 'd["ended"]')" \
+    '{"status": "completed", "signal": null, "error": null, "deadline": "cut", "cancelled": 2}' "ended"
+assert_contains r.csv "# deadline: cut, 2 statement(s) cancelled"
+assert_eq "$(grep -c . err)" 0 "lines on stderr"
+
+tcase "a signal after --time cancels the statements at once and is an interruption"
+write_slow
+sb_bg slow.lua --threads=2 --time=1 --deadline-grace=60 run --json=r.json
+sleep 2.5
+t0=$(now)
+kill -TERM "$SB_PID"
+sb_wait
+t1=$(now)
+assert_exit 143
+assert_lt "$(elapsed "$t0" "$t1")" "$SIGNAL_BOUND" "seconds from the signal to the exit"
+assert_contains out "Interrupted by signal 15"
+assert_eq "$(jget r.json 'd["ended"]["status"]')" "interrupted" "ended.status"
+assert_eq "$(jget r.json 'd["ended"]["cancelled"]')" 2 "ended.cancelled"
+
+tcase "a completed run that needed no cancel says its deadline was met"
+write_ev
+sb ev.lua --time=1 run --json=r.json
+assert_exit 0
+assert_eq "$(jget r.json 'd["ended"]["deadline"]')" "met" "ended.deadline"
+assert_eq "$(jget r.json 'd["ended"]["cancelled"]')" 0 "ended.cancelled"
+
+tcase "--deadline-grace rejects a negative value"
+write_ev
+sb ev.lua --time=1 --deadline-grace=-1 run
+assert_exit 1
+assert_fatal "invalid value for --deadline-grace"
 
 tcase "a second signal exits at once"
 # An event compiled by the JIT is not interrupted by the hook: the first
