@@ -64,7 +64,7 @@ no_temporary() {
     [ -z "$left" ] || fail "temporary result files left: $left"
 }
 
-for phase in body init thread_init event thread_done done prepare; do
+for phase in body init thread_init event thread_done "done" prepare; do
     for sig in INT:2 TERM:15; do
         name=${sig%%:*}
         num=${sig#*:}
@@ -92,7 +92,7 @@ for phase in body init thread_init event thread_done done prepare; do
         event | thread_done | done)
             # done() runs after the report, which then had no signal to
             # mention; the result file still says how the run ended.
-            [ "$phase" = done ] || assert_contains out "Interrupted by signal $num"
+            [ "$phase" = "done" ] || assert_contains out "Interrupted by signal $num"
             assert_contains out "Latency (ms):"
             assert_eq "$(jget r.json 'd["ended"]["status"]')" "interrupted" "ended.status"
             assert_eq "$(jget r.json 'd["ended"]["signal"]')" "$num" "ended.signal"
@@ -222,7 +222,7 @@ function done() if phase == "done" then hog() end end
 EOF
 }
 
-for phase in body init thread_init event thread_done done; do
+for phase in body init thread_init event thread_done "done"; do
     tcase "out of memory in $phase is one FATAL line saying so and where"
     write_hog
     # An address-space limit: what the machine's memory would be.
