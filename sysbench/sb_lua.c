@@ -615,6 +615,12 @@ fail:
     return NULL;
 }
 
+void sb_lua_drop(lua_State *L)
+{
+    if (L != NULL)
+        sb_lua_interrupt_unregister(L);
+}
+
 void sb_lua_close(lua_State *L)
 {
     if (L != NULL) {

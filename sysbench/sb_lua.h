@@ -69,6 +69,12 @@ void sb_lua_set_running(lua_State *L, bool running);
 /* Closes a state made by sb_lua_new_state. */
 void sb_lua_close(lua_State *L);
 
+/* Gives up a state without closing it, for one that ran out of memory
+ * before the run started: lua_close would run the finalizers of all it
+ * built (millions of statements at 1,000,000 tables), which need memory
+ * it cannot get, for minutes. Its memory goes with the process. */
+void sb_lua_drop(lua_State *L);
+
 /*
  * Calls the function on the stack below nargs arguments, protected, with a
  * traceback handler. Returns 0, or -1 with the error formatted in err

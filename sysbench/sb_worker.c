@@ -401,6 +401,10 @@ bool sb_worker_open(struct sb_worker *w)
     ok = w->L != NULL;
     if (ok && sb_lua_call_global(w->L, "thread_init", w->tid, NULL, w->err, sizeof(w->err)) != 0)
         ok = false;
+    if (!ok && w->L != NULL && sb_lua_is_oom(w->err)) {
+        sb_lua_drop(w->L); /* no thread_done, no close: see sb_lua_drop */
+        w->L = NULL;
+    }
     if (!ok)
         fail(w);
     __atomic_fetch_add(&w->run->ready, 1, __ATOMIC_RELEASE);
