@@ -27,6 +27,7 @@
 #include "sb_merge.h"
 #include "sb_log.h"
 #include "sb_lua.h"
+#include "sb_lua_interrupt.h"
 #include "sb_output.h"
 #include "sb_plot.h"
 #include "sb_repeat.h"
@@ -869,6 +870,11 @@ int main(int argc, char **argv)
     sb_run_install_signals();
 
     m.L = sb_lua_new_state(&m.env, &m.main_thr, true, err, sizeof(err));
+    if (m.L == NULL && sb_run_signal() != 0 && sb_lua_is_interrupt(err)) {
+        printf("\nInterrupted by signal %d in the script body.\n", sb_run_signal());
+        rc = 128 + sb_run_signal();
+        goto out;
+    }
     if (m.L == NULL) {
         rc = die(err); /* a script error: may carry a traceback */
         goto out;

@@ -10,33 +10,89 @@
  */
 #include "sb_run.h"
 
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sb_clock.h"
+#include "sb_db_cancel.h"
+#include "sb_lua_interrupt.h"
 #include "sb_log.h"
 #include "sb_stop.h"
 
 int sb_stop_reason_value;
 static volatile sig_atomic_t stop_signal;
+static sem_t signal_sem; /* posted by the handler, for the watcher */
 static bool abandoned;
+
+/* The first signal asks for a stop (the run cancels its statements,
+ * interrupts Lua, reports and writes its result files); a second one,
+ * for a user who will not wait for that, ends the process at once. One
+ * that follows the first within SECOND_SIGNAL_NS is the same request
+ * delivered twice (timeout(1) signals its child, then its whole process
+ * group) and is ignored. */
+#define SECOND_SIGNAL_NS (300 * SB_NS_PER_MS)
 
 static void on_signal(int sig)
 {
+    static const char msg[] = "sysbench: second signal: exiting at once\n";
+    static uint64_t first_ns;
+    uint64_t now = sb_now_ns(); /* clock_gettime: async-signal-safe */
+
+    if (stop_signal != 0) {
+        if (now - first_ns < SECOND_SIGNAL_NS)
+            return;
+        ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+        (void)w;
+        _exit(128 + sig);
+    }
+    first_ns = now;
     stop_signal = sig;
     sb_request_stop(SB_STOP_SIGNAL);
+    sem_post(&signal_sem);
+}
+
+/*
+ * What a handler cannot do, done by a thread of its own once woken: the
+ * statements in flight cancelled (a blocking client call does not look
+ * at the stop flag) and every Lua state hooked (nor does a Lua loop).
+ */
+static void *watch_signals(void *arg)
+{
+    (void)arg;
+    while (sem_wait(&signal_sem) != 0)
+        ;
+    sb_lua_interrupt_all();
+    sb_db_cancel_all();
+    return NULL;
 }
 
 void sb_run_install_signals(void)
 {
     struct sigaction sa;
+    pthread_t t;
+
+    sem_init(&signal_sem, 0, 0);
+    /* Without the watcher a signal still stops the run (the flag), only
+     * Lua loops and statements wait for the abandon. */
+    if (pthread_create(&t, NULL, watch_signals, NULL) == 0)
+        pthread_detach(t);
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A closed terminal ends the run as SIGTERM does: report, result
+     * files, no temporary left. */
+    sigaction(SIGHUP, &sa, NULL);
+    /* A closed stdout (sysbench ... | head) is not a reason to stop
+     * measuring: writes to it fail with EPIPE and the result files are
+     * still written. */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 int sb_run_signal(void)
@@ -158,6 +214,8 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
     if (rc < 0) {
         sb_fatal("cannot create a thread for command '%s'", name);
         rc = 1;
+    } else if (c->rc != 0 && signalled() && sb_lua_is_interrupt(c->err)) {
+        rc = 128 + sb_run_signal();
     } else if (c->rc != 0) {
         sb_fatal("%s", c->err);
         rc = 1;

@@ -26,6 +26,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"events", "limit for total number of events", "0", SB_ARG_INT},
     {"time", "limit for total execution time in seconds", "10", SB_ARG_DOUBLE},
     {"warmup-time", "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled", "0", SB_ARG_DOUBLE},
+    {"deadline-grace", "seconds a statement still in flight when --time runs out may take to finish before it is cancelled (MariaDB KILL QUERY, PostgreSQL cancel request, SQLite interrupt) and counted as cut", "2", SB_ARG_DOUBLE},
     {"forced-shutdown", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable", "off", SB_ARG_STRING},
     {"thread-stack-size", "size of stack per thread (0 = the system default)", "0", SB_ARG_SIZE},
     {"client-threads", "OS threads that drive the --threads connections of a MySQL or PostgreSQL run, each serving several connections without blocking; 0 gives every connection a thread of its own (as sysbench 1.0); auto: a thread per connection below 256 connections, else one thread per 256 connections, at most one per CPU", "auto", SB_ARG_STRING},
@@ -392,6 +393,10 @@ static int load_shutdown_and_pids(const struct sb_optset *set, struct sb_config 
 {
     const char *s = sb_optset_str(set, "forced-shutdown");
 
+    c->deadline_grace = sb_optset_double(set, "deadline-grace");
+    if (!(c->deadline_grace >= 0 && c->deadline_grace <= 86400))
+        return fail(err, errlen, "invalid value for --%s: %s", "deadline-grace",
+                    "expected seconds from 0 to 86400");
     if (s == NULL || strcmp(s, "off") == 0) {
         c->forced_shutdown = 0;
     } else {

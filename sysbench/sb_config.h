@@ -57,6 +57,7 @@ struct sb_config {
      * (sb_loop.h); 0: a thread per connection; -1: automatic. */
     int client_threads;
     double forced_shutdown;   /* seconds after --time, 0 = off */
+    double deadline_grace;    /* seconds after --time before cancelling */
     double sweep_cooldown;    /* seconds between sweep points */
     unsigned repeat;          /* runs of every point (--repeat), >= 1 */
     double repeat_cooldown;   /* seconds between the repeats of a point */

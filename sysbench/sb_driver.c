@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "sb_clock.h"
+#include "sb_db_cancel.h"
 #include "sb_log.h"
 #include "sb_stop.h"
 
@@ -260,6 +261,7 @@ struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
         free(con);
         return NULL;
     }
+    sb_db_cancel_register(con);
     return con;
 }
 
@@ -279,6 +281,7 @@ void sb_db_disconnect(struct sb_conn *con)
     sb_db_free_result(con);
     while (con->stmts != NULL)
         sb_db_close(con->stmts);
+    sb_db_cancel_unregister(con);
     con->drv->disconnect(con);
     free(con->last_query);
     free(con);
@@ -297,8 +300,11 @@ static bool reconnect_with_backoff(struct sb_conn *con)
 
     sb_db_free_result(con);
     close_server_statements(con);
+    /* A cancel sweep may be using the driver state being freed. */
+    sb_db_cancel_lock();
     con->drv->disconnect(con);
     con->priv = NULL;
+    sb_db_cancel_unlock();
     for (;;) {
         if (con->drv->connect(con) == SB_DB_OK) {
             con->generation++;
@@ -356,13 +362,23 @@ static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
 {
     struct sb_db_counters *cnt = con->counters;
 
+    /* Cut at the deadline or by a signal: restart the event (the stop
+     * flag is up: it ends uncounted), no error counted, no reconnect. */
+    if (sb_db_cancel_was_cut(con, st != SB_DB_OK)) {
+        remember_query(con, sql, len);
+        return SB_DB_IGNORED;
+    }
     if (st == SB_DB_OK)
         return SB_DB_DONE;
     remember_query(con, sql, len);
     if (st == SB_DB_CONN_LOST) {
         struct sb_db_error lost = con->err;
+        /* Given up because a signal ends the run: the event ends
+         * uncounted, with no "can't connect" error for a stop the user
+         * asked for. (A server still gone when --time ends is a failure
+         * of the run: tests/drivers/outage.sh.) */
         if (!reconnect_with_backoff(con))
-            return SB_DB_FATAL;
+            return sb_stop_reason() == SB_STOP_SIGNAL ? SB_DB_IGNORED : SB_DB_FATAL;
         cnt->reconnects++;
         if (cnt->on_error != NULL)
             cnt->on_error(cnt->ctx, &lost, true);
@@ -424,7 +440,9 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
 
     if (!query_prologue(con, sql, len))
         return SB_DB_FATAL;
+    sb_db_cancel_busy(con);
     st = con->drv->query(con, sql, len, &con->rs);
+    sb_db_cancel_idle(con);
     if (st == SB_DB_OK)
         count_query(con, sb_sql_classify(sql, len));
     return outcome(con, st, sql, len);
@@ -457,6 +475,9 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
         return NULL;
     }
     st->next = con->stmts;
+    st->prev = NULL;
+    if (con->stmts != NULL)
+        con->stmts->prev = st;
     con->stmts = st;
     return st;
 }
@@ -622,10 +643,12 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
 
     if (o != SB_DB_DONE)
         return o;
+    sb_db_cancel_busy(con);
     if (st->emulated)
         s = execute_emulated(st, false);
     else
         s = con->drv->execute(st, &con->rs);
+    sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, st->kind);
     return outcome(con, s, st->sql, st->sql_len);
@@ -638,6 +661,7 @@ static enum sb_db_outcome complete(struct sb_conn *con, enum sb_db_status s)
 {
     if (s == SB_DB_PENDING)
         return SB_DB_INFLIGHT;
+    sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, con->pending_kind);
     return outcome(con, s, con->pending_sql, con->pending_len);
@@ -652,6 +676,7 @@ enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_
     con->pending_sql = sql;
     con->pending_len = len;
     con->pending_kind = sb_sql_classify(sql, len);
+    sb_db_cancel_busy(con);
     return complete(con, con->drv->query_start(con, sql, len, &con->rs));
 }
 
@@ -668,6 +693,7 @@ enum sb_db_outcome sb_db_execute_start(struct sb_stmt *st)
     con->pending_sql = st->sql;
     con->pending_len = st->sql_len;
     con->pending_kind = st->kind;
+    sb_db_cancel_busy(con);
     if (st->emulated)
         return complete(con, execute_emulated(st, true));
     return complete(con, con->drv->execute_start(st, &con->rs));
@@ -700,13 +726,13 @@ enum sb_db_outcome sb_db_complete(struct sb_conn *con)
 void sb_db_close(struct sb_stmt *st)
 {
     struct sb_conn *con = st->con;
-    struct sb_stmt **pp;
 
-    for (pp = &con->stmts; *pp != NULL; pp = &(*pp)->next)
-        if (*pp == st) {
-            *pp = st->next;
-            break;
-        }
+    if (st->prev != NULL)
+        st->prev->next = st->next;
+    else if (con->stmts == st)
+        con->stmts = st->next;
+    if (st->next != NULL)
+        st->next->prev = st->prev;
     if (st->emulated) {
         struct emul_buf *eb = st->priv;
         if (eb != NULL)

@@ -112,7 +112,9 @@ struct sb_stmt {
     bool emulated;         /* client-side: params substituted into the text */
     uint64_t generation;   /* con->generation when prepared on the server */
     void *priv;            /* driver's state for a server-side statement */
-    struct sb_stmt *next;  /* the connection's list of statements */
+    /* The connection's list of statements, doubly linked so that a close
+     * is O(1): a connection of oltp_* at 16,000 tables holds 200,000. */
+    struct sb_stmt *next, *prev;
 };
 
 /* Per-thread counters the common layer adds to (owned by the caller). */
@@ -165,6 +167,12 @@ struct sb_conn {
     const char *pending_sql;
     size_t pending_len;
     enum sb_query_kind pending_kind;
+    /* Cancelling (sb_db_cancel.h): a statement is in flight (busy), the
+     * number of the statement started last, the number of the one a
+     * cancel was sent for, and the list of open connections. */
+    unsigned busy;
+    uint64_t stmt_seq, cancel_seq;
+    struct sb_conn *reg_prev, *reg_next;
 };
 
 struct sb_driver_ops {
@@ -250,6 +258,14 @@ struct sb_driver_ops {
      * ignorable error the common layer sends ROLLBACK when this says so,
      * so that the restarted event starts clean. */
     bool (*in_transaction)(struct sb_conn *con);
+    /* Asks the server to cancel the statement in flight on con, from
+     * another thread than con's (which is blocked in, or polling for, the
+     * statement); NULL when the driver cannot. The driver may keep state
+     * across one sweep over many connections in *sweep (NULL at first;
+     * e.g. the side connection that sends MariaDB's KILL QUERY), freed by
+     * cancel_end. Returns true when the cancel was sent. */
+    bool (*cancel)(struct sb_conn *con, void **sweep);
+    void (*cancel_end)(void *sweep);
 };
 
 /* ------------------------------------------------------------ registry */

@@ -233,7 +233,7 @@ static bool wait_fd(struct sb_loop *l, struct sb_worker *w, struct sb_conn *con)
 static void coroutine_error(struct sb_worker *w, int rc)
 {
     if (rc == LUA_ERRMEM) {
-        snprintf(w->err, sizeof(w->err), "Lua: out of memory");
+        snprintf(w->err, sizeof(w->err), "%s in event() of a multiplexed connection", SB_LUA_OOM);
         return;
     }
     if (lua_type(w->co, -1) == LUA_TSTRING)

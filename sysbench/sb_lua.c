@@ -5,6 +5,7 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <luajit.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "sb_log.h"
 #include "sb_lua.h"
+#include "sb_lua_interrupt.h"
 #include "sb_lua_internal.h"
 #include "sb_config.h"
 #include "sb_report.h"
@@ -81,7 +83,7 @@ int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
     rc = lua_pcall(L, nargs, nres, base);
     if (rc != 0) {
         if (rc == LUA_ERRMEM)
-            snprintf(err, errlen, "Lua: out of memory");
+            snprintf(err, errlen, "%s", SB_LUA_OOM);
         else
             sb_lua_describe_error(L, err, errlen);
         lua_pop(L, 1);
@@ -98,6 +100,33 @@ static void raw_global(lua_State *L, const char *name)
 {
     lua_pushstring(L, name);
     lua_rawget(L, LUA_GLOBALSINDEX);
+}
+
+bool sb_lua_is_oom(const char *err)
+{
+    /* The second: LuaJIT's message for the memory error, as a Lua pcall
+     * (the event loop's) catches it and raises it again as a string. */
+    return strncmp(err, SB_LUA_OOM, strlen(SB_LUA_OOM)) == 0 ||
+           strcmp(err, "not enough memory") == 0;
+}
+
+/*
+ * An error outside any pcall (lua_close running finalizers with the
+ * memory exhausted, a C API call that fails): LuaJIT would print
+ * "PANIC: ..." and exit. The run already said why when it failed (one
+ * FATAL line is enough); otherwise this says it, once. Either way the
+ * process ends here: the state cannot be used again.
+ */
+static int on_panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+
+    if (sb_log_first_fatal() == NULL)
+        sb_fatal("Lua: %s (unprotected error)", msg != NULL ? msg : "out of memory");
+    fflush(stdout);
+    fflush(stderr);
+    _exit(1);
+    return 0;
 }
 
 bool sb_lua_has_function(lua_State *L, const char *name)
@@ -128,6 +157,8 @@ bool sb_lua_has_script_thread_run(lua_State *L)
 int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
                        char *err, size_t errlen)
 {
+    int rc;
+
     raw_global(L, name);
     if (!lua_isfunction(L, -1)) {
         lua_pop(L, 1);
@@ -137,7 +168,16 @@ int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
     }
     if (arg >= 0)
         lua_pushinteger(L, arg);
-    if (sb_lua_pcall(L, arg >= 0 ? 1 : 0, 1, err, errlen) != 0)
+    /* Not the hot path: interpreted, so that a signal's hook can stop a
+     * loop in it (sb_lua_interrupt.h). */
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+    rc = sb_lua_pcall(L, arg >= 0 ? 1 : 0, 1, err, errlen);
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+    /* Memory errors carry no position: say where. */
+    if (rc != 0 && sb_lua_is_oom(err))
+        snprintf(err, errlen, "%s in %s()%s", SB_LUA_OOM, name,
+                 arg >= 0 ? " of a worker thread" : "");
+    if (rc != 0)
         return -1;
     if (result)
         *result = lua_toboolean(L, -1);
@@ -509,6 +549,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                             char *err, size_t errlen)
 {
     lua_State *L = luaL_newstate();
+    int rc;
 
     if (L == NULL) {
         snprintf(err, errlen, "cannot create a Lua state: out of memory");
@@ -520,6 +561,8 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
      * (its pages, once touched, stay resident). */
     if (thr != NULL && thr->tid >= 0)
         lua_gc(L, LUA_GCSETPAUSE, 100);
+    lua_atpanic(L, on_panic);
+    sb_lua_interrupt_register(L);
     luaL_openlibs(L);
     lua_pushcfunction(L, lua_print_line);
     lua_setglobal(L, "print");
@@ -542,7 +585,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
         sb_lua_export_options(L, env);
 
     if (env->script_path != NULL || env->script_text != NULL) {
-        int rc = load_script(L, env);
+        rc = load_script(L, env);
         if (rc != 0) {
             const char *msg = lua_tostring(L, -1);
             if (rc == LUA_ERRFILE)
@@ -552,7 +595,13 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                 snprintf(err, errlen, "%s", msg ? msg : "cannot load script");
             goto fail;
         }
-        if (sb_lua_pcall(L, 0, 0, err, errlen) != 0)
+        /* Interpreted, as sb_lua_call_global: a signal can stop it. */
+        luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+        rc = sb_lua_pcall(L, 0, 0, err, errlen);
+        luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+        if (rc != 0 && sb_lua_is_oom(err))
+            snprintf(err, errlen, "%s in the script body", SB_LUA_OOM);
+        if (rc != 0)
             goto fail;
     }
     if (thr != NULL && thr->tid >= 0) {
@@ -561,12 +610,21 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
     }
     return L;
 fail:
+    sb_lua_interrupt_unregister(L);
     lua_close(L);
     return NULL;
 }
 
-void sb_lua_close(lua_State *L)
+void sb_lua_drop(lua_State *L)
 {
     if (L != NULL)
+        sb_lua_interrupt_unregister(L);
+}
+
+void sb_lua_close(lua_State *L)
+{
+    if (L != NULL) {
+        sb_lua_interrupt_unregister(L);
         lua_close(L);
+    }
 }

@@ -74,6 +74,12 @@ void sb_lua_set_running(lua_State *L, bool running);
 /* Closes a state made by sb_lua_new_state. */
 void sb_lua_close(lua_State *L);
 
+/* Gives up a state without closing it, for one that ran out of memory
+ * before the run started: lua_close would run the finalizers of all it
+ * built (millions of statements at 1,000,000 tables), which need memory
+ * it cannot get, for minutes. Its memory goes with the process. */
+void sb_lua_drop(lua_State *L);
+
 /*
  * Calls the function on the stack below nargs arguments, protected, with a
  * traceback handler. Returns 0, or -1 with the error formatted in err
@@ -82,6 +88,13 @@ void sb_lua_close(lua_State *L);
  * success nres results are left.
  */
 int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen);
+
+/* How sb_lua_pcall and sb_lua_call_global describe a Lua memory error
+ * (the latter adds where: "... in thread_init() of a worker thread"). */
+#define SB_LUA_OOM "out of memory (Lua)"
+/* Whether err is such a description. A state that ran out of memory is
+ * not used again (closing it may need memory it cannot get). */
+bool sb_lua_is_oom(const char *err);
 
 /* Describes the error value at the top of L's stack in one line into err
  * (a string's further lines, its traceback, go to the debug log). Leaves

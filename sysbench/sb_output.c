@@ -226,6 +226,13 @@ void sb_output_set_end(struct sb_output *o, const char *status, int signal,
     snprintf(o->end_error, sizeof(o->end_error), "%s", error ? error : "");
 }
 
+void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline)
+{
+    o->cancelled += n;
+    if (at_deadline && n > 0)
+        o->deadline_cut = true;
+}
+
 /* The CSV's last line says how the run ended (a comment line, which CSV
  * readers skip with their comment option). */
 static void write_csv_end(struct sb_output *o)
@@ -238,6 +245,11 @@ static void write_csv_end(struct sb_output *o)
         fprintf(o->csv, "# ended: failed: %s\n", o->end_error);
     else
         fprintf(o->csv, "# ended: %s\n", o->end_status);
+    if (o->deadline_cut)
+        fprintf(o->csv, "# deadline: cut, %llu statement(s) cancelled\n",
+                (unsigned long long)o->cancelled);
+    else if (o->cancelled > 0)
+        fprintf(o->csv, "# cancelled: %llu statement(s)\n", (unsigned long long)o->cancelled);
     if (fflush(o->csv) != 0)
         o->write_failed = true;
 }
@@ -256,6 +268,12 @@ static void json_end(struct sb_json *j, const struct sb_output *o)
     else
         sb_json_kv_null(j, "signal");
     sb_json_kv_string(j, "error", o->end_error[0] ? o->end_error : NULL);
+    /* "cut": statements still running --deadline-grace after --time were
+     * cancelled; "met": a completed run needed no cancel; null: the run
+     * did not end at its limits (interrupted, failed). */
+    sb_json_kv_string(j, "deadline", o->deadline_cut ? "cut"
+                                     : strcmp(o->end_status, "completed") == 0 ? "met" : NULL);
+    sb_json_kv_int(j, "cancelled", (long long)o->cancelled);
     sb_json_end_object(j);
 }
 
@@ -269,8 +287,9 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
         if (!o->finished) {
             sb_safefile_abandon(&o->csv_file);
         } else if (o->write_failed) {
+            errno = 0;
             snprintf(err, errlen, "cannot write the --csv file '%s': %s", o->csv_path,
-                     strerror(EIO));
+                     strerror(sb_safefile_errno(&o->csv_file)));
             sb_safefile_abandon(&o->csv_file);
             rc = -1;
         } else if (sb_safefile_commit(&o->csv_file, err, errlen) != 0) {
@@ -894,7 +913,14 @@ int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
         write_csv_end(o);
     if (o->json == NULL)
         return 0;
-    return sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen);
+    if (sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen) != 0) {
+        /* Said once: committing it at close would report the same
+         * failure again (a full disk gave two FATAL lines). */
+        sb_safefile_abandon(&o->json_file);
+        o->json = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *env, FILE *fp,

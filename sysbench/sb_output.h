@@ -62,6 +62,10 @@ struct sb_output {
     char end_error[512];            /* failed: the first error, or "" */
     /* --find-max: the search's record, borrowed; NULL without. */
     const struct sb_findmax_result *find_max;
+    /* Statements cancelled over all points (sb_output_note_cancelled),
+     * and whether some point's were cut at its deadline. */
+    uint64_t cancelled;
+    bool deadline_cut;
 };
 
 /*
@@ -103,6 +107,10 @@ void sb_output_set_server(struct sb_output *o, const char *driver,
  * none have been recorded yet: the first point's stand for the run. When
  * a later point's differ, a warning names the first difference. */
 void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si);
+
+/* Adds n statements cancelled in a point, at its deadline (true) or by a
+ * signal, to what "ended" says. */
+void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline);
 
 /*
  * Records how the run ended, for the JSON document ("ended") and the

@@ -631,6 +631,13 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
     else if (sb_stop_reason() == SB_STOP_ERROR || sb_run_abandoned())
         printf("\nStopped by an error: reporting what ran.\n");
+    if (in->cut_at_deadline)
+        printf("\nDeadline: %llu statement(s) still running %gs after --time were "
+               "cancelled; their events are not counted.\n",
+               (unsigned long long)in->cancelled, cfg->deadline_grace);
+    else if (in->cancelled > 0)
+        printf("%llu statement(s) in flight were cancelled.\n",
+               (unsigned long long)in->cancelled);
     if (cfg->verbosity >= SB_LOG_NOTICE) {
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)

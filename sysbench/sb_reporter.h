@@ -75,6 +75,10 @@ struct sb_run_clock {
 struct sb_final_in {
     uint64_t end;                 /* when the last worker finished */
     uint64_t deadline;            /* 0 for none */
+    /* Statements cancelled (sb_db_cancel.h), and whether at the deadline
+     * (else by a signal). */
+    uint64_t cancelled;
+    bool cut_at_deadline;
     struct sb_cpu_sample *cpu_before, *cpu_after;
     const char *cpu_label, *server_version;
     /* The server's settings and binary: moved into the result files when

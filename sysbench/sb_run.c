@@ -12,8 +12,10 @@
 
 #include "sb_clock.h"
 #include "sb_cpu.h"
+#include "sb_db_cancel.h"
 #include "sb_log.h"
 #include "sb_loop.h"
+#include "sb_lua_interrupt.h"
 #include "sb_output.h"
 #include "sb_report.h"
 #include "sb_reporter.h"
@@ -125,37 +127,73 @@ static bool all_returned(struct sb_run *run)
 }
 
 /*
- * Waits for the workers to return. One still running --forced-shutdown
- * seconds after the deadline, or a few seconds after a signal (it is stuck
- * in a statement or a reconnect that does not look at the stop flag), is
- * left running: its statistics are still read for the report, and main
- * ends the process with _exit. Returns how many were left.
+ * Cancels the statements in flight (sb_db_cancel.h) when it is time:
+ * at once after a signal, --deadline-grace seconds after the deadline
+ * otherwise, and every half second after that for statements started
+ * since (an event's next statement, thread_done). Returns true once the
+ * threads have had their chance to stop: a signal came, or a statement
+ * was cancelled at the deadline. (Lua that is merely slow past the
+ * deadline is waited for, as before: --forced-shutdown bounds it.)
+ */
+static bool cancel_due(struct sb_run *run, uint64_t deadline_ns, uint64_t now,
+                       uint64_t *next_sweep)
+{
+    bool sig = sb_run_signal() != 0;
+    uint64_t at = deadline_ns > 0 ? deadline_ns + (uint64_t)(run->cfg->deadline_grace * 1e9) : 0;
+
+    if (*next_sweep == 0 && !sig && (at == 0 || now < at))
+        return false;
+    if (now >= *next_sweep) {
+        unsigned n = sb_db_cancel_all();
+        if (n > 0 && !sig)
+            run->cut_at_deadline = true;
+        *next_sweep = now + 500 * SB_NS_PER_MS;
+    }
+    return sig || run->cut_at_deadline;
+}
+
+/*
+ * Waits for the workers to return, cancelling their statements when a
+ * signal or the deadline (plus --deadline-grace) asks for it. One still
+ * running --forced-shutdown seconds after the deadline, or a few seconds
+ * after its statement was cancelled (a server that ignores the cancel, Lua
+ * that loops), is left running: its statistics are still read for the
+ * report, and main ends the process with _exit. Returns how many were left.
  */
 static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
 {
     const struct sb_config *cfg = run->cfg;
     double fs = cfg->forced_shutdown;
     uint64_t force = fs > 0 && deadline_ns > 0 ? deadline_ns + (uint64_t)(fs * 1e9) : 0;
-    uint64_t sig_give_up = 0;
+    uint64_t give_up = 0, next_sweep = 0;
     unsigned left = 0;
 
     while (!all_returned(run)) {
         uint64_t now = sb_now_ns();
-        if (sig_give_up == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
-            sig_give_up = now + (uint64_t)((fs > 0 ? fs : SB_RUN_SIGNAL_GRACE_S) * 1e9);
-        if ((force != 0 && now >= force) || (sig_give_up != 0 && now >= sig_give_up))
+        /* From the end of the sweep, which may have waited for the
+         * server (MariaDB: a side connection). A thread whose statement
+         * was cancelled at the deadline gets longer than one a signal
+         * stops: its thread_done still runs. */
+        if (cancel_due(run, deadline_ns, now, &next_sweep) && give_up == 0)
+            give_up = sb_now_ns() + (uint64_t)((sb_run_signal() != 0
+                                                    ? SB_RUN_SIGNAL_GRACE_S
+                                                    : SB_RUN_CANCEL_GRACE_S) * 1e9);
+        if ((force != 0 && now >= force) || (give_up != 0 && now >= give_up))
             break;
         sb_sleep_until_ns(now + 10 * SB_NS_PER_MS);
     }
     left = reap_workers(run);
     if (left > 0) {
         sb_run_abandon();
-        if (sb_stop_reason() == SB_STOP_SIGNAL)
+        if (sb_run_signal() != 0)
             sb_fatal("%u thread(s) did not stop within %gs of signal %d: reporting what ran",
-                     left, fs > 0 ? fs : SB_RUN_SIGNAL_GRACE_S, sb_run_signal());
-        else
+                     left, SB_RUN_SIGNAL_GRACE_S, sb_run_signal());
+        else if (force != 0 && sb_now_ns() >= force)
             sb_fatal("forced shutdown: %u thread(s) still running %gs after the time limit",
                      left, fs);
+        else
+            sb_fatal("%u thread(s) did not stop within %gs of cancelling their statements "
+                     "at the deadline: reporting what ran", left, SB_RUN_CANCEL_GRACE_S);
     }
     return left;
 }
@@ -254,6 +292,8 @@ static void *init_main(void *p)
     return NULL;
 }
 
+static const char *worker_error(const struct sb_run *run);
+
 /* init() in the main state, in a thread of its own so that a signal ends
  * it at once. Returns 0, 1 (error reported) or 128+signal. */
 static int call_init(lua_State *L, const struct sb_lua_env *env)
@@ -269,7 +309,9 @@ static int call_init(lua_State *L, const struct sb_lua_env *env)
     rc = sb_run_guarded(env->driver, init_main, c);
     if (rc == 1)
         return 128 + sb_run_signal(); /* c stays with the abandoned thread */
-    if (rc < 0 || c->rc != 0) {
+    if (rc == 0 && c->rc != 0 && sb_run_signal() != 0) {
+        rc = 128 + sb_run_signal(); /* init() interrupted: no error of its own */
+    } else if (rc < 0 || c->rc != 0) {
         sb_fatal("%s", rc < 0 ? "cannot create a thread for init()" : c->err);
         rc = 1;
     }
@@ -302,12 +344,11 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
         reap_workers(run);
         return 128 + sb_run_signal();
     }
-    for (unsigned i = 0; i < run->nthreads && rc == 0; i++)
-        if (run->workers[i].failed) {
-            sb_fatal("%s", run->workers[i].err);
-            rc = 1;
-        }
-    if (rc == 0 && sb_stop_reason() == SB_STOP_SIGNAL)
+    if (worker_error(run) != NULL) {
+        sb_fatal("%s", worker_error(run));
+        rc = 1;
+    }
+    if (rc == 0 && sb_run_signal() != 0)
         rc = 128 + sb_run_signal();
     if (rc != 0) {
         release_workers(run, false);
@@ -316,11 +357,12 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
     return rc;
 }
 
-/* The first failed worker's error, NULL if none failed. */
+/* The first failed worker's error, NULL if none failed. Lua interrupted
+ * after a signal is not a failure: the signal says what happened. */
 static const char *worker_error(const struct sb_run *run)
 {
     for (unsigned i = 0; i < run->nthreads; i++)
-        if (run->workers[i].failed)
+        if (run->workers[i].failed && !sb_lua_is_interrupt(run->workers[i].err))
             return run->workers[i].err;
     return NULL;
 }
@@ -604,6 +646,8 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     if (sb_run_abandoned())
         fin.end = sb_now_ns(); /* the run ended now for the threads left */
     fin.deadline = clk->deadline;
+    fin.cancelled = sb_db_cancel_count();
+    fin.cut_at_deadline = run->cut_at_deadline;
     fin.cpu_before = cpu_before;
     fin.cpu_after = cpu_after;
     fin.cpu_label = sv->label;
@@ -616,13 +660,17 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     rc = werr != NULL || r->hook_failed || sb_run_abandoned() ? 1 : 0;
     if (sb_reporter_final(r, L, &fin) != 0)
         rc = 1;
+    if (r->out != NULL)
+        sb_output_note_cancelled(r->out, fin.cancelled, fin.cut_at_deadline);
     /* done() would clean up under the feet of a thread left running. */
-    if (!sb_run_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0) {
+    if (!sb_run_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0 &&
+        !(sb_run_signal() != 0 && sb_lua_is_interrupt(err))) {
         sb_fatal("%s", err);
         rc = 1;
     }
     /* Any other failure already has its error line; a signal its status. */
-    if (rc == 0 && sb_stop_reason() != SB_STOP_SIGNAL && all_restarted(run))
+    if (rc == 0 && sb_stop_reason() != SB_STOP_SIGNAL && fin.cancelled == 0 &&
+        all_restarted(run))
         rc = 1;
     if (!sb_run_abandoned()) {
         sb_worker_table_set(NULL, 0);
@@ -630,7 +678,7 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     }
     /* A failure caused by the signal (a reconnect given up) is still an
      * interruption. */
-    if (sb_stop_reason() == SB_STOP_SIGNAL)
+    if (sb_run_signal() != 0)
         rc = 128 + sb_run_signal();
     return rc;
 }
@@ -652,6 +700,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
         sb_fatal("out of memory");
         return 1;
     }
+    sb_db_cancel_reset();
     /* init(), done() and the report hooks see the point being run. */
     sb_lua_export_point(L, run->env);
     memset(&sv, 0, sizeof(sv));

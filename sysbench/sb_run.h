@@ -23,9 +23,12 @@
 
 struct sb_worker;
 
-/* How long a signal waits for threads that do not stop (stuck in connect
- * or a statement) before they are abandoned. */
-#define SB_RUN_SIGNAL_GRACE_S 2.0
+/* How long a signal, or the cancel at the deadline, waits for threads that
+ * do not stop (stuck in connect, in Lua, or in a statement the server does
+ * not cancel) before they are abandoned. */
+#define SB_RUN_SIGNAL_GRACE_S 1.5
+/* The same after the statements were cancelled at the deadline. */
+#define SB_RUN_CANCEL_GRACE_S 5.0
 
 struct sb_run {
     const struct sb_config *cfg;   /* the read-only general configuration */
@@ -64,6 +67,9 @@ struct sb_run {
     int go;                        /* set once the schedule is set */
     pthread_mutex_t go_lock;       /* with go_cond, guards go */
     pthread_cond_t go_cond;
+    /* Statements were cancelled --deadline-grace after --time (not by a
+     * signal). Main thread only. */
+    bool cut_at_deadline;
     pthread_mutex_t arrivals_lock; /* guards arrivals */
     struct sb_arrivals arrivals;
 };

@@ -1,10 +1,12 @@
 /*
  * Result files written to a temporary name and renamed; see sb_safefile.h.
  */
+#include "config.h"
 #include "sb_safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,6 +42,43 @@ static const char *refusal(const char *path, sb_safefile_ours_fn ours)
     return "not a sysbench result file";
 }
 
+/*
+ * The stream writes through these, so that the first failed write's
+ * errno is kept: stdio only keeps an error flag, and a later fclose then
+ * says EIO for what was ENOSPC (a full disk reported twice, once wrongly).
+ */
+static ssize_t cookie_write(void *c, const char *buf, size_t size)
+{
+    struct sb_safefile *f = c;
+    ssize_t n;
+
+    do
+        n = write(f->fd, buf, size);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && f->err_no == 0)
+        f->err_no = errno;
+    return n < 0 ? -1 : n;
+}
+
+static int cookie_close(void *c)
+{
+    struct sb_safefile *f = c;
+    int rc = close(f->fd);
+
+    if (rc != 0 && f->err_no == 0)
+        f->err_no = errno;
+    f->fd = -1;
+    return rc;
+}
+
+static FILE *open_stream(struct sb_safefile *f, int fd)
+{
+    cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
+
+    f->fd = fd;
+    return fopencookie(f, "w", io);
+}
+
 int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
                      sb_safefile_ours_fn ours, char *err, size_t errlen)
 {
@@ -72,7 +111,7 @@ int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
         if (fd < 0 && errno != EEXIST)
             break;
     }
-    if (fd < 0 || (f->fp = fdopen(fd, "w")) == NULL) {
+    if (fd < 0 || (f->fp = open_stream(f, fd)) == NULL) {
         snprintf(err, errlen, "cannot write the %s file '%s': %s", what, path,
                  strerror(errno));
         if (fd >= 0) {
@@ -96,7 +135,7 @@ int sb_safefile_commit(struct sb_safefile *f, char *err, size_t errlen)
     if (fclose(f->fp) != 0 || failed) {
         f->fp = NULL;
         snprintf(err, errlen, "cannot write the %s file '%s': %s", f->what, f->final,
-                 strerror(errno ? errno : EIO));
+                 strerror(sb_safefile_errno(f)));
         unlink(f->tmp);
         return -1;
     }
@@ -114,6 +153,11 @@ int sb_safefile_commit(struct sb_safefile *f, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int sb_safefile_errno(const struct sb_safefile *f)
+{
+    return f->err_no != 0 ? f->err_no : errno != 0 ? errno : EIO;
 }
 
 void sb_safefile_abandon(struct sb_safefile *f)

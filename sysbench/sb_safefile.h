@@ -35,6 +35,10 @@ struct sb_safefile {
     char tmp[PATH_MAX];
     const char *what;           /* "--json", for messages (borrowed) */
     sb_safefile_ours_fn ours;
+    /* The temporary's descriptor under fp, and the errno of its first
+     * failed write (0: none). f must not move while fp is open. */
+    int fd;
+    int err_no;
 };
 
 /*
@@ -52,6 +56,10 @@ int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
  * returning 0 when f is not open.
  */
 int sb_safefile_commit(struct sb_safefile *f, char *err, size_t errlen);
+
+/* Why writing f failed: the first failed write's errno, else errno, else
+ * EIO. */
+int sb_safefile_errno(const struct sb_safefile *f);
 
 /* Closes and removes the temporary file; the final name is untouched. */
 void sb_safefile_abandon(struct sb_safefile *f);

@@ -29,13 +29,17 @@ static inline bool sb_stopping(void)
 }
 
 /* Requests a stop; the first reason wins, except that any reason replaces
- * SB_STOP_EVENTS. Async-signal-safe. */
+ * SB_STOP_EVENTS and a signal also replaces SB_STOP_DONE: a signal after
+ * --time ran out (a statement still in flight, thread_done) must still end
+ * the run as interrupted. Async-signal-safe. */
 static inline void sb_request_stop(enum sb_stop_reason reason)
 {
     int cur = SB_STOP_NONE;
     while (!__atomic_compare_exchange_n(&sb_stop_reason_value, &cur, (int)reason, false,
                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        if (cur != SB_STOP_EVENTS || reason == SB_STOP_EVENTS)
+        bool replaceable = cur == SB_STOP_EVENTS ||
+                           (cur == SB_STOP_DONE && reason == SB_STOP_SIGNAL);
+        if (!replaceable || reason == SB_STOP_EVENTS)
             return;
     }
 }

@@ -482,6 +482,10 @@ bool sb_worker_open(struct sb_worker *w)
         ok = false;
     if (ok && w->run->env->builtin != NULL && !builtin_open(w))
         ok = false;
+    if (!ok && w->L != NULL && sb_lua_is_oom(w->err)) {
+        sb_lua_drop(w->L); /* no thread_done, no close: see sb_lua_drop */
+        w->L = NULL;
+    }
     if (!ok)
         fail(w);
     __atomic_fetch_add(&w->run->ready, 1, __ATOMIC_RELEASE);
@@ -520,7 +524,11 @@ void sb_worker_close(struct sb_worker *w, bool ok)
     sb_worker_publish(w);
     if (w->txlog_buf != NULL)
         sb_txlog_thread_done(w->txlog_buf, w->pacer.skipped);
-    if (w->L != NULL) {
+    /* After running out of memory, thread_done would only fail again
+     * (a second FATAL line); the state is still closed, which frees what
+     * the failed code held (a finalizer that fails then ends the process
+     * through the panic handler, without another line). */
+    if (w->L != NULL && !(sb_lua_is_oom(w->err) && !ok)) {
         char err2[1024];
         if (sb_lua_call_global(w->L, "thread_done", w->tid, NULL, err2, sizeof(err2)) != 0 &&
             ok) {
@@ -567,6 +575,9 @@ void *sb_worker_main(void *arg)
         push_thread_run(w->L);
         lua_pushinteger(w->L, w->tid);
         if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
+            if (sb_lua_is_oom(w->err))
+                snprintf(w->err, sizeof(w->err), "%s in event() of a worker thread",
+                         SB_LUA_OOM);
             ok = false;
             fail(w);
         }

@@ -150,7 +150,7 @@ hostile "error with a table whose __tostring fails" \
     "(a table)"
 hostile "a 1 MB error message" 'function event() error(string.rep("x", 1e6)) end' "xxxx"
 hostile "a string too large to build" \
-    'function event() local s = string.rep("x", 2^31 - 1) end' "not enough memory"
+    'function event() local s = string.rep("x", 2^31 - 1) end' "out of memory (Lua) in event()"
 hostile "coroutine.yield outside a coroutine" 'function event() coroutine.yield() end' \
     "attempt to yield"
 hostile "resuming a coroutine from itself" \

@@ -11,12 +11,14 @@
 #include "config.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sb_db_cancel.h"
 #include "sb_driver.h"
 
 #define ERRLEN 512
@@ -731,6 +733,82 @@ START_TEST(test_connect_error)
 }
 END_TEST
 
+/* Statements close in any order, each in O(1) (a doubly linked list):
+ * the list stays whole whichever one goes. */
+START_TEST(test_close_any_order)
+{
+    struct fx f;
+    struct sb_conn *con;
+    struct sb_stmt *st[5];
+    unsigned n = 0;
+
+    fx_setup(&f);
+    fx_init(&f);
+    con = fx_connect(&f);
+    for (unsigned i = 0; i < 5; i++)
+        st[i] = prep(con, "SELECT 1");
+    sb_db_close(st[2]); /* the middle */
+    sb_db_close(st[4]); /* the head (the newest) */
+    sb_db_close(st[0]); /* the tail */
+    for (struct sb_stmt *p = con->stmts; p != NULL; p = p->next) {
+        ck_assert(p == st[1] || p == st[3]);
+        ck_assert(p->next == NULL || p->next->prev == p);
+        n++;
+    }
+    ck_assert_uint_eq(n, 2);
+    ck_assert_ptr_null(con->stmts->prev);
+    sb_db_disconnect(con); /* closes the other two */
+    fx_teardown(&f);
+}
+END_TEST
+
+struct slow_query {
+    struct sb_conn *con;
+    enum sb_db_outcome o;
+};
+
+static void *run_slow_query(void *p)
+{
+    struct slow_query *s = p;
+    s->o = q(s->con, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                     "WHERE x < 2000000000) SELECT count(*) FROM c");
+    return NULL;
+}
+
+/* sb_db_cancel_all from another thread cuts a statement in flight: it
+ * ends as a restart with no error counted, the count says one, and the
+ * connection's next statement runs normally. */
+START_TEST(test_cancel_cuts_statement)
+{
+    struct fx f;
+    struct slow_query s;
+    pthread_t t;
+
+    fx_setup(&f);
+    fx_init(&f);
+    sb_db_cancel_reset();
+    s.con = fx_connect(&f);
+    /* Nothing in flight: nothing to cancel. */
+    ck_assert_uint_eq(sb_db_cancel_all(), 0);
+    ck_assert_int_eq(pthread_create(&t, NULL, run_slow_query, &s), 0);
+    while (!__atomic_load_n(&s.con->busy, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    ck_assert_uint_eq(sb_db_cancel_all(), 1);
+    /* Cancelled once: a second sweep leaves it alone. */
+    ck_assert_uint_eq(sb_db_cancel_all(), 0);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(s.o, SB_DB_IGNORED);
+    ck_assert_uint_eq(f.cnt.errors, 0);
+    ck_assert_uint_eq(f.seen.n, 0);
+    ck_assert_uint_eq(sb_db_cancel_count(), 1);
+    expect_row(s.con, "SELECT 2", "2");
+    sb_db_disconnect(s.con);
+    sb_db_cancel_reset();
+    ck_assert_uint_eq(sb_db_cancel_count(), 0);
+    fx_teardown(&f);
+}
+END_TEST
+
 static Suite *driver_suite(void)
 {
     Suite *s = suite_create("sb_driver");
@@ -750,6 +828,8 @@ static Suite *driver_suite(void)
     tcase_add_test(tc, test_reprepare_after_reconnect);
     tcase_add_test(tc, test_failed_reconnect);
     tcase_add_test(tc, test_connect_error);
+    tcase_add_test(tc, test_close_any_order);
+    tcase_add_test(tc, test_cancel_cuts_statement);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -81,6 +81,9 @@ struct sb_pgsql_conn {
      * last one, or the first error), and a send not yet flushed. */
     PGresult *alast;
     bool flushing;
+    /* Made at connect: PQcancel may then be called from any thread
+     * (libpq documents it as thread-safe and async-signal-safe). */
+    PGcancel *cancel;
 };
 
 struct sb_pgsql_stmt {
@@ -409,6 +412,7 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
         snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
     else
         snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%s", host, port);
+    cp->cancel = PQgetCancel(cp->pg);
     con->priv = cp;
     return SB_DB_OK;
 }
@@ -429,6 +433,8 @@ static void sb_pgsql_disconnect(struct sb_conn *con)
         PQclear(cp->alast);
     con->rs.active = false;
     con->rs.priv = NULL;
+    if (cp->cancel != NULL)
+        PQfreeCancel(cp->cancel);
     PQfinish(cp->pg);
     free(cp->row);
     free(cp->qbuf);
@@ -937,6 +943,17 @@ static bool sb_pgsql_in_transaction(struct sb_conn *con)
     return ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
 }
 
+/* PQcancel with the object made at connect: the statement ends with
+ * SQLSTATE 57014. */
+static bool sb_pgsql_cancel(struct sb_conn *con, void **sweep)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+    char buf[256];
+
+    (void)sweep;
+    return cp->cancel != NULL && PQcancel(cp->cancel, buf, (int)sizeof(buf)) == 1;
+}
+
 const struct sb_driver_ops sb_driver_pgsql = {
     .name = "pgsql",
     .description = "PostgreSQL driver",
@@ -966,4 +983,5 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .settings_query = "SELECT name, current_setting(name) FROM pg_settings "
                       "WHERE setting IS NOT NULL",
     .in_transaction = sb_pgsql_in_transaction,
+    .cancel = sb_pgsql_cancel,
 };

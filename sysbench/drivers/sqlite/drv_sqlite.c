@@ -493,6 +493,18 @@ static bool sqlite_in_transaction(struct sb_conn *con)
     return sc != NULL && sc->db != NULL && !sqlite3_get_autocommit(sc->db);
 }
 
+/* sqlite3_interrupt may be called from any thread while the connection
+ * is open (SQLite's documentation); the statement fails with
+ * SQLITE_INTERRUPT. */
+static bool sqlite_cancel(struct sb_conn *con, void **sweep)
+{
+    struct sqlite_conn *c = con->priv;
+
+    (void)sweep;
+    sqlite3_interrupt(c->db);
+    return true;
+}
+
 const struct sb_driver_ops sb_driver_sqlite = {
     .name = "sqlite",
     .description = "SQLite driver (embedded)",
@@ -510,4 +522,5 @@ const struct sb_driver_ops sb_driver_sqlite = {
     .client_version = sqlite_client_version,
     .server_version = sqlite_server_version,
     .in_transaction = sqlite_in_transaction,
+    .cancel = sqlite_cancel,
 };
