@@ -57,18 +57,14 @@ static uint64_t backlog_now(struct sb_run *run, uint64_t now)
 
 static bool has_hook(lua_State *L, const char *name)
 {
-    bool yes = false;
-    lua_getglobal(L, "sysbench");
-    if (lua_istable(L, -1)) {
-        lua_getfield(L, -1, "hooks");
-        if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, name);
-            yes = lua_isfunction(L, -1);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
+    bool yes;
+    /* Raw lookups: outside lua_pcall a metamethod's error is a PANIC. */
+    lua_pushstring(L, "sysbench");
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    sb_lua_rawfield(L, -1, "hooks");
+    sb_lua_rawfield(L, -1, name);
+    yes = lua_isfunction(L, -1);
+    lua_pop(L, 3);
     return yes;
 }
 
@@ -106,9 +102,10 @@ static int call_hook(lua_State *L, const char *name, const struct sb_report_stat
 {
     char err[1024];
     sb_report_set_kind(kind, stdout);
-    lua_getglobal(L, "sysbench");
-    lua_getfield(L, -1, "hooks");
-    lua_getfield(L, -1, name);
+    lua_pushstring(L, "sysbench");
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    sb_lua_rawfield(L, -1, "hooks");
+    sb_lua_rawfield(L, -1, name);
     lua_remove(L, -2);
     lua_remove(L, -2);
     push_stat(L, s, final);
