@@ -438,7 +438,9 @@ int sb_lua_run_command(lua_State *L, const char *name, int tid,
         raw_global(L, name);
         if (!lua_isfunction(L, -1)) {
             lua_settop(L, top);
-            snprintf(err, errlen, "command '%s' is not implemented by the script", name);
+            char quoted[SB_OPT_QUOTE_LEN];
+            snprintf(err, errlen, "command '%s' is not implemented by the script",
+                     sb_opt_quote(name, quoted, sizeof(quoted)));
             return -1;
         }
     }
