@@ -616,7 +616,9 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         return -1;
     }
     gather(r, false, p.total, p.thread_events, p.thread_busy);
-    p.time_s = secs(stop_ns - r->start_ns);
+    /* A run that ended during --warmup-time stops before the measured
+     * start: it measured 0 s (the unsigned difference wrapped to 5e11 s). */
+    p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
     if (sb_stats_queries(p.total) > 0)
         r->sql = true;
     if (sb_stop_reason() == SB_STOP_SIGNAL)
