@@ -433,7 +433,9 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
 {
     struct sb_stmt *st;
+    enum sb_db_status status;
 
+    con->prepare_reconnected = false;
     if (not_connected(con, sql, len))
         return NULL;
     st = calloc(1, sizeof(*st));
@@ -450,10 +452,16 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
     st->kind = sb_sql_classify(sql, len);
     st->generation = con->generation;
     st->emulated = policy.ps_disable;
-    if (!st->emulated && con->drv->prepare(st) != SB_DB_OK) {
-        remember_query(con, sql, len);
+    if (!st->emulated && (status = con->drv->prepare(st)) != SB_DB_OK) {
         free(st->sql);
         free(st);
+        /* A lost connection is re-opened here, as for a query: a kill
+         * that lands inside a prepare (--reconnect=N prepares inside the
+         * event) must not end the run. */
+        if (status == SB_DB_CONN_LOST)
+            con->prepare_reconnected = outcome(con, status, sql, len) == SB_DB_RECONNECTED;
+        else
+            remember_query(con, sql, len);
         return NULL;
     }
     st->next = con->stmts;

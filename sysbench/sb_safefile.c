@@ -49,7 +49,7 @@ static const char *refusal(const char *path, sb_safefile_ours_fn ours, const cha
     if (mark != NULL) {
         int m = has_mark(path, mark);
         if (m >= 0)
-            return m ? NULL : "not a file sysbench wrote";
+            return m ? NULL : "not a sysbench result file";
     }
     fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+#
+# Faults around connections (issue 22): connections killed again and
+# again while oltp_point_select --reconnect=1 drops and re-opens its
+# connection and re-prepares its statements inside every event, so kills
+# land inside con:prepare() and connect (the run must reconnect and
+# restart the event, as for query/execute, and end with status 0 and a
+# report); TLS required over a Unix socket to a server without TLS is
+# refused as over TCP, never plain text.
+
+set -euo pipefail
+# shellcheck source=/dev/null
+. "$SB_CASE_LIB"
+
+# kill_all DRV: kills every sbtest session; prints how many there were
+# (MariaDB's KILL USER ends them all in one statement, as short-lived
+# --reconnect=1 sessions would be gone before a KILL by id).
+kill_all() {
+    if [ "$1" = mysql ]; then
+        sb_cli mysql "SELECT COUNT(*) FROM information_schema.processlist
+                      WHERE user = 'sbtest'; KILL CONNECTION USER sbtest" 2>/dev/null || echo 0
+    else
+        sb_cli pgsql "SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) AS done
+                      FROM pg_stat_activity
+                      WHERE usename = 'sbtest' AND pid <> pg_backend_pid()) t
+                      WHERE done" 2>/dev/null || echo 0
+    fi
+}
+
+# killed_in_prepare DRV RUNS: RUNS runs of 5 s, each with every session
+# killed every 0.25 s from 1 s to 4 s; every run must end with status 0
+# and a complete report.
+killed_in_prepare() {
+    local drv=$1 runs=$2 i rc pid killed total ok=0
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv") oltp_point_select --tables=1 --table-size=1000)
+    sb_run clean0.txt clean0.err "${args[@]}" cleanup || true
+    sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
+    for i in $(seq "$runs"); do
+        rc=0
+        timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=5 \
+            --reconnect=1 run >"out$i.txt" 2>"err$i.txt" &
+        pid=$!
+        sleep 1
+        total=0
+        for _ in $(seq 12); do
+            killed=$(kill_all "$drv")
+            total=$((total + ${killed:-0}))
+            sleep 0.25
+        done
+        wait "$pid" || rc=$?
+        echo "+ run $i: killed $total sessions; exit $rc;" \
+            "$(grep -E 'reconnects:' "out$i.txt" | tr -s ' ')"
+        if [ "$rc" -eq 0 ] && grep -q 'Threads fairness:' "out$i.txt"; then
+            ok=$((ok + 1))
+        else
+            sb_show "err$i.txt"
+        fi
+        [ "$total" -ge 1 ] || { sb_fail "run $i: the killer found no sessions"; return 1; }
+    done
+    sb_run clean.txt clean.err "${args[@]}" cleanup || true
+    echo "+ $ok of $runs runs survived"
+    [ "$ok" -eq "$runs" ] || { sb_fail "$((runs - ok)) of $runs runs died"; return 1; }
+}
+
+for drv in mysql pgsql; do
+    sb_case "$drv-killed-inside-prepare-with-reconnect" killed_in_prepare "$drv" \
+        "${SB_FAULT_RUNS:-3}"
+done
