@@ -68,3 +68,43 @@ for drv in mysql pgsql; do
     sb_case "$drv-killed-inside-prepare-with-reconnect" killed_in_prepare "$drv" \
         "${SB_FAULT_RUNS:-3}"
 done
+
+# refused_over_socket DRV MODE: TLS required over the Unix socket of a
+# harness server, which has no TLS: exit 1, one FATAL line saying so, and
+# never a session that ran a statement in plain text (the server's
+# statement counter for sbtest does not move).
+refused_over_socket() {
+    local drv=$1 mode=$2 rc=0
+    local -a args
+    if [ "$drv" = mysql ]; then
+        args=(--db-driver=mysql --mysql-socket="$SB_MYSQL_SOCKET" --mysql-user=sbtest
+              --mysql-password=sbpass --mysql-db=sbtest --mysql-ssl="$mode")
+        [ "$mode" = verify_ca ] && args+=(--mysql-ssl-ca=/etc/ssl/certs/ca-certificates.crt)
+    else
+        args=(--db-driver=pgsql --pgsql-host="$SB_PGSQL_SOCKET_DIR" --pgsql-port="$SB_PGSQL_PORT"
+              --pgsql-user=sbtest --pgsql-password=sbpass --pgsql-db=sbtest --pgsql-sslmode="$mode")
+    fi
+    cat >plain.lua <<'LUA'
+function event()
+  local con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE IF NOT EXISTS sb_plain_text (id INT)")
+  print("PLAIN TEXT")
+end
+LUA
+    sb_run out.txt err.txt "${args[@]}" --events=1 plain.lua run || rc=$?
+    [ "$rc" -eq 1 ] || { sb_show out.txt err.txt; sb_fail "exit $rc, expected 1"; return 1; }
+    sb_expect_one_line_error err.txt "over the Unix socket is not encrypted" || return 1
+    if grep -q "PLAIN TEXT" out.txt; then sb_fail "a statement ran in plain text"; return 1; fi
+    if [ -n "$(sb_cli "$drv" "SELECT 1 FROM information_schema.tables WHERE table_name = 'sb_plain_text'")" ]; then
+        sb_cli "$drv" "DROP TABLE sb_plain_text"
+        sb_fail "the table a plain-text session would create exists"
+        return 1
+    fi
+}
+
+for mode in on required verify_ca; do
+    sb_case "mysql-ssl-$mode-over-a-socket-without-tls-is-refused" refused_over_socket mysql "$mode"
+done
+for mode in require verify-ca verify-full; do
+    sb_case "pgsql-sslmode-$mode-over-a-socket-is-refused" refused_over_socket pgsql "$mode"
+done

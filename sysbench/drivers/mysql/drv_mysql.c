@@ -450,11 +450,17 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
     if (con->nonblocking && sb_mysql_enable_nonblocking(cp->my) != 0)
         return sb_mysql_give_up(cp, sb_mysql_oom(con));
     /* Connector/C falls back to plain text when the server offers no TLS,
-     * even when enforced: a mode that requires TLS must not go on without
-     * it. (A Unix socket is local and never encrypted.) */
-    if (c->ssl >= SB_MYSQL_SSL_REQUIRED && sock == NULL && mysql_get_ssl_cipher(cp->my) == NULL) {
-        sb_mysql_set_err(con, 0, "08004", "the server does not offer TLS, which --mysql-ssl "
-                         "requires (use --mysql-ssl=preferred to allow plain text)");
+     * even when enforced, and over a Unix socket too: a mode that requires
+     * TLS must not go on without it, whatever the transport (the man page
+     * promises "refused"; a socket connected in plain text before). */
+    if (c->ssl >= SB_MYSQL_SSL_REQUIRED && mysql_get_ssl_cipher(cp->my) == NULL) {
+        sb_mysql_set_err(con, 0, "08004", sock != NULL || host == NULL ||
+                         strcmp(host, "localhost") == 0
+                         ? "the connection over the Unix socket is not encrypted (the server "
+                           "offers no TLS there), which --mysql-ssl requires (use "
+                           "--mysql-ssl=preferred to allow plain text)"
+                         : "the server does not offer TLS, which --mysql-ssl "
+                           "requires (use --mysql-ssl=preferred to allow plain text)");
         return sb_mysql_give_up(cp, SB_DB_ERROR);
     }
     if (!cp->have_endpoint)

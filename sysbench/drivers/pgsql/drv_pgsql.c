@@ -405,6 +405,19 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
         return SB_DB_ERROR;
     }
 
+    /* libpq ignores sslmode on a Unix socket (its documented rule) and
+     * goes on in plain text: a mode that requires TLS refuses that, as
+     * over TCP, rather than run unencrypted. */
+    if (c->sslmode != NULL && (strcmp(c->sslmode, "require") == 0 ||
+                               strncmp(c->sslmode, "verify-", 7) == 0) &&
+        !PQsslInUse(cp->pg)) {
+        sb_pgsql_set_err(con, "08004", host[0] == '/'
+                         ? "the connection over the Unix socket is not encrypted (libpq uses no TLS on a socket), which --pgsql-sslmode requires: connect over TCP or use --pgsql-sslmode=prefer"
+                         : "the connection is not encrypted, which --pgsql-sslmode requires");
+        PQfinish(cp->pg);
+        free(cp);
+        return SB_DB_ERROR;
+    }
     if (host[0] == '/')
         snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
     else
