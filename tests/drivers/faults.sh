@@ -27,11 +27,11 @@ kill_all() {
     fi
 }
 
-# killed_in_prepare DRV RUNS: RUNS runs of 5 s, each with every session
-# killed every 0.25 s from 1 s to 4 s; every run must end with status 0
-# and a complete report.
+# killed_in_prepare DRV RUNS CLIENT_THREADS: RUNS runs of 5 s, each with
+# every session killed every 0.25 s from 1 s to 4 s; every run must end
+# with status 0 and a complete report.
 killed_in_prepare() {
-    local drv=$1 runs=$2 i rc pid killed total ok=0
+    local drv=$1 runs=$2 ct=$3 i rc pid killed total ok=0
     local -a args
     # shellcheck disable=SC2207
     args=($(sb_driver_args "$drv") oltp_point_select --tables=1 --table-size=1000)
@@ -40,7 +40,7 @@ killed_in_prepare() {
     for i in $(seq "$runs"); do
         rc=0
         timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=5 \
-            --reconnect=1 run >"out$i.txt" 2>"err$i.txt" &
+            --client-threads="$ct" --reconnect=1 run >"out$i.txt" 2>"err$i.txt" &
         pid=$!
         sleep 1
         total=0
@@ -66,7 +66,9 @@ killed_in_prepare() {
 
 for drv in mysql pgsql; do
     sb_case "$drv-killed-inside-prepare-with-reconnect" killed_in_prepare "$drv" \
-        "${SB_FAULT_RUNS:-3}"
+        "${SB_FAULT_RUNS:-3}" 0
+    sb_case "$drv-killed-inside-prepare-with-reconnect-shared-client-thread" \
+        killed_in_prepare "$drv" "${SB_FAULT_RUNS_SHARED:-2}" 1
 done
 
 # refused_over_socket DRV MODE: TLS required over the Unix socket of a
