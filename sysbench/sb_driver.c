@@ -249,7 +249,7 @@ static void remember_query(struct sb_conn *con, const char *sql, size_t len)
  * attempt, makes the timeout apply to the attempt itself; a stop request
  * ends the wait.
  */
-#define SB_CONNECT_PARALLEL 64
+#define SB_CONNECT_PARALLEL 16
 
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
@@ -295,7 +295,7 @@ static enum sb_db_status gated_connect(struct sb_conn *con)
 
     if (!gate_enter()) {
         memset(&con->err, 0, sizeof(con->err));
-        snprintf(con->err.msg, sizeof(con->err.msg), "interrupted before connecting");
+        snprintf(con->err.msg, sizeof(con->err.msg), "not connected: the run is stopping");
         return SB_DB_ERROR;
     }
     st = con->drv->connect(con);

@@ -377,7 +377,10 @@ bool sb_worker_open(struct sb_worker *w)
     ok = w->L != NULL;
     if (ok && sb_lua_call_global(w->L, "thread_init", w->tid, NULL, w->err, sizeof(w->err)) != 0)
         ok = false;
-    if (!ok)
+    /* A failure after another thread's error or a signal stopped the run
+     * (a connect given up in the queue, sb_driver.c) is a consequence:
+     * the error reported is the one that stopped the run. */
+    if (!ok && sb_stop_reason() != SB_STOP_ERROR && sb_stop_reason() != SB_STOP_SIGNAL)
         fail(w);
     __atomic_fetch_add(&w->run->ready, 1, __ATOMIC_RELEASE);
     return ok;
