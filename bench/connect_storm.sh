@@ -76,7 +76,7 @@ for v in $VARIANTS; do
     pid=$!
     started=-
     while kill -0 "$pid" 2>/dev/null; do
-      if [[ $started == - ]] && grep -q 'Threads started!' "$out"; then
+      if [[ $started == - ]] && grep -q 'Threads started!' "$out" 2>/dev/null; then
         started=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
       fi
       sleep 0.2
