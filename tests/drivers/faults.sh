@@ -6,7 +6,8 @@
 # land inside con:prepare() and connect (the run must reconnect and
 # restart the event, as for query/execute, and end with status 0 and a
 # report); TLS required over a Unix socket to a server without TLS is
-# refused as over TCP, never plain text.
+# refused as over TCP, never plain text; a run refused by the server
+# keeps earlier result files byte for byte.
 
 set -euo pipefail
 # shellcheck source=/dev/null
@@ -109,4 +110,37 @@ for mode in on required verify_ca; do
 done
 for mode in require verify-ca verify-full; do
     sb_case "pgsql-sslmode-$mode-over-a-socket-is-refused" refused_over_socket pgsql "$mode"
+done
+
+# earlier_kept DRV: a run that fails before measuring (a wrong password, a
+# refused port) leaves an earlier --json and --csv byte for byte, and says
+# so in one warning line besides its FATAL line.
+earlier_kept() {
+    local drv=$1 sum
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    printf 'function event() end\n' >ev.lua
+    sb_run_ok "a measured run" out.txt err.txt "${args[@]}" --time=1 --report-interval=1 \
+        --json=r.json --csv=r.csv ev.lua run || return 1
+    sum=$(md5sum r.json r.csv)
+    cat >conn.lua <<'LUA'
+function thread_init() sysbench.sql.driver():connect() end
+function event() end
+LUA
+    for bad in "--$drv-password=wrong" "--$drv-port=1"; do
+        if sb_run out.txt err.txt "${args[@]}" "$bad" --time=1 --json=r.json --csv=r.csv \
+            conn.lua run; then
+            sb_fail "$bad: the run did not fail"
+            return 1
+        fi
+        [ "$(md5sum r.json r.csv)" = "$sum" ] || { sb_fail "$bad: an earlier file changed"; return 1; }
+        grep -q "the earlier --json file 'r.json' is kept" err.txt ||
+            { sb_show err.txt; sb_fail "$bad: no warning"; return 1; }
+        [ "$(grep -c '^FATAL' err.txt)" -eq 1 ] || { sb_show err.txt; sb_fail "$bad: not one FATAL line"; return 1; }
+    done
+}
+
+for drv in mysql pgsql; do
+    sb_case "$drv-failed-run-keeps-earlier-result-files" earlier_kept "$drv"
 done

@@ -25,6 +25,10 @@
 
 #include "drv_mysql.h"
 
+#include <unistd.h>
+
+#include "sb_stop.h"
+
 struct sb_mysql_config sb_mysql_cfg;
 
 /* ------------------------------------------------------------- options */
@@ -421,6 +425,18 @@ static enum sb_db_status sb_mysql_give_up(struct sb_mysql_conn *cp, enum sb_db_s
     return st;
 }
 
+/* The server accepted the connection and dropped it during the
+ * handshake: 2013 at 'reading authorization packet' (a session killed by
+ * an administrator's KILL USER, --reconnect=N connecting meanwhile). The
+ * server is there, so the connect is tried again, at most 3 more times;
+ * 2013 while waiting for the server's first packet (a timeout, nobody
+ * answering) is not. */
+static bool sb_mysql_dropped_in_handshake(MYSQL *my)
+{
+    return mysql_errno(my) == 2013 &&
+           strstr(mysql_error(my), "initial communication packet") == NULL;
+}
+
 static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
 {
     const struct sb_mysql_config *c = &sb_mysql_cfg;
@@ -437,13 +453,19 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         con->priv = cp;
         return SB_DB_OK;
     }
-    st = sb_mysql_new_handle(con, cp);
-    if (st != SB_DB_OK) {
-        free(cp);
-        return st;
+    for (unsigned attempt = 0;; attempt++) {
+        st = sb_mysql_new_handle(con, cp);
+        if (st != SB_DB_OK) {
+            free(cp);
+            return st;
+        }
+        if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) != NULL)
+            break;
+        if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping())
+            return sb_mysql_give_up(cp, sb_mysql_conn_error(con, cp->my));
+        mysql_close(cp->my);
+        usleep(10000u << attempt);
     }
-    if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) == NULL)
-        return sb_mysql_give_up(cp, sb_mysql_conn_error(con, cp->my));
     /* Statements go non-blocking once connected: with the option set
      * before, a blocking connect that the kernel cannot complete at once
      * fails with EINPROGRESS (seen reconnecting to a restarted server). */

@@ -41,6 +41,7 @@
 
 #include "sb_driver.h"
 #include "sb_options.h"
+#include "sb_stop.h"
 
 /* Room for one formatted number: "%.17g" of a double or an int64. */
 #define SB_PG_NUMBUF 32
@@ -371,6 +372,17 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     /* expand_dbname 0: a database name containing '=' is a name, not a
      * connection string that could override the options above. */
     cp->pg = PQconnectdbParams(keys, vals, 0);
+    /* A backend terminated while it starts up (pg_terminate_backend of an
+     * administrator, --reconnect=N connecting meanwhile): the server is
+     * there, so try again, at most 3 more times. */
+    for (unsigned attempt = 0; cp->pg != NULL && PQstatus(cp->pg) != CONNECTION_OK &&
+                               attempt < 3 && !sb_stopping() &&
+                               strstr(PQerrorMessage(cp->pg), "terminating connection") != NULL;
+         attempt++) {
+        PQfinish(cp->pg);
+        usleep(10000u << attempt);
+        cp->pg = PQconnectdbParams(keys, vals, 0);
+    }
     if (cp->pg == NULL) {
         free(cp);
         return sb_pgsql_oom(con);
