@@ -555,8 +555,10 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     if (kind == 2)
         return sb_run_parallel_command(env, cmd);
     if (kind == 0 && !sb_lua_has_function(L, cmd)) {
-        snprintf(err, sizeof(err), "command '%s' is not implemented by script %s", cmd,
-                 env->script_path ? env->script_path : "-");
+        char q1[SB_OPT_QUOTE_LEN], q2[SB_OPT_QUOTE_LEN];
+        snprintf(err, sizeof(err), "command '%s' is not implemented by script %s",
+                 sb_opt_quote(cmd, q1, sizeof(q1)),
+                 sb_opt_quote(env->script_path ? env->script_path : "-", q2, sizeof(q2)));
         return die(err);
     }
     return sb_run_main_command(L, env, cmd);
@@ -700,8 +702,9 @@ static int locate_script(struct sb_main *m, const char *script, char *err, size_
     }
     m->script_path = resolve_script(script);
     if (m->script_path == NULL) {
+        char quoted[SB_OPT_QUOTE_LEN];
         snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
-                 script);
+                 sb_opt_quote(script, quoted, sizeof(quoted)));
         return -1;
     }
     m->env.script_path = m->script_path;
@@ -767,7 +770,7 @@ static void prepare_main_thread(struct sb_main *m)
 static int report_unused_option(const struct sb_args *args, char *err, size_t errlen)
 {
     const struct sb_arg *unused = sb_args_first_unused(args);
-    char where[512], quoted[256], name[256];
+    char where[512], quoted[SB_OPT_QUOTE_LEN], name[256];
     size_t n;
 
     if (unused == NULL)

@@ -133,10 +133,10 @@ int sb_args_split(struct sb_args *a, int argc, char *const argv[],
         }
         eq = strchr(arg + 2, '=');
         if (eq == arg + 2) {
-            char quoted[256];
+            char quoted[SB_OPT_QUOTE_LEN];
             return sb_opt_fail(err, errlen,
                         "malformed option '%s': expected --name or --name=value",
-                        sb_log_escape(arg, quoted, sizeof(quoted), false));
+                        sb_opt_quote(arg, quoted, sizeof(quoted)));
         }
         if (reserve_opt(a) != 0)
             return sb_opt_fail(err, errlen, "out of memory");

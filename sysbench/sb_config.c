@@ -74,6 +74,9 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *opt,
     return -1;
 }
 
+/* A user's value as an error quotes it: short and without control bytes. */
+#define Q(v) sb_opt_quote((v), (char[SB_OPT_QUOTE_LEN]){0}, SB_OPT_QUOTE_LEN)
+
 /* Parses a list of positive integers (thread counts). */
 static int load_uint_list(const struct sb_optset *set, const char *name,
                           unsigned *out, size_t *n, unsigned max_value,
@@ -91,7 +94,7 @@ static int load_uint_list(const struct sb_optset *set, const char *name,
         if (sb_parse_int(items[i], &v) != 0 || v < 1 || v > (int64_t)max_value) {
             snprintf(err, errlen,
                      "invalid value '%s' for --%s: expected an integer from 1 to %u",
-                     items[i], name, max_value);
+                     Q(items[i]), name, max_value);
             return -1;
         }
         out[i] = (unsigned)v;
@@ -112,7 +115,13 @@ static int load_rates(const struct sb_optset *set, char *err, size_t errlen)
         if (sb_parse_double(items[i], &v) != 0 || !isfinite(v) || v < 0) {
             snprintf(err, errlen,
                      "invalid value '%s' for --tx-rate: expected a non-negative number of transactions per second",
-                     items[i]);
+                     Q(items[i]));
+            return -1;
+        }
+        if (v > SB_OPT_MAX_RATE) {
+            snprintf(err, errlen,
+                     "invalid value '%s' for --tx-rate: expected at most %.0f transactions per second",
+                     Q(items[i]), SB_OPT_MAX_RATE);
             return -1;
         }
         config.tx_rate_list[i] = v;
@@ -134,7 +143,7 @@ static int load_percentiles(const struct sb_optset *set, char *err, size_t errle
         if (sb_parse_double(items[i], &v) != 0 || !(v >= 0 && v <= 100)) {
             snprintf(err, errlen,
                      "invalid value '%s' for --percentile: expected a number from 0 to 100",
-                     items[i]);
+                     Q(items[i]));
             return -1;
         }
         /* sysbench 1.0: 0 disables percentile calculations. */
@@ -168,7 +177,10 @@ static int load_checkpoints(const struct sb_optset *set, char *err, size_t errle
         double v;
         if (sb_parse_double(items[i], &v) != 0 || !isfinite(v) || !(v > 0))
             return fail(err, errlen, "invalid value '%s' for --%s: expected seconds > 0",
-                        items[i], "report-checkpoints");
+                        Q(items[i]), "report-checkpoints");
+        if (v > SB_OPT_MAX_SECONDS)
+            return fail(err, errlen, "invalid value '%s' for --%s: expected at most 1000000000 seconds",
+                        Q(items[i]), "report-checkpoints");
         config.checkpoints[config.ncheckpoints++] = v;
     }
     qsort(config.checkpoints, config.ncheckpoints, sizeof(double), cmp_double);
@@ -283,7 +295,7 @@ static int load_threading(const struct sb_optset *set, struct sb_config *c, char
         c->late_policy = SB_LATE_SKIP;
     else
         return fail(err, errlen, "invalid value '%s' for --%s: expected catchup or skip",
-                    s ? s : "", "tx-late");
+                    Q(s), "tx-late");
     if (c->rate > 0 && c->ntx_rate_list > 0 && c->tx_rate_list[0] > 0)
         return fail(err, errlen, "%s and %s cannot be used together", "--rate", "--tx-rate");
     if (c->time_limit == 0 && c->events_limit == 0 && !allow_no_limit)
@@ -315,7 +327,7 @@ static int load_rand(const struct sb_optset *set, struct sb_config *c, char *err
     sb_rand_params_default(&c->rand);
     if (!s || sb_rand_dist_parse(s, &c->rand.dist) != 0)
         return fail(err, errlen, "invalid value '%s' for --%s: expected uniform, gaussian, special, pareto or zipfian",
-                    s ? s : "", "rand-type");
+                    Q(s), "rand-type");
     v = sb_optset_int(set, "rand-spec-iter");
     if (v < 1 || v > 1000)
         return fail(err, errlen, "invalid value for --%s: %s", "rand-spec-iter", "expected 1 to 1000");
@@ -402,8 +414,11 @@ static int load_shutdown_and_pids(const struct sb_optset *set, struct sb_config 
     } else {
         double d;
         if (sb_parse_double(s, &d) != 0 || d < 0)
-            return fail(err, errlen, "invalid value '%s' for --%s: expected seconds or off", s,
+            return fail(err, errlen, "invalid value '%s' for --%s: expected seconds or off", Q(s),
                         "forced-shutdown");
+        if (d > SB_OPT_MAX_SECONDS)
+            return fail(err, errlen, "invalid value '%s' for --%s: expected at most 1000000000 seconds",
+                        Q(s), "forced-shutdown");
         c->forced_shutdown = d;
     }
     /* A mistyped --server-pid must stop the run here, not turn into a

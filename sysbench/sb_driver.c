@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,70 @@ static void remember_query(struct sb_conn *con, const char *sql, size_t len)
     }
 }
 
+/*
+ * At most SB_CONNECT_PARALLEL connection attempts are in flight at once,
+ * process-wide. A server accepts and authenticates connections one after
+ * another, so with thousands started together (--client-threads=0, a
+ * thread per connection) the last ones spent their whole
+ * --pgsql-connect-timeout queued behind the others: 2 of 3 runs of 4,000
+ * PostgreSQL connections failed after 16-19 s. Waiting here, outside the
+ * attempt, makes the timeout apply to the attempt itself; a stop request
+ * ends the wait.
+ */
+#define SB_CONNECT_PARALLEL 16
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static unsigned gate_inflight;
+
+static bool gate_enter(void)
+{
+    bool ok = true;
+
+    pthread_mutex_lock(&gate_lock);
+    while (gate_inflight >= SB_CONNECT_PARALLEL) {
+        struct timespec ts;
+        if (sb_stopping()) {
+            ok = false;
+            break;
+        }
+        /* A leaving attempt wakes one waiter; the timeout only notices a
+         * stop. It is long on purpose: thousands of threads waking every
+         * 50 ms on one lock took most of two CPUs and slowed the
+         * connecting itself (4,000 connections: 67-178 s to set up). */
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&gate_cond, &gate_lock, &ts);
+    }
+    if (ok)
+        gate_inflight++;
+    pthread_mutex_unlock(&gate_lock);
+    return ok;
+}
+
+static void gate_leave(void)
+{
+    pthread_mutex_lock(&gate_lock);
+    gate_inflight--;
+    pthread_cond_signal(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+}
+
+/* One connection attempt of the driver, through the gate above. */
+static enum sb_db_status gated_connect(struct sb_conn *con)
+{
+    enum sb_db_status st;
+
+    if (!gate_enter()) {
+        memset(&con->err, 0, sizeof(con->err));
+        snprintf(con->err.msg, sizeof(con->err.msg), "not connected: the run is stopping");
+        return SB_DB_ERROR;
+    }
+    st = con->drv->connect(con);
+    gate_leave();
+    return st;
+}
+
 struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
                               struct sb_db_counters *counters,
                               struct sb_db_error *err)
@@ -256,7 +321,7 @@ struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
     con->index = __atomic_fetch_add(&connection_counter, 1, __ATOMIC_RELAXED);
     con->nonblocking = counters->nonblocking && drv->query_start != NULL &&
                        drv->execute_start != NULL && drv->resume != NULL;
-    if (drv->connect(con) != SB_DB_OK) {
+    if (gated_connect(con) != SB_DB_OK) {
         *err = con->err;
         free(con);
         return NULL;
@@ -306,7 +371,7 @@ static bool reconnect_with_backoff(struct sb_conn *con)
     con->priv = NULL;
     sb_db_cancel_unlock();
     for (;;) {
-        if (con->drv->connect(con) == SB_DB_OK) {
+        if (gated_connect(con) == SB_DB_OK) {
             con->generation++;
             con->err = lost;
             return true;
@@ -451,7 +516,9 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
 {
     struct sb_stmt *st;
+    enum sb_db_status status;
 
+    con->prepare_reconnected = false;
     if (not_connected(con, sql, len))
         return NULL;
     st = calloc(1, sizeof(*st));
@@ -468,10 +535,16 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
     st->kind = sb_sql_classify(sql, len);
     st->generation = con->generation;
     st->emulated = policy.ps_disable;
-    if (!st->emulated && con->drv->prepare(st) != SB_DB_OK) {
-        remember_query(con, sql, len);
+    if (!st->emulated && (status = con->drv->prepare(st)) != SB_DB_OK) {
         free(st->sql);
         free(st);
+        /* A lost connection is re-opened here, as for a query: a kill
+         * that lands inside a prepare (--reconnect=N prepares inside the
+         * event) must not end the run. */
+        if (status == SB_DB_CONN_LOST)
+            con->prepare_reconnected = outcome(con, status, sql, len) == SB_DB_RECONNECTED;
+        else
+            remember_query(con, sql, len);
         return NULL;
     }
     st->next = con->stmts;

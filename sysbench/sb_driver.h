@@ -156,6 +156,9 @@ struct sb_conn {
     struct sb_result rs;   /* the current result set */
     uint64_t generation;   /* bumped by every reconnect */
     struct sb_stmt *stmts; /* statements to re-prepare after a reconnect */
+    /* The last sb_db_prepare lost the connection and re-opened it: its
+     * caller restarts the event, as after a query (SB_DB_RECONNECTED). */
+    bool prepare_reconnected;
     struct sb_db_counters *counters; /* borrowed; never NULL */
     char *last_query;      /* owned copy of the failing query, for messages */
     /* Driven without blocking (sb_db_query_start and friends; set at
@@ -322,7 +325,10 @@ enum sb_db_outcome sb_db_continue(struct sb_conn *con);
 enum sb_db_outcome sb_db_complete(struct sb_conn *con);
 
 /* Creates a statement (server-side unless --db-ps-mode=disable or the
- * server refuses). Returns NULL with con->err set on a fatal error. */
+ * server refuses). Returns NULL with con->err set on an error; when the
+ * connection was lost, it is re-opened as for a query (counted as a
+ * reconnect) and con->prepare_reconnected is set: the statement was not
+ * made and the caller restarts the event. */
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len);
 /* Binds params (the array and the values are borrowed and must outlive the
  * executions). n must equal st->nparams. */

@@ -96,6 +96,7 @@ static int load_index(struct sb_instance *inst, const struct sb_optset *set,
     const char *s = sb_optset_str(set, "instance");
     int64_t n = sb_optset_int(set, "instances");
     unsigned long index = 0, count = 0;
+    char quoted[SB_OPT_QUOTE_LEN];
 
     if (n < 0 || n > SB_INSTANCE_MAX)
         return sb_opt_fail(err, errlen, "invalid value for --instances: expected 1 to %d",
@@ -104,7 +105,7 @@ static int load_index(struct sb_instance *inst, const struct sb_optset *set,
         if (parse_instance(s, &index, &count) != 0)
             return sb_opt_fail(err, errlen,
                                "invalid value '%s' for --instance: expected I/N (I from 0) or I with --instances=N",
-                               s);
+                               sb_opt_quote(s, quoted, sizeof(quoted)));
         inst->source = "--instance";
     } else if (n > 0) {
         const char *env = getenv("JOB_COMPLETION_INDEX");
@@ -117,13 +118,13 @@ static int load_index(struct sb_instance *inst, const struct sb_optset *set,
         return 0;
     }
     if (count != 0 && n != 0 && (int64_t)count != n)
-        return sb_opt_fail(err, errlen, "--instance=%s and --instances=%lld disagree", s,
-                           (long long)n);
+        return sb_opt_fail(err, errlen, "--instance=%s and --instances=%lld disagree",
+                           sb_opt_quote(s, quoted, sizeof(quoted)), (long long)n);
     if (count == 0)
         count = (unsigned long)n;
     if (count == 0)
         return sb_opt_fail(err, errlen, "--instance=%s needs a count: --instance=I/N or --instances=N",
-                           s);
+                           sb_opt_quote(s, quoted, sizeof(quoted)));
     if (count > SB_INSTANCE_MAX || index >= count)
         return sb_opt_fail(err, errlen,
                            "instance %lu of %lu is out of range: I counts from 0 to N-1 (N at most %d)",
@@ -137,6 +138,7 @@ int sb_instance_load(struct sb_instance *inst, const struct sb_optset *set,
                      bool rand_seed_given, double now_s, char *err, size_t errlen)
 {
     const char *s;
+    char quoted[SB_OPT_QUOTE_LEN];
 
     memset(inst, 0, sizeof(*inst));
     inst->count = 1;
@@ -151,17 +153,23 @@ int sb_instance_load(struct sb_instance *inst, const struct sb_optset *set,
         if (sb_instance_parse_time(s, &inst->start_at) != 0)
             return sb_opt_fail(err, errlen,
                                "invalid value '%s' for --start-at: expected seconds since the epoch or ISO 8601 UTC (2026-11-23T14:00:00Z)",
-                               s);
+                               sb_opt_quote(s, quoted, sizeof(quoted)));
+        /* A time beyond the int64 nanoseconds of the wait would overflow. */
+        if (inst->start_at > now_s + SB_INSTANCE_AHEAD_S)
+            return sb_opt_fail(err, errlen,
+                               "invalid value '%s' for --start-at: expected at most %d seconds (7 days) ahead",
+                               sb_opt_quote(s, quoted, sizeof(quoted)), SB_INSTANCE_AHEAD_S);
         if (inst->start_at < now_s - SB_INSTANCE_PAST_S)
             return sb_opt_fail(err, errlen,
                                "--start-at=%s is %.1f s in the past: give a time far enough ahead for every instance to connect",
-                               s, now_s - inst->start_at);
+                               sb_opt_quote(s, quoted, sizeof(quoted)), now_s - inst->start_at);
     }
     s = sb_optset_str(set, "clock-offset");
     if (s != NULL && *s != '\0') {
         if (sb_parse_double(s, &inst->clock_offset_s) != 0 || !isfinite(inst->clock_offset_s))
             return sb_opt_fail(err, errlen,
-                               "invalid value '%s' for --clock-offset: expected seconds", s);
+                               "invalid value '%s' for --clock-offset: expected seconds",
+                               sb_opt_quote(s, quoted, sizeof(quoted)));
         inst->clock_offset_given = true;
     }
     return 0;

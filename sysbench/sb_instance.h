@@ -50,6 +50,9 @@ int sb_instance_load(struct sb_instance *inst, const struct sb_optset *set,
 
 /* How far in the past --start-at may be (process start-up, connecting). */
 #define SB_INSTANCE_PAST_S 1.0
+/* ... and one more than this many seconds ahead (a wait that long is a
+ * mistake, and the wait is counted in int64 nanoseconds). */
+#define SB_INSTANCE_AHEAD_S 604800
 
 /*
  * Parses a --start-at value: seconds since the epoch (a fraction allowed)

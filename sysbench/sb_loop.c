@@ -187,9 +187,10 @@ static bool make_coroutine(struct sb_worker *w)
     lua_State *co = lua_newthread(w->L);
 
     luaL_ref(w->L, LUA_REGISTRYINDEX);
-    lua_getglobal(co, "sysbench");
-    if (lua_istable(co, -1))
-        lua_getfield(co, -1, "__mux_run");
+    /* Raw lookups: outside lua_pcall a metamethod's error is a PANIC. */
+    lua_pushstring(co, "sysbench");
+    lua_rawget(co, LUA_GLOBALSINDEX);
+    sb_lua_rawfield(co, -1, "__mux_run");
     if (!lua_isfunction(co, -1)) {
         snprintf(w->err, sizeof(w->err), "the script replaced the sysbench module");
         return false;

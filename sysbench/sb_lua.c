@@ -38,39 +38,88 @@ static int traceback_handler(lua_State *L)
     return 1;
 }
 
+/* Copies the first line of s[0, len) into err with control bytes (ESC,
+ * CR, NUL ...) as \xNN, so no sink of the message (FATAL line, JSON,
+ * terminal) gets raw bytes from the script; a longer text ends in "...". */
+static void copy_first_line(const char *s, size_t len, char *err, size_t errlen)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+
+    if (errlen == 0)
+        return;
+    for (size_t i = 0; i < len && s[i] != '\n'; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool plain = c >= 0x20 && c != 0x7f;
+        if (o + (plain ? 1 : 4) + 4 >= errlen) {
+            if (errlen > 4) {
+                memcpy(err + o, "...", 3);
+                o += 3;
+            }
+            break;
+        }
+        if (plain) {
+            err[o++] = (char)c;
+        } else {
+            err[o++] = '\\';
+            err[o++] = 'x';
+            err[o++] = hex[c >> 4];
+            err[o++] = hex[c & 15];
+        }
+    }
+    err[o] = '\0';
+}
+
+/* Reads a field of an error table without metamethods: this runs outside
+ * lua_pcall, where a raising __index would be a PANIC. */
+static const char *raw_str_field(lua_State *L, const char *key, size_t *len)
+{
+    sb_lua_rawfield(L, -1, key);
+    return lua_isstring(L, -1) ? lua_tolstring(L, -1, len) : NULL;
+}
+
 void sb_lua_describe_error(lua_State *L, char *err, size_t errlen)
 {
+    int top = lua_gettop(L);
+
     if (lua_type(L, -1) == LUA_TSTRING) {
-        const char *msg = lua_tostring(L, -1);
-        const char *nl = strchr(msg, '\n');
-        size_t len = nl ? (size_t)(nl - msg) : strlen(msg);
-        snprintf(err, errlen, "%.*s", (int)len, msg);
+        size_t len;
+        const char *msg = lua_tolstring(L, -1, &len);
+        const char *nl = memchr(msg, '\n', len);
+        copy_first_line(msg, len, err, errlen);
         if (nl != NULL && sb_log_level() >= SB_LOG_DEBUG)
             sb_debug("%s", nl + 1);
     } else if (lua_istable(L, -1)) {
         int errno_v, restart;
+        size_t n1 = 0, n2 = 0, n3 = 0;
         const char *state, *msg, *query;
-        lua_getfield(L, -1, "sql_errno");
+        char s_state[64], s_msg[512], s_query[320];
+
+        sb_lua_rawfield(L, -1, "sql_errno");
         errno_v = (int)lua_tointeger(L, -1);
-        lua_getfield(L, -2, "sql_state");
-        state = lua_tostring(L, -1);
-        lua_getfield(L, -3, "sql_errmsg");
-        msg = lua_tostring(L, -1);
-        lua_getfield(L, -4, "query");
-        query = lua_tostring(L, -1);
-        lua_getfield(L, -5, "errcode");
+        lua_pop(L, 1);
+        sb_lua_rawfield(L, -1, "errcode");
         restart = (int)lua_tointeger(L, -1) == SB_LUA_ERROR_RESTART_EVENT;
+        lua_pop(L, 1);
+        state = raw_str_field(L, "sql_state", &n1);
+        copy_first_line(state ? state : "", n1, s_state, sizeof(s_state));
+        lua_pop(L, 1);
+        query = raw_str_field(L, "query", &n3);
+        copy_first_line(query ? query : "", n3, s_query, sizeof(s_query));
+        lua_pop(L, 1);
+        msg = raw_str_field(L, "sql_errmsg", &n2);
+        copy_first_line(msg ? msg : "", n2, s_msg, sizeof(s_msg));
         if (msg != NULL)
-            snprintf(err, errlen, "%sSQL error, errno = %d, state = '%s': %s%s%.300s",
-                     restart ? "unhandled ignorable " : "", errno_v, state ? state : "",
-                     msg, query && *query ? " in query: " : "", query ? query : "");
+            snprintf(err, errlen, "%sSQL error, errno = %d, state = '%s': %s%s%s",
+                     restart ? "unhandled ignorable " : "", errno_v, s_state, s_msg,
+                     *s_query ? " in query: " : "", s_query);
         else
             snprintf(err, errlen, "script raised an error object (a table) that is not a sysbench SQL error");
-        lua_pop(L, 5);
     } else {
         snprintf(err, errlen, "script raised an error of type %s",
                  lua_typename(L, lua_type(L, -1)));
     }
+    lua_settop(L, top);
 }
 
 int sb_lua_pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
@@ -129,6 +178,13 @@ static int on_panic(lua_State *L)
     return 0;
 }
 
+/* Stands in for the event loop when the script replaced the sysbench
+ * module: the run fails with one line instead of "attempt to call nil". */
+static int replaced_module(lua_State *L)
+{
+    return luaL_error(L, "the script replaced the sysbench module");
+}
+
 bool sb_lua_has_function(lua_State *L, const char *name)
 {
     bool yes;
@@ -142,16 +198,43 @@ bool sb_lua_has_script_thread_run(lua_State *L)
 {
     bool yes;
 
-    lua_getglobal(L, "thread_run");
+    raw_global(L, "thread_run");
     if (!lua_isfunction(L, -1)) {
         lua_pop(L, 1);
         return false;
     }
-    lua_getglobal(L, "sysbench");
-    lua_getfield(L, -1, "__default_thread_run");
+    raw_global(L, "sysbench");
+    sb_lua_rawfield(L, -1, "__default_thread_run");
     yes = !lua_rawequal(L, -1, -3);
     lua_pop(L, 3);
     return yes;
+}
+
+/* Raw lookups only: a script may set sysbench to nil, a number or a table
+ * whose metatable raises, and a lookup from C outside lua_pcall would be
+ * a PANIC that ends the process without a report. */
+void sb_lua_push_thread_run(lua_State *L)
+{
+    bool module;
+
+    raw_global(L, "sysbench");
+    module = lua_istable(L, -1);
+    lua_pop(L, 1);
+    if (!module) {
+        lua_pushcfunction(L, replaced_module);
+        return;
+    }
+    if (sb_lua_has_script_thread_run(L)) {
+        raw_global(L, "thread_run");
+        return;
+    }
+    raw_global(L, "sysbench");
+    sb_lua_rawfield(L, -1, "__run_events");
+    lua_remove(L, -2);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushcfunction(L, replaced_module);
+    }
 }
 
 int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
@@ -395,7 +478,9 @@ int sb_lua_run_command(lua_State *L, const char *name, int tid,
         raw_global(L, name);
         if (!lua_isfunction(L, -1)) {
             lua_settop(L, top);
-            snprintf(err, errlen, "command '%s' is not implemented by the script", name);
+            char quoted[SB_OPT_QUOTE_LEN];
+            snprintf(err, errlen, "command '%s' is not implemented by the script",
+                     sb_opt_quote(name, quoted, sizeof(quoted)));
             return -1;
         }
     }

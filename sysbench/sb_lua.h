@@ -109,6 +109,12 @@ bool sb_lua_has_function(lua_State *L, const char *name);
  * only runs the built-in event loop, sysbench.__run_events). */
 bool sb_lua_has_script_thread_run(lua_State *L);
 
+/* Pushes the function a worker thread runs: the script's own thread_run,
+ * else sysbench.__run_events; when the script replaced the sysbench
+ * module, a function that raises one clear error. Never raises itself
+ * (raw lookups), so it may be called outside lua_pcall. */
+void sb_lua_push_thread_run(lua_State *L);
+
 /*
  * Calls global function `name` (if defined) with an optional integer
  * argument (pass arg < 0 for none). Returns 0 when done or not defined,

@@ -115,7 +115,8 @@ int sb_lsql_stmt_is_open(const struct sb_lsql_stmt *s);
 const char *sb_lsql_server_version(const struct sb_lsql_conn *c);
 
 /* A prepared statement holding a reference to c; NULL when the server
- * refused it (c's error says why; *nomem set when memory ran out) or c is
+ * refused it (c's error says why; *nomem 1 when memory ran out, 2 when
+ * the connection was lost and re-opened: restart the event) or c is
  * closed. */
 struct sb_lsql_stmt *sb_lsql_prepare(struct sb_lsql_conn *c, const char *sql, size_t len,
                                      int *nomem);

@@ -309,6 +309,69 @@ static const char *expected_form(enum sb_opt_type type)
     return "a value";
 }
 
+/* ---------------------------------------------------------------- ranges */
+
+/*
+ * Upper bounds of the numeric options, in one place, checked whenever a
+ * value is set (command line, config file, default). Every duration must
+ * fit in int64 nanoseconds after the run adds a few of them to a clock
+ * reading: a seconds value times 1e9 overflowed (--time=18446744074 ran
+ * 0 s; --report-interval spun for ever), so seconds are at most
+ * SB_OPT_MAX_SECONDS (about 31 years; several sums stay far below
+ * INT64_MAX ns = 292 years). Lower bounds stay with the options' loaders.
+ */
+struct sb_opt_range {
+    const char *name;
+    double max;
+    const char *unit;
+};
+
+static const struct sb_opt_range ranges[] = {
+    {"time", SB_OPT_MAX_SECONDS, "seconds"},
+    {"warmup-time", SB_OPT_MAX_SECONDS, "seconds"},
+    {"report-interval", SB_OPT_MAX_SECONDS, "seconds"},
+    {"sweep-cooldown", SB_OPT_MAX_SECONDS, "seconds"},
+    {"repeat-cooldown", SB_OPT_MAX_SECONDS, "seconds"},
+    {"log-aggregate-interval", SB_OPT_MAX_SECONDS, "seconds"},
+    {"db-reconnect-timeout", SB_OPT_MAX_SECONDS, "seconds"},
+    {"rate", SB_OPT_MAX_RATE, "transactions per second"},
+    {"tx-jitter", SB_OPT_MAX_SECONDS * 1e6, "microseconds"},
+    {"tx-spin", SB_OPT_MAX_SECONDS * 1e6, "microseconds"},
+    {"thread-stack-size", 1073741824.0, "bytes (1G)"},
+    {"sqlite-busy-timeout", 2147483647.0, "milliseconds"},
+    {"mysql-connect-timeout", 86400, "seconds"},
+    {"pgsql-connect-timeout", 86400, "seconds"},
+    {NULL, 0, NULL}
+};
+
+static int check_range(const struct sb_opt *opt, const struct sb_opt *parsed,
+                       const char *text, char *err, size_t errlen)
+{
+    double v;
+
+    if (opt->type == SB_ARG_DOUBLE)
+        v = parsed->d;
+    else if (opt->type == SB_ARG_INT || opt->type == SB_ARG_SIZE)
+        v = (double)parsed->i;
+    else
+        return 0;
+    for (const struct sb_opt_range *r = ranges; r->name != NULL; r++) {
+        if (strcmp(r->name, opt->name) == 0 && v > r->max) {
+            char quoted[SB_OPT_QUOTE_LEN];
+            return sb_opt_fail(err, errlen,
+                               "invalid value '%s' for --%s: expected at most %.0f %s",
+                               sb_opt_quote(text, quoted, sizeof(quoted)), opt->name,
+                               r->max, r->unit);
+        }
+    }
+    return 0;
+}
+
+const char *sb_opt_quote(const char *value, char *out, size_t outlen)
+{
+    return sb_log_escape(value != NULL ? value : "", out, outlen, false);
+}
+
 /* ---------------------------------------------------------------- sets */
 
 void sb_optset_init(struct sb_optset *set, const char *title)
@@ -443,11 +506,14 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             break;
         }
         if (rc != 0) {
-            char quoted[256];
+            char quoted[SB_OPT_QUOTE_LEN];
+            free_items(parsed.items, parsed.nitems);
             return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
-                        sb_log_escape(text, quoted, sizeof(quoted), false), opt->name,
+                        sb_opt_quote(text, quoted, sizeof(quoted)), opt->name,
                         expected_form(opt->type));
         }
+        if (check_range(opt, &parsed, text, err, errlen) != 0)
+            return -1;
         parsed.value = dup_str(text);
         if (parsed.value == NULL) {
             free_items(parsed.items, parsed.nitems);

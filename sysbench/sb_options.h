@@ -120,6 +120,20 @@ int sb_parse_int(const char *s, int64_t *out);
 int sb_parse_size(const char *s, int64_t *out);
 int sb_parse_double(const char *s, double *out);
 
+/* Seconds-valued options are at most this (they must fit in int64
+ * nanoseconds with room for sums); rates at most SB_OPT_MAX_RATE per
+ * second. sb_opt_set enforces the bounds of the known numeric options
+ * (--time, --report-interval, --rate, the drivers' timeouts ...) with
+ * "invalid value 'V' for --NAME: expected at most N UNIT". */
+#define SB_OPT_MAX_SECONDS 1000000000.0
+#define SB_OPT_MAX_RATE 1000000000.0
+
+/* A user's value as error messages quote it: control bytes as \xNN and
+ * cut to SB_OPT_QUOTE_LEN bytes ending in "...", so a 5,000-character
+ * value does not fill the terminal. Writes into out; returns out. */
+#define SB_OPT_QUOTE_LEN 72
+const char *sb_opt_quote(const char *value, char *out, size_t outlen);
+
 /* Prints "  --name=TYPE   description [default]" lines, sysbench style. */
 void sb_optset_print_help(const struct sb_optset *set, FILE *out);
 

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -277,6 +278,30 @@ static void json_end(struct sb_json *j, const struct sb_output *o)
     sb_json_end_object(j);
 }
 
+/* Whether some point holds a measurement (final figures or an interval):
+ * a run that failed before measuring (connection refused, a wrong
+ * password, an error in init()) has only a "failed" record to write. */
+static bool measured(const struct sb_output *o)
+{
+    for (size_t i = 0; i < o->npoints; i++)
+        if (o->points[i].total != NULL || o->points[i].nintervals > 0)
+            return true;
+    return false;
+}
+
+/* An earlier result file is replaced only by something measured: a run
+ * that measured nothing keeps it byte for byte (and says so), and writes
+ * its "failed" record only where there was no file. */
+static bool keeps_earlier(const struct sb_output *o, const struct sb_safefile *f)
+{
+    struct stat st;
+
+    if (measured(o) || lstat(f->final, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return false;
+    sb_warn("this run measured nothing: the earlier %s file '%s' is kept", f->what, f->final);
+    return true;
+}
+
 int sb_output_close(struct sb_output *o, char *err, size_t errlen)
 {
     int rc = 0;
@@ -284,7 +309,7 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
     /* Results are published only once the run wrote its JSON document
      * (sb_output_write_json); an aborted start leaves no file behind. */
     if (o->csv != NULL) {
-        if (!o->finished) {
+        if (!o->finished || keeps_earlier(o, &o->csv_file)) {
             sb_safefile_abandon(&o->csv_file);
         } else if (o->write_failed) {
             errno = 0;
@@ -298,7 +323,7 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
         o->csv = NULL;
     }
     if (o->json != NULL) {
-        if (!o->finished) {
+        if (!o->finished || keeps_earlier(o, &o->json_file)) {
             sb_safefile_abandon(&o->json_file);
         } else if (rc == 0) {
             rc = sb_safefile_commit(&o->json_file, err, errlen);

@@ -58,18 +58,14 @@ static uint64_t backlog_now(struct sb_run *run, uint64_t now)
 
 static bool has_hook(lua_State *L, const char *name)
 {
-    bool yes = false;
-    lua_getglobal(L, "sysbench");
-    if (lua_istable(L, -1)) {
-        lua_getfield(L, -1, "hooks");
-        if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, name);
-            yes = lua_isfunction(L, -1);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
+    bool yes;
+    /* Raw lookups: outside lua_pcall a metamethod's error is a PANIC. */
+    lua_pushstring(L, "sysbench");
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    sb_lua_rawfield(L, -1, "hooks");
+    sb_lua_rawfield(L, -1, name);
+    yes = lua_isfunction(L, -1);
+    lua_pop(L, 3);
     return yes;
 }
 
@@ -107,9 +103,10 @@ static int call_hook(lua_State *L, const char *name, const struct sb_report_stat
 {
     char err[1024];
     sb_report_set_kind(kind, stdout);
-    lua_getglobal(L, "sysbench");
-    lua_getfield(L, -1, "hooks");
-    lua_getfield(L, -1, name);
+    lua_pushstring(L, "sysbench");
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    sb_lua_rawfield(L, -1, "hooks");
+    sb_lua_rawfield(L, -1, name);
     lua_remove(L, -2);
     lua_remove(L, -2);
     push_stat(L, s, final);
@@ -624,7 +621,9 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         return -1;
     }
     gather(r, false, p.total, p.thread_events, p.thread_busy);
-    p.time_s = secs(stop_ns - r->start_ns);
+    /* A run that ended during --warmup-time stops before the measured
+     * start: it measured 0 s (the unsigned difference wrapped to 5e11 s). */
+    p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
     if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
     if (sb_stop_reason() == SB_STOP_SIGNAL)

@@ -9,13 +9,29 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+
+/* The extended attribute that marks a file sb_safefile_open_marked wrote. */
+#define SB_SAFEFILE_XATTR "user.sysbench.result"
+
+/* Whether the regular file at path carries mark: 1 yes, 0 no, -1 the file
+ * system keeps no user extended attributes (the recogniser decides). */
+static int has_mark(const char *path, const char *mark)
+{
+    char v[64];
+    ssize_t n = lgetxattr(path, SB_SAFEFILE_XATTR, v, sizeof(v));
+
+    if (n < 0)
+        return errno == ENOTSUP ? -1 : 0;
+    return (size_t)n == strlen(mark) && memcmp(v, mark, (size_t)n) == 0;
+}
 
 /* The kind of thing at path, for a refusal message; NULL when it may be
  * replaced. A regular file is read (without following a symlink and
  * without blocking on a FIFO swapped in meanwhile) to see whether it is
  * ours. */
-static const char *refusal(const char *path, sb_safefile_ours_fn ours)
+static const char *refusal(const char *path, sb_safefile_ours_fn ours, const char *mark)
 {
     struct stat st;
     char head[4096];
@@ -32,6 +48,11 @@ static const char *refusal(const char *path, sb_safefile_ours_fn ours)
         return "not a regular file";
     if (st.st_size == 0)
         return NULL;
+    if (mark != NULL) {
+        int m = has_mark(path, mark);
+        if (m >= 0)
+            return m ? NULL : "not a sysbench result file";
+    }
     fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return "unreadable";
@@ -82,6 +103,13 @@ static FILE *open_stream(struct sb_safefile *f, int fd)
 int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
                      sb_safefile_ours_fn ours, char *err, size_t errlen)
 {
+    return sb_safefile_open_marked(f, path, what, ours, NULL, err, errlen);
+}
+
+int sb_safefile_open_marked(struct sb_safefile *f, const char *path, const char *what,
+                            sb_safefile_ours_fn ours, const char *mark, char *err,
+                            size_t errlen)
+{
     static unsigned seq;
     const char *why, *slash;
     int fd = -1;
@@ -89,11 +117,12 @@ int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
     memset(f, 0, sizeof(*f));
     f->what = what;
     f->ours = ours;
+    f->mark = mark;
     if (snprintf(f->final, sizeof(f->final), "%s", path) >= (int)sizeof(f->final)) {
         snprintf(err, errlen, "the %s file name is too long", what);
         return -1;
     }
-    why = refusal(path, ours);
+    why = refusal(path, ours, mark);
     if (why != NULL) {
         snprintf(err, errlen, "refusing to replace the %s file '%s': it is %s "
                  "(remove it or choose another name)", what, path, why);
@@ -120,6 +149,10 @@ int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
         }
         return -1;
     }
+    /* The mark travels with the file through the rename. A file system
+     * without user attributes refuses it; the recogniser serves there. */
+    if (mark != NULL)
+        (void)fsetxattr(fd, SB_SAFEFILE_XATTR, mark, strlen(mark), 0);
     return 0;
 }
 
@@ -141,7 +174,7 @@ int sb_safefile_commit(struct sb_safefile *f, char *err, size_t errlen)
     }
     f->fp = NULL;
     /* The final name may have changed during the run. */
-    why = refusal(f->final, f->ours);
+    why = refusal(f->final, f->ours, f->mark);
     if (why != NULL) {
         snprintf(err, errlen, "refusing to replace the %s file '%s': it is now %s; "
                  "the results are in '%s'", f->what, f->final, why, f->tmp);
@@ -194,7 +227,16 @@ bool sb_safefile_is_result_csv(const char *head, size_t len)
 
 bool sb_safefile_is_txlog(const char *head, size_t len)
 {
+    unsigned fields = 1;
+
     if (len == 0 || head[0] < '0' || head[0] > '9')
+        return false;
+    /* Every format of the log has at least 6 fields a line (pgbench's
+     * per-transaction and aggregate lines): a PID file or a list of
+     * numbers is not one. */
+    for (size_t i = 0; i < len && head[i] != '\n'; i++)
+        fields += head[i] == ' ';
+    if (fields < 6)
         return false;
     /* The head may end inside a line: every byte read is checked, none
      * has to end a line. */

@@ -39,6 +39,7 @@ struct sb_safefile {
      * failed write (0: none). f must not move while fp is open. */
     int fd;
     int err_no;
+    const char *mark;           /* borrowed; NULL: recognised by contents */
 };
 
 /*
@@ -48,6 +49,18 @@ struct sb_safefile {
  */
 int sb_safefile_open(struct sb_safefile *f, const char *path, const char *what,
                      sb_safefile_ours_fn ours, char *err, size_t errlen);
+
+/*
+ * sb_safefile_open for a format with no header to be recognised by
+ * (pgbench's transaction log, which readers expect exact): the file is
+ * marked with the extended attribute user.sysbench.result = mark, and an
+ * existing non-empty file is replaced only when it carries that mark, so
+ * a file of numbers sysbench did not write (a PID file) is refused. On a
+ * file system without user extended attributes, ours decides instead.
+ */
+int sb_safefile_open_marked(struct sb_safefile *f, const char *path, const char *what,
+                            sb_safefile_ours_fn ours, const char *mark, char *err,
+                            size_t errlen);
 
 /*
  * Closes the temporary file and renames it over the final name, after
@@ -69,7 +82,7 @@ bool sb_safefile_is_result_json(const char *head, size_t len);
 bool sb_safefile_is_result_csv(const char *head, size_t len);
 
 /* A pgbench-style transaction log (ours or pgbench's): lines of decimal
- * numbers separated by spaces. */
+ * numbers separated by spaces, at least 6 on the first line. */
 bool sb_safefile_is_txlog(const char *head, size_t len);
 
 /* HdrHistogram's percentile distribution text (ours or its own tools'):

@@ -16,7 +16,8 @@ int sb_txlog_open(struct sb_txlog *l, const char *path, double agg_s, char *err,
     struct timespec rt;
 
     memset(l, 0, sizeof(*l));
-    if (sb_safefile_open(&l->file, path, "--log", sb_safefile_is_txlog, err, errlen) != 0)
+    if (sb_safefile_open_marked(&l->file, path, "--log", sb_safefile_is_txlog, "txlog", err,
+                                errlen) != 0)
         return -1;
     pthread_mutex_init(&l->lock, NULL);
     l->agg_s = agg_s;

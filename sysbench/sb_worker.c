@@ -341,30 +341,6 @@ static void fail(struct sb_worker *w)
     sb_request_stop(SB_STOP_ERROR);
 }
 
-/*
- * Pushes the loop this thread runs: the script's global thread_run when it
- * has its own, else the built-in sysbench.__run_events. A thread_run that
- * is the built-in default (the legacy layer defines one so that scripts can
- * wrap it, and exposes it as sysbench.__default_thread_run) counts as none.
- */
-static void push_thread_run(lua_State *L)
-{
-    lua_getglobal(L, "thread_run");
-    if (lua_isfunction(L, -1)) {
-        bool is_default;
-        lua_getglobal(L, "sysbench");
-        lua_getfield(L, -1, "__default_thread_run");
-        is_default = lua_rawequal(L, -1, -3);
-        lua_pop(L, 2);
-        if (!is_default)
-            return;
-    }
-    lua_pop(L, 1);
-    lua_getglobal(L, "sysbench");
-    lua_getfield(L, -1, "__run_events");
-    lua_remove(L, -2);
-}
-
 bool sb_ffi_stop_requested(void)
 {
     enum sb_stop_reason r = sb_stop_reason();
@@ -486,7 +462,10 @@ bool sb_worker_open(struct sb_worker *w)
         sb_lua_drop(w->L); /* no thread_done, no close: see sb_lua_drop */
         w->L = NULL;
     }
-    if (!ok)
+    /* A failure after another thread's error or a signal stopped the run
+     * (a connect given up in the queue, sb_driver.c) is a consequence:
+     * the error reported is the one that stopped the run. */
+    if (!ok && sb_stop_reason() != SB_STOP_ERROR && sb_stop_reason() != SB_STOP_SIGNAL)
         fail(w);
     __atomic_fetch_add(&w->run->ready, 1, __ATOMIC_RELEASE);
     return ok;
@@ -572,7 +551,7 @@ void *sb_worker_main(void *arg)
         }
     } else if (ok) {
         sb_worker_begin(w);
-        push_thread_run(w->L);
+        sb_lua_push_thread_run(w->L);
         lua_pushinteger(w->L, w->tid);
         if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
             if (sb_lua_is_oom(w->err))

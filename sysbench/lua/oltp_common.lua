@@ -504,18 +504,35 @@ function M.commit()
    M.event_done()
 end
 
+-- Drops and re-opens the connection and prepares every statement again:
+-- a fresh connection rather than con:reconnect(), which crashes sysbench
+-- 1.0.20 itself. A connection killed inside a prepare is re-opened by the
+-- SQL layer, which raises a restart error; the statements must be whole
+-- before the next event uses them, so the sequence is tried again here
+-- (at most 10 times; any other error ends the run as before).
+local function reopen_connection()
+   local function reopen()
+      M.close_statements()
+      M.con:disconnect()
+      M.con = M.drv:connect()
+      reprepare_statements()
+   end
+   for attempt = 1, 10 do
+      local ok, e = pcall(reopen)
+      if ok then return end
+      if type(e) ~= "table" or e.errcode ~= sysbench.error.RESTART_EVENT or attempt == 10 then
+         error(e, 0)
+      end
+   end
+end
+
 -- Bookkeeping at the end of every event: --reconnect=N.
 function M.event_done()
    if cfg.reconnect > 0 then
       events_since_connect = events_since_connect + 1
       if events_since_connect >= cfg.reconnect then
          events_since_connect = 0
-         -- A fresh connection rather than con:reconnect(), which
-         -- crashes sysbench 1.0.20 itself.
-         M.close_statements()
-         M.con:disconnect()
-         M.con = M.drv:connect()
-         reprepare_statements()
+         reopen_connection()
       end
    end
 end

@@ -113,6 +113,10 @@ sb_case mysql-verify-identity-checks-the-host-name expect_refused mysql "certifi
     --mysql-ssl=verify_identity --mysql-ssl-ca="$tls/ca.pem"
 sb_case mysql-tls12-cipher-is-used expect_tls mysql "TLSv1\.2 ECDHE-RSA-AES128-GCM-SHA256" \
     --mysql-ssl=on --mysql-ssl-cipher=ECDHE-RSA-AES128-GCM-SHA256
+# Over the Unix socket, a server with TLS gives TLS (so --mysql-ssl=on,
+# which refuses a socket without it, still works there).
+sb_case mysql-ssl-on-over-the-socket-uses-tls expect_tls mysql "TLSv1\.[23] .+" \
+    --mysql-ssl=on --mysql-socket="$SB_MYSQL_SOCKET"
 sb_case mysql-tls13-suite-is-used expect_tls mysql "TLSv1\.3 TLS_AES_128_GCM_SHA256" \
     --mysql-ssl=on --mysql-ssl-cipher=TLS_AES_128_GCM_SHA256
 

@@ -10,6 +10,7 @@
 #include "sb_config.h"
 #include "sb_args.h"
 #include "sb_options.h"
+#include "fuzz_limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sb_args_split(&args, argc, argv, err, sizeof(err)) == 0 &&
         sb_args_apply(&args, &set, err, sizeof(err)) == 0) {
         (void)sb_args_first_unused(&args);
-        (void)sb_config_load(&set, err, sizeof(err));
+        if (sb_config_load(&set, err, sizeof(err)) == 0)
+            sb_fuzz_check_limits(sb_cfg);
     }
     sb_args_free(&args);
     sb_optset_free(&set);

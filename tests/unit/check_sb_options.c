@@ -818,6 +818,49 @@ START_TEST(test_help)
 }
 END_TEST
 
+/* Upper bounds: a duration at 1e9 s is accepted, beyond it refused with
+ * "at most"; the bound is on the option, whichever set declares it; an
+ * option without a bound takes any number. */
+START_TEST(test_ranges)
+{
+    struct sb_optset set;
+    char err[256];
+
+    sb_optset_init(&set, "t");
+    ck_assert_int_eq(sb_optset_add(&set, "time", "", "10", SB_ARG_DOUBLE, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_optset_add(&set, "sqlite-busy-timeout", "", "5000", SB_ARG_INT, err,
+                                   sizeof(err)), 0);
+    ck_assert_int_eq(sb_optset_add(&set, "table-size", "", "1", SB_ARG_INT, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_opt_set(sb_optset_find(&set, "time"), "1000000000", err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_opt_set(sb_optset_find(&set, "time"), "18446744074", err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "invalid value '18446744074' for --time: expected at most 1000000000 seconds");
+    ck_assert(sb_optset_double(&set, "time") == 1e9);
+    ck_assert_int_eq(sb_opt_set(sb_optset_find(&set, "sqlite-busy-timeout"), "2147483648", err,
+                                sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "at most 2147483647 milliseconds"));
+    ck_assert_int_eq(sb_opt_set(sb_optset_find(&set, "table-size"), "9223372036854775807", err,
+                                sizeof(err)), 0);
+    sb_optset_free(&set);
+}
+END_TEST
+
+/* A quoted value is cut short and shows control bytes as \xNN. */
+START_TEST(test_quote)
+{
+    char big[5001], out[SB_OPT_QUOTE_LEN];
+
+    memset(big, '9', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    sb_opt_quote(big, out, sizeof(out));
+    ck_assert_uint_lt(strlen(out), SB_OPT_QUOTE_LEN);
+    ck_assert_str_eq(out + strlen(out) - 3, "...");
+    sb_opt_quote("a\033[2J\rb", out, sizeof(out));
+    ck_assert_str_eq(out, "a\\x1b[2J\\x0db");
+    sb_opt_quote(NULL, out, sizeof(out));
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 static Suite *options_suite(void)
 {
     Suite *s = suite_create("sb_options");
@@ -841,6 +884,8 @@ static Suite *options_suite(void)
     tcase_add_test(tc, test_config_file);
     tcase_add_test(tc, test_config_errors);
     tcase_add_test(tc, test_help);
+    tcase_add_test(tc, test_ranges);
+    tcase_add_test(tc, test_quote);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -25,6 +25,10 @@
 
 #include "drv_mysql.h"
 
+#include <unistd.h>
+
+#include "sb_stop.h"
+
 struct sb_mysql_config sb_mysql_cfg;
 
 /* ------------------------------------------------------------- options */
@@ -421,6 +425,18 @@ static enum sb_db_status sb_mysql_give_up(struct sb_mysql_conn *cp, enum sb_db_s
     return st;
 }
 
+/* The server accepted the connection and dropped it during the
+ * handshake: 2013 at 'reading authorization packet' (a session killed by
+ * an administrator's KILL USER, --reconnect=N connecting meanwhile). The
+ * server is there, so the connect is tried again, at most 3 more times;
+ * 2013 while waiting for the server's first packet (a timeout, nobody
+ * answering) is not. */
+static bool sb_mysql_dropped_in_handshake(MYSQL *my)
+{
+    return mysql_errno(my) == 2013 &&
+           strstr(mysql_error(my), "initial communication packet") == NULL;
+}
+
 static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
 {
     const struct sb_mysql_config *c = &sb_mysql_cfg;
@@ -437,24 +453,36 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         con->priv = cp;
         return SB_DB_OK;
     }
-    st = sb_mysql_new_handle(con, cp);
-    if (st != SB_DB_OK) {
-        free(cp);
-        return st;
+    for (unsigned attempt = 0;; attempt++) {
+        st = sb_mysql_new_handle(con, cp);
+        if (st != SB_DB_OK) {
+            free(cp);
+            return st;
+        }
+        if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) != NULL)
+            break;
+        if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping())
+            return sb_mysql_give_up(cp, sb_mysql_conn_error(con, cp->my));
+        mysql_close(cp->my);
+        usleep(10000u << attempt);
     }
-    if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) == NULL)
-        return sb_mysql_give_up(cp, sb_mysql_conn_error(con, cp->my));
     /* Statements go non-blocking once connected: with the option set
      * before, a blocking connect that the kernel cannot complete at once
      * fails with EINPROGRESS (seen reconnecting to a restarted server). */
     if (con->nonblocking && sb_mysql_enable_nonblocking(cp->my) != 0)
         return sb_mysql_give_up(cp, sb_mysql_oom(con));
     /* Connector/C falls back to plain text when the server offers no TLS,
-     * even when enforced: a mode that requires TLS must not go on without
-     * it. (A Unix socket is local and never encrypted.) */
-    if (c->ssl >= SB_MYSQL_SSL_REQUIRED && sock == NULL && mysql_get_ssl_cipher(cp->my) == NULL) {
-        sb_mysql_set_err(con, 0, "08004", "the server does not offer TLS, which --mysql-ssl "
-                         "requires (use --mysql-ssl=preferred to allow plain text)");
+     * even when enforced, and over a Unix socket too: a mode that requires
+     * TLS must not go on without it, whatever the transport (the man page
+     * promises "refused"; a socket connected in plain text before). */
+    if (c->ssl >= SB_MYSQL_SSL_REQUIRED && mysql_get_ssl_cipher(cp->my) == NULL) {
+        sb_mysql_set_err(con, 0, "08004", sock != NULL || host == NULL ||
+                         strcmp(host, "localhost") == 0
+                         ? "the connection over the Unix socket is not encrypted (the server "
+                           "offers no TLS there), which --mysql-ssl requires (use "
+                           "--mysql-ssl=preferred to allow plain text)"
+                         : "the server does not offer TLS, which --mysql-ssl "
+                           "requires (use --mysql-ssl=preferred to allow plain text)");
         return sb_mysql_give_up(cp, SB_DB_ERROR);
     }
     if (!cp->have_endpoint)

@@ -41,6 +41,7 @@
 
 #include "sb_driver.h"
 #include "sb_options.h"
+#include "sb_stop.h"
 
 /* Room for one formatted number: "%.17g" of a double or an int64. */
 #define SB_PG_NUMBUF 32
@@ -374,6 +375,17 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     /* expand_dbname 0: a database name containing '=' is a name, not a
      * connection string that could override the options above. */
     cp->pg = PQconnectdbParams(keys, vals, 0);
+    /* A backend terminated while it starts up (pg_terminate_backend of an
+     * administrator, --reconnect=N connecting meanwhile): the server is
+     * there, so try again, at most 3 more times. */
+    for (unsigned attempt = 0; cp->pg != NULL && PQstatus(cp->pg) != CONNECTION_OK &&
+                               attempt < 3 && !sb_stopping() &&
+                               strstr(PQerrorMessage(cp->pg), "terminating connection") != NULL;
+         attempt++) {
+        PQfinish(cp->pg);
+        usleep(10000u << attempt);
+        cp->pg = PQconnectdbParams(keys, vals, 0);
+    }
     if (cp->pg == NULL) {
         free(cp);
         return sb_pgsql_oom(con);
@@ -408,6 +420,19 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
         return SB_DB_ERROR;
     }
 
+    /* libpq ignores sslmode on a Unix socket (its documented rule) and
+     * goes on in plain text: a mode that requires TLS refuses that, as
+     * over TCP, rather than run unencrypted. */
+    if (c->sslmode != NULL && (strcmp(c->sslmode, "require") == 0 ||
+                               strncmp(c->sslmode, "verify-", 7) == 0) &&
+        !PQsslInUse(cp->pg)) {
+        sb_pgsql_set_err(con, "08004", host[0] == '/'
+                         ? "the connection over the Unix socket is not encrypted (libpq uses no TLS on a socket), which --pgsql-sslmode requires: connect over TCP or use --pgsql-sslmode=prefer"
+                         : "the connection is not encrypted, which --pgsql-sslmode requires");
+        PQfinish(cp->pg);
+        free(cp);
+        return SB_DB_ERROR;
+    }
     if (host[0] == '/')
         snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
     else

@@ -1,0 +1,1 @@
+error(setmetatable({}, {__index = function() error("x") end}))

@@ -1,0 +1,2 @@
+sysbench = nil
+error("a\27[31mred\rX")

@@ -1,0 +1,2 @@
+sysbench = setmetatable({}, {__index = function() error("boom") end})
+function event() end
