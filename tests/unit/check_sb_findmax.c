@@ -339,7 +339,7 @@ START_TEST(test_output)
         ck_assert_msg(strstr(text, prefix) != NULL, "no line for probe %u", k);
     }
     for (line = text; (line = strchr(line, '\n')) != NULL; line++)
-        lines += line[1] != '\0' && line[3] == '/';
+        lines += line[1] != '\0' && line[2] != '\0' && line[3] == '/';
     ck_assert_uint_eq(lines, res.probes);
     ck_assert_ptr_nonnull(strstr(text, "Highest rate held: "));
     ck_assert_ptr_nonnull(strstr(text, "(capacity between "));
