@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sb_bi_fileio.h"
-#include "sb_bi_fileio_int.h"
-#include "sb_clock.h"
-#include "sb_config.h"
-#include "sb_result.h"
-#include "sb_stats.h"
+#include "builtin/sb_bi_fileio.h"
+#include "builtin/sb_bi_fileio_int.h"
+#include "core/sb_clock.h"
+#include "config/sb_config.h"
+#include "results/sb_result.h"
+#include "results/sb_stats.h"
 
 static const struct sb_opt_def fileio_options[] = {
     { "file-num", "number of files to create", "128", SB_ARG_INT },

@@ -30,9 +30,9 @@
 #include <liburing.h>
 #endif
 
-#include "sb_bi_fileio_int.h"
-#include "sb_driver.h"
-#include "sb_rand.h"
+#include "builtin/sb_bi_fileio_int.h"
+#include "drivers/sb_driver.h"
+#include "pure/sb_rand.h"
 
 /* The open files of the point being run: shared by its threads. */
 static struct {

@@ -23,11 +23,11 @@
  */
 
 
-#include "drv_mysql.h"
+#include "drivers/mysql/drv_mysql.h"
 
 #include <unistd.h>
 
-#include "sb_stop.h"
+#include "core/sb_stop.h"
 
 struct sb_mysql_config sb_mysql_cfg;
 

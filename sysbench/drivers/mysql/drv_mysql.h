@@ -20,8 +20,8 @@
 
 #include <mysql.h>
 
-#include "sb_driver.h"
-#include "sb_options.h"
+#include "drivers/sb_driver.h"
+#include "core/sb_options.h"
 
 /*
  * Oracle's libmysqlclient 8.0 dropped my_bool in favour of bool, while

@@ -7,7 +7,7 @@
  * sending it (query or execute) and storing its rows, so the connection
  * remembers which step is in flight.
  */
-#include "drv_mysql.h"
+#include "drivers/mysql/drv_mysql.h"
 
 #include <poll.h>
 
