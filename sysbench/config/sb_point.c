@@ -1,5 +1,5 @@
 /*
- * Sweep points and the rate mode; see sb_point.h.
+ * Sweep points; see sb_point.h.
  */
 #include "config/sb_point.h"
 
@@ -7,24 +7,6 @@
 
 #include "config/sb_config.h"
 #include "pure/sb_pacer.h"
-
-static const char *const mode_names[] = {"none", "tx-rate", "rate"};
-
-const char *sb_pace_mode_name(enum sb_pace_mode m)
-{
-    return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "none";
-}
-
-bool sb_pace_mode_parse(const char *s, enum sb_pace_mode *m)
-{
-    *m = SB_PACE_NONE;
-    for (unsigned i = 0; s != NULL && i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
-        if (strcmp(s, mode_names[i]) == 0) {
-            *m = (enum sb_pace_mode)i;
-            return true;
-        }
-    return false;
-}
 
 struct sb_point_config sb_point_config_make(const struct sb_config *cfg, unsigned threads,
                                             double tx_rate, unsigned repeat,

@@ -13,31 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "pure/sb_pacer.h"
+
 struct sb_config;
-
-/*
- * How transactions are paced: the one rate-mode enum of the program (the
- * run, the reports, the result files and the result-file reader). The
- * values are stable: 0 closed loop, 1 --tx-rate, 2 --rate.
- */
-enum sb_pace_mode {
-    SB_PACE_NONE = 0,  /* closed loop, as fast as possible */
-    SB_PACE_FIXED = 1, /* --tx-rate: a fixed schedule per thread */
-    SB_PACE_POISSON = 2 /* --rate: Poisson arrivals */
-};
-
-/* True in the rate modes (a target rate). */
-static inline bool sb_pace_rated(enum sb_pace_mode m)
-{
-    return m != SB_PACE_NONE;
-}
-
-/* The name of a mode in result files ("none", "tx-rate", "rate"). */
-const char *sb_pace_mode_name(enum sb_pace_mode m);
-
-/* The mode named s by sb_pace_mode_name; false when s is NULL or no mode's
- * name (*m is then SB_PACE_NONE). */
-bool sb_pace_mode_parse(const char *s, enum sb_pace_mode *m);
 
 /* What one point runs with. Build it with sb_point_config_make; treat it
  * as read-only afterwards. */

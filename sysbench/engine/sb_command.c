@@ -22,6 +22,7 @@
 #include "lua/sb_lua_interrupt.h"
 #include "core/sb_log.h"
 #include "core/sb_stop.h"
+#include "engine/sb_ffi_rand.h"
 
 static volatile sig_atomic_t stop_signal;
 static sem_t signal_sem; /* posted by the handler, for the watcher */

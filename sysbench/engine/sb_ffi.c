@@ -19,6 +19,7 @@
 #include "config/sb_config.h"
 #include "pure/sb_lhist.h"
 #include "pure/sb_rand.h"
+#include "engine/sb_ffi_rand.h"
 #include "engine/sb_worker.h"
 
 /* Exported for scripts; declared here because no header serves Lua. */
@@ -45,8 +46,6 @@ void sb_histogram_delete(struct sb_lhist *h);
 void sb_histogram_update(struct sb_lhist *h, double value);
 void sb_histogram_print(struct sb_lhist *h);
 
-void sb_ffi_rand_bind(struct sb_rand *r);
-void sb_ffi_rand_unbind(struct sb_rand *r);
 uint32_t sb_ffi_rand_wrapped(struct sb_rand *r, int dist, uint32_t a, uint32_t b);
 uint32_t sb_ffi_rand_default(struct sb_rand *r, uint32_t a, uint32_t b);
 uint32_t sb_ffi_rand_unique(struct sb_rand *r);
@@ -128,37 +127,17 @@ void sb_counter_inc(int thread_id, int type)
  * The calling thread's generator
  * ------------------------------------------------------------------------ */
 
-/*
- * 1.0's sb_rand_* take no generator argument: they act on the calling
- * thread's. Each Lua state binds its own generator here when
- * sysbench.rand loads (states are created in the thread that runs them) and
- * unbinds it when it closes.
- */
-static __thread struct sb_rand *cur_rand;
-/* For a thread with no state bound (a script's foreign thread): seeded from
- * --rand-seed, stream SB_RAND_STREAM_FOREIGN + n for the n-th such thread to
- * draw, never a crash. */
+/* For a thread with no state bound (a script's foreign thread; the
+ * binding is sb_ffi_rand.c's): seeded from --rand-seed, stream
+ * SB_RAND_STREAM_FOREIGN + n for the n-th such thread to draw, never a
+ * crash. */
 static __thread struct sb_rand fallback_rand;
 static __thread bool fallback_ready;
 
-void sb_ffi_rand_bind(struct sb_rand *r)
-{
-    cur_rand = r;
-}
-
-void sb_ffi_rand_unbind(struct sb_rand *r)
-{
-    if (cur_rand == r)
-        cur_rand = NULL;
-}
-
-struct sb_rand *sb_ffi_rand_current(void)
-{
-    return cur_rand;
-}
-
 static struct sb_rand *thread_rand(void)
 {
+    struct sb_rand *cur_rand = sb_ffi_rand_current();
+
     if (cur_rand != NULL)
         return cur_rand;
     if (!fallback_ready) {

@@ -30,6 +30,7 @@
 #include "engine/sb_sampler.h"
 #include "core/sb_stop.h"
 #include "engine/sb_worker.h"
+#include "engine/sb_ffi_rand.h"
 
 /* How often a loop with nothing to do looks at the stop flag. */
 #define SB_LOOP_TICK_NS (50 * SB_NS_PER_MS)
@@ -84,6 +85,7 @@ int sb_loop_init(struct sb_loop *loops, unsigned nloops, struct sb_run *run)
         for (unsigned j = 0; j < l->n; j++) {
             struct sb_worker *w = &run->workers[first + j];
             w->loop = l;
+            w->loop_measure = sb_loop_measure;
             w->db.nonblocking = true;
         }
         first += l->n;

@@ -12,7 +12,6 @@
 #include "core/sb_clock.h"
 #include "config/sb_config.h"
 #include "core/sb_log.h"
-#include "engine/sb_loop.h"
 #include "engine/sb_run.h"
 #include "core/sb_stop.h"
 #include "engine/sb_sampler.h"
@@ -356,7 +355,7 @@ void sb_worker_measure_cpu(struct sb_worker *w)
 {
     if (w->loop != NULL) {
         w->run_ns = 0;
-        sb_loop_measure(w->loop);
+        w->loop_measure(w->loop);
         return;
     }
     sb_cpu_sample_this_thread(&w->cpu_start);

@@ -85,6 +85,9 @@ struct sb_worker {
      * window (its share of the loop thread's CPU time). Private to the
      * loop's thread. */
     struct sb_loop *loop;
+    /* sb_loop_measure, set with loop by the loop (sb_loop_init): the
+     * worker calls down it, so it needs no knowledge of the loop. */
+    void (*loop_measure)(struct sb_loop *loop);
     lua_State *co;
     uint64_t wake_ns, wake_nominal;
     bool wake_then_stop;

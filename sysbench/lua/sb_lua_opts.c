@@ -16,17 +16,9 @@
 #include <string.h>
 
 #include "config/sb_config.h"
-#include "lua/sb_lua.h"
-
-void sb_lua_rawfield(lua_State *L, int idx, const char *key)
-{
-    if (lua_istable(L, idx)) {
-        lua_pushstring(L, key);
-        lua_rawget(L, idx < 0 && idx > LUA_REGISTRYINDEX ? idx - 1 : idx);
-    } else {
-        lua_pushnil(L);
-    }
-}
+#include "config/sb_point.h"
+#include "lua/sb_lua_call.h"
+#include "lua/sb_lua_opts.h"
 
 /* ------------------------------------------------------------ export */
 

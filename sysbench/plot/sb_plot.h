@@ -24,9 +24,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "lua/sb_lua.h"
+#include "config/sb_lua_env.h"
 #include "results/sb_output.h"
 #include "results/sb_resfile.h"
+#include "plot/sb_plot_findmax.h"
+#include "plot/sb_plot_time.h"
 
 /* How many files one --plot writes. */
 #define SB_PLOT_NCHARTS 4
@@ -54,45 +56,4 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
  */
 int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
                    FILE *out, char *err, size_t errlen);
-
-/*
- * Runs gnuplot on the script file `script`, its error output going to
- * errpath. Returns 0, or -1 with one line in err (quoting gnuplot's
- * error when it failed).
- */
-int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t errlen);
-
-/*
- * The time axis of one point (sb_plot_time.c): FILE-timeline.png (or
- * .svg) with, per interval, throughput against the target, response time
- * p50/p99 and start lag p99, the backlog, and client/server CPU. Without
- * intervals (no --report-interval) it draws nothing and says so on out.
- * Returns 0, or -1 with one line in err.
- */
-int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
-                     size_t errlen);
-
-/*
- * The --find-max chart (sb_plot_findmax.c): FILE-find-max.png (or .svg)
- * from the "find_max" object fm of a result document: the SLA percentile
- * and the achieved share of the target of every run and rate against the
- * target rate (a numeric axis), the SLA and 99.5% limits as dashed lines,
- * the rate found as a vertical line with the bracket up to the lowest rate
- * missed shaded, and the closed-loop throughput dotted. Returns 0, or -1
- * with one line in err.
- */
-struct sb_jv;
-int sb_plot_findmax(const struct sb_jv *fm, const char *path, FILE *out, char *err,
-                    size_t errlen);
-
-/* gnuplot script helpers shared by the chart writers (sb_plot.c,
- * sb_plot_time.c). sb_plot_gp_str writes s as a single-quoted gnuplot
- * string (quotes doubled, control characters as spaces); sb_plot_gp_num
- * writes " v", or " NaN" for a non-finite v (a gap in a line). */
-void sb_plot_gp_str(FILE *f, const char *s);
-/* sb_plot_gp_path writes s as a gnuplot string expression that keeps
- * every byte, control characters included (for file names). */
-void sb_plot_gp_path(FILE *f, const char *s);
-void sb_plot_gp_num(FILE *f, double v);
-
 #endif /* SB_PLOT_H */

@@ -4,7 +4,8 @@
  * "find_max" record of the result document; see sb_plot_findmax in
  * sb_plot.h.
  */
-#include "plot/sb_plot.h"
+#include "plot/sb_plot_findmax.h"
+#include "plot/sb_gnuplot.h"
 
 #include <errno.h>
 #include <limits.h>

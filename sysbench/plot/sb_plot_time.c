@@ -3,7 +3,8 @@
  * sharing the time axis, drawn from the point's interval reports; see
  * sb_plot_timeline in sb_plot.h.
  */
-#include "plot/sb_plot.h"
+#include "plot/sb_plot_time.h"
+#include "plot/sb_gnuplot.h"
 
 #include <errno.h>
 #include <limits.h>

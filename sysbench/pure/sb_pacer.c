@@ -362,3 +362,23 @@ void sb_arrivals_start_window(struct sb_arrivals *a, uint64_t start_ns)
     a->max_backlog = 0;
     a->late = 0;
 }
+
+/* ------------------------------------------------------------ rate mode */
+
+static const char *const mode_names[] = {"none", "tx-rate", "rate"};
+
+const char *sb_pace_mode_name(enum sb_pace_mode m)
+{
+    return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "none";
+}
+
+bool sb_pace_mode_parse(const char *s, enum sb_pace_mode *m)
+{
+    *m = SB_PACE_NONE;
+    for (unsigned i = 0; s != NULL && i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+        if (strcmp(s, mode_names[i]) == 0) {
+            *m = (enum sb_pace_mode)i;
+            return true;
+        }
+    return false;
+}

@@ -22,6 +22,30 @@
 #include <stdbool.h>
 #include "pure/sb_rand.h"
 
+/*
+ * How transactions are paced: the one rate-mode enum of the program (the
+ * run, the reports, the result files and the result-file reader). The
+ * values are stable: 0 closed loop, 1 --tx-rate, 2 --rate.
+ */
+enum sb_pace_mode {
+    SB_PACE_NONE = 0,  /* closed loop, as fast as possible */
+    SB_PACE_FIXED = 1, /* --tx-rate: a fixed schedule per thread */
+    SB_PACE_POISSON = 2 /* --rate: Poisson arrivals */
+};
+
+/* True in the rate modes (a target rate). */
+static inline bool sb_pace_rated(enum sb_pace_mode m)
+{
+    return m != SB_PACE_NONE;
+}
+
+/* The name of a mode in result files ("none", "tx-rate", "rate"). */
+const char *sb_pace_mode_name(enum sb_pace_mode m);
+
+/* The mode named s by sb_pace_mode_name; false when s is NULL or no mode's
+ * name (*m is then SB_PACE_NONE). */
+bool sb_pace_mode_parse(const char *s, enum sb_pace_mode *m);
+
 enum sb_late_policy {
     SB_LATE_CATCHUP, /* start missed slots at once, back to back */
     SB_LATE_SKIP     /* drop missed slots and count them */

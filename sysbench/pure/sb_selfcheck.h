@@ -68,7 +68,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "config/sb_point.h"
+#include "pure/sb_pacer.h"
 
 #define SB_SELFCHECK_CPU_SHARE 0.90
 #define SB_SELFCHECK_LAG_SHARE 0.10

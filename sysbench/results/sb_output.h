@@ -23,7 +23,7 @@
 
 #include "config/sb_config.h"
 #include "cpu/sb_cpu.h"
-#include "lua/sb_lua.h"
+#include "config/sb_lua_env.h"
 #include "config/sb_point.h"
 #include "results/sb_report.h"
 #include "results/sb_result.h"

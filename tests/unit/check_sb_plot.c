@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plot/sb_gnuplot.h"
 #include "plot/sb_plot.h"
 
 #define ERRLEN 1024
