@@ -17,20 +17,6 @@ static char *dup_range(const char *s, size_t len)
     return strndup(s, len);
 }
 
-/* Returns the span of s without leading and trailing white space. */
-static void trim_span(const char *s, size_t len, const char **start,
-                      size_t *out_len)
-{
-    while (len > 0 && isspace((unsigned char)*s)) {
-        s++;
-        len--;
-    }
-    while (len > 0 && isspace((unsigned char)s[len - 1]))
-        len--;
-    *start = s;
-    *out_len = len;
-}
-
 void sb_args_init(struct sb_args *a)
 {
     memset(a, 0, sizeof(*a));
@@ -196,7 +182,7 @@ static bool split_config_line(const char *line, long len, size_t lineno, const c
         s += 3;
         len -= 3;
     }
-    trim_span(s, (size_t)len, &s, &slen);
+    sb_opt_trim_span(s, (size_t)len, &s, &slen);
     if (slen == 0 || s[0] == '#')
         return false;
     /* Tolerate "--name=value", as users paste command lines. */
@@ -208,8 +194,8 @@ static bool split_config_line(const char *line, long len, size_t lineno, const c
     *valuelen = 0;
     eq = memchr(s, '=', slen);
     if (eq != NULL) {
-        trim_span(s, (size_t)(eq - s), name, namelen);
-        trim_span(eq + 1, slen - (size_t)(eq - s) - 1, value, valuelen);
+        sb_opt_trim_span(s, (size_t)(eq - s), name, namelen);
+        sb_opt_trim_span(eq + 1, slen - (size_t)(eq - s) - 1, value, valuelen);
     } else {
         *name = s;
         *namelen = slen;

@@ -84,8 +84,7 @@ static bool str_ieq(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Returns the span of s without leading and trailing white space. */
-static void trim_span(const char *s, size_t len, const char **start,
+void sb_opt_trim_span(const char *s, size_t len, const char **start,
                       size_t *out_len)
 {
     while (len > 0 && isspace((unsigned char)*s)) {
@@ -254,7 +253,7 @@ static int parse_list(const char *s, char ***items_out, size_t *n_out)
     *n_out = 0;
     if (s == NULL)
         return 0;
-    trim_span(s, strlen(s), &start, &len);
+    sb_opt_trim_span(s, strlen(s), &start, &len);
     if (len == 0)
         return 0;
     cap = 1;
@@ -271,7 +270,7 @@ static int parse_list(const char *s, char ***items_out, size_t *n_out)
             const char *t;
             size_t tlen;
 
-            trim_span(item_start, (size_t)(p - item_start), &t, &tlen);
+            sb_opt_trim_span(item_start, (size_t)(p - item_start), &t, &tlen);
             items[n] = dup_range(t, tlen);
             if (items[n] == NULL) {
                 free_items(items, n);

@@ -142,4 +142,9 @@ void sb_optset_print_help(const struct sb_optset *set, FILE *out);
 int sb_opt_fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The span of s[0, len) without leading and trailing white space: its
+ * start in *start (inside s) and its length in *out_len. Shared by the
+ * option value and argv parsers. */
+void sb_opt_trim_span(const char *s, size_t len, const char **start, size_t *out_len);
+
 #endif /* SB_OPTIONS_H */

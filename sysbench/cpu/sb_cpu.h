@@ -5,7 +5,7 @@
  * CPU accounting: CPU time spent by the client (this process, and each of
  * its threads), by the database server's processes when they run on this
  * machine, and by the whole machine, turned into CPU microseconds per
- * transaction and utilisation. See shared/DESIGN.md "CPU cost per
+ * transaction and utilisation. See doc/design.md "CPU cost per
  * transaction".
  *
  * The module is split in three layers so each can be tested on its own:

@@ -1,6 +1,6 @@
 /*
  * Transaction scheduling for --tx-rate and --rate; see sb_pacer.h and
- * shared/DESIGN.md "Steady-rate mode".
+ * doc/design.md "Steady rate".
  *
  * Times are integer nanoseconds at the interface. Inside, the fixed-rate
  * schedule keeps the period as a double and derives every due time from the

@@ -5,7 +5,7 @@
  * Transaction scheduling (pure module: no threads, no I/O, no clock; the
  * caller passes "now" in nanoseconds, so tests drive it with a fake clock).
  *
- * Two rate modes, see shared/DESIGN.md "Steady-rate mode":
+ * Two rate modes, see doc/design.md "Steady rate":
  *
  * Fixed (--tx-rate=R): thread i of N has period P = N/R seconds and its k-th
  * transaction is due at t0 + i*P/N + k*P + j_k, with j_k uniform in

@@ -11,7 +11,7 @@
  *
  * The distributions and their tuning follow sysbench 1.0's documented
  * options (--rand-type, --rand-spec-iter, --rand-spec-pct, --rand-spec-res,
- * --rand-pareto-h, --rand-zipfian-exp); see shared/LUA_API.md.
+ * --rand-pareto-h, --rand-zipfian-exp); see doc/lua-api.md "sysbench.rand".
  */
 
 #include <stdint.h>

@@ -2,8 +2,8 @@
 #define SB_REPORT_H
 
 /*
- * Text reports in sysbench 1.0's format (shared/LUA_API.md, "The report
- * scripts parse"), so existing parsers read them; new information goes in
+ * Text reports in sysbench 1.0's format (doc/design.md, "Results"), so
+ * existing parsers read them; new information goes in
  * trailing fields and new sections, never into the old ones.
  */
 
