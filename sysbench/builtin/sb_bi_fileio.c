@@ -52,18 +52,6 @@ static const char *const mode_titles[] = {
     "random read", "random write", "random r/w"
 };
 
-struct fio_config fio_cfg;
-
-bool fio_mode_writes(enum fio_mode m)
-{
-    return m != FIO_SEQRD && m != FIO_RNDRD;
-}
-
-void fio_file_name(unsigned i, char *buf, size_t len)
-{
-    snprintf(buf, len, "test_file.%u", i);
-}
-
 static int word_index(const char *v, const char *const *words)
 {
     for (int i = 0; v != NULL && words[i] != NULL; i++)
