@@ -4,7 +4,7 @@
  * fetched into text buffers that grow on truncation. See drv_mysql.h.
  */
 
-#include "drivers/mysql/drv_mysql.h"
+#include "drivers/mysql/drv_mysql_stmt.h"
 
 /* ------------------------------------------------- prepared statements */
 
