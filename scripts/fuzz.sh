@@ -28,7 +28,7 @@ if [ ! -f "$b/Makefile" ]; then
 fi
 # The core library and the drivers, and the link flags the program uses.
 make -s -C "$b" -j2 sysbench/sysbench >/dev/null
-printf 'print-libs:\n\t@echo sysbench/libsbcore.a $(DRIVER_LIBS) sysbench/libsbcore.a $(LUAJIT_LIBS) $(ALLOCATOR_LIBS) $(PTHREAD_LIBS) -lm\n' >"$b/print-libs.mk"
+printf 'print-libs:\n\t@echo $(SB_LIBS) $(LUAJIT_LIBS) $(ALLOCATOR_LIBS) $(PTHREAD_LIBS) -lm\n' >"$b/print-libs.mk"
 libs=$(make -s -C "$b" -f Makefile -f print-libs.mk print-libs)
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
@@ -40,7 +40,7 @@ for h in "${harnesses[@]}"; do
     (cd "$b" && clang -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer $san \
         -I"$top/sysbench" -I"$b" -I"$b/sysbench" $(pkg-config --cflags luajit) \
         -Wl,--export-dynamic -o "$exe" "$top/tests/fuzz/fuzz_$h.c" \
-        sysbench/sb_ffi.o $libs)
+        sysbench/engine/sb_ffi.o $libs)
     # Regression inputs first: each must run clean.
     if [ -d "$top/tests/fuzz/regress/$h" ] && [ -n "$(ls -A "$top/tests/fuzz/regress/$h")" ]; then
         "$exe" -runs=0 "$top/tests/fuzz/regress/$h"/* >"$b/regress-$h.log" 2>&1 || {

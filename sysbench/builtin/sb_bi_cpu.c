@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sb_bi_cpu.h"
-#include "sb_result.h"
-#include "sb_stats.h"
+#include "builtin/sb_bi_cpu.h"
+#include "results/sb_result.h"
+#include "results/sb_stats.h"
 
 static const struct sb_opt_def cpu_options[] = {
     { "cpu-max-prime", "upper limit for primes generator", "10000", SB_ARG_INT },

@@ -1,7 +1,7 @@
 #ifndef SB_BI_CPU_H
 #define SB_BI_CPU_H
 
-#include "sb_builtin.h"
+#include "builtin/sb_builtin.h"
 
 /* The "cpu" compiled-in test (sb_bi_cpu.c). */
 extern const struct sb_builtin sb_bi_cpu;

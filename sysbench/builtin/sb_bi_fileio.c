@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sb_bi_fileio.h"
-#include "sb_bi_fileio_int.h"
-#include "sb_clock.h"
-#include "sb_config.h"
-#include "sb_result.h"
-#include "sb_stats.h"
+#include "builtin/sb_bi_fileio.h"
+#include "builtin/sb_bi_fileio_int.h"
+#include "core/sb_clock.h"
+#include "config/sb_config.h"
+#include "results/sb_result.h"
+#include "results/sb_stats.h"
 
 static const struct sb_opt_def fileio_options[] = {
     { "file-num", "number of files to create", "128", SB_ARG_INT },
@@ -51,18 +51,6 @@ static const char *const mode_titles[] = {
     "sequential write (creation)", "sequential rewrite", "sequential read",
     "random read", "random write", "random r/w"
 };
-
-struct fio_config fio_cfg;
-
-bool fio_mode_writes(enum fio_mode m)
-{
-    return m != FIO_SEQRD && m != FIO_RNDRD;
-}
-
-void fio_file_name(unsigned i, char *buf, size_t len)
-{
-    snprintf(buf, len, "test_file.%u", i);
-}
 
 static int word_index(const char *v, const char *const *words)
 {

@@ -1,7 +1,7 @@
 #ifndef SB_BI_FILEIO_H
 #define SB_BI_FILEIO_H
 
-#include "sb_builtin.h"
+#include "builtin/sb_builtin.h"
 
 /* The "fileio" compiled-in test (sb_bi_fileio.c). */
 extern const struct sb_builtin sb_bi_fileio;

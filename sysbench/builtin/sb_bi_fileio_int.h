@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sb_builtin.h"
+#include "builtin/sb_builtin.h"
 
 enum fio_mode {
     FIO_SEQWR, FIO_SEQREWR, FIO_SEQRD, FIO_RNDRD, FIO_RNDWR, FIO_RNDRW

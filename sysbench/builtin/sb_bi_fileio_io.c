@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,9 +31,24 @@
 #include <liburing.h>
 #endif
 
-#include "sb_bi_fileio_int.h"
-#include "sb_driver.h"
-#include "sb_rand.h"
+#include "builtin/sb_bi_fileio_int.h"
+#include "drivers/sb_driver.h"
+#include "pure/sb_rand.h"
+
+/* The configuration sb_bi_fileio.c parses from the options, and the
+ * names both halves use: defined in this, the lower half, so the run
+ * does not call back into the option parser's file. */
+struct fio_config fio_cfg;
+
+bool fio_mode_writes(enum fio_mode m)
+{
+    return m != FIO_SEQRD && m != FIO_RNDRD;
+}
+
+void fio_file_name(unsigned i, char *buf, size_t len)
+{
+    snprintf(buf, len, "test_file.%u", i);
+}
 
 /* The open files of the point being run: shared by its threads. */
 static struct {

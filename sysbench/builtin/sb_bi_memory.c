@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "sb_bi_memory.h"
-#include "sb_rand.h"
-#include "sb_result.h"
-#include "sb_stats.h"
+#include "builtin/sb_bi_memory.h"
+#include "pure/sb_rand.h"
+#include "results/sb_result.h"
+#include "results/sb_stats.h"
 
 static const struct sb_opt_def memory_options[] = {
     { "memory-block-size", "size of memory block for test", "1K", SB_ARG_SIZE },

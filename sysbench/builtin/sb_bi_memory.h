@@ -1,7 +1,7 @@
 #ifndef SB_BI_MEMORY_H
 #define SB_BI_MEMORY_H
 
-#include "sb_builtin.h"
+#include "builtin/sb_builtin.h"
 
 /* The "memory" compiled-in test (sb_bi_memory.c). */
 extern const struct sb_builtin sb_bi_memory;

@@ -8,8 +8,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "sb_bi_mutex.h"
-#include "sb_rand.h"
+#include "builtin/sb_bi_mutex.h"
+#include "pure/sb_rand.h"
 
 static const struct sb_opt_def mutex_options[] = {
     { "mutex-num", "total size of mutex array", "4096", SB_ARG_INT },

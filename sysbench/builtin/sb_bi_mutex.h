@@ -1,7 +1,7 @@
 #ifndef SB_BI_MUTEX_H
 #define SB_BI_MUTEX_H
 
-#include "sb_builtin.h"
+#include "builtin/sb_builtin.h"
 
 /* The "mutex" compiled-in test (sb_bi_mutex.c). */
 extern const struct sb_builtin sb_bi_mutex;

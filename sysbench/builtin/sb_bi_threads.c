@@ -8,7 +8,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "sb_bi_threads.h"
+#include "builtin/sb_bi_threads.h"
 
 static const struct sb_opt_def threads_options[] = {
     { "thread-yields", "number of yields to do per request", "1000", SB_ARG_INT },

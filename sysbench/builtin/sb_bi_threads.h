@@ -1,7 +1,7 @@
 #ifndef SB_BI_THREADS_H
 #define SB_BI_THREADS_H
 
-#include "sb_builtin.h"
+#include "builtin/sb_builtin.h"
 
 /* The "threads" compiled-in test (sb_bi_threads.c). */
 extern const struct sb_builtin sb_bi_threads;

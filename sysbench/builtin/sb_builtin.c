@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_builtin.h"
-#include "sb_log.h"
-#include "sb_bi_cpu.h"
-#include "sb_bi_fileio.h"
-#include "sb_bi_memory.h"
-#include "sb_bi_mutex.h"
-#include "sb_bi_threads.h"
+#include "builtin/sb_builtin.h"
+#include "core/sb_log.h"
+#include "builtin/sb_bi_cpu.h"
+#include "builtin/sb_bi_fileio.h"
+#include "builtin/sb_bi_memory.h"
+#include "builtin/sb_bi_mutex.h"
+#include "builtin/sb_bi_threads.h"
 
 /* In the order sysbench 1.0 lists them under "Compiled-in tests". */
 static const struct sb_builtin *const tests[] = {

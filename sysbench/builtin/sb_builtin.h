@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sb_options.h"
+#include "core/sb_options.h"
 
 struct sb_rand;
 struct sb_db_counters;

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sb_config.h"
-#include "sb_args.h"
-#include "sb_options.h"
+#include "config/sb_config.h"
+#include "core/sb_args.h"
+#include "core/sb_options.h"
 #include "fuzz_limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sb_json_read.h"
-#include "sb_resfile.h"
+#include "core/sb_json_read.h"
+#include "results/sb_resfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sb_config.h"
+#include "config/sb_config.h"
 
 /* A clock reading (uptime) is far below this; the rest is for durations. */
 #define SB_FUZZ_MAX_NS 8e18

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_config.h"
-#include "sb_lua.h"
-#include "sb_rand.h"
+#include "config/sb_config.h"
+#include "lua/sb_lua.h"
+#include "pure/sb_rand.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

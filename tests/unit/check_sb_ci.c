@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sb_ci.h"
+#include "pure/sb_ci.h"
 
 START_TEST(test_t_quantile)
 {

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sb_cpu.h"
+#include "cpu/sb_cpu.h"
 
 #define MSG 512
 #define MS 1000000ULL

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sb_db_cancel.h"
-#include "sb_driver.h"
+#include "drivers/sb_db_cancel.h"
+#include "drivers/sb_driver.h"
 
 #define ERRLEN 512
 

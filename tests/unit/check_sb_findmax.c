@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_findmax.h"
-#include "sb_json.h"
-#include "sb_json_read.h"
+#include "pure/sb_findmax.h"
+#include "core/sb_json.h"
+#include "core/sb_json_read.h"
 
 #define MAX_CALLS 256
 

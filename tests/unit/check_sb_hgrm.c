@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_hgrm.h"
+#include "results/sb_hgrm.h"
 
 static struct sb_hist h;
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_histogram.h"
-#include "sb_lhist.h"
+#include "pure/sb_histogram.h"
+#include "pure/sb_lhist.h"
 
 #define US 1000ULL
 #define MS 1000000ULL

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sb_json.h"
-#include "sb_json_read.h"
+#include "core/sb_json.h"
+#include "core/sb_json_read.h"
 
 static struct sb_jv *parse(const char *s)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sb_args.h"
+#include "core/sb_args.h"
 
 #define ERRLEN 256
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_pacer.h"
+#include "pure/sb_pacer.h"
 
 #define ERRLEN 256
 #define T0 1000000000ULL  /* an arbitrary start, 1 s after the clock's zero */

@@ -20,7 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sb_plot.h"
+#include "plot/sb_gnuplot.h"
+#include "plot/sb_plot.h"
 
 #define ERRLEN 1024
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_rand.h"
+#include "pure/sb_rand.h"
 
 static struct sb_rand_params params;
 

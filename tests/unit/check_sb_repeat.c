@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sb_histogram.h"
-#include "sb_repeat.h"
+#include "pure/sb_histogram.h"
+#include "results/sb_repeat.h"
 
 static uint64_t rng = 88172645463325252ULL;
 

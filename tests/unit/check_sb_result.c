@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sb_compare.h"
-#include "sb_config.h"
-#include "sb_options.h"
-#include "sb_output.h"
-#include "sb_point.h"
-#include "sb_report.h"
-#include "sb_resfile.h"
-#include "sb_result.h"
+#include "compare/sb_compare.h"
+#include "config/sb_config.h"
+#include "core/sb_options.h"
+#include "results/sb_output.h"
+#include "config/sb_point.h"
+#include "results/sb_report.h"
+#include "results/sb_resfile.h"
+#include "results/sb_result.h"
 
 /* A point of 4 threads at --tx-rate 200 that ran 10 s: 1000 events,
  * 14 reads, 4 writes and 2 other queries each; response times 1..1000 ms

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_selfcheck.h"
+#include "pure/sb_selfcheck.h"
 
 /* A fixed-seed generator, so every run of the tests sees the same series. */
 static uint64_t rng = 0x853c49e6748fea9bULL;

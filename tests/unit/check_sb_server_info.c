@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_json.h"
-#include "sb_server_info.h"
+#include "core/sb_json.h"
+#include "results/sb_server_info.h"
 
 START_TEST(test_rule)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_stats.h"
+#include "results/sb_stats.h"
 
 #define MS 1000000ULL
 

@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sb_histogram.h"
-#include "sb_verdict.h"
+#include "pure/sb_histogram.h"
+#include "compare/sb_verdict.h"
 
 /* A deterministic standard normal (xorshift + Box-Muller). */
 static uint64_t rng = 88172645463325252ULL;

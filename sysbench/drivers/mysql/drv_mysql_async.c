@@ -7,7 +7,8 @@
  * sending it (query or execute) and storing its rows, so the connection
  * remembers which step is in flight.
  */
-#include "drv_mysql.h"
+#include "drivers/mysql/drv_mysql_async.h"
+#include "drivers/mysql/drv_mysql_stmt.h"
 
 #include <poll.h>
 

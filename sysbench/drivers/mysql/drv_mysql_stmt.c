@@ -1,10 +1,10 @@
 /*
  * Server-side prepared statements of the MySQL driver: bind arrays sized
  * once at prepare time so executions allocate nothing, and result rows
- * fetched into text buffers that grow on truncation. See drv_mysql.h.
+ * fetched into text buffers that grow on truncation. See drv_mysql_stmt.h.
  */
 
-#include "drv_mysql.h"
+#include "drivers/mysql/drv_mysql_stmt.h"
 
 /* ------------------------------------------------- prepared statements */
 

@@ -39,9 +39,9 @@
 
 #include <libpq-fe.h>
 
-#include "sb_driver.h"
-#include "sb_options.h"
-#include "sb_stop.h"
+#include "drivers/sb_driver.h"
+#include "core/sb_options.h"
+#include "core/sb_stop.h"
 
 /* Room for one formatted number: "%.17g" of a double or an int64. */
 #define SB_PG_NUMBUF 32

@@ -33,8 +33,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sb_driver.h"
-#include "sb_log.h"
+#include "drivers/sb_driver.h"
+#include "core/sb_log.h"
 
 static const struct sb_opt_def sqlite_options[] = {
     {"sqlite-db", "SQLite database file", "sbtest.db", SB_ARG_FILE},

@@ -1,4 +1,4 @@
--- The `sysbench` table scripts see (shared/LUA_API.md). The C side has
+-- The `sysbench` table scripts see (doc/lua-api.md). The C side has
 -- already created it with the per-state values (tid, opt, cmdline.argv,
 -- reporters); this module adds the constants, the sub-modules and the
 -- built-in event loop.

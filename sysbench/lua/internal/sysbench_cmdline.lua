@@ -1,5 +1,5 @@
--- sysbench.cmdline: option declarations and commands (shared/LUA_API.md,
--- shared/LUA_COMPAT.md). The C side calls read_cmdline_options() after the
+-- sysbench.cmdline: option declarations and commands (doc/lua-api.md,
+-- doc/compat.md). The C side calls read_cmdline_options() after the
 -- script body runs (through the registry, so a script that replaces the
 -- `sysbench` global cannot break it) and exports the parsed values as
 -- sysbench.opt.

@@ -1,0 +1,941 @@
+/*
+ * The driver registry and the layer every driver shares: connections,
+ * statements (server-side or emulated), result sets and the error policy.
+ * See sb_driver.h. The policy below is configuration: fixed by sb_db_init
+ * in the main thread and read-only once threads start.
+ */
+#include "drivers/sb_driver.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "core/sb_clock.h"
+#include "drivers/sb_db_cancel.h"
+#include "core/sb_log.h"
+#include "core/sb_stop.h"
+
+#ifdef USE_SQLITE
+extern const struct sb_driver_ops sb_driver_sqlite;
+#endif
+#ifdef USE_MYSQL
+extern const struct sb_driver_ops sb_driver_mysql;
+#endif
+#ifdef USE_PGSQL
+extern const struct sb_driver_ops sb_driver_pgsql;
+#endif
+
+static const struct sb_driver_ops *const registry[] = {
+#ifdef USE_SQLITE
+    &sb_driver_sqlite,
+#endif
+#ifdef USE_MYSQL
+    &sb_driver_mysql,
+#endif
+#ifdef USE_PGSQL
+    &sb_driver_pgsql,
+#endif
+    NULL
+};
+
+const struct sb_opt_def sb_db_options[] = {
+    {"db-driver", "specifies database driver to use ('help' to get list of available drivers)", "sqlite", SB_ARG_STRING},
+    {"db-ps-mode", "prepared statements usage mode {auto, disable}", "auto", SB_ARG_STRING},
+    {"db-ignore-errors", "error numbers or SQLSTATEs to ignore (restart the event) for every driver, or 'all'", "", SB_ARG_LIST},
+    {"db-reconnect-timeout", "seconds to keep retrying a lost connection before giving up", "60", SB_ARG_DOUBLE},
+    {"db-debug", "print database-specific debug information", "off", SB_ARG_BOOL},
+    {NULL, NULL, NULL, 0}
+};
+
+#define MAX_IGNORE 64
+
+/* The error policy, read-only once threads start. */
+static struct {
+    bool ps_disable;
+    bool ignore_all;
+    char ignore[MAX_IGNORE][16];
+    size_t nignore;
+    double reconnect_timeout;
+    bool debug;
+} policy;
+
+/* Connection numbers pick hosts round-robin across all threads. */
+static unsigned connection_counter;
+
+const struct sb_driver_ops *const *sb_driver_list(void)
+{
+    return registry;
+}
+
+const struct sb_driver_ops *sb_driver_find(const char *name)
+{
+    for (size_t i = 0; registry[i] != NULL; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+/* An error number (digits) or a SQLSTATE (five letters or digits). */
+static bool valid_error_code(const char *s)
+{
+    size_t n = strlen(s), digits = strspn(s, "0123456789");
+
+    if (n > 0 && n <= 10 && digits == n)
+        return true;
+    if (n != 5)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+static int add_ignore_list(const char *option, char *const *items, size_t n,
+                           char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        char quoted[64];
+
+        if (strcmp(items[i], "all") == 0) {
+            policy.ignore_all = true;
+            continue;
+        }
+        if (!valid_error_code(items[i]) || policy.nignore == MAX_IGNORE) {
+            snprintf(err, errlen, "invalid value '%s' for --%s: expected error numbers, "
+                     "5-character SQLSTATEs or 'all' (at most %d)",
+                     sb_log_escape(items[i], quoted, sizeof(quoted), false), option,
+                     MAX_IGNORE);
+            return -1;
+        }
+        snprintf(policy.ignore[policy.nignore++], sizeof(policy.ignore[0]), "%s", items[i]);
+    }
+    return 0;
+}
+
+/*
+ * Without the driver's option set, its ignore-list option's declared
+ * default is the list ignorable by default, so that the list is written
+ * once, in the option table.
+ */
+static int add_default_ignorable(const struct sb_driver_ops *drv, char *err, size_t errlen)
+{
+    const struct sb_opt_def *d = drv->options;
+
+    if (drv->ignore_option == NULL || d == NULL)
+        return 0;
+    while (d->name != NULL && strcmp(d->name, drv->ignore_option) != 0)
+        d++;
+    if (d->name != NULL && d->def != NULL) {
+        char buf[256], *save = NULL, *tok;
+        snprintf(buf, sizeof(buf), "%s", d->def);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            char *one[1] = {tok};
+            if (add_ignore_list(drv->ignore_option, one, 1, err, errlen) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
+                                       const struct sb_optset *driver_opts,
+                                       const char *driver_name,
+                                       char *err, size_t errlen)
+{
+    const struct sb_driver_ops *drv = sb_driver_find(driver_name);
+    const char *mode = sb_optset_str(general, "db-ps-mode");
+    char *const *items;
+    size_t n;
+
+    if (drv == NULL) {
+        snprintf(err, errlen, "invalid database driver name: '%s' (compiled in:%s%s%s)",
+                 driver_name,
+#ifdef USE_SQLITE
+                 " sqlite",
+#else
+                 "",
+#endif
+#ifdef USE_MYSQL
+                 " mysql",
+#else
+                 "",
+#endif
+#ifdef USE_PGSQL
+                 " pgsql"
+#else
+                 ""
+#endif
+        );
+        return NULL;
+    }
+    memset(&policy, 0, sizeof(policy));
+    if (mode == NULL || (strcmp(mode, "auto") != 0 && strcmp(mode, "disable") != 0)) {
+        snprintf(err, errlen, "invalid value '%s' for --db-ps-mode: expected auto or disable",
+                 mode ? mode : "");
+        return NULL;
+    }
+    policy.ps_disable = strcmp(mode, "disable") == 0;
+    policy.debug = sb_optset_bool(general, "db-debug");
+    policy.reconnect_timeout = sb_optset_double(general, "db-reconnect-timeout");
+    if (!(policy.reconnect_timeout >= 0)) {
+        snprintf(err, errlen, "invalid value for --db-reconnect-timeout: expected seconds");
+        return NULL;
+    }
+
+    /* The driver's own list (with its defaults), then --db-ignore-errors. */
+    if (drv->ignore_option != NULL && driver_opts != NULL &&
+        sb_optset_find(driver_opts, drv->ignore_option) != NULL) {
+        items = sb_optset_list(driver_opts, drv->ignore_option, &n);
+        if (add_ignore_list(drv->ignore_option, items, n, err, errlen) != 0)
+            return NULL;
+    } else if (add_default_ignorable(drv, err, errlen) != 0) {
+        return NULL;
+    }
+    items = sb_optset_list(general, "db-ignore-errors", &n);
+    if (add_ignore_list("db-ignore-errors", items, n, err, errlen) != 0)
+        return NULL;
+
+    if (drv->init != NULL && drv->init(driver_opts, err, errlen) != 0)
+        return NULL;
+    return drv;
+}
+
+void sb_db_done(const struct sb_driver_ops *drv)
+{
+    if (drv != NULL && drv->done != NULL)
+        drv->done();
+}
+
+static bool is_ignorable(const struct sb_db_error *e)
+{
+    char num[16];
+
+    if (policy.ignore_all)
+        return true;
+    snprintf(num, sizeof(num), "%u", e->sql_errno);
+    for (size_t i = 0; i < policy.nignore; i++) {
+        if (e->sql_errno != 0 && strcmp(policy.ignore[i], num) == 0)
+            return true;
+        if (e->sql_state[0] && strcasecmp(policy.ignore[i], e->sql_state) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void remember_query(struct sb_conn *con, const char *sql, size_t len)
+{
+    free(con->last_query);
+    con->last_query = NULL;
+    if (sql != NULL) {
+        con->last_query = malloc(len + 1);
+        if (con->last_query != NULL) {
+            memcpy(con->last_query, sql, len);
+            con->last_query[len] = '\0';
+        }
+    }
+}
+
+/*
+ * At most SB_CONNECT_PARALLEL connection attempts are in flight at once,
+ * process-wide. A server accepts and authenticates connections one after
+ * another, so with thousands started together (--client-threads=0, a
+ * thread per connection) the last ones spent their whole
+ * --pgsql-connect-timeout queued behind the others: 2 of 3 runs of 4,000
+ * PostgreSQL connections failed after 16-19 s. Waiting here, outside the
+ * attempt, makes the timeout apply to the attempt itself; a stop request
+ * ends the wait.
+ */
+#define SB_CONNECT_PARALLEL 16
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static unsigned gate_inflight;
+
+static bool gate_enter(void)
+{
+    bool ok = true;
+
+    pthread_mutex_lock(&gate_lock);
+    while (gate_inflight >= SB_CONNECT_PARALLEL) {
+        struct timespec ts;
+        if (sb_stopping()) {
+            ok = false;
+            break;
+        }
+        /* A leaving attempt wakes one waiter; the timeout only notices a
+         * stop. It is long on purpose: thousands of threads waking every
+         * 50 ms on one lock took most of two CPUs and slowed the
+         * connecting itself (4,000 connections: 67-178 s to set up). */
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&gate_cond, &gate_lock, &ts);
+    }
+    if (ok)
+        gate_inflight++;
+    pthread_mutex_unlock(&gate_lock);
+    return ok;
+}
+
+static void gate_leave(void)
+{
+    pthread_mutex_lock(&gate_lock);
+    gate_inflight--;
+    pthread_cond_signal(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+}
+
+/* One connection attempt of the driver, through the gate above. */
+static enum sb_db_status gated_connect(struct sb_conn *con)
+{
+    enum sb_db_status st;
+
+    if (!gate_enter()) {
+        memset(&con->err, 0, sizeof(con->err));
+        snprintf(con->err.msg, sizeof(con->err.msg), "not connected: the run is stopping");
+        return SB_DB_ERROR;
+    }
+    st = con->drv->connect(con);
+    gate_leave();
+    return st;
+}
+
+struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
+                              struct sb_db_counters *counters,
+                              struct sb_db_error *err)
+{
+    struct sb_conn *con = calloc(1, sizeof(*con));
+
+    if (con == NULL) {
+        memset(err, 0, sizeof(*err));
+        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        return NULL;
+    }
+    con->drv = drv;
+    con->counters = counters;
+    con->rs.con = con;
+    con->index = __atomic_fetch_add(&connection_counter, 1, __ATOMIC_RELAXED);
+    con->nonblocking = counters->nonblocking && drv->query_start != NULL &&
+                       drv->execute_start != NULL && drv->resume != NULL;
+    if (gated_connect(con) != SB_DB_OK) {
+        *err = con->err;
+        free(con);
+        return NULL;
+    }
+    sb_db_cancel_register(con);
+    return con;
+}
+
+static void close_server_statements(struct sb_conn *con)
+{
+    for (struct sb_stmt *st = con->stmts; st != NULL; st = st->next)
+        if (!st->emulated && st->priv != NULL) {
+            con->drv->close(st);
+            st->priv = NULL;
+        }
+}
+
+void sb_db_disconnect(struct sb_conn *con)
+{
+    if (con == NULL)
+        return;
+    sb_db_free_result(con);
+    while (con->stmts != NULL)
+        sb_db_close(con->stmts);
+    sb_db_cancel_unregister(con);
+    con->drv->disconnect(con);
+    free(con->last_query);
+    free(con);
+}
+
+/*
+ * Re-opens a lost connection with exponential back-off (10 ms doubling to
+ * 1 s) until it works, the stop flag is raised, or --db-reconnect-timeout
+ * passes. Statements are re-prepared lazily by their next execution.
+ */
+static bool reconnect_with_backoff(struct sb_conn *con)
+{
+    uint64_t start = sb_now_ns();
+    uint64_t delay = 10 * SB_NS_PER_MS;
+    struct sb_db_error lost = con->err;
+
+    sb_db_free_result(con);
+    close_server_statements(con);
+    /* A cancel sweep may be using the driver state being freed. */
+    sb_db_cancel_lock();
+    con->drv->disconnect(con);
+    con->priv = NULL;
+    sb_db_cancel_unlock();
+    for (;;) {
+        if (gated_connect(con) == SB_DB_OK) {
+            con->generation++;
+            con->err = lost;
+            return true;
+        }
+        if (sb_stopping() ||
+            (double)(sb_now_ns() - start) / 1e9 >= policy.reconnect_timeout)
+            return false;
+        sb_sleep_until_ns(sb_now_ns() + delay);
+        if (delay < SB_NS_PER_SEC)
+            delay *= 2;
+    }
+}
+
+enum sb_db_outcome sb_db_reconnect(struct sb_conn *con)
+{
+    if (!reconnect_with_backoff(con))
+        return SB_DB_FATAL;
+    con->counters->reconnects++;
+    return SB_DB_DONE;
+}
+
+/* Ends the transaction an ignored error left open, so the retried event
+ * does not run inside it (PostgreSQL rejects every statement of an
+ * aborted transaction; a later BEGIN on MySQL would commit the half). */
+static void rollback_open_transaction(struct sb_conn *con)
+{
+    struct sb_db_error saved;
+
+    if (con->drv->in_transaction == NULL || !con->drv->in_transaction(con))
+        return;
+    saved = con->err;
+    sb_db_free_result(con);
+    if (policy.debug)
+        sb_debug("query: ROLLBACK (after an ignored error)");
+    (void)con->drv->query(con, "ROLLBACK", 8, &con->rs);
+    sb_db_free_result(con);
+    con->err = saved;
+}
+
+void sb_db_count_ignored(struct sb_conn *con)
+{
+    struct sb_db_counters *cnt = con->counters;
+
+    cnt->errors++;
+    if (cnt->on_error != NULL)
+        cnt->on_error(cnt->ctx, &con->err, false);
+    rollback_open_transaction(con);
+}
+
+/* Applies the error policy to a driver status. */
+static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
+                                  const char *sql, size_t len)
+{
+    struct sb_db_counters *cnt = con->counters;
+
+    /* Cut at the deadline or by a signal: restart the event (the stop
+     * flag is up: it ends uncounted), no error counted, no reconnect. */
+    if (sb_db_cancel_was_cut(con, st != SB_DB_OK)) {
+        remember_query(con, sql, len);
+        return SB_DB_IGNORED;
+    }
+    if (st == SB_DB_OK)
+        return SB_DB_DONE;
+    remember_query(con, sql, len);
+    if (st == SB_DB_CONN_LOST) {
+        struct sb_db_error lost = con->err;
+        /* Given up because a signal ends the run: the event ends
+         * uncounted, with no "can't connect" error for a stop the user
+         * asked for. (A server still gone when --time ends is a failure
+         * of the run: tests/drivers/outage.sh.) */
+        if (!reconnect_with_backoff(con))
+            return sb_stop_reason() == SB_STOP_SIGNAL ? SB_DB_IGNORED : SB_DB_FATAL;
+        cnt->reconnects++;
+        if (cnt->on_error != NULL)
+            cnt->on_error(cnt->ctx, &lost, true);
+        return SB_DB_RECONNECTED;
+    }
+    if (is_ignorable(&con->err)) {
+        sb_db_count_ignored(con);
+        if (policy.debug)
+            sb_debug("ignored error %u (%s): %s", con->err.sql_errno,
+                     con->err.sql_state, con->err.msg);
+        return SB_DB_IGNORED;
+    }
+    return SB_DB_FATAL;
+}
+
+/*
+ * After a reconnect that failed, the connection has no driver state
+ * (con->priv is NULL, as reconnect_with_backoff leaves it) until a later
+ * reconnect works; a script may still hold it (a pcall around
+ * con:reconnect(), a thread_done hook), so calls fail here with a message
+ * instead of reaching the driver without its state.
+ */
+static bool not_connected(struct sb_conn *con, const char *sql, size_t len)
+{
+    if (con->priv != NULL)
+        return false;
+    con->err.sql_errno = 0;
+    con->err.sql_state[0] = '\0';
+    snprintf(con->err.msg, sizeof(con->err.msg), "not connected: the last reconnect failed");
+    remember_query(con, sql, len);
+    return true;
+}
+
+static void count_query(struct sb_conn *con, enum sb_query_kind kind)
+{
+    switch (kind) {
+    case SB_QUERY_READ: con->counters->reads++; break;
+    case SB_QUERY_WRITE: con->counters->writes++; break;
+    default: con->counters->other++; break;
+    }
+}
+
+/* What every query text goes through before the driver sees it: the
+ * previous result freed, a connection that lost its driver state refused
+ * (false), --db-debug. */
+static bool query_prologue(struct sb_conn *con, const char *sql, size_t len)
+{
+    sb_db_free_result(con);
+    if (not_connected(con, sql, len))
+        return false;
+    if (policy.debug)
+        sb_debug("query: %.*s", (int)len, sql);
+    return true;
+}
+
+enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
+{
+    enum sb_db_status st;
+
+    if (!query_prologue(con, sql, len))
+        return SB_DB_FATAL;
+    sb_db_cancel_busy(con);
+    st = con->drv->query(con, sql, len, &con->rs);
+    sb_db_cancel_idle(con);
+    if (st == SB_DB_OK)
+        count_query(con, sb_sql_classify(sql, len));
+    return outcome(con, st, sql, len);
+}
+
+struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
+{
+    struct sb_stmt *st;
+    enum sb_db_status status;
+
+    con->prepare_reconnected = false;
+    if (not_connected(con, sql, len))
+        return NULL;
+    st = calloc(1, sizeof(*st));
+    if (st == NULL || (st->sql = malloc(len + 1)) == NULL) {
+        free(st);
+        snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
+        return NULL;
+    }
+    memcpy(st->sql, sql, len);
+    st->sql[len] = '\0';
+    st->sql_len = len;
+    st->con = con;
+    st->nparams = sb_sql_count_placeholders(sql, len);
+    st->kind = sb_sql_classify(sql, len);
+    st->generation = con->generation;
+    st->emulated = policy.ps_disable;
+    if (!st->emulated && (status = con->drv->prepare(st)) != SB_DB_OK) {
+        free(st->sql);
+        free(st);
+        /* A lost connection is re-opened here, as for a query: a kill
+         * that lands inside a prepare (--reconnect=N prepares inside the
+         * event) must not end the run. */
+        if (status == SB_DB_CONN_LOST)
+            con->prepare_reconnected = outcome(con, status, sql, len) == SB_DB_RECONNECTED;
+        else
+            remember_query(con, sql, len);
+        return NULL;
+    }
+    st->next = con->stmts;
+    st->prev = NULL;
+    if (con->stmts != NULL)
+        con->stmts->prev = st;
+    con->stmts = st;
+    return st;
+}
+
+void sb_db_bind(struct sb_stmt *st, struct sb_bind *const *params, unsigned n)
+{
+    st->params = params;
+    st->bind_gen++;
+    (void)n;
+}
+
+/* Appends one parameter, as SQL text, to buf at *pos. */
+static int append_param(struct sb_conn *con, const struct sb_bind *p,
+                        char **buf, size_t *cap, size_t *pos)
+{
+    size_t need = 32;
+    char *b;
+
+    if (!p->is_null && p->str != NULL && p->type >= SB_SQL_TIME)
+        need = 2 * p->len + 3;
+    if (*pos + need + 1 > *cap) {
+        size_t ncap = (*cap + need + 1) * 2;
+        b = realloc(*buf, ncap);
+        if (b == NULL)
+            return -1;
+        *buf = b;
+        *cap = ncap;
+    }
+    b = *buf + *pos;
+    if (p->is_null) {
+        memcpy(b, "NULL", 4);
+        *pos += 4;
+        return 0;
+    }
+    switch (p->type) {
+    case SB_SQL_FLOAT:
+    case SB_SQL_DOUBLE:
+        *pos += (size_t)snprintf(b, need, "%.17g", p->d);
+        return 0;
+    case SB_SQL_TINYINT:
+    case SB_SQL_SMALLINT:
+    case SB_SQL_INT:
+    case SB_SQL_BIGINT:
+        *pos += (size_t)snprintf(b, need, "%lld", (long long)p->i);
+        return 0;
+    default:
+        break;
+    }
+    if (con->drv->quote != NULL) {
+        *pos += con->drv->quote(con, p->str ? p->str : "", p->len, b);
+        return 0;
+    }
+    *b++ = '\'';
+    for (size_t i = 0; i < p->len; i++) {
+        if (p->str[i] == '\'')
+            *b++ = '\'';
+        *b++ = p->str[i];
+    }
+    *b++ = '\'';
+    *pos = (size_t)(b - *buf);
+    return 0;
+}
+
+/*
+ * Client-side emulation: substitutes the bound values for the '?'
+ * placeholders (outside quotes) and runs the text. The buffer is kept in
+ * the statement's priv so steady-state executions do not allocate.
+ */
+struct emul_buf {
+    char *buf;
+    size_t cap;
+};
+
+/* Makes room for `need` more bytes and a NUL from pos on. */
+static int reserve(struct emul_buf *eb, size_t pos, size_t need)
+{
+    if (pos + need + 1 > eb->cap) {
+        size_t ncap = (pos + need + 1) * 2;
+        char *b = realloc(eb->buf, ncap);
+        if (b == NULL)
+            return -1;
+        eb->buf = b;
+        eb->cap = ncap;
+    }
+    return 0;
+}
+
+/* Each '?' sb_sql_next_placeholder finds is one of the st->nparams that
+ * sb_sql_count_placeholders counted, and sb_db_execute checked that they
+ * are bound, so every placeholder has its parameter. */
+static enum sb_db_status execute_emulated(struct sb_stmt *st, bool start)
+{
+    struct sb_conn *con = st->con;
+    struct emul_buf *eb = st->priv;
+    size_t pos = 0, i = 0;
+    unsigned param = 0;
+
+    if (eb == NULL) {
+        eb = calloc(1, sizeof(*eb));
+        if (eb == NULL)
+            goto oom;
+        st->priv = eb;
+    }
+    for (;;) {
+        size_t q = sb_sql_next_placeholder(st->sql, st->sql_len, i);
+        if (reserve(eb, pos, q - i) != 0)
+            goto oom;
+        memcpy(eb->buf + pos, st->sql + i, q - i);
+        pos += q - i;
+        if (q == st->sql_len)
+            break;
+        if (append_param(con, st->params[param++], &eb->buf, &eb->cap, &pos) != 0)
+            goto oom;
+        i = q + 1;
+    }
+    eb->buf[pos] = '\0';
+    if (start)
+        return con->drv->query_start(con, eb->buf, pos, &con->rs);
+    return con->drv->query(con, eb->buf, pos, &con->rs);
+oom:
+    snprintf(con->err.msg, sizeof(con->err.msg), "out of memory");
+    con->err.sql_errno = 0;
+    con->err.sql_state[0] = '\0';
+    return SB_DB_ERROR;
+}
+
+/* What every execution checks first: parameters bound, and a server-side
+ * statement the server still knows (it forgot it after a reconnect).
+ * Returns SB_DB_DONE to go on, else the outcome. */
+static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    enum sb_db_status s;
+
+    sb_db_free_result(con);
+    if (not_connected(con, st->sql, st->sql_len))
+        return SB_DB_FATAL;
+    if (st->params == NULL && st->nparams > 0) {
+        con->err.sql_errno = 0;
+        con->err.sql_state[0] = '\0';
+        snprintf(con->err.msg, sizeof(con->err.msg),
+                 "statement has %u parameters but none were bound", st->nparams);
+        remember_query(con, st->sql, st->sql_len);
+        return SB_DB_FATAL;
+    }
+    if (!st->emulated && st->generation != con->generation) {
+        if (st->priv != NULL)
+            con->drv->close(st);
+        st->priv = NULL;
+        s = con->drv->prepare(st);
+        if (s != SB_DB_OK)
+            return outcome(con, s, st->sql, st->sql_len);
+        st->generation = con->generation;
+    }
+    return SB_DB_DONE;
+}
+
+enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    enum sb_db_outcome o = execute_prologue(st);
+    enum sb_db_status s;
+
+    if (o != SB_DB_DONE)
+        return o;
+    sb_db_cancel_busy(con);
+    if (st->emulated)
+        s = execute_emulated(st, false);
+    else
+        s = con->drv->execute(st, &con->rs);
+    sb_db_cancel_idle(con);
+    if (s == SB_DB_OK)
+        count_query(con, st->kind);
+    return outcome(con, s, st->sql, st->sql_len);
+}
+
+/* ------------------------------------------------------- non-blocking */
+
+/* The end of a statement started without blocking. */
+static enum sb_db_outcome complete(struct sb_conn *con, enum sb_db_status s)
+{
+    if (s == SB_DB_PENDING)
+        return SB_DB_INFLIGHT;
+    sb_db_cancel_idle(con);
+    if (s == SB_DB_OK)
+        count_query(con, con->pending_kind);
+    return outcome(con, s, con->pending_sql, con->pending_len);
+}
+
+enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_t len)
+{
+    if (!con->nonblocking)
+        return sb_db_query(con, sql, len);
+    if (!query_prologue(con, sql, len))
+        return SB_DB_FATAL;
+    con->pending_sql = sql;
+    con->pending_len = len;
+    con->pending_kind = sb_sql_classify(sql, len);
+    sb_db_cancel_busy(con);
+    return complete(con, con->drv->query_start(con, sql, len, &con->rs));
+}
+
+enum sb_db_outcome sb_db_execute_start(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+    enum sb_db_outcome o;
+
+    if (!con->nonblocking)
+        return sb_db_execute(st);
+    o = execute_prologue(st);
+    if (o != SB_DB_DONE)
+        return o;
+    con->pending_sql = st->sql;
+    con->pending_len = st->sql_len;
+    con->pending_kind = st->kind;
+    sb_db_cancel_busy(con);
+    if (st->emulated)
+        return complete(con, execute_emulated(st, true));
+    return complete(con, con->drv->execute_start(st, &con->rs));
+}
+
+enum sb_db_outcome sb_db_continue(struct sb_conn *con)
+{
+    return complete(con, con->drv->resume(con, &con->rs));
+}
+
+enum sb_db_outcome sb_db_complete(struct sb_conn *con)
+{
+    enum sb_db_outcome o = SB_DB_INFLIGHT;
+
+    while (o == SB_DB_INFLIGHT) {
+        struct pollfd pfd = { .fd = con->wait.fd, .events = con->wait.events };
+        if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+            con->err.sql_errno = 0;
+            con->err.sql_state[0] = '\0';
+            snprintf(con->err.msg, sizeof(con->err.msg), "cannot wait for the server: %s",
+                     strerror(errno));
+            remember_query(con, con->pending_sql, con->pending_len);
+            return SB_DB_FATAL;
+        }
+        o = sb_db_continue(con);
+    }
+    return o;
+}
+
+void sb_db_close(struct sb_stmt *st)
+{
+    struct sb_conn *con = st->con;
+
+    if (st->prev != NULL)
+        st->prev->next = st->next;
+    else if (con->stmts == st)
+        con->stmts = st->next;
+    if (st->next != NULL)
+        st->next->prev = st->prev;
+    if (st->emulated) {
+        struct emul_buf *eb = st->priv;
+        if (eb != NULL)
+            free(eb->buf);
+        free(eb);
+    } else if (st->priv != NULL) {
+        con->drv->close(st);
+    }
+    free(st->sql);
+    free(st);
+}
+
+int sb_db_fetch(struct sb_conn *con)
+{
+    if (!con->rs.active)
+        return 0;
+    return con->drv->fetch_row(&con->rs);
+}
+
+void sb_db_free_result(struct sb_conn *con)
+{
+    if (con->rs.active)
+        con->drv->free_result(&con->rs);
+    con->rs.active = false;
+    con->rs.nrows = 0;
+    con->rs.nfields = 0;
+}
+
+void sb_db_format_err(const char *driver, const struct sb_db_error *err,
+                      const char *query, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s: error %u (%s): %s%s%.300s", driver,
+             err->sql_errno, err->sql_state[0] ? err->sql_state : "-",
+             err->msg, query ? " in query: " : "", query ? query : "");
+}
+
+void sb_db_format_error(const struct sb_conn *con, char *buf, size_t len)
+{
+    sb_db_format_err(con->drv->name, &con->err, con->last_query, buf, len);
+}
+
+char *sb_db_opt_strdup(const struct sb_optset *opts, const char *name)
+{
+    const char *v = sb_optset_str(opts, name);
+
+    /* Client libraries take NULL for "use your default". */
+    if (v == NULL || v[0] == '\0')
+        return NULL;
+    return strdup(v);
+}
+
+int sb_db_opt_copy_list(const struct sb_optset *opts, const char *name,
+                        char ***out, size_t *nout)
+{
+    size_t n = 0;
+    char *const *items = sb_optset_list(opts, name, &n);
+    size_t kept = 0;
+
+    *out = NULL;
+    *nout = 0;
+    if (n == 0)
+        return 0;
+    *out = calloc(n, sizeof(**out));
+    if (*out == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        /* "--pgsql-host=a,,b" should not produce an empty host name. */
+        if (items[i] == NULL || items[i][0] == '\0')
+            continue;
+        (*out)[kept] = strdup(items[i]);
+        if ((*out)[kept] == NULL) {
+            sb_db_free_list(*out, kept);
+            *out = NULL;
+            return -1;
+        }
+        kept++;
+    }
+    *nout = kept;
+    return 0;
+}
+
+void sb_db_free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+size_t sb_sql_next_placeholder(const char *sql, size_t len, size_t from)
+{
+    char quote = 0;
+
+    for (size_t i = from; i < len; i++) {
+        char c = sql[i];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"' || c == '`') {
+            quote = c;
+        } else if (c == '?') {
+            return i;
+        }
+    }
+    return len;
+}
+
+unsigned sb_sql_count_placeholders(const char *sql, size_t len)
+{
+    unsigned n = 0;
+
+    for (size_t i = sb_sql_next_placeholder(sql, len, 0); i < len;
+         i = sb_sql_next_placeholder(sql, len, i + 1))
+        n++;
+    return n;
+}
+
+enum sb_query_kind sb_sql_classify(const char *sql, size_t len)
+{
+    size_t i = 0, w = 0;
+    char word[8];
+
+    while (i < len && (isspace((unsigned char)sql[i]) || sql[i] == '('))
+        i++;
+    while (i < len && w < sizeof(word) - 1 && isalpha((unsigned char)sql[i]))
+        word[w++] = (char)toupper((unsigned char)sql[i++]);
+    word[w] = '\0';
+    if (strcmp(word, "SELECT") == 0)
+        return SB_QUERY_READ;
+    if (strcmp(word, "INSERT") == 0 || strcmp(word, "UPDATE") == 0 ||
+        strcmp(word, "DELETE") == 0 || strcmp(word, "REPLACE") == 0)
+        return SB_QUERY_WRITE;
+    return SB_QUERY_OTHER;
+}

@@ -1,0 +1,378 @@
+#ifndef SB_DRIVER_H
+#define SB_DRIVER_H
+
+/*
+ * Database drivers: one table of function pointers per driver (struct
+ * sb_driver_ops), registered in one static list, and the common layer every
+ * driver shares (connections, statements, result sets, error policy).
+ *
+ * A driver only talks to its client library and reports raw outcomes
+ * (SB_DB_OK / SB_DB_ERROR / SB_DB_CONN_LOST, with the error in con->err).
+ * The common layer (sb_driver.c) decides what an error means: ignorable
+ * (--db-ignore-errors and the driver's defaults: the event is restarted and
+ * counted), connection lost (reconnect with back-off, statements re-prepared
+ * lazily, event restarted and counted) or fatal. It also counts reads,
+ * writes and other queries, and emulates prepared statements on the client
+ * when --db-ps-mode=disable or when the server refuses to prepare.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/sb_options.h"
+
+/* Parameter and column types, sysbench.sql.type.* in Lua. */
+enum sb_sql_type {
+    SB_SQL_NONE = 0,
+    SB_SQL_TINYINT,
+    SB_SQL_SMALLINT,
+    SB_SQL_INT,
+    SB_SQL_BIGINT,
+    SB_SQL_FLOAT,
+    SB_SQL_DOUBLE,
+    SB_SQL_TIME,
+    SB_SQL_DATE,
+    SB_SQL_DATETIME,
+    SB_SQL_TIMESTAMP,
+    SB_SQL_CHAR,
+    SB_SQL_VARCHAR
+};
+
+/* Raw status of a driver call. */
+enum sb_db_status {
+    SB_DB_OK = 0,
+    SB_DB_ERROR,      /* the statement failed; con->err says why */
+    SB_DB_CONN_LOST,  /* the connection is gone; con->err says why */
+    SB_DB_PENDING     /* non-blocking call in flight: wait on con->wait */
+};
+
+/* What a statement did, after the common layer applied the error policy. */
+enum sb_db_outcome {
+    SB_DB_DONE = 0,       /* success */
+    SB_DB_IGNORED,        /* ignorable error: restart the event */
+    SB_DB_RECONNECTED,    /* connection lost and re-established: restart */
+    SB_DB_FATAL,          /* anything else: end the run */
+    SB_DB_INFLIGHT        /* non-blocking: wait on con->wait, then
+                           * sb_db_continue() */
+};
+
+/* How a query is counted in the report. */
+enum sb_query_kind { SB_QUERY_READ, SB_QUERY_WRITE, SB_QUERY_OTHER };
+
+struct sb_db_error {
+    unsigned sql_errno;    /* driver's error number (0 when none) */
+    char sql_state[6];     /* SQLSTATE, "" when the driver has none */
+    char msg[512];
+};
+
+/* One bound parameter value. */
+struct sb_bind {
+    enum sb_sql_type type;
+    bool is_null;
+    int64_t i;             /* integer types */
+    double d;              /* FLOAT, DOUBLE */
+    /* CHAR/VARCHAR/TIME/DATE/...: owned buffer, always NUL-terminated at
+     * len so that drivers passing C strings need not terminate it. */
+    char *str;
+    size_t len;            /* bytes used in str */
+    size_t cap;            /* max length declared at bind_create (+1 for NUL) */
+};
+
+/* One column of the current row; ptr NULL means SQL NULL. Driver-owned,
+ * valid until the next fetch or until the result set is freed. */
+struct sb_value {
+    const char *ptr;
+    size_t len;
+};
+
+struct sb_conn;
+
+/* The connection's current result set (one at a time, as in sysbench). */
+struct sb_result {
+    struct sb_conn *con;
+    bool active;           /* a result set with rows is open */
+    uint64_t nrows;        /* number of rows (known when opened) */
+    unsigned nfields;
+    struct sb_value *row;  /* current row after a successful fetch */
+    void *priv;            /* driver's state */
+};
+
+struct sb_stmt {
+    struct sb_conn *con;
+    char *sql;             /* owned; original text with '?' placeholders */
+    size_t sql_len;
+    unsigned nparams;      /* number of '?' placeholders */
+    /* Borrowed: nparams pointers set by bind_param, in placeholder order.
+     * The values live in the Lua parameter objects (bind_create). */
+    struct sb_bind *const *params;
+    /* Bumped by every sb_db_bind, so a driver can tell whether the
+     * parameter set changed since it last bound it to the server. */
+    unsigned bind_gen;
+    enum sb_query_kind kind;
+    bool emulated;         /* client-side: params substituted into the text */
+    uint64_t generation;   /* con->generation when prepared on the server */
+    void *priv;            /* driver's state for a server-side statement */
+    /* The connection's list of statements, doubly linked so that a close
+     * is O(1): a connection of oltp_* at 16,000 tables holds 200,000. */
+    struct sb_stmt *next, *prev;
+};
+
+/* Per-thread counters the common layer adds to (owned by the caller). */
+struct sb_db_counters {
+    uint64_t reads, writes, other, errors, reconnects;
+    /* Ignored errors and reconnects per error code, for the report. */
+    void (*on_error)(void *ctx, const struct sb_db_error *err, bool reconnect);
+    void *ctx;
+    /* Connections made with these counters are driven without blocking
+     * (the connection multiplexer, sb_loop.h), when the driver can; the
+     * SQL layer then sets waiting to the connection whose statement is in
+     * flight before it yields to the multiplexer, which clears it. */
+    bool nonblocking;
+    struct sb_conn *waiting;
+};
+
+struct sb_driver_ops;
+
+/*
+ * What a connection driven without blocking waits for: readiness of fd
+ * (POLLIN and/or POLLOUT in events). Set by the driver whenever it returns
+ * SB_DB_PENDING.
+ */
+struct sb_db_wait {
+    int fd;
+    short events;
+    /* The multiplexer's registration of fd (sb_loop.c), valid while
+     * reg_gen equals the connection's generation (a reconnect opens
+     * another socket). */
+    bool registered;
+    uint64_t reg_gen;
+};
+
+struct sb_conn {
+    const struct sb_driver_ops *drv;
+    void *priv;            /* driver's connection state */
+    unsigned index;        /* connection number: picks the host round-robin */
+    struct sb_db_error err;/* last error */
+    struct sb_result rs;   /* the current result set */
+    uint64_t generation;   /* bumped by every reconnect */
+    struct sb_stmt *stmts; /* statements to re-prepare after a reconnect */
+    /* The last sb_db_prepare lost the connection and re-opened it: its
+     * caller restarts the event, as after a query (SB_DB_RECONNECTED). */
+    bool prepare_reconnected;
+    struct sb_db_counters *counters; /* borrowed; never NULL */
+    char *last_query;      /* owned copy of the failing query, for messages */
+    /* Driven without blocking (sb_db_query_start and friends; set at
+     * connect from counters->nonblocking when the driver can). */
+    bool nonblocking;
+    struct sb_db_wait wait;
+    /* The statement in flight, for counting and error messages when it
+     * completes: its text (borrowed from the caller until completion). */
+    const char *pending_sql;
+    size_t pending_len;
+    enum sb_query_kind pending_kind;
+    /* Cancelling (sb_db_cancel.h): a statement is in flight (busy), the
+     * number of the statement started last, the number of the one a
+     * cancel was sent for, and the list of open connections. */
+    unsigned busy;
+    uint64_t stmt_seq, cancel_seq;
+    struct sb_conn *reg_prev, *reg_next;
+};
+
+struct sb_driver_ops {
+    const char *name;              /* "mysql", "pgsql", "sqlite" */
+    const char *description;       /* "MySQL driver" */
+    const struct sb_opt_def *options; /* the driver's options, {NULL}-ended */
+    /* Name of the driver's own ignore-list option, e.g. "mysql-ignore-errors",
+     * or NULL. Its default in `options` is the list ignorable by default. */
+    const char *ignore_option;
+
+    /* Once, in the main thread, after options are parsed; reads the
+     * driver's options from `opts` into the driver's own read-only config.
+     * Returns 0, or -1 with a one-line reason in err. */
+    int (*init)(const struct sb_optset *opts, char *err, size_t errlen);
+    void (*done)(void);
+    /* Per thread, before the first and after the last call on it. */
+    int (*thread_init)(void);
+    void (*thread_done)(void);
+
+    /* Opens con->priv; picks host/port/socket con->index round-robin. */
+    enum sb_db_status (*connect)(struct sb_conn *con);
+    /* Closes con->priv (statements are already closed); never fails. */
+    void (*disconnect)(struct sb_conn *con);
+
+    /* Runs a statement text. If it returns rows, opens rs (active, nrows,
+     * nfields). The common layer has already freed the previous result,
+     * so rs is inactive and empty on entry (the same holds for execute). */
+    enum sb_db_status (*query)(struct sb_conn *con, const char *sql,
+                               size_t len, struct sb_result *rs);
+
+    /* Server-side prepare of st->sql ('?' placeholders; the driver rewrites
+     * them if its server wants another syntax). May set st->emulated and
+     * return SB_DB_OK when the server cannot prepare this statement. */
+    enum sb_db_status (*prepare)(struct sb_stmt *st);
+    /* Executes a prepared statement with st->params. Opens rs if rows. */
+    enum sb_db_status (*execute)(struct sb_stmt *st, struct sb_result *rs);
+    /* Frees st->priv. */
+    void (*close)(struct sb_stmt *st);
+
+    /* Non-blocking execution, NULL when the driver has none (its
+     * connections are then always driven blocking). Only called on a
+     * connection opened with con->nonblocking. query_start and
+     * execute_start send the statement; like query and execute they
+     * complete it (all rows received and stored) or return SB_DB_PENDING
+     * with con->wait set, after which resume is called once con->wait.fd
+     * is ready, until it returns anything but SB_DB_PENDING. */
+    enum sb_db_status (*query_start)(struct sb_conn *con, const char *sql,
+                                     size_t len, struct sb_result *rs);
+    enum sb_db_status (*execute_start)(struct sb_stmt *st, struct sb_result *rs);
+    enum sb_db_status (*resume)(struct sb_conn *con, struct sb_result *rs);
+
+    /* Fills rs->row with the next row: returns 1, 0 at the end, -1 on error
+     * (con->err set). */
+    int (*fetch_row)(struct sb_result *rs);
+    /* Releases the rows; rs->active becomes false. */
+    void (*free_result)(struct sb_result *rs);
+
+    /* Writes text, quoted as a string literal for this server (with the
+     * surrounding quotes), to dst (capacity >= 2*len+3). Returns the length.
+     * NULL means SQL-standard quoting (quotes doubled). */
+    size_t (*quote)(struct sb_conn *con, const char *src, size_t len, char *dst);
+
+    /* The version of the client library the driver was built with (for
+     * result files): writes it into buf (capacity len) and returns 0, or
+     * returns -1 if unknown. Needs no connection and no init. May be NULL. */
+    int (*client_version)(char *buf, size_t len);
+
+    /* The server's version string, or NULL. */
+    const char *(*server_version)(struct sb_conn *con);
+    /* Where the server listens, for finding its process (CPU accounting):
+     * writes "unix:/path" or "tcp:HOST:PORT" into buf; returns 0, or -1 if
+     * unknown. May be NULL. */
+    int (*server_endpoint)(struct sb_conn *con, char *buf, size_t len);
+    /* The server forks a process per connection (PostgreSQL), so its CPU
+     * is the listening process's and all its children's. */
+    bool server_forks;
+    /* A statement returning the server's settings as rows of (name,
+     * value), recorded in the result files (sb_server_info.h); NULL when
+     * the driver has none. */
+    const char *settings_query;
+    /* Whether a transaction is open on con (also an aborted one), as the
+     * client library knows it; NULL when it cannot tell. After an
+     * ignorable error the common layer sends ROLLBACK when this says so,
+     * so that the restarted event starts clean. */
+    bool (*in_transaction)(struct sb_conn *con);
+    /* Asks the server to cancel the statement in flight on con, from
+     * another thread than con's (which is blocked in, or polling for, the
+     * statement); NULL when the driver cannot. The driver may keep state
+     * across one sweep over many connections in *sweep (NULL at first;
+     * e.g. the side connection that sends MariaDB's KILL QUERY), freed by
+     * cancel_end. Returns true when the cancel was sent. */
+    bool (*cancel)(struct sb_conn *con, void **sweep);
+    void (*cancel_end)(void *sweep);
+};
+
+/* ------------------------------------------------------------ registry */
+
+/* Every compiled-in driver, NULL-terminated, in a fixed order. */
+const struct sb_driver_ops *const *sb_driver_list(void);
+
+/* Finds a compiled-in driver by name, or NULL. */
+const struct sb_driver_ops *sb_driver_find(const char *name);
+
+/* ------------------------------------------------------- common policy */
+
+/* Database options shared by every driver (--db-driver, --db-ps-mode,
+ * --db-ignore-errors, --db-debug). */
+extern const struct sb_opt_def sb_db_options[];
+
+/*
+ * Reads the common options and the chosen driver's, initialises the driver
+ * and fixes the error policy. Main thread, once, before any connection.
+ * Returns the driver, or NULL with a one-line reason in err.
+ */
+const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
+                                       const struct sb_optset *driver_opts,
+                                       const char *driver_name,
+                                       char *err, size_t errlen);
+void sb_db_done(const struct sb_driver_ops *drv);
+
+/* Connects a new connection. Returns NULL and fills *err on failure. The
+ * counters are borrowed and must outlive the connection. */
+struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
+                              struct sb_db_counters *counters,
+                              struct sb_db_error *err);
+void sb_db_disconnect(struct sb_conn *con);
+/* Drops and re-opens the connection (con:reconnect()). */
+enum sb_db_outcome sb_db_reconnect(struct sb_conn *con);
+
+/* Runs a query text; frees the previous result set first. If rows come
+ * back, con->rs is active. */
+enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len);
+
+/*
+ * The non-blocking forms of sb_db_query and sb_db_execute, for a
+ * connection with con->nonblocking: they return SB_DB_INFLIGHT while the
+ * statement is in flight (wait until con->wait is ready, then call
+ * sb_db_continue until it returns anything else), or the outcome. The
+ * text given to sb_db_query_start must stay valid until completion. On a
+ * blocking connection they are sb_db_query and sb_db_execute.
+ */
+enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_t len);
+enum sb_db_outcome sb_db_execute_start(struct sb_stmt *st);
+enum sb_db_outcome sb_db_continue(struct sb_conn *con);
+/* Completes an in-flight statement by waiting in poll(): for callers that
+ * cannot yield. Returns its outcome. */
+enum sb_db_outcome sb_db_complete(struct sb_conn *con);
+
+/* Creates a statement (server-side unless --db-ps-mode=disable or the
+ * server refuses). Returns NULL with con->err set on an error; when the
+ * connection was lost, it is re-opened as for a query (counted as a
+ * reconnect) and con->prepare_reconnected is set: the statement was not
+ * made and the caller restarts the event. */
+struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len);
+/* Binds params (the array and the values are borrowed and must outlive the
+ * executions). n must equal st->nparams. */
+void sb_db_bind(struct sb_stmt *st, struct sb_bind *const *params, unsigned n);
+enum sb_db_outcome sb_db_execute(struct sb_stmt *st);
+void sb_db_close(struct sb_stmt *st);
+
+/* Next row of con->rs: 1 row ready in con->rs.row, 0 end, -1 error. */
+int sb_db_fetch(struct sb_conn *con);
+void sb_db_free_result(struct sb_conn *con);
+
+/* Counts an ignored error: one the policy calls ignorable, or one it called
+ * fatal but the script declared ignorable (sysbench.hooks.
+ * sql_error_ignorable). Then, when the error left a transaction open
+ * (an aborted one on PostgreSQL, a lock-wait timeout on MySQL, a busy
+ * SQLite database), rolls it back, keeping con->err as it was. */
+void sb_db_count_ignored(struct sb_conn *con);
+
+/* Formats the fatal error line for con's last error:
+ * "<driver>: error <errno> (<state>): <msg> in query: <query>". */
+void sb_db_format_error(const struct sb_conn *con, char *buf, size_t len);
+/* The same line for an error without a connection (a failed connect);
+ * query may be NULL. */
+void sb_db_format_err(const char *driver, const struct sb_db_error *err,
+                      const char *query, char *buf, size_t len);
+
+/* Option helpers the drivers share when they copy their options at init.
+ * An empty text option means "not given" and yields NULL. */
+char *sb_db_opt_strdup(const struct sb_optset *opts, const char *name);
+/* Copies a list option, leaving out empty items ("a,,b"); 0 or -1 (out of
+ * memory, with nothing left allocated). */
+int sb_db_opt_copy_list(const struct sb_optset *opts, const char *name,
+                        char ***out, size_t *nout);
+void sb_db_free_list(char **list, size_t n);
+
+/* Index of the first '?' placeholder outside quotes at or after `from`
+ * (which must be outside quotes), or len when there is none. The one
+ * place that says what a placeholder is, for counting, for the emulation
+ * and for drivers that rewrite placeholders. */
+size_t sb_sql_next_placeholder(const char *sql, size_t len, size_t from);
+/* Counts '?' placeholders outside quotes. */
+unsigned sb_sql_count_placeholders(const char *sql, size_t len);
+/* Classifies a statement by its first keyword (SELECT is a read; INSERT,
+ * UPDATE, DELETE, REPLACE are writes; anything else is other). */
+enum sb_query_kind sb_sql_classify(const char *sql, size_t len);
+
+#endif /* SB_DRIVER_H */

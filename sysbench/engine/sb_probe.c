@@ -1,0 +1,230 @@
+/*
+ * The server probe before a run: the server's processes for CPU accounting
+ * and its version; see sb_run.h.
+ */
+#include "engine/sb_run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sb_clock.h"
+#include "cpu/sb_cpu.h"
+#include "core/sb_log.h"
+#include "drivers/sb_driver.h"
+#include "results/sb_server_info.h"
+
+/*
+ * Finds the server's processes for CPU accounting: --server-pid when
+ * given, else the local process listening where the driver connects.
+ * A server that forks per connection (the driver says so) is counted as
+ * its whole process tree. Returns true when found; otherwise `label` says why not.
+ *
+ * A server driver gets one probe connection, which also yields the
+ * server's version string for the result files (version, "" if unknown).
+ * An embedded engine runs inside the client, so its library version is
+ * the server's, and no probe is made (it would create a database file).
+ * The probe connection also reads the server's settings into info, and
+ * the binary of a server found on this machine is recorded there.
+ */
+bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
+                        char *label, size_t len, char *version, size_t vlen,
+                        struct sb_server_info *info)
+{
+    /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
+    const char *pids = sb_optset_str(env->general, "server-pid");
+    const struct sb_driver_ops *drv = env->driver;
+    char why[256], endpoint[320], conn_err[256] = "";
+    bool connected = false, have_endpoint = false;
+    struct sb_db_counters cnt;
+    struct sb_db_error err;
+    struct sb_conn *con;
+    int found;
+
+    memset(srv, 0, sizeof(*srv));
+    version[0] = '\0';
+    if (drv != NULL && drv->server_endpoint == NULL && drv->client_version != NULL &&
+        drv->client_version(version, vlen) != 0)
+        version[0] = '\0';
+    if (drv != NULL && drv->server_endpoint != NULL) {
+        memset(&cnt, 0, sizeof(cnt));
+        con = sb_db_connect(drv, &cnt, &err);
+        if (con != NULL) {
+            const char *v = drv->server_version ? drv->server_version(con) : NULL;
+            connected = true;
+            if (v != NULL)
+                snprintf(version, vlen, "%s", v);
+            have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
+            if (drv->settings_query != NULL &&
+                sb_server_info_read_settings(info, con, drv->settings_query, why,
+                                             sizeof(why)) != 0)
+                sb_warn("the server's settings are not recorded: %s", why);
+            sb_db_disconnect(con);
+        } else {
+            snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
+        }
+    }
+    if (pids != NULL && *pids != '\0') {
+        found = sb_cpu_parse_pid_list(pids, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+        if (found <= 0) {
+            snprintf(label, len, "not measured (%s)", why);
+            return false;
+        }
+        srv->npids = (size_t)found;
+        srv->include_children = true;
+        sb_server_info_binary(info, srv->pids[0]);
+        snprintf(label, len, "--server-pid=%s and their children", pids);
+        return true;
+    }
+    if (drv == NULL) {
+        snprintf(label, len, "not measured (no database driver)");
+        return false;
+    }
+    if (drv->server_endpoint == NULL) {
+        snprintf(label, len, "not measured (%s runs inside the client: its CPU is the client's)",
+                 drv->name);
+        return false;
+    }
+    if (!connected) {
+        snprintf(label, len, "not measured (cannot connect: %s)", conn_err);
+        return false;
+    }
+    if (!have_endpoint) {
+        snprintf(label, len, "not measured (the driver cannot tell where the server listens)");
+        return false;
+    }
+    found = sb_cpu_find_server(endpoint, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+    if (found <= 0) {
+        snprintf(label, len, "not measured (%s)", why);
+        return false;
+    }
+    srv->npids = (size_t)found;
+    srv->include_children = drv->server_forks;
+    sb_server_info_binary(info, srv->pids[0]);
+    snprintf(srv->endpoint, sizeof(srv->endpoint), "%s", endpoint);
+    snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
+             srv->include_children ? " and its children" : "", endpoint);
+    return true;
+}
+
+
+struct probe_call {
+    const struct sb_lua_env *env;
+    struct sb_cpu_server srv;
+    char label[512], version[256];
+    struct sb_server_info info;
+    bool found;
+};
+
+static void *probe_main(void *p)
+{
+    struct probe_call *c = p;
+    c->found = sb_run_find_server(c->env, &c->srv, c->label, sizeof(c->label), c->version,
+                                  sizeof(c->version), &c->info);
+    return NULL;
+}
+
+int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
+                 size_t len, char *version, size_t vlen, struct sb_server_info *info,
+                 bool *found)
+{
+    struct probe_call *c = calloc(1, sizeof(*c));
+    int rc;
+
+    *found = false;
+    if (c == NULL)
+        return -1;
+    /* Its own buffers: an abandoned thread may still write into them. */
+    c->env = env;
+    rc = sb_run_guarded(env->driver, probe_main, c);
+    if (rc != 0)
+        return rc; /* c stays with an abandoned thread */
+    *found = c->found;
+    *srv = c->srv;
+    snprintf(label, len, "%s", c->label);
+    snprintf(version, vlen, "%s", c->version);
+    sb_server_info_move(info, &c->info);
+    free(c);
+    return 0;
+}
+
+void sb_server_watch_start(struct sb_server_watch *w, struct sb_cpu_server *srv,
+                           const struct sb_cpu_sample *s, uint64_t now_ns)
+{
+    memset(w, 0, sizeof(*w));
+    w->srv = srv != NULL && srv->endpoint[0] != '\0' ? srv : NULL;
+    w->last = s->server;
+    w->last_ok = s->server_nprocs > 0;
+    w->last_ns = now_ns;
+    w->next_check_ns = now_ns + SB_NS_PER_SEC;
+}
+
+bool sb_server_watch_check(struct sb_server_watch *w, uint64_t now_ns,
+                           struct sb_cpu_times *fresh, size_t *nprocs)
+{
+    struct sb_cpu_server found;
+    char why[256];
+    int n;
+
+    if (w->srv == NULL || now_ns < w->next_check_ns)
+        return false;
+    w->next_check_ns = now_ns + SB_NS_PER_SEC;
+    /* A signal 0 is the cheapest test of life: a full sample walks the
+     * process table (PostgreSQL's children) and would cost the client CPU
+     * it measures. EPERM means it exists. */
+    if (kill(w->srv->pids[0], 0) == 0 || errno == EPERM)
+        return false;
+    /* Gone: whoever listens at the endpoint now is the server. */
+    found = *w->srv;
+    n = sb_cpu_find_server(w->srv->endpoint, found.pids, SB_CPU_MAX_SERVER_PIDS, why,
+                           sizeof(why));
+    if (n <= 0)
+        return false;
+    found.npids = (size_t)n;
+    *nprocs = sb_cpu_sample_server(&found, fresh);
+    if (*nprocs == 0)
+        return false;
+    if (w->last_ok) {
+        w->carry_user_ns += (int64_t)(w->last.user_ns - fresh->user_ns);
+        w->carry_system_ns += (int64_t)(w->last.system_ns - fresh->system_ns);
+    }
+    w->gap_ns += now_ns - w->last_ns;
+    w->restarts++;
+    *w->srv = found;
+    w->last = *fresh;
+    w->last_ok = true;
+    w->last_ns = now_ns;
+    sb_warn("the server at %s restarted: measuring pid %d from now on (%.1f s of its CPU "
+            "not measured)", found.endpoint, (int)found.pids[0],
+            (double)w->gap_ns / 1e9);
+    return true;
+}
+
+void sb_server_watch_note(struct sb_server_watch *w, const struct sb_cpu_sample *s,
+                          uint64_t now_ns)
+{
+    if (w->srv != NULL && s->server_nprocs > 0) {
+        w->last = s->server;
+        w->last_ok = true;
+        w->last_ns = now_ns;
+    }
+}
+
+void sb_server_watch_adjust(const struct sb_server_watch *w, struct sb_cpu_sample *final,
+                            char *label, size_t len)
+{
+    size_t used = strlen(label);
+
+    if (w->restarts == 0)
+        return;
+    if (final->server_nprocs > 0) {
+        final->server.user_ns = (uint64_t)((int64_t)final->server.user_ns + w->carry_user_ns);
+        final->server.system_ns =
+            (uint64_t)((int64_t)final->server.system_ns + w->carry_system_ns);
+    }
+    if (used < len)
+        snprintf(label + used, len - used, "; restarted %u time(s) during the run, %.1f s "
+                 "not measured", w->restarts, (double)w->gap_ns / 1e9);
+}

@@ -1,0 +1,663 @@
+/*
+ * The reporter of a benchmark run: intervals, checkpoints, the final
+ * report; see sb_reporter.h.
+ */
+#include "engine/sb_reporter.h"
+#include "config/sb_instance.h"
+#include "builtin/sb_builtin.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sb_clock.h"
+#include "core/sb_log.h"
+#include "results/sb_output.h"
+#include "results/sb_report.h"
+#include "results/sb_result.h"
+#include "results/sb_selfcheck_report.h"
+#include "core/sb_stop.h"
+#include "engine/sb_worker.h"
+
+static double secs(uint64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* A restarted server is measured again from the sample it was found
+ * with: the current interval starts there for the server's CPU. */
+static void watch_server(struct sb_reporter *r, uint64_t now)
+{
+    struct sb_cpu_times fresh;
+    size_t nprocs;
+
+    if (sb_server_watch_check(&r->srv_watch, now, &fresh, &nprocs)) {
+        r->cpu_prev.server = fresh;
+        r->cpu_prev.server_nprocs = nprocs;
+    }
+}
+
+static uint64_t backlog_now(struct sb_run *run, uint64_t now)
+{
+    uint64_t b = 0;
+
+    /* Only slots of the window count: none due after its end. */
+    if (run->window_end_ns != 0 && now >= run->window_end_ns)
+        now = run->window_end_ns - 1;
+    if (run->mode == SB_PACE_POISSON) {
+        pthread_mutex_lock(&run->arrivals_lock);
+        b = sb_arrivals_backlog(&run->arrivals, now);
+        pthread_mutex_unlock(&run->arrivals_lock);
+    } else if (run->mode == SB_PACE_FIXED) {
+        /* Slots due by their nominal time and not yet started. */
+        b = sb_worker_backlog(run, now);
+    }
+    return b;
+}
+
+static bool has_hook(lua_State *L, const char *name)
+{
+    bool yes;
+    /* Raw lookups: outside lua_pcall a metamethod's error is a PANIC. */
+    lua_pushstring(L, "sysbench");
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    sb_lua_rawfield(L, -1, "hooks");
+    sb_lua_rawfield(L, -1, name);
+    yes = lua_isfunction(L, -1);
+    lua_pop(L, 3);
+    return yes;
+}
+
+/* Pushes a report stat as the Lua table scripts' hooks receive. */
+static void push_stat(lua_State *L, const struct sb_report_stat *s, bool final)
+{
+    lua_newtable(L);
+#define SETN(field)                    \
+    lua_pushnumber(L, s->field);       \
+    lua_setfield(L, -2, #field)
+    SETN(threads_running);
+    SETN(time_interval);
+    SETN(time_total);
+    SETN(latency_pct);
+    SETN(events);
+    SETN(reads);
+    SETN(writes);
+    SETN(other);
+    SETN(errors);
+    SETN(reconnects);
+    if (final) {
+        SETN(latency_min);
+        SETN(latency_max);
+        SETN(latency_avg);
+        SETN(latency_sum);
+    } else {
+        SETN(queue_length);
+        SETN(concurrency);
+    }
+#undef SETN
+}
+
+static int call_hook(lua_State *L, const char *name, const struct sb_report_stat *s,
+                     bool final, enum sb_report_kind kind)
+{
+    char err[1024];
+    sb_report_set_kind(kind, stdout);
+    lua_pushstring(L, "sysbench");
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    sb_lua_rawfield(L, -1, "hooks");
+    sb_lua_rawfield(L, -1, name);
+    lua_remove(L, -2);
+    lua_remove(L, -2);
+    push_stat(L, s, final);
+    if (sb_lua_pcall(L, 1, 0, err, sizeof(err)) != 0) {
+        sb_fatal("sysbench.hooks.%s: %s", name, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Empties a total kept between reports (codes included). */
+static void stats_clear(struct sb_stats *s)
+{
+    sb_stats_reset(s);
+    s->ncodes = 0;
+}
+
+/*
+ * Sets total to the statistics of every worker whose statistics belong to
+ * the run's current epoch, and, when ev and busy are given, each worker's
+ * events and seconds inside events (0 for a worker still in warmup).
+ * Within an epoch the set of such workers only grows and their counters
+ * only grow, so the difference of two totals is what happened in between.
+ */
+static void sum_workers(struct sb_reporter *r, int epoch, struct sb_stats *total,
+                        uint64_t *ev, double *busy)
+{
+    struct sb_run *run = r->run;
+
+    stats_clear(total);
+    for (unsigned i = 0; i < run->nthreads; i++) {
+        const struct sb_stats *st = &run->workers[i].stats;
+        /* Time inside events is the sum of service times, which the
+         * closed loop records as response times. */
+        const struct sb_hist *in = run->mode != SB_PACE_NONE ? &st->service : &st->response;
+        bool counts = __atomic_load_n(&run->workers[i].epoch, __ATOMIC_ACQUIRE) == epoch;
+
+        if (ev != NULL) {
+            ev[i] = counts ? __atomic_load_n(&st->c[SB_STAT_EVENTS], __ATOMIC_RELAXED) : 0;
+            busy[i] = counts ? secs(__atomic_load_n(&in->sum_ns, __ATOMIC_RELAXED)) : 0;
+        }
+        if (counts)
+            sb_stats_accumulate(total, st);
+    }
+}
+
+/* Sets r->delta to what every worker did since the last report, counting a
+ * worker whose statistics still belong to warmup as empty. */
+static void collect(struct sb_reporter *r)
+{
+    int epoch = __atomic_load_n(&r->run->epoch, __ATOMIC_ACQUIRE);
+
+    if (r->prev_epoch != epoch) {
+        stats_clear(&r->prev);
+        r->prev_epoch = epoch;
+    }
+    sum_workers(r, epoch, &r->cur, NULL, NULL);
+    sb_stats_diff(&r->delta, &r->cur, &r->prev);
+    r->prev = r->cur;
+}
+
+/* Hands one interval to the result files (--json, --csv). */
+static void record_interval(struct sb_reporter *r, const struct sb_report_stat *s,
+                            uint64_t backlog, double cpu_client, double cpu_server)
+{
+    struct sb_output *o = r->out;
+    struct sb_interval iv;
+    double t = s->time_interval;
+
+    if (o == NULL)
+        return;
+    memset(&iv, 0, sizeof(iv));
+    /* Whole milliseconds: how late after the scheduled end the reporter
+     * woke is noise, and 1.000143 is no use as a time stamp. */
+    iv.time_s = round(s->time_total * 1000) / 1000;
+    iv.epoch_s = r->epoch0_s + s->time_total;
+    iv.interval_s = t;
+    iv.threads = (unsigned)s->threads_running;
+    iv.events = r->delta.c[SB_STAT_EVENTS];
+    iv.tps = t > 0 ? s->events / t : 0;
+    iv.reads_ps = t > 0 ? s->reads / t : 0;
+    iv.writes_ps = t > 0 ? s->writes / t : 0;
+    iv.other_ps = t > 0 ? s->other / t : 0;
+    iv.qps = iv.reads_ps + iv.writes_ps + iv.other_ps;
+    iv.errors_ps = t > 0 ? s->errors / t : 0;
+    iv.reconnects_ps = t > 0 ? s->reconnects / t : 0;
+    for (size_t i = 0; i < o->npcts; i++) {
+        iv.latency_ms[i] = (double)sb_hist_percentile(&r->delta.response, o->pcts[i]) / 1e6;
+        iv.lag_ms[i] = (double)sb_hist_percentile(&r->delta.lag, o->pcts[i]) / 1e6;
+    }
+    iv.backlog = backlog;
+    iv.p50_ms = (double)sb_hist_percentile(&r->delta.response, 50) / 1e6;
+    iv.p99_ms = (double)sb_hist_percentile(&r->delta.response, 99) / 1e6;
+    iv.lag_p99_ms = (double)sb_hist_percentile(&r->delta.lag, 99) / 1e6;
+    iv.cpu_client_pct = cpu_client;
+    iv.cpu_server_pct = cpu_server;
+    if (sb_output_add_interval(o, &iv) != 0)
+        sb_warn("out of memory: an interval is missing from the result files");
+}
+
+/*
+ * Reports the interval ending at `now`. It is labelled with the scheduled
+ * tick, not with `now`: when the main thread wakes late on a loaded machine
+ * a label rounded from `now` could repeat or skip a second.
+ */
+static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    double pct = cfg->npercentiles ? cfg->percentiles[0] : 95;
+    struct sb_report_stat s;
+    struct sb_report_extra x;
+    uint64_t backlog;
+    struct sb_cpu_sample cpu_now;
+    struct sb_cpu_report cr;
+    double cpu_client, cpu_server;
+
+    collect(r);
+    if (sb_stats_queries(&r->delta) > 0 && r->run->env->builtin == NULL)
+        r->sql = true;
+    sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
+                        run->nthreads, cfg->npercentiles ? pct : 0);
+    backlog = backlog_now(run, now);
+    if (backlog > r->max_backlog)
+        r->max_backlog = backlog;
+    s.queue_length = (double)backlog;
+    s.concurrency = run->nthreads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
+    r->last_ns = now;
+    sb_cpu_sample(&cpu_now, r->cpu_srv);
+    sb_server_watch_note(&r->srv_watch, &cpu_now, now);
+    sb_cpu_compute(&r->cpu_prev, &cpu_now, r->delta.c[SB_STAT_EVENTS], &cr);
+    r->cpu_prev = cpu_now;
+    cpu_client = cr.client.measured ? cr.client.util_pct : NAN;
+    cpu_server = cr.server.measured ? cr.server.util_pct : NAN;
+    record_interval(r, &s, backlog, cpu_client, cpu_server);
+    if (r->hook) {
+        /* One error line, not one per interval: the run stops, and its
+         * final report still shows what ran. */
+        if (call_hook(r->L, "report_intermediate", &s, false, SB_REPORT_INTERVAL) != 0) {
+            r->hook = false;
+            r->hook_failed = true;
+            sb_request_stop(SB_STOP_ERROR);
+        }
+        return;
+    }
+    memset(&x, 0, sizeof(x));
+    x.sql = r->sql;
+    x.pct = pct;
+    x.rate_mode = run->mode;
+    x.target_tps = run->rate;
+    x.lag_pct_ms = (double)sb_hist_percentile(&r->delta.lag, pct) / 1e6;
+    x.backlog = backlog;
+    x.cpu = true;
+    x.cpu_client_pct = cpu_client;
+    x.cpu_server_pct = cpu_server;
+    if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
+        sb_report_print_line(&s, &x, stdout);
+}
+
+/* Everything since the last checkpoint (all of it without checkpoints),
+ * merged over workers, with each worker's events and time inside events
+ * (ev, busy: nthreads entries); with advance, now becomes the checkpoint. */
+static void gather(struct sb_reporter *r, bool advance, struct sb_stats *total, uint64_t *ev,
+                   double *busy)
+{
+    unsigned n = r->run->nthreads;
+    int epoch = __atomic_load_n(&r->run->epoch, __ATOMIC_ACQUIRE);
+
+    if (r->ckpt_ev == NULL) {
+        sum_workers(r, epoch, total, ev, busy);
+        return;
+    }
+    if (r->ckpt_epoch != epoch) {
+        stats_clear(&r->ckpt);
+        memset(r->ckpt_ev, 0, n * sizeof(*r->ckpt_ev));
+        memset(r->ckpt_busy, 0, n * sizeof(*r->ckpt_busy));
+        r->ckpt_epoch = epoch;
+    }
+    sum_workers(r, epoch, &r->cur, ev, busy);
+    sb_stats_diff(total, &r->cur, &r->ckpt);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t e = ev[i];
+        double b = busy[i];
+        ev[i] = e >= r->ckpt_ev[i] ? e - r->ckpt_ev[i] : 0;
+        busy[i] = b >= r->ckpt_busy[i] ? b - r->ckpt_busy[i] : 0;
+        if (advance) {
+            r->ckpt_ev[i] = e;
+            r->ckpt_busy[i] = b;
+        }
+    }
+    if (advance)
+        r->ckpt = r->cur;
+}
+
+/*
+ * Starts the point a checkpoint or the final report prints from: the
+ * run's frozen config, empty totals and per-thread arrays for gather()
+ * to fill, the largest backlog so far. p owns what it holds (freed by
+ * sb_result_free, also after a failure). Returns 0, or -1 when out of
+ * memory.
+ */
+static int new_point(struct sb_point *p, const struct sb_reporter *r)
+{
+    unsigned n = r->run->nthreads;
+
+    memset(p, 0, sizeof(*p));
+    p->cfg = r->run->point;
+    p->start_unix_s = NAN;
+    p->max_backlog = r->max_backlog;
+    p->total = sb_stats_new();
+    p->thread_events = calloc(n ? n : 1, sizeof(*p->thread_events));
+    p->thread_busy = calloc(n ? n : 1, sizeof(*p->thread_busy));
+    if (p->total == NULL || p->thread_events == NULL || p->thread_busy == NULL)
+        return -1;
+    p->nthread_events = n;
+    return 0;
+}
+
+/* How the text report presents the run's points: the --percentile list
+ * (borrowed from the configuration), --histogram, and the SQL section
+ * once any query was counted; interval_s as struct sb_report_opts. */
+static void report_opts(struct sb_report_opts *o, const struct sb_reporter *r,
+                        double interval_s)
+{
+    const struct sb_config *cfg = r->run->cfg;
+
+    memset(o, 0, sizeof(*o));
+    o->percentiles = cfg->percentiles;
+    o->npercentiles = cfg->npercentiles;
+    o->histogram = cfg->histogram;
+    o->sql = r->sql;
+    o->interval_s = interval_s;
+}
+
+/*
+ * --report-checkpoints: the cumulative report of everything since the
+ * previous checkpoint (or the start), through the report_cumulative hook
+ * when the script has one, after which the counters start again, as in
+ * sysbench 1.0. The label is the checkpoint's scheduled second.
+ */
+static void checkpoint_report(struct sb_reporter *r, uint64_t now, double label_s)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    unsigned n = run->nthreads;
+    struct sb_point p; /* a temporary point, freed below */
+    double since = secs(now - r->ckpt_ns), t = secs(now - r->start_ns);
+
+    if (new_point(&p, r) != 0) {
+        sb_warn("out of memory: checkpoint report at %gs skipped", label_s);
+        goto out;
+    }
+    gather(r, true, p.total, p.thread_events, p.thread_busy);
+    p.time_s = t;
+    /* fileio counts its reads and writes as queries: not SQL. */
+    if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
+        r->sql = true;
+    sb_report_set_kind(SB_REPORT_CHECKPOINT, stdout);
+    if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
+        printf("[ %.0fs ] Checkpoint report:\n", label_s);
+    if (has_hook(r->L, "report_cumulative")) {
+        struct sb_report_stat s;
+        sb_report_stat_from(&s, p.total, since, t, n,
+                            cfg->npercentiles ? cfg->percentiles[0] : 0);
+        s.threads_running = n - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
+        /* As report_intermediate: one error line and the run stops, not
+         * the same error at every checkpoint. */
+        if (call_hook(r->L, "report_cumulative", &s, true, SB_REPORT_CHECKPOINT) != 0) {
+            r->hook_failed = true;
+            r->cumulative_failed = true;
+            sb_request_stop(SB_STOP_ERROR);
+        }
+    } else if (cfg->verbosity >= SB_LOG_NOTICE) {
+        struct sb_report_opts o;
+        report_opts(&o, r, since);
+        printf("\n");
+        sb_report_print_point(&p, &o, stdout);
+    }
+    fflush(stdout);
+out:
+    r->ckpt_ns = now;
+    sb_result_free(&p);
+}
+
+/* When the next --report-checkpoints report is due, 0 when none is left. */
+static uint64_t next_checkpoint(const struct sb_reporter *r)
+{
+    const struct sb_config *cfg = r->run->cfg;
+    if (r->next_ckpt >= cfg->ncheckpoints)
+        return 0;
+    return r->start_ns + (uint64_t)(cfg->checkpoints[r->next_ckpt] * 1e9);
+}
+
+int sb_reporter_init(struct sb_reporter *r, struct sb_run *run, lua_State *L,
+                     struct sb_output *out)
+{
+    unsigned n = run->nthreads;
+
+    r->run = run;
+    r->L = L;
+    r->out = out;
+    /* Epochs count from 0: -1 makes the first report start afresh. */
+    r->prev_epoch = r->ckpt_epoch = -1;
+    if (run->cfg->ncheckpoints > 0) {
+        r->ckpt_ev = calloc(n ? n : 1, sizeof(*r->ckpt_ev));
+        r->ckpt_busy = calloc(n ? n : 1, sizeof(*r->ckpt_busy));
+        if (r->ckpt_ev == NULL || r->ckpt_busy == NULL)
+            return -1;
+    }
+    if (sb_sampler_init(&r->sampler, n, 1.0) != 0)
+        return -1;
+    r->hook = has_hook(L, "report_intermediate");
+    return 0;
+}
+
+void sb_reporter_free(struct sb_reporter *r)
+{
+    free(r->ckpt_ev);
+    free(r->ckpt_busy);
+    sb_sampler_free(&r->sampler);
+}
+
+void sb_reporter_start(struct sb_reporter *r, uint64_t start_ns)
+{
+    r->start_ns = r->last_ns = start_ns;
+    r->ckpt_ns = r->start_ns;
+    sb_sampler_start(&r->sampler, r->start_ns);
+    /* The wall clock at the measurement origin, for absolute times; the
+     * result file's start is the same instant. */
+    r->epoch0_s = sb_instance_unix_of(r->start_ns);
+    if (r->out != NULL)
+        sb_output_set_start(r->out, r->epoch0_s);
+}
+
+void sb_reporter_begin_cpu(struct sb_reporter *r, struct sb_cpu_sample *cpu_before)
+{
+    sb_cpu_sample(cpu_before, r->cpu_srv);
+    r->cpu_prev = *cpu_before;
+    sb_server_watch_start(&r->srv_watch, r->cpu_srv, cpu_before, cpu_before->mono_ns);
+}
+
+/* Warmup is over: the workers' statistics start again. */
+static void end_warmup(struct sb_run *run, struct sb_reporter *r,
+                       struct sb_cpu_sample *cpu_before)
+{
+    /* In rate modes each worker starts its window itself, at its first
+     * slot due at or after the end of warmup. */
+    __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
+    sb_reporter_begin_cpu(r, cpu_before);
+}
+
+/* The main thread is the reporter and the timekeeper until the workers
+ * finish or a stop is requested. */
+void sb_reporter_loop(struct sb_reporter *r, struct sb_run_clock *c,
+                      struct sb_cpu_sample *cpu_before)
+{
+    struct sb_run *run = r->run;
+    const struct sb_config *cfg = run->cfg;
+    uint64_t now = c->start;
+
+    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
+        uint64_t wake = now + 100 * SB_NS_PER_MS;
+        if (c->warm_end && c->warm_end < wake)
+            wake = c->warm_end;
+        if (c->next_report && c->next_report < wake)
+            wake = c->next_report;
+        if (c->deadline && c->deadline < wake)
+            wake = c->deadline;
+        if (next_checkpoint(r) && next_checkpoint(r) < wake)
+            wake = next_checkpoint(r);
+        if (r->sampler.next_ns && r->sampler.next_ns < wake)
+            wake = r->sampler.next_ns;
+        sb_sleep_until_ns(wake);
+        now = sb_now_ns();
+        watch_server(r, now);
+        if (c->warm_end && now >= c->warm_end) {
+            end_warmup(run, r, cpu_before);
+            c->warm_end = 0;
+        }
+        if (!c->deadline || r->sampler.next_ns <= c->deadline)
+            sb_sampler_tick(&r->sampler, run, now);
+        if (c->next_report && now >= c->next_report) {
+            interval_report(r, now, c->next_report);
+            /* Ticks missed while the main thread was descheduled are
+             * folded into this report; the schedule keeps its phase. */
+            while (c->next_report <= now)
+                c->next_report += (uint64_t)(cfg->report_interval * 1e9);
+        }
+        /* A checkpoint at the deadline is the final report's job. */
+        while (next_checkpoint(r) && now >= next_checkpoint(r) &&
+               (!c->deadline || next_checkpoint(r) < c->deadline)) {
+            checkpoint_report(r, now, cfg->checkpoints[r->next_ckpt]);
+            r->next_ckpt++;
+        }
+        if (c->deadline && now >= c->deadline)
+            sb_request_stop(SB_STOP_DONE);
+    }
+}
+
+/* Each finished worker's CPU time in the measured window; NULL entries
+ * for workers that never left warmup or never finished. */
+static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t *ev)
+{
+    struct sb_cpu_thread *tcpu = calloc(run->nthreads, sizeof(*tcpu));
+
+    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++) {
+        const struct sb_worker *w = &run->workers[i];
+        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != run->epoch ||
+            !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) || !w->started)
+            continue;
+        tcpu[i].user_s = secs(w->cpu_end.user_ns - w->cpu_start.user_ns);
+        tcpu[i].system_s = secs(w->cpu_end.system_ns - w->cpu_start.system_ns);
+        tcpu[i].events = ev[i];
+    }
+    return tcpu;
+}
+
+/* Hands the point's final figures (the ones the text report printed) to
+ * the result files, which take them over from p. */
+static void record_final(struct sb_reporter *r, struct sb_point *p,
+                         const struct sb_final_in *in)
+{
+    const struct sb_lua_env *env = r->run->env;
+
+    if (sb_output_end_point(r->out, p) != 0)
+        sb_warn("out of memory: a point's final figures are missing from the result files");
+    /* Only a script that ran queries used the driver; one that did not
+     * says nothing about any server. */
+    if (r->sql && env->driver != NULL) {
+        sb_output_set_server(r->out, env->driver->name, in->server_version);
+        if (in->server_info != NULL)
+            sb_output_set_server_info(r->out, in->server_info);
+    }
+}
+
+/* The script's report_cumulative hook in place of the built-in final
+ * report. Returns 0, or -1 when it raised an error (reported). */
+static int call_cumulative(lua_State *L, const struct sb_config *cfg,
+                           const struct sb_stats *total, double since, double t, unsigned n)
+{
+    struct sb_report_stat s;
+    int rc;
+
+    sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
+    /* Every worker has finished: sysbench 1.0 reports 0 here. */
+    s.threads_running = 0;
+    rc = call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL);
+    sb_report_json_close(stdout);
+    return rc;
+}
+
+/* The largest backlog of the run into r->max_backlog: at a late start
+ * (exact), or what was left due at the end of the window when the
+ * workers never caught up. */
+static void final_backlog(struct sb_reporter *r, uint64_t end)
+{
+    struct sb_run *run = r->run;
+    uint64_t b = backlog_now(run, end);
+
+    if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
+        b = run->arrivals.max_backlog;
+    for (unsigned i = 0; i < run->nthreads; i++)
+        if (run->workers[i].measured && run->workers[i].max_backlog > b)
+            b = run->workers[i].max_backlog;
+    if (b > r->max_backlog)
+        r->max_backlog = b;
+}
+
+/* Completes the final point p (gathered, time_s set) with the CPU report,
+ * the per-thread CPU times, the self-check and how the run ended. */
+static void finish_point(struct sb_reporter *r, struct sb_point *p,
+                         const struct sb_final_in *in)
+{
+    struct sb_run *run = r->run;
+    size_t ntps = r->sampler.ntps;
+
+    p->thread_cpu = thread_cpu(run, p->thread_events);
+    p->nthread_cpu = p->thread_cpu != NULL ? run->nthreads : 0;
+    p->interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
+    snprintf(p->server_label, sizeof(p->server_label), "%s", in->cpu_label);
+    sb_cpu_compute(in->cpu_before, in->cpu_after, p->total->c[SB_STAT_EVENTS], &p->cpu);
+    sb_sampler_check(&r->sampler, run, p->total, p->time_s, &p->cpu, p->thread_cpu,
+                     &p->selfcheck);
+    p->has_selfcheck = true;
+    p->check_sample_s = 1.0;
+    /* The sampler keeps its samples; the point gets its own copy, an
+     * extra it does without when memory is short. */
+    if (ntps > 0 && (p->check_tps = malloc(ntps * sizeof(double))) != NULL) {
+        memcpy(p->check_tps, r->sampler.tps, ntps * sizeof(double));
+        p->ncheck_tps = ntps;
+    }
+}
+
+/* The final report; see sb_reporter.h. */
+int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final_in *in)
+{
+    const struct sb_config *cfg = r->run->cfg;
+    struct sb_point p; /* the point's result: printed, then stored */
+    struct sb_report_opts o;
+    /* A run ended by --time is measured over exactly that window: a
+     * worker asleep until a slot beyond the deadline notices the stop only
+     * when it wakes, and that wait is not benchmark time. */
+    uint64_t stop_ns = in->deadline != 0 && in->end > in->deadline ? in->deadline : in->end;
+    double since = secs(stop_ns - r->ckpt_ns);
+    bool use_hook;
+    int rc = 0;
+
+    final_backlog(r, in->end);
+    if (new_point(&p, r) != 0) {
+        sb_fatal("out of memory: no final report");
+        sb_result_free(&p);
+        return -1;
+    }
+    gather(r, false, p.total, p.thread_events, p.thread_busy);
+    /* A run that ended during --warmup-time stops before the measured
+     * start: it measured 0 s (the unsigned difference wrapped to 5e11 s). */
+    p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
+    if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
+        r->sql = true;
+    if (sb_stop_reason() == SB_STOP_SIGNAL)
+        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
+    else if (sb_stop_reason() == SB_STOP_ERROR || sb_run_abandoned())
+        printf("\nStopped by an error: reporting what ran.\n");
+    if (in->cut_at_deadline)
+        printf("\nDeadline: %llu statement(s) still running %gs after --time were "
+               "cancelled; their events are not counted.\n",
+               (unsigned long long)in->cancelled, cfg->deadline_grace);
+    else if (in->cancelled > 0)
+        printf("%llu statement(s) in flight were cancelled.\n",
+               (unsigned long long)in->cancelled);
+    if (cfg->verbosity >= SB_LOG_NOTICE) {
+        /* A compiled-in test's own section comes first, as in 1.0. */
+        if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)
+            r->run->env->builtin->report(&p, stdout);
+        printf("\n");
+    }
+    finish_point(r, &p, in);
+    use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
+    if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s, r->run->nthreads) != 0)
+        rc = -1;
+    /* A report_cumulative hook that failed printed at most part of a
+     * report: the built-in one still shows what the run measured. */
+    if ((!use_hook || rc != 0) && cfg->verbosity >= SB_LOG_NOTICE) {
+        report_opts(&o, r, since);
+        sb_report_print_point(&p, &o, stdout);
+        sb_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
+        sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
+    }
+    if (r->out != NULL)
+        record_final(r, &p, in);
+    fflush(stdout);
+    sb_result_free(&p);
+    return rc;
+}

@@ -1,0 +1,59 @@
+#ifndef SB_PLOT_H
+#define SB_PLOT_H
+
+/*
+ * Charts of one or more results, drawn by gnuplot to PNG or SVG. From the
+ * name given to --plot (out.png) four files are derived:
+ *
+ *   out-throughput.png  transactions per second against threads (or the
+ *                       target rate), one line per result
+ *   out-relative.png    throughput relative to the first result at each
+ *                       point; for a single result, relative to its first
+ *                       point (the sweep's scaling)
+ *   out-cpu.png         CPU microseconds per transaction, user and system
+ *                       stacked, client and server bars side by side
+ *   out-latency.png     the response-time percentile curve from the
+ *                       stored histograms, both axes logarithmic
+ *
+ * gnuplot runs as a child process (fork and exec, no shell) on a script
+ * written, with its data inline, into a private temporary directory that
+ * is removed afterwards. The program is the one configure found
+ * (SB_GNUPLOT), unless the environment variable SB_GNUPLOT names another.
+ */
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "config/sb_lua_env.h"
+#include "results/sb_output.h"
+#include "results/sb_resfile.h"
+#include "plot/sb_plot_findmax.h"
+#include "plot/sb_plot_time.h"
+
+/* How many files one --plot writes. */
+#define SB_PLOT_NCHARTS 4
+
+/*
+ * Checks, before any work is done, that path ends in .png or .svg and
+ * that gnuplot can be run. Returns 0, or -1 with one line in err.
+ */
+int sb_plot_check(const char *path, char *err, size_t errlen);
+
+/*
+ * Draws the charts of the n results (n >= 1; the first is the reference)
+ * to the files derived from path, and prints their names to out (may be
+ * NULL). Returns 0, or -1 with one line in err (gnuplot missing, failed,
+ * or did not write a file; the temporary directory could not be made).
+ */
+int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE *out,
+                  char *err, size_t errlen);
+
+/*
+ * Draws the charts of the run that o holds (every point of its sweep),
+ * after the run: o's JSON document is written to memory and read back, so
+ * the charts are exactly those of the --json file. The run is named after
+ * the --json file, else the script. Returns 0, or -1 with one line in err.
+ */
+int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
+                   FILE *out, char *err, size_t errlen);
+#endif /* SB_PLOT_H */

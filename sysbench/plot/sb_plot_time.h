@@ -1,0 +1,19 @@
+#ifndef SB_PLOT_TIME_H
+#define SB_PLOT_TIME_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "results/sb_result.h"
+
+/*
+ * The time axis of one point (sb_plot_time.c): FILE-timeline.png (or
+ * .svg) with, per interval, throughput against the target, response time
+ * p50/p99 and start lag p99, the backlog, and client/server CPU. Without
+ * intervals (no --report-interval) it draws nothing and says so on out.
+ * Returns 0, or -1 with one line in err.
+ */
+int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
+                     size_t errlen);
+
+#endif /* SB_PLOT_TIME_H */

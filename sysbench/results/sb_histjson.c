@@ -1,0 +1,38 @@
+/*
+ * Histograms in result files; see sb_histjson.h.
+ */
+#include "results/sb_histjson.h"
+
+void sb_histjson_write(struct sb_json *j, const char *key, const char *of,
+                       const struct sb_hist *h)
+{
+    sb_json_key(j, key);
+    sb_json_begin_object(j);
+    sb_json_kv_string(j, "of", of);
+    sb_json_kv_string(j, "unit", "ns");
+    sb_json_kv_uint(j, "sub_bucket_bits", SB_HIST_SUB_BITS);
+    sb_json_kv_uint(j, "limit_ns", SB_HIST_MAX_NS);
+    sb_json_kv_uint(j, "count", h->total);
+    sb_json_kv_uint(j, "sum_ns", h->sum_ns);
+    if (h->total > 0) {
+        sb_json_kv_uint(j, "min_ns", h->min_ns);
+        sb_json_kv_uint(j, "max_ns", h->max_ns);
+    } else {
+        sb_json_kv_null(j, "min_ns");
+        sb_json_kv_null(j, "max_ns");
+    }
+    sb_json_kv_uint(j, "clamped", h->clamped);
+    sb_json_key(j, "buckets");
+    sb_json_begin_array(j);
+    for (size_t b = 0; b < SB_HIST_BUCKETS; b++) {
+        if (h->counts[b] == 0)
+            continue;
+        sb_json_begin_array_inline(j);
+        sb_json_uint(j, sb_hist_bucket_low(b));
+        sb_json_uint(j, sb_hist_bucket_high(b));
+        sb_json_uint(j, h->counts[b]);
+        sb_json_end_array(j);
+    }
+    sb_json_end_array(j);
+    sb_json_end_object(j);
+}

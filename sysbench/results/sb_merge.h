@@ -1,0 +1,70 @@
+#ifndef SB_MERGE_H
+#define SB_MERGE_H
+
+/*
+ * `sysbench merge A.json B.json ... [--json=ALL.json]`: the result files
+ * of the N instances of one scale-out run (--instance=I/N, sb_instance.h)
+ * combined into one result, exactly where the files allow it:
+ *
+ *   - counts (events, queries, errors, late starts, ...) and rates are
+ *     summed; the target rate is the global one;
+ *   - the response-time histograms, and in rate modes the service-time
+ *     and lag histograms, are merged bucket by bucket, and the final
+ *     percentiles are computed from the merged histograms by the run's own
+ *     rule (sb_hist_percentile); when some file lacks the service or lag
+ *     histogram (an older version), that figure's percentiles are the
+ *     largest of the instances' and merged.upper_bounds says so;
+ *   - interval series are aligned by absolute time (each point's
+ *     start_unix_s plus the interval's time_s) and summed; per-interval
+ *     percentiles, for which the files hold no histogram, are the largest
+ *     of the instances' (an upper bound of the true value), and so is
+ *     rate.max_backlog (the sum of the instances' maxima);
+ *   - client CPU is summed over instances; the server's CPU is taken once,
+ *     from the lowest-numbered instance that measured it.
+ *
+ * Inputs that are not one experiment (another script, command, seed,
+ * start time, option or sweep; duplicate or missing instances) are
+ * refused with one line. The result has the schema of a run's --json file
+ * (doc/results.md) plus a "merged" member, so `compare` and `--plot` read
+ * it like any other.
+ */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/sb_json_read.h"
+
+/* Whether argv's first non-option word is "merge". */
+bool sb_merge_requested(int argc, char **argv);
+
+/*
+ * Runs the merge command: reads the files named in argv, prints the
+ * merged report to out and writes --json=FILE when given. Returns the
+ * exit status: 0, or 1 after printing one "FATAL:" line on stderr.
+ */
+int sb_merge_main(int argc, char **argv, FILE *out);
+
+/* ---- shared by sb_merge.c and sb_merge_report.c (not for other modules) */
+
+/* A writable member of object o (NULL when missing or o is no object). */
+struct sb_jv *sb_merge_get(struct sb_jv *o, const char *key);
+/* Member key of object o, appended (as null) when missing. Appending may
+ * move o's other members: do not keep pointers to them across this call.
+ * Returns NULL when out of memory or o is no object. */
+struct sb_jv *sb_merge_set(struct sb_jv *o, const char *key);
+/* Whether a and b are equal JSON values (both NULL counts as equal). */
+bool sb_merge_jv_equal(const struct sb_jv *a, const struct sb_jv *b);
+/* Sets member key of o to a copy of the string s (null when s is NULL).
+ * Returns 0, or -1 when out of memory or o is no object. */
+int sb_merge_set_str(struct sb_jv *o, const char *key, const char *s);
+/* Frees what v owns and makes it null. */
+void sb_merge_clear(struct sb_jv *v);
+/* Sets member key of o to the number x (null when x is NaN). Returns 0 or
+ * -1 when out of memory. */
+int sb_merge_set_num(struct sb_jv *o, const char *key, double x);
+/* Writes v as JSON to fp. Returns 0, or -1 on a write error. */
+int sb_merge_write_json(const struct sb_jv *v, FILE *fp);
+/* Prints the text report of a merged document (doc) to out. */
+void sb_merge_print_report(const struct sb_jv *doc, FILE *out);
+
+#endif /* SB_MERGE_H */

@@ -1,0 +1,998 @@
+/*
+ * Result collection, the JSON and CSV result files and the sweep table;
+ * see sb_output.h and doc/results.md (the schema).
+ */
+#include "config.h"
+
+#include "results/sb_output.h"
+#include "results/sb_repeat.h"
+#include "pure/sb_findmax.h"
+
+#include <errno.h>
+#include <luajit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "drivers/sb_driver.h"
+#include "pure/sb_histogram.h"
+#include "config/sb_instance.h"
+#include "core/sb_json.h"
+#include "core/sb_log.h"
+#include "core/sb_safefile.h"
+#include "results/sb_selfcheck_report.h"
+#include "results/sb_histjson.h"
+
+/* Bump when a field changes meaning or goes away; adding fields does not
+ * change it, so readers must ignore fields they do not know. */
+#define SB_OUTPUT_FORMAT_VERSION 1
+
+static double per_sec(double n, double t)
+{
+    return t > 0 ? n / t : 0;
+}
+
+static double ns_to_ms(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+/* "95", "99.9": the percentile as a JSON key and CSV column suffix. */
+static void pct_name(char *buf, size_t len, double pct)
+{
+    snprintf(buf, len, "%g", pct);
+}
+
+/* ------------------------------------------------------------- collecting */
+
+static void write_csv_header(struct sb_output *o)
+{
+    char p[32];
+
+    pct_name(p, sizeof(p), o->pcts[0]);
+    fprintf(o->csv, "point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,"
+                    "latency_p%s_ms,errors_ps,reconnects_ps,lag_p%s_ms,backlog,"
+                    "cpu_client_pct,cpu_server_pct,epoch_s\n", p, p);
+    fflush(o->csv);
+}
+
+int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
+                   char *err, size_t errlen)
+{
+    memset(o, 0, sizeof(*o));
+    o->started = time(NULL);
+    o->npcts = cfg->npercentiles;
+    memcpy(o->pcts, cfg->percentiles, sizeof(o->pcts));
+    if (o->npcts == 0) {
+        o->pcts[0] = 95;
+        o->npcts = 1;
+    }
+    o->json_path = cfg->json_file;
+    o->csv_path = cfg->csv_file;
+    if (o->json_path != NULL && *o->json_path && o->csv_path != NULL &&
+        strcmp(o->json_path, o->csv_path) == 0) {
+        snprintf(err, errlen, "--json and --csv name the same file '%s'", o->json_path);
+        return -1;
+    }
+    /* Temporary files renamed by sb_output_close: an earlier result is
+     * never truncated before the run, nor anything not ours replaced. */
+    if (o->json_path != NULL && *o->json_path) {
+        if (sb_safefile_open(&o->json_file, o->json_path, "--json",
+                             sb_safefile_is_result_json, err, errlen) != 0)
+            return -1;
+        o->json = o->json_file.fp;
+    }
+    if (o->csv_path != NULL && *o->csv_path) {
+        if (sb_safefile_open(&o->csv_file, o->csv_path, "--csv",
+                             sb_safefile_is_result_csv, err, errlen) != 0) {
+            sb_safefile_abandon(&o->json_file);
+            o->json = NULL;
+            return -1;
+        }
+        o->csv = o->csv_file.fp;
+        write_csv_header(o);
+    }
+    return 0;
+}
+
+struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_point_config *pc)
+{
+    struct sb_point *p;
+    long online;
+
+    if (o->npoints == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 4;
+        struct sb_point *np = realloc(o->points, cap * sizeof(*np));
+        if (np == NULL)
+            return NULL;
+        o->points = np;
+        o->cap = cap;
+    }
+    p = &o->points[o->npoints++];
+    memset(p, 0, sizeof(*p));
+    p->cfg = *pc;
+    if (p->cfg.repeat == 0)
+        p->cfg.repeat = 1;
+    if (p->cfg.nrepeat == 0)
+        p->cfg.nrepeat = 1;
+    if (p->cfg.mode == SB_PACE_NONE)
+        p->cfg.target_tps = 0;
+    if (p->cfg.mode != SB_PACE_FIXED)
+        p->cfg.jitter_us = 0;
+    p->start_unix_s = NAN;
+    memcpy(p->pcts, o->pcts, sizeof(p->pcts));
+    p->npcts = o->npcts;
+    online = sysconf(_SC_NPROCESSORS_ONLN);
+    p->ncpus = online > 0 ? (unsigned)online : 1;
+    return p;
+}
+
+/* An empty CSV field stands for "not measured". */
+static void csv_num(FILE *out, double v, bool last)
+{
+    if (isfinite(v))
+        fprintf(out, "%.2f", v);
+    fputc(last ? '\n' : ',', out);
+}
+
+static void write_csv_row(struct sb_output *o, const struct sb_point *p,
+                          const struct sb_interval *iv)
+{
+    FILE *f = o->csv;
+
+    fprintf(f, "%zu,%u,", o->npoints, p->cfg.threads);
+    csv_num(f, p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN, false);
+    fprintf(f, "%g,", iv->time_s);
+    csv_num(f, iv->tps, false);
+    csv_num(f, iv->qps, false);
+    csv_num(f, iv->reads_ps, false);
+    csv_num(f, iv->writes_ps, false);
+    csv_num(f, iv->other_ps, false);
+    csv_num(f, iv->latency_ms[0], false);
+    csv_num(f, iv->errors_ps, false);
+    csv_num(f, iv->reconnects_ps, false);
+    csv_num(f, iv->lag_ms[0], false);
+    fprintf(f, "%llu,", (unsigned long long)iv->backlog);
+    csv_num(f, iv->cpu_client_pct, false);
+    csv_num(f, iv->cpu_server_pct, false);
+    fprintf(f, "%.3f\n", iv->epoch_s);
+    /* Flushed per row so a long run's series can be watched (and survives
+     * a crash) while it is being written. */
+    if (fflush(f) != 0)
+        o->write_failed = true;
+}
+
+int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv)
+{
+    struct sb_point *p;
+
+    if (o->npoints == 0)
+        return -1;
+    p = &o->points[o->npoints - 1];
+    if (p->nintervals == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        struct sb_interval *n = realloc(p->intervals, cap * sizeof(*n));
+        if (n == NULL)
+            return -1;
+        p->intervals = n;
+        p->cap = cap;
+    }
+    p->intervals[p->nintervals++] = *iv;
+    if (o->csv != NULL)
+        write_csv_row(o, p, iv);
+    return 0;
+}
+
+int sb_output_end_point(struct sb_output *o, struct sb_point *p)
+{
+    if (o->npoints == 0)
+        return -1;
+    sb_result_move_final(&o->points[o->npoints - 1], p);
+    return 0;
+}
+
+void sb_output_set_start(struct sb_output *o, double unix_s)
+{
+    if (o->npoints > 0)
+        o->points[o->npoints - 1].start_unix_s = unix_s;
+}
+
+void sb_output_set_server(struct sb_output *o, const char *driver, const char *version)
+{
+    if (driver != NULL && o->driver_name[0] == '\0')
+        snprintf(o->driver_name, sizeof(o->driver_name), "%s", driver);
+    if (version != NULL && *version && o->server_version[0] == '\0')
+        snprintf(o->server_version, sizeof(o->server_version), "%s", version);
+}
+
+void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si)
+{
+    char diff[512];
+
+    if (!sb_server_info_known(&o->server_info) && sb_server_info_known(si))
+        sb_server_info_move(&o->server_info, si);
+    else if (sb_server_info_first_diff(&o->server_info, si, diff, sizeof(diff)))
+        sb_warn("the server changed since the first point: %s; the result files record the "
+                "first point's server", diff);
+}
+
+void sb_output_set_end(struct sb_output *o, const char *status, int signal,
+                       const char *error)
+{
+    o->end_status = status;
+    o->end_signal = signal;
+    snprintf(o->end_error, sizeof(o->end_error), "%s", error ? error : "");
+}
+
+void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline)
+{
+    o->cancelled += n;
+    if (at_deadline && n > 0)
+        o->deadline_cut = true;
+}
+
+/* The CSV's last line says how the run ended (a comment line, which CSV
+ * readers skip with their comment option). */
+static void write_csv_end(struct sb_output *o)
+{
+    if (o->end_status == NULL)
+        return;
+    if (strcmp(o->end_status, "interrupted") == 0)
+        fprintf(o->csv, "# ended: interrupted by signal %d\n", o->end_signal);
+    else if (strcmp(o->end_status, "failed") == 0)
+        fprintf(o->csv, "# ended: failed: %s\n", o->end_error);
+    else
+        fprintf(o->csv, "# ended: %s\n", o->end_status);
+    if (o->deadline_cut)
+        fprintf(o->csv, "# deadline: cut, %llu statement(s) cancelled\n",
+                (unsigned long long)o->cancelled);
+    else if (o->cancelled > 0)
+        fprintf(o->csv, "# cancelled: %llu statement(s)\n", (unsigned long long)o->cancelled);
+    if (fflush(o->csv) != 0)
+        o->write_failed = true;
+}
+
+static void json_end(struct sb_json *j, const struct sb_output *o)
+{
+    sb_json_key(j, "ended");
+    if (o->end_status == NULL) {
+        sb_json_null(j);
+        return;
+    }
+    sb_json_begin_object(j);
+    sb_json_kv_string(j, "status", o->end_status);
+    if (o->end_signal > 0)
+        sb_json_kv_int(j, "signal", o->end_signal);
+    else
+        sb_json_kv_null(j, "signal");
+    sb_json_kv_string(j, "error", o->end_error[0] ? o->end_error : NULL);
+    /* "cut": statements still running --deadline-grace after --time were
+     * cancelled; "met": a completed run needed no cancel; null: the run
+     * did not end at its limits (interrupted, failed). */
+    sb_json_kv_string(j, "deadline", o->deadline_cut ? "cut"
+                                     : strcmp(o->end_status, "completed") == 0 ? "met" : NULL);
+    sb_json_kv_int(j, "cancelled", (long long)o->cancelled);
+    sb_json_end_object(j);
+}
+
+/* Whether some point holds a measurement (final figures or an interval):
+ * a run that failed before measuring (connection refused, a wrong
+ * password, an error in init()) has only a "failed" record to write. */
+static bool measured(const struct sb_output *o)
+{
+    for (size_t i = 0; i < o->npoints; i++)
+        if (o->points[i].total != NULL || o->points[i].nintervals > 0)
+            return true;
+    return false;
+}
+
+/* An earlier result file is replaced only by something measured: a run
+ * that measured nothing keeps it byte for byte (and says so), and writes
+ * its "failed" record only where there was no file. */
+static bool keeps_earlier(const struct sb_output *o, const struct sb_safefile *f)
+{
+    struct stat st;
+
+    if (measured(o) || lstat(f->final, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return false;
+    sb_warn("this run measured nothing: the earlier %s file '%s' is kept", f->what, f->final);
+    return true;
+}
+
+int sb_output_close(struct sb_output *o, char *err, size_t errlen)
+{
+    int rc = 0;
+
+    /* Results are published only once the run wrote its JSON document
+     * (sb_output_write_json); an aborted start leaves no file behind. */
+    if (o->csv != NULL) {
+        if (!o->finished || keeps_earlier(o, &o->csv_file)) {
+            sb_safefile_abandon(&o->csv_file);
+        } else if (o->write_failed) {
+            errno = 0;
+            snprintf(err, errlen, "cannot write the --csv file '%s': %s", o->csv_path,
+                     strerror(sb_safefile_errno(&o->csv_file)));
+            sb_safefile_abandon(&o->csv_file);
+            rc = -1;
+        } else if (sb_safefile_commit(&o->csv_file, err, errlen) != 0) {
+            rc = -1;
+        }
+        o->csv = NULL;
+    }
+    if (o->json != NULL) {
+        if (!o->finished || keeps_earlier(o, &o->json_file)) {
+            sb_safefile_abandon(&o->json_file);
+        } else if (rc == 0) {
+            rc = sb_safefile_commit(&o->json_file, err, errlen);
+        } else {
+            char ignored[256];
+            if (sb_safefile_commit(&o->json_file, ignored, sizeof(ignored)) != 0)
+                rc = -1;
+        }
+        o->json = NULL;
+    }
+    for (size_t i = 0; i < o->npoints; i++)
+        sb_result_free(&o->points[i]);
+    free(o->points);
+    o->points = NULL;
+    o->npoints = o->cap = 0;
+    sb_server_info_free(&o->server_info);
+    return rc;
+}
+
+/* ------------------------------------------------------------ sweep table */
+
+/* A per-transaction CPU figure, "n/a" when not measured. */
+static void cpu_cell(char *buf, size_t len, bool measured, double us)
+{
+    if (measured && isfinite(us))
+        snprintf(buf, len, "%.1f", us);
+    else
+        snprintf(buf, len, "n/a");
+}
+
+void sb_output_print_sweep(const struct sb_output *o, FILE *out)
+{
+    const struct sb_point *first = NULL;
+    double base;
+    bool show_rate = false;
+    size_t done = 0;
+
+    for (size_t i = 0; i < o->npoints; i++) {
+        if (!sb_result_complete(&o->points[i]))
+            continue;
+        if (first == NULL)
+            first = &o->points[i];
+        if (o->points[i].cfg.mode != SB_PACE_NONE)
+            show_rate = true;
+        done++;
+    }
+    if (first == NULL)
+        return;
+    base = sb_result_tps(first);
+    fprintf(out, "Sweep summary (%zu point%s; latency in ms, CPU in us per transaction):\n",
+            done, done == 1 ? "" : "s");
+    fprintf(out, "%8s", "threads");
+    if (show_rate)
+        fprintf(out, " %10s", "target");
+    fprintf(out, " %11s %12s %9s %9s %10s %10s %10s %9s  %s\n", "tps", "qps", "p95", "p99",
+            "cpu client", "cpu server", "cpu mach.", "relative", "self-check");
+    for (size_t i = 0; i < o->npoints; i++) {
+        const struct sb_point *p = &o->points[i];
+        const struct sb_stats *t = p->total;
+        double tps, qps;
+        char cl[32], sv[32], mc[32], rel[32], flags[128];
+
+        if (!sb_result_complete(p))
+            continue;
+        tps = sb_result_tps(p);
+        qps = sb_result_qps(p);
+        cpu_cell(cl, sizeof(cl), p->cpu.client.measured, p->cpu.client.total_us_per_tx);
+        cpu_cell(sv, sizeof(sv), p->cpu.server.measured, p->cpu.server.total_us_per_tx);
+        cpu_cell(mc, sizeof(mc), p->cpu.machine.measured, p->cpu.machine.busy_us_per_tx);
+        if (base > 0)
+            snprintf(rel, sizeof(rel), "%.2fx", tps / base);
+        else
+            snprintf(rel, sizeof(rel), "n/a");
+        fprintf(out, "%8u", p->cfg.threads);
+        if (show_rate) {
+            if (p->cfg.mode != SB_PACE_NONE)
+                fprintf(out, " %10.2f", p->cfg.target_tps);
+            else
+                fprintf(out, " %10s", "-");
+        }
+        fprintf(out, " %11.2f %12.2f %9.2f %9.2f %10s %10s %10s %9s  %s\n", tps, qps,
+                ns_to_ms(sb_hist_percentile(&t->response, 95)),
+                ns_to_ms(sb_hist_percentile(&t->response, 99)), cl, sv, mc, rel,
+                !p->has_selfcheck ? "-" : p->selfcheck.flags == 0 ? "ok"
+                : sb_selfcheck_flag_names(p->selfcheck.flags, flags, sizeof(flags)));
+    }
+    fputc('\n', out);
+    fflush(out);
+}
+
+/* ------------------------------------------------------------ JSON: tool */
+
+static void json_time(struct sb_json *j, const char *key, time_t t)
+{
+    struct tm tm;
+    char buf[64];
+
+    if (t == 0 || gmtime_r(&t, &tm) == NULL) {
+        sb_json_kv_null(j, key);
+        return;
+    }
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    sb_json_kv_string(j, key, buf);
+}
+
+static void json_tool(struct sb_json *j)
+{
+    const struct sb_driver_ops *const *d = sb_driver_list();
+
+    sb_json_key(j, "tool");
+    sb_json_begin_object(j);
+    sb_json_kv_string(j, "name", PACKAGE_NAME);
+    sb_json_kv_string(j, "version", PACKAGE_VERSION);
+    sb_json_kv_string(j, "luajit", LUAJIT_VERSION);
+    sb_json_kv_string(j, "allocator", SB_ALLOCATOR);
+    {
+#if defined(__clang__)
+        const char *cc = "clang " __clang_version__;
+#elif defined(__GNUC__)
+        const char *cc = "gcc " __VERSION__;
+#else
+        const char *cc = "unknown";
+#endif
+        size_t n = strlen(cc);
+        /* clang's version string ends with a space. */
+        while (n > 0 && cc[n - 1] == ' ')
+            n--;
+        sb_json_key(j, "compiler");
+        sb_json_string_n(j, cc, n);
+    }
+    sb_json_key(j, "drivers");
+    sb_json_begin_array(j);
+    for (; *d; d++) {
+        char v[128];
+        sb_json_begin_object(j);
+        sb_json_kv_string(j, "name", (*d)->name);
+        if ((*d)->client_version != NULL && (*d)->client_version(v, sizeof(v)) == 0)
+            sb_json_kv_string(j, "client_version", v);
+        else
+            sb_json_kv_null(j, "client_version");
+        sb_json_end_object(j);
+    }
+    sb_json_end_array(j);
+    sb_json_end_object(j);
+}
+
+/* --------------------------------------------------------- JSON: options */
+
+static bool is_secret(const struct sb_lua_env *env, const char *name)
+{
+    const struct sb_opt *o = sb_optset_find(env->general, name);
+
+    if (o == NULL && env->driver_sets != NULL)
+        for (size_t i = 0; o == NULL && env->driver_sets[i] != NULL; i++)
+            o = sb_optset_find(env->driver_sets[i], name);
+    if (o == NULL && env->script_opts != NULL)
+        o = sb_optset_find(env->script_opts, name);
+    return o != NULL && o->secret;
+}
+
+/* The command line, with the values of secret options (passwords)
+ * replaced, so a result file can be shared without leaking them. */
+static void json_command_line(struct sb_json *j, const struct sb_lua_env *env)
+{
+    bool options_done = false;
+
+    sb_json_key(j, "command_line");
+    sb_json_begin_array(j);
+    for (int i = 0; i < env->argc; i++) {
+        const char *a = env->argv[i];
+        const char *eq;
+        char name[256];
+
+        if (a == NULL)
+            continue;
+        if (i == 0 || options_done || strncmp(a, "--", 2) != 0 ||
+            (eq = strchr(a + 2, '=')) == NULL) {
+            if (i > 0 && strcmp(a, "--") == 0)
+                options_done = true;
+            sb_json_string(j, a);
+            continue;
+        }
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - a - 2), a + 2);
+        if (is_secret(env, name)) {
+            char red[300];
+            snprintf(red, sizeof(red), "--%s=<redacted>", name);
+            sb_json_string(j, red);
+        } else {
+            sb_json_string(j, a);
+        }
+    }
+    sb_json_end_array(j);
+}
+
+static void json_option_value(struct sb_json *j, const struct sb_opt *o)
+{
+    if (o->secret || o->value == NULL) {
+        sb_json_null(j);
+        return;
+    }
+    switch (o->type) {
+    case SB_ARG_BOOL:
+        sb_json_bool(j, o->b);
+        break;
+    case SB_ARG_INT:
+    case SB_ARG_SIZE:
+        sb_json_int(j, o->i);
+        break;
+    case SB_ARG_DOUBLE:
+        sb_json_double(j, o->d);
+        break;
+    case SB_ARG_LIST:
+        sb_json_begin_array_inline(j);
+        for (size_t k = 0; k < o->nitems; k++)
+            sb_json_string(j, o->items[k]);
+        sb_json_end_array(j);
+        break;
+    case SB_ARG_STRING:
+    case SB_ARG_FILE:
+    default:
+        sb_json_string(j, o->value);
+        break;
+    }
+}
+
+/* Every option of a set (aliases left out: they name another option). */
+static void json_optset(struct sb_json *j, const struct sb_optset *set)
+{
+    sb_json_begin_object(j);
+    for (size_t i = 0; set != NULL && i < set->n; i++) {
+        const struct sb_opt *o = &set->opts[i];
+        if (o->alias_of != NULL)
+            continue;
+        sb_json_key(j, o->name);
+        json_option_value(j, o);
+    }
+    sb_json_end_object(j);
+}
+
+static void json_given(struct sb_json *j, const struct sb_optset *set)
+{
+    for (size_t i = 0; set != NULL && i < set->n; i++)
+        if (set->opts[i].alias_of == NULL && set->opts[i].set)
+            sb_json_string(j, set->opts[i].name);
+}
+
+static void json_options(struct sb_json *j, const struct sb_lua_env *env)
+{
+    sb_json_key(j, "options");
+    sb_json_begin_object(j);
+    sb_json_key(j, "general");
+    json_optset(j, env->general);
+    sb_json_key(j, "drivers");
+    sb_json_begin_object(j);
+    for (size_t i = 0; env->driver_sets != NULL && env->driver_sets[i] != NULL; i++) {
+        const char *title = env->driver_sets[i]->title;
+        char name[64];
+        /* The sets are titled "<driver> options". */
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(title, " "), title);
+        sb_json_key(j, name);
+        json_optset(j, env->driver_sets[i]);
+    }
+    sb_json_end_object(j);
+    sb_json_key(j, "script");
+    json_optset(j, env->script_opts);
+    sb_json_key(j, "given");
+    sb_json_begin_array_inline(j);
+    json_given(j, env->general);
+    for (size_t i = 0; env->driver_sets != NULL && env->driver_sets[i] != NULL; i++)
+        json_given(j, env->driver_sets[i]);
+    json_given(j, env->script_opts);
+    sb_json_end_array(j);
+    sb_json_end_object(j);
+}
+
+/* ----------------------------------------------------- JSON: environment */
+
+/* The CPU model from the text of /proc/cpuinfo: "model name" on x86,
+ * else the first of the fields other architectures use. */
+static bool cpu_model(char *buf, size_t len)
+{
+    static const char *const keys[] = {"model name", "Model", "cpu model", "cpu",
+                                       "Hardware", "Processor"};
+    char line[512];
+    char found[sizeof(keys) / sizeof(keys[0])][256];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    memset(found, 0, sizeof(found));
+    if (f == NULL)
+        return false;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *colon = strchr(line, ':');
+        size_t klen;
+        if (colon == NULL)
+            continue;
+        klen = (size_t)(colon - line);
+        while (klen > 0 && (line[klen - 1] == ' ' || line[klen - 1] == '\t'))
+            klen--;
+        for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+            if (found[k][0] || strlen(keys[k]) != klen || strncmp(line, keys[k], klen) != 0)
+                continue;
+            colon++;
+            colon += strspn(colon, " \t");
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(found[k], sizeof(found[k]), "%s", colon);
+        }
+    }
+    fclose(f);
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+        if (found[k][0]) {
+            snprintf(buf, len, "%s", found[k]);
+            return true;
+        }
+    return false;
+}
+
+static void json_environment(struct sb_json *j, const struct sb_output *o)
+{
+    struct utsname u;
+    char host[256], model[256];
+    long online = sysconf(_SC_NPROCESSORS_ONLN), conf = sysconf(_SC_NPROCESSORS_CONF);
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+    sb_json_key(j, "environment");
+    sb_json_begin_object(j);
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        sb_json_kv_string(j, "hostname", host);
+    } else {
+        sb_json_kv_null(j, "hostname");
+    }
+    sb_json_key(j, "kernel");
+    if (uname(&u) == 0) {
+        sb_json_begin_object(j);
+        sb_json_kv_string(j, "sysname", u.sysname);
+        sb_json_kv_string(j, "release", u.release);
+        sb_json_kv_string(j, "version", u.version);
+        sb_json_kv_string(j, "machine", u.machine);
+        sb_json_end_object(j);
+    } else {
+        sb_json_null(j);
+    }
+    sb_json_key(j, "cpu");
+    sb_json_begin_object(j);
+    sb_json_kv_int(j, "online", online > 0 ? online : 1);
+    sb_json_kv_int(j, "configured", conf > 0 ? conf : 1);
+    if (cpu_model(model, sizeof(model)))
+        sb_json_kv_string(j, "model", model);
+    else
+        sb_json_kv_null(j, "model");
+    sb_json_end_object(j);
+    if (pages > 0 && psize > 0)
+        sb_json_kv_uint(j, "memory_bytes", (uint64_t)pages * (uint64_t)psize);
+    else
+        sb_json_kv_null(j, "memory_bytes");
+    sb_json_kv_string(j, "driver", o->driver_name[0] ? o->driver_name : NULL);
+    sb_json_kv_string(j, "server_version", o->server_version[0] ? o->server_version : NULL);
+    if (sb_server_info_known(&o->server_info)) {
+        sb_json_key(j, "server");
+        sb_server_info_json(j, &o->server_info);
+    }
+    sb_json_end_object(j);
+}
+
+/* ---------------------------------------------------------- JSON: points */
+
+static void json_pct_map(struct sb_json *j, const char *key, const struct sb_output *o,
+                         const double *ms)
+{
+    char p[32];
+
+    sb_json_key(j, key);
+    sb_json_begin_object(j);
+    for (size_t i = 0; i < o->npcts; i++) {
+        pct_name(p, sizeof(p), o->pcts[i]);
+        sb_json_kv_double(j, p, ms[i]);
+    }
+    sb_json_end_object(j);
+}
+
+static void json_interval(struct sb_json *j, const struct sb_output *o,
+                          const struct sb_interval *iv)
+{
+    sb_json_begin_object(j);
+    sb_json_kv_double(j, "time_s", iv->time_s);
+    sb_json_kv_double(j, "epoch_s", iv->epoch_s);
+    sb_json_kv_double(j, "interval_s", iv->interval_s);
+    sb_json_kv_uint(j, "threads", iv->threads);
+    sb_json_kv_uint(j, "events", iv->events);
+    sb_json_kv_double(j, "tps", iv->tps);
+    sb_json_key(j, "qps");
+    sb_json_begin_object(j);
+    sb_json_kv_double(j, "total", iv->qps);
+    sb_json_kv_double(j, "reads", iv->reads_ps);
+    sb_json_kv_double(j, "writes", iv->writes_ps);
+    sb_json_kv_double(j, "other", iv->other_ps);
+    sb_json_end_object(j);
+    json_pct_map(j, "latency_ms", o, iv->latency_ms);
+    sb_json_kv_double(j, "errors_per_s", iv->errors_ps);
+    sb_json_kv_double(j, "reconnects_per_s", iv->reconnects_ps);
+    json_pct_map(j, "lag_ms", o, iv->lag_ms);
+    sb_json_kv_uint(j, "backlog", iv->backlog);
+    sb_json_kv_double(j, "latency_p50_ms", iv->p50_ms);
+    sb_json_kv_double(j, "latency_p99_ms", iv->p99_ms);
+    sb_json_kv_double(j, "lag_p99_ms", iv->lag_p99_ms);
+    sb_json_key(j, "cpu_pct");
+    sb_json_begin_object(j);
+    sb_json_kv_double(j, "client", iv->cpu_client_pct); /* NAN -> null */
+    sb_json_kv_double(j, "server", iv->cpu_server_pct);
+    sb_json_end_object(j);
+    sb_json_end_object(j);
+}
+
+/* min/avg/max/sum and the percentiles of one latency histogram, in ms. */
+static void json_latency(struct sb_json *j, const char *key, const struct sb_output *o,
+                         const struct sb_hist *h)
+{
+    double ms[SB_MAX_PERCENTILES];
+    bool any = h->total > 0;
+
+    for (size_t i = 0; i < o->npcts; i++)
+        ms[i] = ns_to_ms(sb_hist_percentile(h, o->pcts[i]));
+    sb_json_key(j, key);
+    sb_json_begin_object(j);
+    sb_json_kv_uint(j, "count", h->total);
+    sb_json_kv_double(j, "min", any ? ns_to_ms(h->min_ns) : NAN);
+    sb_json_kv_double(j, "avg", any ? sb_hist_mean(h) / 1e6 : NAN);
+    sb_json_kv_double(j, "max", any ? ns_to_ms(h->max_ns) : NAN);
+    sb_json_kv_double(j, "sum", ns_to_ms(h->sum_ns));
+    json_pct_map(j, "percentiles", o, ms);
+    sb_json_end_object(j);
+}
+
+static void json_errors(struct sb_json *j, const struct sb_stats *t, double secs)
+{
+    sb_json_key(j, "errors");
+    sb_json_begin_object(j);
+    sb_json_kv_uint(j, "ignored", t->c[SB_STAT_ERRORS]);
+    sb_json_kv_double(j, "ignored_per_s", per_sec((double)t->c[SB_STAT_ERRORS], secs));
+    sb_json_kv_uint(j, "reconnects", t->c[SB_STAT_RECONNECTS]);
+    sb_json_kv_double(j, "reconnects_per_s", per_sec((double)t->c[SB_STAT_RECONNECTS], secs));
+    sb_json_key(j, "by_code");
+    sb_json_begin_array(j);
+    for (unsigned i = 0; i < t->ncodes; i++) {
+        if (t->codes[i].count == 0)
+            continue;
+        sb_json_begin_object(j);
+        sb_json_kv_string(j, "code", t->codes[i].code);
+        sb_json_kv_string(j, "kind", t->codes[i].reconnect ? "reconnect" : "ignored");
+        sb_json_kv_uint(j, "count", t->codes[i].count);
+        sb_json_end_object(j);
+    }
+    sb_json_end_array(j);
+    sb_json_end_object(j);
+}
+
+static void json_rate(struct sb_json *j, const struct sb_point *p)
+{
+    const struct sb_stats *t = p->total;
+    uint64_t ev = t->c[SB_STAT_EVENTS];
+    double achieved = per_sec((double)ev, p->time_s);
+
+    sb_json_key(j, "rate");
+    if (p->cfg.mode == SB_PACE_NONE) {
+        sb_json_null(j);
+        return;
+    }
+    sb_json_begin_object(j);
+    sb_json_kv_string(j, "mode", sb_pace_mode_name(p->cfg.mode));
+    sb_json_kv_double(j, "target_tps", p->cfg.target_tps);
+    sb_json_kv_double(j, "achieved_tps", achieved);
+    sb_json_kv_double(j, "achieved_pct", p->cfg.target_tps > 0 ? 100.0 * achieved / p->cfg.target_tps : NAN);
+    sb_json_kv_double(j, "jitter_us", p->cfg.mode == SB_PACE_FIXED ? p->cfg.jitter_us : NAN);
+    sb_json_kv_uint(j, "late_starts", t->c[SB_STAT_LATE]);
+    sb_json_kv_double(j, "late_pct", ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
+    sb_json_kv_uint(j, "skipped", t->c[SB_STAT_SKIPPED]);
+    sb_json_kv_uint(j, "max_backlog", p->max_backlog);
+    sb_json_end_object(j);
+}
+
+static void json_cpu_figures(struct sb_json *j, const char *key, const struct sb_cpu_figures *f)
+{
+    sb_json_key(j, key);
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "measured", f->measured);
+    sb_json_kv_double(j, "cpu_s", f->measured ? f->cpu_s : NAN);
+    sb_json_kv_double(j, "user_us_per_tx", f->measured ? f->user_us_per_tx : NAN);
+    sb_json_kv_double(j, "system_us_per_tx", f->measured ? f->system_us_per_tx : NAN);
+    sb_json_kv_double(j, "total_us_per_tx", f->measured ? f->total_us_per_tx : NAN);
+    sb_json_kv_double(j, "util_pct", f->measured ? f->util_pct : NAN);
+    sb_json_end_object(j);
+}
+
+static void json_cpu(struct sb_json *j, const struct sb_point *p)
+{
+    const struct sb_cpu_report *c = &p->cpu;
+    const struct sb_cpu_machine_figures *m = &c->machine;
+    double na = NAN;
+
+    sb_json_key(j, "cpu");
+    sb_json_begin_object(j);
+    sb_json_kv_double(j, "elapsed_s", c->elapsed_s);
+    sb_json_kv_uint(j, "ncpus", c->ncpus);
+    sb_json_kv_uint(j, "transactions", c->transactions);
+    sb_json_kv_string(j, "server_processes", p->server_label);
+    json_cpu_figures(j, "client", &c->client);
+    sb_json_key(j, "threads");
+    sb_json_begin_array(j);
+    for (unsigned i = 0; i < p->nthread_cpu; i++) {
+        sb_json_begin_object(j);
+        sb_json_kv_uint(j, "thread", i);
+        sb_json_kv_double(j, "user_s", p->thread_cpu[i].user_s);
+        sb_json_kv_double(j, "system_s", p->thread_cpu[i].system_s);
+        sb_json_kv_uint(j, "events", p->thread_cpu[i].events);
+        sb_json_end_object(j);
+    }
+    sb_json_end_array(j);
+    json_cpu_figures(j, "server", &c->server);
+    sb_json_key(j, "machine");
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "measured", m->measured);
+    sb_json_kv_double(j, "user_us_per_tx", m->measured ? m->user_us_per_tx : na);
+    sb_json_kv_double(j, "system_us_per_tx", m->measured ? m->system_us_per_tx : na);
+    sb_json_kv_double(j, "busy_us_per_tx", m->measured ? m->busy_us_per_tx : na);
+    sb_json_kv_double(j, "util_pct", m->measured ? m->util_pct : na);
+    sb_json_kv_double(j, "user_pct", m->measured ? m->user_pct : na);
+    sb_json_kv_double(j, "system_pct", m->measured ? m->system_pct : na);
+    sb_json_kv_double(j, "iowait_pct", m->measured ? m->iowait_pct : na);
+    sb_json_kv_double(j, "steal_pct", m->measured ? m->steal_pct : na);
+    sb_json_kv_double(j, "idle_pct", m->measured ? m->idle_pct : na);
+    sb_json_end_object(j);
+    sb_json_end_object(j);
+}
+
+static void json_final(struct sb_json *j, const struct sb_output *o, const struct sb_point *p)
+{
+    const struct sb_stats *t = p->total;
+    uint64_t q = sb_stats_queries(t);
+
+    sb_json_key(j, "final");
+    sb_json_begin_object(j);
+    sb_json_kv_double(j, "time_s", p->time_s);
+    sb_json_kv_uint(j, "events", t->c[SB_STAT_EVENTS]);
+    sb_json_kv_double(j, "tps", per_sec((double)t->c[SB_STAT_EVENTS], p->time_s));
+    sb_json_key(j, "queries");
+    sb_json_begin_object(j);
+    sb_json_kv_uint(j, "reads", t->c[SB_STAT_READS]);
+    sb_json_kv_uint(j, "writes", t->c[SB_STAT_WRITES]);
+    sb_json_kv_uint(j, "other", t->c[SB_STAT_OTHER]);
+    sb_json_kv_uint(j, "total", q);
+    sb_json_end_object(j);
+    sb_json_kv_double(j, "qps", per_sec((double)q, p->time_s));
+    json_errors(j, t, p->time_s);
+    sb_json_key(j, "latency_ms");
+    sb_json_begin_object(j);
+    json_latency(j, "response", o, &t->response);
+    json_latency(j, "service", o, &t->service);
+    json_latency(j, "lag", o, &t->lag);
+    sb_json_end_object(j);
+    json_rate(j, p);
+    json_cpu(j, p);
+    sb_json_end_object(j);
+}
+
+static void json_point(struct sb_json *j, const struct sb_output *o, const struct sb_point *p,
+                       size_t index)
+{
+    sb_json_begin_object(j);
+    sb_json_kv_uint(j, "index", index);
+    sb_json_kv_uint(j, "threads", p->cfg.threads);
+    sb_json_kv_uint(j, "repeat", p->cfg.repeat);
+    sb_json_kv_uint(j, "repeats", p->cfg.nrepeat);
+    sb_json_kv_string(j, "rate_mode", sb_pace_mode_name(p->cfg.mode));
+    sb_json_kv_double(j, "target_tps", p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN);
+    sb_json_kv_bool(j, "complete", sb_result_complete(p));
+    sb_json_kv_bool(j, "interrupted", p->interrupted);
+    /* Absolute time of the measurement start: intervals of several
+     * instances are aligned on it by `sysbench merge`. */
+    sb_json_kv_double(j, "start_unix_s", p->start_unix_s);
+    sb_json_key(j, "intervals");
+    sb_json_begin_array(j);
+    for (size_t i = 0; i < p->nintervals; i++)
+        json_interval(j, o, &p->intervals[i]);
+    sb_json_end_array(j);
+    if (sb_result_complete(p)) {
+        json_final(j, o, p);
+        sb_histjson_write(j, "histogram", "response", &p->total->response);
+        /* Service time and lag are recorded in rate modes only (closed
+         * loop: both equal the response time, already above). */
+        sb_json_key(j, "histograms");
+        sb_json_begin_object(j);
+        if (p->cfg.mode != SB_PACE_NONE) {
+            sb_histjson_write(j, "service", "service", &p->total->service);
+            sb_histjson_write(j, "lag", "lag", &p->total->lag);
+        }
+        sb_json_end_object(j);
+        if (p->has_selfcheck)
+            sb_selfcheck_json(j, &p->selfcheck, p->check_tps, p->ncheck_tps,
+                              p->check_sample_s);
+    } else {
+        sb_json_kv_null(j, "final");
+        sb_json_kv_null(j, "histogram");
+    }
+    sb_json_end_object(j);
+}
+
+int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
+                         char *err, size_t errlen)
+{
+    o->finished = true;
+    if (o->csv != NULL)
+        write_csv_end(o);
+    if (o->json == NULL)
+        return 0;
+    if (sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen) != 0) {
+        /* Said once: committing it at close would report the same
+         * failure again (a full disk gave two FATAL lines). */
+        sb_safefile_abandon(&o->json_file);
+        o->json = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
+                            const char *name, char *err, size_t errlen)
+{
+    struct sb_json j;
+
+    sb_json_init(&j, fp, true);
+    sb_json_begin_object(&j);
+    sb_json_kv_string(&j, "format", "sysbench-result");
+    sb_json_kv_int(&j, "format_version", SB_OUTPUT_FORMAT_VERSION);
+    json_tool(&j);
+    json_time(&j, "started_at", o->started);
+    json_time(&j, "finished_at", time(NULL));
+    json_command_line(&j, env);
+    sb_json_kv_string(&j, "script", env->script_path ? env->script_path : "-");
+    sb_json_kv_string(&j, "command", env->command);
+    json_end(&j, o);
+    json_options(&j, env);
+    json_environment(&j, o);
+    sb_instance_write_json(&j, &sb_cfg->instance);
+    /* The seed used: options.general.rand-seed stays as given (0 when the
+     * clock chose it), so that compare does not flag two clock seeds. */
+    sb_json_key(&j, "rand_seed");
+    sb_json_begin_object(&j);
+    sb_json_kv_uint(&j, "value", sb_cfg->rand_seed);
+    sb_json_kv_string(&j, "from", sb_cfg->rand_seed_given ? "option" : "clock");
+    sb_json_end_object(&j);
+    sb_json_key(&j, "percentiles");
+    sb_json_begin_array_inline(&j);
+    for (size_t i = 0; i < o->npcts; i++)
+        sb_json_double(&j, o->pcts[i]);
+    sb_json_end_array(&j);
+    sb_json_key(&j, "points");
+    sb_json_begin_array(&j);
+    for (size_t i = 0; i < o->npoints; i++)
+        json_point(&j, o, &o->points[i], i + 1);
+    sb_json_end_array(&j);
+    sb_repeat_json(&j, o);
+    if (o->find_max != NULL)
+        sb_findmax_json(&j, o->find_max);
+    sb_json_end_object(&j);
+    errno = 0;
+    if (sb_json_finish(&j) != 0) {
+        snprintf(err, errlen, "cannot write the --json file '%s': %s", name,
+                 errno ? strerror(errno) : "internal error in the JSON writer");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,213 @@
+#ifndef SB_RESULT_H
+#define SB_RESULT_H
+
+/*
+ * The result of one point: the one model of a point's figures, from the
+ * worker statistics to the report, the JSON and CSV files, compare and
+ * the charts. The writer (sb_output.c) builds a struct sb_point while
+ * the point runs; the reader (sb_resfile.c) builds the same struct from
+ * a result file (doc/results.md). Figures derived from it (throughput,
+ * percentiles, CPU per transaction, the interval series) are computed
+ * by the functions below rather than stored, so the writer's tables and
+ * the reader's comparisons give them by the same rules.
+ *
+ * The reporter (sb_reporter.c) builds the final figures of a point (and
+ * of each --report-checkpoints report) as a struct sb_point too: the text
+ * report prints it (sb_report_print_point) and the writer takes its final
+ * figures over (sb_result_move_final), so what is printed and what is
+ * stored are the same values.
+ *
+ * Ownership: a point owns its intervals, its total statistics, its
+ * per-thread events, busy time and CPU figures, its self-check samples
+ * and its repeat list, and sb_result_free releases them. Whoever holds
+ * the array of points (struct sb_output, struct sb_resfile) owns the
+ * points themselves.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/sb_config.h"
+#include "cpu/sb_cpu.h"
+#include "config/sb_point.h"
+#include "pure/sb_selfcheck.h"
+#include "results/sb_stats.h"
+
+/* One interval report (--report-interval) of a point. Rates are per
+ * second over the interval; latencies are at the point's percentiles
+ * (struct sb_point's pcts). */
+struct sb_interval {
+    double time_s;             /* end of the interval, seconds since the
+                                  start of measurement */
+    double epoch_s;            /* the same instant, Unix time (wall clock) */
+    double interval_s;         /* its length */
+    unsigned threads;          /* threads still running */
+    uint64_t events;
+    double tps, qps, reads_ps, writes_ps, other_ps;
+    double errors_ps, reconnects_ps;
+    double latency_ms[SB_MAX_PERCENTILES]; /* response time */
+    double lag_ms[SB_MAX_PERCENTILES];     /* start lag */
+    uint64_t backlog;          /* transactions due but not started */
+    /* Fixed percentiles for the time axis, whatever --percentile says. */
+    double p50_ms, p99_ms;     /* response time */
+    double lag_p99_ms;
+    double cpu_client_pct;     /* share of all CPUs; NAN if not measured */
+    double cpu_server_pct;     /* NAN if not measured */
+};
+
+/* One point of a sweep (a single run is a sweep of one point). */
+struct sb_point {
+    /* What the point ran with (a copy of the run's frozen point config):
+     * threads, rate mode, this process's target (0 without a rate),
+     * effective jitter (--tx-rate only), repeat of nrepeat. */
+    struct sb_point_config cfg;
+    /* The percentiles the intervals' latency_ms and lag_ms are at: the
+     * --percentile list (95 alone without one); a file read back gives
+     * the keys of its first interval. */
+    double pcts[SB_MAX_PERCENTILES];
+    size_t npcts;
+    /* CPUs online on the machine, which turn an interval's CPU share
+     * into microseconds per transaction; 0 when unknown. */
+    unsigned ncpus;
+    double start_unix_s;            /* wall clock of the measurement start; NAN until set */
+    struct sb_interval *intervals;  /* owned */
+    size_t nintervals, cap;
+    bool interrupted;
+    /* Owned; NULL until the final figures were stored, so it also says
+     * whether the point is complete. Read back from a file, it holds the
+     * counters, the error codes and the histograms the file stored (a
+     * histogram the file lacks is empty). */
+    struct sb_stats *total;
+    double time_s;
+    uint64_t max_backlog;
+    struct sb_cpu_report cpu;
+    char server_label[512];
+    /* Each worker thread's events and seconds inside events (owned;
+     * nthread_events entries each), which the text report's "Threads
+     * fairness" section prints. The result files do not store them, so a
+     * point read back has none. */
+    uint64_t *thread_events;
+    double *thread_busy;
+    unsigned nthread_events;
+    struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
+    unsigned nthread_cpu;
+    bool has_selfcheck;
+    struct sb_selfcheck selfcheck;
+    double *check_tps;              /* owned; ncheck_tps samples */
+    size_t ncheck_tps;
+    double check_sample_s;
+    /* Read back only (the writer computes them from total): the final
+     * throughput and query rate as the file stored them (a merged or
+     * hand-written file may carry the rates without consistent counters,
+     * and compare reports the file's own figures), and the final
+     * response-time percentiles as stored, which stand in for the
+     * histogram when the file has no buckets and say what --percentile
+     * list the run had. read_back says the point came from a file. */
+    bool read_back;
+    double file_tps, file_qps;
+    double file_pcts[SB_MAX_PERCENTILES], file_pct_ms[SB_MAX_PERCENTILES];
+    size_t nfile_pcts;
+    /* --repeat, read back: the first run of a group (cfg.repeat 1) lists
+     * every run of it (itself first) in reps; the later runs are
+     * `grouped` into it and left out of tables and charts, so those see
+     * one point. The writer groups its runs by index (sb_repeat.h) and
+     * leaves these empty. */
+    bool grouped;
+    const struct sb_point **reps;   /* owned array of borrowed points */
+    size_t nreps;
+};
+
+/*
+ * Moves the final figures of src (the reporter's point) into dst (the
+ * writer's point, which holds the config and the intervals): total,
+ * time_s, max_backlog, interrupted, cpu, server_label, the per-thread
+ * figures and the self-check. dst takes over what src owned of them
+ * (freeing any final figures it had) and src no longer owns them; the
+ * other fields of both are left alone. Cannot fail.
+ */
+void sb_result_move_final(struct sb_point *dst, struct sb_point *src);
+
+struct sb_jv;
+
+/*
+ * Fills p from one element of a result file's "points" array (pj, a
+ * parsed tree borrowed for the call): the config, the intervals, and when
+ * the point is complete the counters, error codes and histograms (rebuilt
+ * from their buckets, skipping malformed ones), the CPU report and the
+ * stored percentiles. The self-check and repeat grouping are not read
+ * (the resfile groups runs itself). ncpus is the file's online CPU count
+ * (0 unknown). Fields the file lacks are NaN or empty. Returns 0, or -1
+ * when out of memory; p then owns what was read so far (sb_result_free).
+ */
+int sb_result_read_json(struct sb_point *p, const struct sb_jv *pj, unsigned ncpus);
+
+/* Frees what p owns and empties those fields; p itself is the caller's. */
+void sb_result_free(struct sb_point *p);
+
+/* Whether p has final figures. */
+bool sb_result_complete(const struct sb_point *p);
+
+/* Transactions per second over the point; NaN when incomplete, 0 when it
+ * measured no time (as the result file writes it). A point read back
+ * gives the rate its file stored (NaN when absent). */
+double sb_result_tps(const struct sb_point *p);
+
+/* Queries of every kind per second; NaN and 0 as sb_result_tps. */
+double sb_result_qps(const struct sb_point *p);
+
+/*
+ * The pct-th percentile of the point's response time in milliseconds,
+ * from the histogram by the run's own rule (sb_hist_percentile: the upper
+ * bound of the bucket holding the ceil(pct% of count)-th value, at most
+ * the maximum), so files and text reports agree. Without a histogram
+ * (an empty one, or a file without buckets) it falls back to the stored
+ * percentile map; NaN when neither has it or p is incomplete.
+ */
+double sb_result_pct_ms(const struct sb_point *p, double pct);
+
+/* Which side's CPU figures. */
+enum sb_result_side {
+    SB_RESULT_CLIENT,
+    SB_RESULT_SERVER,
+    SB_RESULT_MACHINE
+};
+
+/* CPU microseconds per transaction of a side over the point (the
+ * machine's busy time for SB_RESULT_MACHINE); NaN when not measured. */
+double sb_result_cpu_us(const struct sb_point *p, enum sb_result_side side);
+
+/* CPU microseconds per transaction of the client or the server over
+ * interval i, from its share of all CPUs and its throughput; NaN when
+ * not measured, without transactions or without p->ncpus. */
+double sb_result_iv_cpu_us(const struct sb_point *p, size_t i, enum sb_result_side side);
+
+/* A figure of a run, for sb_result_fig and its relatives. */
+enum sb_result_fig {
+    SB_RESULT_TPS,
+    SB_RESULT_LATENCY,       /* response time at a percentile, ms */
+    SB_RESULT_CPU_CLIENT,    /* us per transaction */
+    SB_RESULT_CPU_SERVER,
+    SB_RESULT_CPU_MACHINE
+};
+
+/* Figure f (percentile pct for latency) of run p alone; NaN when absent
+ * or p is incomplete. */
+double sb_result_fig(const struct sb_point *p, enum sb_result_fig f, double pct);
+
+/* Figure f of every run of p's group (p alone without repeats) into out
+ * (room for max); returns how many were written. */
+size_t sb_result_fig_runs(const struct sb_point *p, enum sb_result_fig f, double pct,
+                          double *out, size_t max);
+
+/* The median of sb_result_fig_runs, ignoring NaN: the figure tables and
+ * charts show. NaN when no run has it. */
+double sb_result_fig_median(const struct sb_point *p, enum sb_result_fig f, double pct);
+
+/* Figure f per interval of run p into out (room for max); 0 when p has
+ * no intervals or no such figure per interval (the machine's CPU, a
+ * percentile the intervals do not have). */
+size_t sb_result_fig_intervals(const struct sb_point *p, enum sb_result_fig f, double pct,
+                               double *out, size_t max);
+
+#endif /* SB_RESULT_H */

@@ -1,0 +1,280 @@
+/*
+ * A point of a result file read back into the model (struct sb_point);
+ * see sb_result.h. Unknown fields are ignored, as the schema asks of
+ * readers; figures a file does not have are NaN (or empty histograms),
+ * never an error, so a hand-edited file loses only what it broke.
+ */
+#include "config.h"
+
+#include "results/sb_result.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pure/sb_histogram.h"
+#include "core/sb_json_read.h"
+
+/* A non-negative integer field, for counts and nanoseconds; 0 when the
+ * field is missing or not a number. */
+static uint64_t get_u64(const struct sb_jv *v)
+{
+    double d = sb_jv_num(v);
+    return d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
+}
+
+/* A repeat number: 1 when missing or out of range (a hand-edited file
+ * must not make a cast overflow). */
+static unsigned get_count(const struct sb_jv *v)
+{
+    double d = sb_jv_num(v);
+    return d >= 1 && d <= 1e6 ? (unsigned)d : 1;
+}
+
+/* A percentile key ("95", "99.9"); false when the key is not a number. */
+static bool pct_key(const char *key, double *pct)
+{
+    char *end;
+
+    *pct = strtod(key, &end);
+    return *end == '\0' && end != key;
+}
+
+static void read_cpu_figures(struct sb_cpu_figures *c, const struct sb_jv *side)
+{
+    c->measured = sb_jv_true(sb_jv_get(side, "measured"));
+    c->cpu_s = c->measured ? sb_jv_num(sb_jv_get(side, "cpu_s")) : NAN;
+    c->user_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "user_us_per_tx")) : NAN;
+    c->system_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "system_us_per_tx")) : NAN;
+    c->total_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "total_us_per_tx")) : NAN;
+    c->util_pct = c->measured ? sb_jv_num(sb_jv_get(side, "util_pct")) : NAN;
+}
+
+static void read_machine(struct sb_cpu_machine_figures *m, const struct sb_jv *mj)
+{
+    m->measured = sb_jv_true(sb_jv_get(mj, "measured"));
+    m->user_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "user_us_per_tx")) : NAN;
+    m->system_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "system_us_per_tx")) : NAN;
+    m->busy_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "busy_us_per_tx")) : NAN;
+    m->util_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "util_pct")) : NAN;
+    m->user_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "user_pct")) : NAN;
+    m->system_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "system_pct")) : NAN;
+    m->iowait_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "iowait_pct")) : NAN;
+    m->steal_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "steal_pct")) : NAN;
+    m->idle_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "idle_pct")) : NAN;
+}
+
+/* final.cpu: the report, the server label and the worker threads. */
+static int read_cpu(struct sb_point *p, const struct sb_jv *cj)
+{
+    const struct sb_jv *th = sb_jv_get(cj, "threads");
+    size_t n = sb_jv_len(th);
+    const char *label = sb_jv_str(sb_jv_get(cj, "server_processes"));
+    double ncpus = sb_jv_num(sb_jv_get(cj, "ncpus"));
+
+    p->cpu.elapsed_s = sb_jv_num(sb_jv_get(cj, "elapsed_s"));
+    p->cpu.ncpus = ncpus >= 1 && ncpus < 1e7 ? (unsigned)ncpus : 0;
+    p->cpu.transactions = get_u64(sb_jv_get(cj, "transactions"));
+    read_cpu_figures(&p->cpu.client, sb_jv_get(cj, "client"));
+    read_cpu_figures(&p->cpu.server, sb_jv_get(cj, "server"));
+    read_machine(&p->cpu.machine, sb_jv_get(cj, "machine"));
+    snprintf(p->server_label, sizeof(p->server_label), "%s", label ? label : "");
+    if (n == 0 || n > 1e7)
+        return 0;
+    p->thread_cpu = calloc(n, sizeof(*p->thread_cpu));
+    if (p->thread_cpu == NULL)
+        return -1;
+    p->nthread_cpu = (unsigned)n;
+    for (size_t i = 0; i < n; i++) {
+        const struct sb_jv *t = sb_jv_at(th, i);
+        p->thread_cpu[i].user_s = sb_jv_num(sb_jv_get(t, "user_s"));
+        p->thread_cpu[i].system_s = sb_jv_num(sb_jv_get(t, "system_s"));
+        p->thread_cpu[i].events = get_u64(sb_jv_get(t, "events"));
+    }
+    return 0;
+}
+
+/* Rebuilds histogram h (empty) from its buckets, skipping malformed ones:
+ * a file edited by hand must not make the charts fail, only lose those
+ * buckets. h stays empty when no bucket is usable. */
+static void read_histogram(struct sb_hist *h, const struct sb_jv *hj)
+{
+    const struct sb_jv *b = sb_jv_get(hj, "buckets");
+    size_t n = sb_jv_len(b);
+    uint64_t max_ns = get_u64(sb_jv_get(hj, "max_ns")), prev_high = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct sb_jv *e = sb_jv_at(b, i);
+        uint64_t low, high, count;
+        if (sb_jv_len(e) != 3)
+            continue;
+        low = get_u64(sb_jv_at(e, 0));
+        high = get_u64(sb_jv_at(e, 1));
+        count = get_u64(sb_jv_at(e, 2));
+        if (count == 0 || high < low)
+            continue;
+        /* Buckets out of increasing order are as malformed as the rest. */
+        if (h->total > 0 && low <= prev_high)
+            continue;
+        sb_hist_add_bucket(h, low, count);
+        prev_high = high;
+    }
+    /* The exact maximum caps the top percentiles, as in the run; a file
+     * without it gives its last bucket's bound. */
+    if (h->total > 0)
+        h->max_ns = max_ns > 0 ? max_ns : prev_high;
+}
+
+/* The error codes of final.errors.by_code, as many as the stats keep. */
+static void read_codes(struct sb_stats *t, const struct sb_jv *codes)
+{
+    for (size_t i = 0; i < sb_jv_len(codes) && t->ncodes < SB_STATS_MAX_CODES; i++) {
+        const struct sb_jv *c = sb_jv_at(codes, i);
+        const char *code = sb_jv_str(sb_jv_get(c, "code"));
+        const char *kind = sb_jv_str(sb_jv_get(c, "kind"));
+        struct sb_error_count *e = &t->codes[t->ncodes];
+        if (code == NULL)
+            continue;
+        snprintf(e->code, sizeof(e->code), "%s", code);
+        e->reconnect = kind != NULL && strcmp(kind, "reconnect") == 0;
+        e->count = get_u64(sb_jv_get(c, "count"));
+        t->ncodes++;
+    }
+}
+
+/* The total statistics of a complete point: counters, codes, histograms. */
+static int read_total(struct sb_point *p, const struct sb_jv *pj, const struct sb_jv *fin)
+{
+    struct sb_stats *t = sb_stats_new();
+
+    if (t == NULL)
+        return -1;
+    t->c[SB_STAT_EVENTS] = get_u64(sb_jv_get(fin, "events"));
+    t->c[SB_STAT_READS] = get_u64(sb_jv_path(fin, "queries.reads"));
+    t->c[SB_STAT_WRITES] = get_u64(sb_jv_path(fin, "queries.writes"));
+    t->c[SB_STAT_OTHER] = get_u64(sb_jv_path(fin, "queries.other"));
+    t->c[SB_STAT_ERRORS] = get_u64(sb_jv_path(fin, "errors.ignored"));
+    t->c[SB_STAT_RECONNECTS] = get_u64(sb_jv_path(fin, "errors.reconnects"));
+    t->c[SB_STAT_LATE] = get_u64(sb_jv_path(fin, "rate.late_starts"));
+    t->c[SB_STAT_SKIPPED] = get_u64(sb_jv_path(fin, "rate.skipped"));
+    read_codes(t, sb_jv_path(fin, "errors.by_code"));
+    read_histogram(&t->response, sb_jv_get(pj, "histogram"));
+    read_histogram(&t->service, sb_jv_path(pj, "histograms.service"));
+    read_histogram(&t->lag, sb_jv_path(pj, "histograms.lag"));
+    p->total = t;
+    return 0;
+}
+
+/* The final response-time percentiles as the file stored them. */
+static void read_file_pcts(struct sb_point *p, const struct sb_jv *pm)
+{
+    for (size_t i = 0; pm != NULL && pm->type == SB_JV_OBJECT && i < pm->n &&
+                       p->nfile_pcts < SB_MAX_PERCENTILES; i++) {
+        double pct;
+        if (!pct_key(pm->keys[i], &pct))
+            continue;
+        p->file_pcts[p->nfile_pcts] = pct;
+        p->file_pct_ms[p->nfile_pcts++] = sb_jv_num(&pm->items[i]);
+    }
+}
+
+/* A percentile map of an interval ("latency_ms", "lag_ms") at p->pcts. */
+static void read_iv_map(const struct sb_point *p, const struct sb_jv *m, double *ms)
+{
+    for (size_t j = 0; j < p->npcts; j++) {
+        char key[32];
+        snprintf(key, sizeof(key), "%g", p->pcts[j]);
+        ms[j] = sb_jv_num(sb_jv_get(m, key));
+    }
+}
+
+static void read_interval(const struct sb_point *p, struct sb_interval *iv,
+                          const struct sb_jv *ij)
+{
+    double th = sb_jv_num(sb_jv_get(ij, "threads"));
+
+    iv->time_s = sb_jv_num(sb_jv_get(ij, "time_s"));
+    iv->epoch_s = sb_jv_num(sb_jv_get(ij, "epoch_s"));
+    iv->interval_s = sb_jv_num(sb_jv_get(ij, "interval_s"));
+    iv->threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
+    iv->events = get_u64(sb_jv_get(ij, "events"));
+    iv->tps = sb_jv_num(sb_jv_get(ij, "tps"));
+    iv->qps = sb_jv_num(sb_jv_path(ij, "qps.total"));
+    iv->reads_ps = sb_jv_num(sb_jv_path(ij, "qps.reads"));
+    iv->writes_ps = sb_jv_num(sb_jv_path(ij, "qps.writes"));
+    iv->other_ps = sb_jv_num(sb_jv_path(ij, "qps.other"));
+    iv->errors_ps = sb_jv_num(sb_jv_get(ij, "errors_per_s"));
+    iv->reconnects_ps = sb_jv_num(sb_jv_get(ij, "reconnects_per_s"));
+    read_iv_map(p, sb_jv_get(ij, "latency_ms"), iv->latency_ms);
+    read_iv_map(p, sb_jv_get(ij, "lag_ms"), iv->lag_ms);
+    iv->backlog = get_u64(sb_jv_get(ij, "backlog"));
+    iv->p50_ms = sb_jv_num(sb_jv_get(ij, "latency_p50_ms"));
+    iv->p99_ms = sb_jv_num(sb_jv_get(ij, "latency_p99_ms"));
+    iv->lag_p99_ms = sb_jv_num(sb_jv_get(ij, "lag_p99_ms"));
+    iv->cpu_client_pct = sb_jv_num(sb_jv_path(ij, "cpu_pct.client"));
+    iv->cpu_server_pct = sb_jv_num(sb_jv_path(ij, "cpu_pct.server"));
+}
+
+/* The interval series; the percentiles are the first interval's keys. */
+static int read_intervals(struct sb_point *p, const struct sb_jv *ivs)
+{
+    size_t n = sb_jv_len(ivs);
+    const struct sb_jv *lm = sb_jv_path(ivs, "0.latency_ms");
+
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; lm != NULL && lm->type == SB_JV_OBJECT && i < lm->n &&
+                       p->npcts < SB_MAX_PERCENTILES; i++)
+        if (pct_key(lm->keys[i], &p->pcts[p->npcts]))
+            p->npcts++;
+    p->intervals = calloc(n, sizeof(*p->intervals));
+    if (p->intervals == NULL)
+        return -1;
+    p->nintervals = p->cap = n;
+    for (size_t i = 0; i < n; i++)
+        read_interval(p, &p->intervals[i], sb_jv_at(ivs, i));
+    return 0;
+}
+
+/* What the point ran with: threads, rate mode and target, repeat. */
+static void read_config(struct sb_point *p, const struct sb_jv *pj)
+{
+    const char *mode = sb_jv_str(sb_jv_get(pj, "rate_mode"));
+    double th = sb_jv_num(sb_jv_get(pj, "threads"));
+
+    p->cfg.threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
+    /* An unknown mode name from a newer writer is still a rate mode. */
+    if (!sb_pace_mode_parse(mode, &p->cfg.mode) && mode != NULL)
+        p->cfg.mode = SB_PACE_FIXED;
+    p->cfg.target_tps = sb_pace_rated(p->cfg.mode) ? sb_jv_num(sb_jv_get(pj, "target_tps")) : 0;
+    p->cfg.repeat = get_count(sb_jv_get(pj, "repeat"));
+    p->cfg.nrepeat = get_count(sb_jv_get(pj, "repeats"));
+}
+
+int sb_result_read_json(struct sb_point *p, const struct sb_jv *pj, unsigned ncpus)
+{
+    const struct sb_jv *fin = sb_jv_get(pj, "final");
+    double jitter = sb_jv_num(sb_jv_path(fin, "rate.jitter_us"));
+
+    memset(p, 0, sizeof(*p));
+    read_config(p, pj);
+    p->read_back = true;
+    p->ncpus = ncpus;
+    p->interrupted = sb_jv_true(sb_jv_get(pj, "interrupted"));
+    p->start_unix_s = sb_jv_num(sb_jv_get(pj, "start_unix_s"));
+    if (read_intervals(p, sb_jv_get(pj, "intervals")) != 0)
+        return -1;
+    if (!sb_jv_true(sb_jv_get(pj, "complete")) || fin == NULL || fin->type != SB_JV_OBJECT)
+        return 0;
+    if (p->cfg.mode == SB_PACE_FIXED && isfinite(jitter))
+        p->cfg.jitter_us = jitter;
+    p->time_s = sb_jv_num(sb_jv_get(fin, "time_s"));
+    p->file_tps = sb_jv_num(sb_jv_get(fin, "tps"));
+    p->file_qps = sb_jv_num(sb_jv_get(fin, "qps"));
+    p->max_backlog = get_u64(sb_jv_path(fin, "rate.max_backlog"));
+    read_file_pcts(p, sb_jv_path(fin, "latency_ms.response.percentiles"));
+    if (read_cpu(p, sb_jv_get(fin, "cpu")) != 0)
+        return -1;
+    return read_total(p, pj, fin);
+}

@@ -1,0 +1,336 @@
+/*
+ * Text and JSON forms of the self-check; see sb_selfcheck_report.h.
+ */
+#include "results/sb_selfcheck_report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "results/sb_stats.h"
+
+static const char *yes_no(bool b)
+{
+    return b ? "YES" : "no";
+}
+
+/* Prints a figure line: the label padded to the figures' column. */
+#define FIG "        %-33s"
+
+static void print_workers(const struct sb_selfcheck *c, FILE *out)
+{
+    if (isfinite(c->worker_busy_pct))
+        fprintf(out, FIG "%.1f%% of their time on a CPU or waiting for one%s (flag at %.0f%%; "
+                "CPU alone %.1f%% of the cores they could use, run-queue wait %.1f%%)\n",
+                "client workers busy:", c->worker_busy_pct, c->cpu_bound ? " [high]" : "",
+                100 * SB_SELFCHECK_CPU_SHARE, c->worker_cpu_pct, c->worker_wait_pct);
+    else if (isfinite(c->worker_cpu_pct))
+        fprintf(out, FIG "%.1f%% of the cores they could use%s (flag at %.0f%%)\n",
+                "client workers' CPU:", c->worker_cpu_pct, c->cpu_bound ? " [high]" : "",
+                100 * SB_SELFCHECK_CPU_SHARE);
+    else
+        fprintf(out, FIG "not measured\n", "client workers' CPU:");
+}
+
+static void print_client(const struct sb_selfcheck *c, FILE *out)
+{
+    fprintf(out, "    client-bound:                        %s\n",
+            yes_no(c->flags & SB_SELFCHECK_CLIENT_BOUND));
+    if (isfinite(c->client_late_pct))
+        fprintf(out, FIG "%.3f ms mean after the connection was free (due and its previous "
+                "transaction done); %.2f%% of starts later than %.3f ms (%.0f%% of the period)%s "
+                "(flag above %.0f%% and %d starts)\n", "client's own start delay:",
+                c->client_delay_mean_ms, c->client_late_pct,
+                c->period_ms * SB_SELFCHECK_LAG_SHARE, 100 * SB_SELFCHECK_LAG_SHARE,
+                c->client_late ? " [high]" : "", 100 * SB_SELFCHECK_LATE_SHARE,
+                SB_SELFCHECK_MIN_LATE);
+    print_workers(c, out);
+    if (isfinite(c->client_demand_pct))
+        fprintf(out, FIG "%.1f%% of the cores the workers could use at the target rate%s "
+                "(flag at %.0f%%)\n", "worker CPU needed:", c->client_demand_pct,
+                c->demand_bound ? " [high]" : "", 100 * SB_SELFCHECK_CPU_SHARE);
+    if (c->in_process)
+        fprintf(out, FIG "the workload runs in the client's threads (an embedded database "
+                "engine or a compiled-in test): their CPU is the workload's, so only a late "
+                "start of an idle worker is the client's\n", "in-process workload:");
+    if (c->flags & SB_SELFCHECK_CLIENT_BOUND)
+        fprintf(out, "        => the client limited the run: it could not start work it was "
+                "free to start, so the figures measure the load generator as much as the "
+                "server (lighter events, more client threads or CPUs, --tx-spin for late "
+                "wake-ups, or a faster client machine)\n");
+}
+
+static void print_server_advice(const struct sb_selfcheck *c, FILE *out)
+{
+    switch (c->cause) {
+    case SB_SELFCHECK_CAUSE_CONNECTIONS:
+        fprintf(out, "        => too few connections: each was busy %.0f%% of its time while "
+                "the %s had CPU to spare at the target: run more, about --threads=%u, or lower "
+                "the rate\n", c->utilisation_pct,
+                c->in_process ? "in-process workload" : "server", c->suggest_threads);
+        break;
+    case SB_SELFCHECK_CAUSE_SERVER:
+        fprintf(out, "        => the server is the limit at this rate: %s; more connections "
+                "will not carry this rate\n", c->in_process
+                ? "the in-process workload's CPU per transaction at the target needs 80% or "
+                  "more of the machine"
+                : "its CPU, scaled to the target rate, needs 80% or more of the machine");
+        break;
+    default:
+        fprintf(out, "        => server-bound or too few connections: each connection was busy "
+                "%.0f%% of its time; the server's CPU was not measured: if it is not saturated, "
+                "run more connections (about --threads=%u), otherwise the server is the limit\n",
+                c->utilisation_pct, c->suggest_threads);
+    }
+}
+
+static void print_server(const struct sb_selfcheck *c, FILE *out)
+{
+    if (!isfinite(c->period_ms)) {
+        fprintf(out, "    server-bound:                        not judged (closed loop: no "
+                "target rate)\n");
+        return;
+    }
+    fprintf(out, "    server-bound:                        %s\n",
+            yes_no(c->flags & SB_SELFCHECK_SERVER_BOUND));
+    fprintf(out, FIG "%.3f ms mean x %.2f tx/s per connection = %.1f%% busy%s (flag at "
+            "%.0f%%)\n", "connection utilisation:", c->service_mean_ms, 1000.0 / c->period_ms,
+            c->utilisation_pct, c->utilisation_pct >= 100 * SB_SELFCHECK_UTIL_SHARE ? " [high]"
+            : "", 100 * SB_SELFCHECK_UTIL_SHARE);
+    fprintf(out, FIG "%.2f%% of target%s (flag below %.0f%%)\n", "achieved rate:",
+            c->achieved_pct, c->rate_short ? " [short]" : "", 100 * SB_SELFCHECK_RATE_SHARE);
+    fprintf(out, FIG "%.3f ms, %.1f%% of the %.3f ms period (waiting behind slow "
+            "transactions included; evidence, not a flag by itself)\n", "start lag p99:",
+            c->lag_p99_ms, c->lag_pct_of_period, c->period_ms);
+    if (isfinite(c->client_tx_pct))
+        fprintf(out, FIG "%.1f%% of the service time (the server's part is the rest; "
+                "server-bound needs under %.0f%%%s)\n", "client busy per transaction:",
+                c->client_tx_pct, 100 * SB_SELFCHECK_CLIENT_TX_SHARE,
+                c->in_process ? ", not applied to an in-process workload" : "");
+    if (c->flags & SB_SELFCHECK_SERVER_BOUND)
+        print_server_advice(c, out);
+}
+
+static void print_contention(const struct sb_selfcheck *c, FILE *out)
+{
+    char server[32];
+
+    fprintf(out, "    contention:                          %s\n",
+            yes_no(c->flags & SB_SELFCHECK_CONTENTION));
+    if (!isfinite(c->other_cpu_pct)) {
+        fprintf(out, FIG "not measured\n", "machine CPU:");
+        return;
+    }
+    if (isfinite(c->server_cpu_pct))
+        snprintf(server, sizeof(server), "%.1f%%", c->server_cpu_pct);
+    else
+        snprintf(server, sizeof(server), "not measured");
+    fprintf(out, FIG "%.1f%% busy: client %.1f%%, server %s, others %.1f%%%s (flag when others "
+            "use %.0f%% or more and the run shows an effect)\n", "machine CPU:",
+            c->machine_cpu_pct, isfinite(c->client_cpu_pct) ? c->client_cpu_pct : 0, server,
+            c->other_cpu_pct, c->others_dominant ? " [high]" : "", 100 * SB_SELFCHECK_OTHER_SHARE);
+    if (c->flags & SB_SELFCHECK_CONTENTION)
+        fprintf(out, "        => other processes took most of the machine's CPU and the run "
+                "was held up (%s): its figures measure the shared machine; run where nothing "
+                "else competes\n", isfinite(c->worker_wait_pct) &&
+                c->worker_wait_pct >= 100 * SB_SELFCHECK_WAIT_SHARE
+                ? "its workers waited for a CPU" : "it fell behind its schedule");
+}
+
+static void print_trend(const struct sb_trend *t, FILE *out)
+{
+    if (t->verdict == SB_TREND_TOO_FEW) {
+        fprintf(out, "    stationary:                          not enough evidence (%zu sample%s "
+                "of 1 s after warmup; %d needed: run at least %d s)\n", t->n,
+                t->n == 1 ? "" : "s", SB_SELFCHECK_MIN_INTERVALS, SB_SELFCHECK_MIN_INTERVALS);
+        return;
+    }
+    fprintf(out, "    stationary:                          %s (fitted throughput change %+.1f%% "
+            "of the mean over %zu samples of 1 s, t = %.2f, significant at 95%% beyond +-%.2f; "
+            "flagged when significant and %.0f%% or more)\n",
+            t->verdict == SB_TREND_DRIFT ? "NO" : t->verdict == SB_TREND_UNDECIDED
+            ? "not enough evidence" : "yes", t->change_pct, t->n,
+            isfinite(t->t) ? t->t : copysign(999.99, t->t), t->t_crit,
+            100 * SB_SELFCHECK_MIN_CHANGE);
+    if (t->verdict == SB_TREND_UNDECIDED)
+        fprintf(out, "        => the change is large but not significant: the series is too "
+                "noisy or short to tell; run longer\n");
+    if (t->flagged)
+        fprintf(out, "        => throughput drifted during the run: lengthen --warmup-time "
+                "(the server may still be warming caches) or the run\n");
+}
+
+void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_figures *f,
+                        FILE *out)
+{
+    char flags[128];
+
+    fprintf(out, "Self-check:\n");
+    print_client(c, out);
+    print_server(c, out);
+    print_contention(c, out);
+    print_trend(&c->trend, out);
+    fprintf(out, "    error-dominated:                     %s (ignored errors %.2f%% of "
+            "transactions; flag above %.0f%%)\n", yes_no(c->flags & SB_SELFCHECK_ERROR_DOMINATED),
+            c->error_pct, 100 * SB_SELFCHECK_ERROR_SHARE);
+    if (c->flags == 0) {
+        fprintf(out, "    result:                              OK\n\n");
+        fflush(out);
+        return;
+    }
+    sb_selfcheck_flag_names(c->flags, flags, sizeof(flags));
+    fprintf(out, "    result:                              FLAGGED [%s]\n", flags);
+    fprintf(out, "        throughput:                      %.2f per sec. [%s]\n", f->tps, flags);
+    fprintf(out, "        latency p95/p99 (ms):            %.2f/%.2f [%s]\n\n", f->p95_ms,
+            f->p99_ms, flags);
+    fflush(out);
+}
+
+void sb_selfcheck_print_run(const struct sb_selfcheck *c, const struct sb_stats *total, double t,
+                            FILE *out)
+{
+    struct sb_selfcheck_figures f;
+
+    f.tps = t > 0 ? (double)total->c[SB_STAT_EVENTS] / t : 0;
+    f.p95_ms = (double)sb_hist_percentile(&total->response, 95) / 1e6;
+    f.p99_ms = (double)sb_hist_percentile(&total->response, 99) / 1e6;
+    sb_selfcheck_print(c, &f, out);
+}
+
+static void json_flags(struct sb_json *j, unsigned flags)
+{
+    sb_json_key(j, "flags");
+    sb_json_begin_array_inline(j);
+    if (flags & SB_SELFCHECK_CLIENT_BOUND)
+        sb_json_string(j, "client-bound");
+    if (flags & SB_SELFCHECK_SERVER_BOUND)
+        sb_json_string(j, "server-bound");
+    if (flags & SB_SELFCHECK_CONTENTION)
+        sb_json_string(j, "contention");
+    if (flags & SB_SELFCHECK_NOT_STATIONARY)
+        sb_json_string(j, "not-stationary");
+    if (flags & SB_SELFCHECK_ERROR_DOMINATED)
+        sb_json_string(j, "error-dominated");
+    sb_json_end_array(j);
+}
+
+static void json_trend(struct sb_json *j, const struct sb_trend *t, const double *tps,
+                       size_t ntps, double sample_s)
+{
+    sb_json_key(j, "stationarity");
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "flagged", t->flagged);
+    sb_json_kv_string(j, "verdict", sb_selfcheck_trend_name(t->verdict));
+    sb_json_kv_bool(j, "tested", t->tested);
+    sb_json_kv_uint(j, "samples", t->n);
+    sb_json_kv_double(j, "sample_s", sample_s);
+    sb_json_kv_double(j, "mean_tps", t->n ? t->mean : NAN);
+    sb_json_kv_double(j, "slope_tps_per_s", t->n > 2 ? t->slope : NAN);
+    sb_json_kv_double(j, "change_pct", t->n > 2 ? t->change_pct : NAN);
+    sb_json_kv_double(j, "t", t->n > 2 && isfinite(t->t) ? t->t : NAN);
+    sb_json_kv_double(j, "t_crit", isfinite(t->t_crit) ? t->t_crit : NAN);
+    sb_json_kv_bool(j, "significant", t->significant);
+    sb_json_key(j, "tps");
+    sb_json_begin_array_inline(j);
+    for (size_t i = 0; tps != NULL && i < ntps; i++)
+        sb_json_double(j, tps[i]);
+    sb_json_end_array(j);
+    sb_json_end_object(j);
+}
+
+static void json_client(struct sb_json *j, const struct sb_selfcheck *c)
+{
+    sb_json_key(j, "client_bound");
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_CLIENT_BOUND) != 0);
+    sb_json_kv_bool(j, "in_process", c->in_process);
+    sb_json_kv_double(j, "client_delay_mean_ms", c->client_delay_mean_ms);
+    sb_json_kv_double(j, "client_late_pct", c->client_late_pct);
+    sb_json_kv_bool(j, "client_late", c->client_late);
+    sb_json_kv_double(j, "worker_cpu_pct", c->worker_cpu_pct);
+    sb_json_kv_double(j, "worker_busy_pct", c->worker_busy_pct);
+    sb_json_kv_double(j, "worker_wait_pct", c->worker_wait_pct);
+    sb_json_kv_bool(j, "cpu_bound", c->cpu_bound);
+    sb_json_kv_double(j, "client_demand_pct", c->client_demand_pct);
+    sb_json_kv_bool(j, "demand_bound", c->demand_bound);
+    sb_json_end_object(j);
+}
+
+static void json_server(struct sb_json *j, const struct sb_selfcheck *c)
+{
+    sb_json_key(j, "server_bound");
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_SERVER_BOUND) != 0);
+    if (c->flags & SB_SELFCHECK_SERVER_BOUND)
+        sb_json_kv_string(j, "cause", sb_selfcheck_cause_name(c->cause));
+    else
+        sb_json_kv_null(j, "cause");
+    if (c->suggest_threads > 0)
+        sb_json_kv_uint(j, "suggest_threads", c->suggest_threads);
+    else
+        sb_json_kv_null(j, "suggest_threads");
+    sb_json_kv_double(j, "period_ms", c->period_ms);
+    sb_json_kv_double(j, "service_mean_ms", c->service_mean_ms);
+    sb_json_kv_double(j, "utilisation_pct", c->utilisation_pct);
+    sb_json_kv_double(j, "client_tx_pct", c->client_tx_pct);
+    sb_json_kv_double(j, "lag_p99_ms", c->lag_p99_ms);
+    sb_json_kv_double(j, "lag_pct_of_period", c->lag_pct_of_period);
+    sb_json_kv_bool(j, "lag_bound", c->lag_bound);
+    sb_json_kv_double(j, "achieved_pct", c->achieved_pct);
+    sb_json_kv_bool(j, "rate_short", c->rate_short);
+    sb_json_end_object(j);
+}
+
+static void json_contention(struct sb_json *j, const struct sb_selfcheck *c)
+{
+    sb_json_key(j, "contention");
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_CONTENTION) != 0);
+    sb_json_kv_double(j, "machine_cpu_pct", c->machine_cpu_pct);
+    sb_json_kv_double(j, "client_cpu_pct", c->client_cpu_pct);
+    sb_json_kv_double(j, "server_cpu_pct", c->server_cpu_pct);
+    sb_json_kv_double(j, "other_cpu_pct", c->other_cpu_pct);
+    sb_json_kv_bool(j, "others_dominant", c->others_dominant);
+    sb_json_end_object(j);
+}
+
+static void json_thresholds(struct sb_json *j)
+{
+    sb_json_key(j, "thresholds");
+    sb_json_begin_object(j);
+    sb_json_kv_double(j, "worker_busy_pct", 100 * SB_SELFCHECK_CPU_SHARE);
+    sb_json_kv_double(j, "client_demand_pct", 100 * SB_SELFCHECK_CPU_SHARE);
+    sb_json_kv_double(j, "client_late_of_period_pct", 100 * SB_SELFCHECK_LAG_SHARE);
+    sb_json_kv_double(j, "client_late_pct", 100 * SB_SELFCHECK_LATE_SHARE);
+    sb_json_kv_uint(j, "min_late_starts", SB_SELFCHECK_MIN_LATE);
+    sb_json_kv_double(j, "lag_pct_of_period", 100 * SB_SELFCHECK_LAG_SHARE);
+    sb_json_kv_double(j, "achieved_pct", 100 * SB_SELFCHECK_RATE_SHARE);
+    sb_json_kv_double(j, "utilisation_pct", 100 * SB_SELFCHECK_UTIL_SHARE);
+    sb_json_kv_double(j, "client_tx_pct", 100 * SB_SELFCHECK_CLIENT_TX_SHARE);
+    sb_json_kv_double(j, "server_saturated_pct", 100 * SB_SELFCHECK_SERVER_SAT);
+    sb_json_kv_double(j, "other_cpu_pct", 100 * SB_SELFCHECK_OTHER_SHARE);
+    sb_json_kv_double(j, "worker_wait_pct", 100 * SB_SELFCHECK_WAIT_SHARE);
+    sb_json_kv_double(j, "change_pct", 100 * SB_SELFCHECK_MIN_CHANGE);
+    sb_json_kv_uint(j, "min_samples", SB_SELFCHECK_MIN_INTERVALS);
+    sb_json_kv_double(j, "ignored_pct", 100 * SB_SELFCHECK_ERROR_SHARE);
+    sb_json_end_object(j);
+}
+
+void sb_selfcheck_json(struct sb_json *j, const struct sb_selfcheck *c, const double *tps,
+                       size_t ntps, double sample_s)
+{
+    sb_json_key(j, "selfcheck");
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "ok", c->flags == 0);
+    json_flags(j, c->flags);
+    json_client(j, c);
+    json_server(j, c);
+    json_contention(j, c);
+    json_trend(j, &c->trend, tps, ntps, sample_s);
+    sb_json_key(j, "errors");
+    sb_json_begin_object(j);
+    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_ERROR_DOMINATED) != 0);
+    sb_json_kv_double(j, "ignored_pct", c->error_pct);
+    sb_json_end_object(j);
+    json_thresholds(j);
+    sb_json_end_object(j);
+}
