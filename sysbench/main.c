@@ -42,6 +42,11 @@
 
 static void print_version_line(void)
 {
+    if (sb_compat10()) {
+        /* 1.0's banner, then the blank line 1.0 prints after it. */
+        printf("%s %s (using system %s)\n\n", PACKAGE_NAME, PACKAGE_VERSION, LUAJIT_VERSION);
+        return;
+    }
     printf("%s %s (using %s, allocator: %s)\n", PACKAGE_NAME, PACKAGE_VERSION,
            LUAJIT_VERSION, SB_ALLOCATOR);
 }
@@ -663,6 +668,11 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
         *script = "-";
     if (m->args.npos > posi)
         *cmd = m->args.pos[posi++];
+    if (m->args.npos > posi && sb_compat10()) {
+        fprintf(stderr, "Unrecognized command line argument: %s\n", m->args.pos[posi]);
+        *rc = 1;
+        return 1;
+    }
     if (m->args.npos > posi) {
         snprintf(err, errlen, "too many arguments: expected SCRIPT [COMMAND]");
         return -1;
@@ -703,8 +713,12 @@ static int locate_script(struct sb_main *m, const char *script, char *err, size_
     m->script_path = resolve_script(script);
     if (m->script_path == NULL) {
         char quoted[SB_OPT_QUOTE_LEN];
-        snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
-                 sb_opt_quote(script, quoted, sizeof(quoted)));
+        if (sb_compat10())
+            snprintf(err, errlen, "Cannot find benchmark '%s': no such built-in test, file or module",
+                     script);
+        else
+            snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
+                     sb_opt_quote(script, quoted, sizeof(quoted)));
         return -1;
     }
     m->env.script_path = m->script_path;
@@ -864,10 +878,13 @@ int main(int argc, char **argv)
         goto fail;
     }
     sb_log_set_level(sb_cfg->verbosity);
+    /* 1.0 prints its banner first, also before a FATAL and a script body. */
+    if (sb_compat10() && sb_cfg->verbosity >= SB_LOG_NOTICE)
+        print_version_line();
     if (locate_script(&m, script, err, sizeof(err)) != 0 ||
         prepare_env(&m, cmd, argc, argv, err, sizeof(err)) != 0)
         goto fail;
-    if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE)
+    if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
         print_version_line();
     prepare_main_thread(&m);
     sb_run_install_signals();
@@ -885,14 +902,17 @@ int main(int argc, char **argv)
     if (apply_script_options(&m, err, sizeof(err)) != 0)
         goto fail;
     sb_lua_export_options(m.L, &m.env);
-    if (cmd == NULL && m.builtin != NULL) {
+    if (cmd == NULL && m.builtin != NULL && sb_compat10()) {
+        fprintf(stderr, "The '%s' test requires a command argument. See 'sysbench %s help'\n",
+                m.builtin->name, m.builtin->name);
+    } else if (cmd == NULL && m.builtin != NULL) {
         snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
                  "'sysbench %s help'", m.builtin->name, m.builtin->name);
         rc = die(err);
     } else if (cmd == NULL) {
         rc = 0; /* the script body ran: sysbench as a Lua interpreter */
     } else {
-        if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE)
+        if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
             printf("\n");
         rc = run_command(m.L, &m.env, cmd, &m.main_rand);
     }

@@ -4,6 +4,7 @@
  * because parsers written for it split on those layouts.
  */
 #include "sb_report.h"
+#include "sb_log.h"
 #include "sb_result.h"
 #include "sb_selfcheck.h"
 
@@ -276,7 +277,7 @@ static void print_latency(const struct sb_point *p, const struct sb_report_opts 
     print_percentiles(out, h, o->percentiles, o->npercentiles);
     lat_field(out, "sum:", (double)h->sum_ns / 1e6);
     fputc('\n', out);
-    if (o->histogram) {
+    if (o->histogram && !sb_compat10()) { /* 1.0's place: sb_reporter.c */
         fprintf(out, "Latency histogram (values are in milliseconds)\n");
         sb_hist_print(h, out);
         fputc('\n', out);
