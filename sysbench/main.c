@@ -539,6 +539,12 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
         sb_lua_set_running(L, false);
         return rc;
     }
+    if (strcmp(cmd, "help") == 0 && sb_compat10() && sb_lua_has_function(L, "help")) {
+        /* 1.0 leaves the whole text to the script's help(). */
+        if (sb_lua_call_global(L, "help", -1, NULL, err, sizeof(err)) != 0)
+            return die(err);
+        return 0;
+    }
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */

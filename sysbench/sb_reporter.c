@@ -269,7 +269,13 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
                s.threads_running, s.time_interval > 0 ? s.events / s.time_interval : 0, pct,
                s.latency_pct * 1000);
     else if (cfg->verbosity >= SB_LOG_NOTICE && sb_compat10()) /* 1.0's fields only */
-        sb_report_print_line_v1(&s, pct, stdout);
+        printf("[ %.0fs ] thds: %.0f tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) "
+               "lat (ms,%g%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n", s.time_total,
+               s.threads_running, s.events / s.time_interval,
+               (s.reads + s.writes + s.other) / s.time_interval, s.reads / s.time_interval,
+               s.writes / s.time_interval, s.other / s.time_interval, pct,
+               s.latency_pct * 1000, s.errors / s.time_interval,
+               s.reconnects / s.time_interval);
     else if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
         sb_report_print_line(&s, &x, stdout);
 }
