@@ -138,8 +138,15 @@ static char *read_stdin(size_t *len)
     return buf;
 }
 
+/* Set where SB_COMPAT=1.0 wants 1.0's plain message (no "FATAL: "). */
+static bool die_plain;
+
 static int die(const char *msg)
 {
+    if (die_plain) {
+        fprintf(stderr, "%s\n", msg);
+        return 1;
+    }
     sb_fatal("%s", msg);
     return 1;
 }
@@ -201,7 +208,7 @@ static void warn_legacy_names(const struct sb_args *args)
     };
 
     if (arg_given(args, "test"))
-        printf("WARNING: the --test option is deprecated. You can pass a script name "
+        fprintf(sb_compat10() ? stderr : stdout, "WARNING: the --test option is deprecated. You can pass a script name "
                "or path on the command line without any options.\n");
     for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
         const struct sb_arg *a = arg_given(args, legacy[i].name);
@@ -457,6 +464,12 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     int rc = 0;
 
     if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
+        !sb_lua_has_script_thread_run(L) && sb_compat10()) {
+        snprintf(err, sizeof(err), "cannot find the event() function in %s",
+                 env->script_path ? env->script_path : "-");
+        return die(err);
+    }
+    if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
         !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
@@ -545,6 +558,12 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
             return die(err);
         return 0;
     }
+    if (strcmp(cmd, "help") == 0 && sb_compat10() && env->opts_as_globals) {
+        /* 1.0: no options and no help() means no 'help' command. */
+        fprintf(stderr, "'%s' test does not implement the 'help' command.\n",
+                env->script_path ? env->script_path : "-");
+        return 1;
+    }
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */
@@ -565,6 +584,11 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     kind = sb_lua_command_kind(L, cmd);
     if (kind == 2)
         return sb_run_parallel_command(env, cmd);
+    if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10()) {
+        fprintf(stderr, "'%s' test does not implement the '%s' command.\n",
+                env->script_path ? env->script_path : "-", cmd);
+        return 1;
+    }
     if (kind == 0 && !sb_lua_has_function(L, cmd)) {
         char q1[SB_OPT_QUOTE_LEN], q2[SB_OPT_QUOTE_LEN];
         snprintf(err, sizeof(err), "command '%s' is not implemented by script %s",
@@ -798,6 +822,12 @@ static int report_unused_option(const struct sb_args *args, char *err, size_t er
     /* "NAME VALUE" without '=' (a config file line, a quoted argv word)
      * makes the whole text the name: show only its first word, as the
      * rest may be a password. */
+    if (sb_compat10()) { /* 1.0 shows the argument as given */
+        die_plain = true;
+        snprintf(err, errlen, "invalid option: --%s%s%s", unused->name,
+                 unused->value ? "=" : "", unused->value ? unused->value : "");
+        return -1;
+    }
     n = strcspn(unused->name, " \t");
     snprintf(name, sizeof(name), "%.*s", (int)n, unused->name);
     snprintf(err, errlen, "%sunknown option: --%s%s",
