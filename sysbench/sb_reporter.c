@@ -661,8 +661,8 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)
             r->run->env->builtin->report(&p, stdout);
-        /* 1.0 ends only a compiled-in test's section with a blank line. */
-        if (!sb_compat10() || r->run->env->builtin != NULL)
+        /* 1.0: no blank line before "SQL statistics" of a script. */
+        if (!sb_compat10() || r->run->env->builtin != NULL || !r->sql)
             printf("\n");
     }
     finish_point(r, &p, in);
