@@ -713,6 +713,16 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
         *rc = help ? 0 : 1;
         return 1;
     }
+    if (help && sb_compat10() && strcmp(*script, "-") != 0 && sb_builtin_find(*script) == NULL) {
+        /* 1.0: --help with a script it cannot find is the general usage. */
+        char *path = resolve_script(*script);
+        if (path == NULL) {
+            print_help(&m->general, m->drv_sets, m->ndrv);
+            *rc = 0;
+            return 1;
+        }
+        free(path);
+    }
     if (help)
         *cmd = "help";
     return 0;

@@ -459,6 +459,13 @@ SB_COMPAT=1.0 sb --test=s.lua --events=1 run
 assert_contains err "WARNING: the --test option is deprecated."
 assert_not_contains out "WARNING: the --test option"
 
+tcase "SB_COMPAT=1.0: --help with an unknown script prints the usage, exit 0"
+SB_COMPAT=1.0 sb --help nosuchscript
+assert_exit 0
+assert_contains out "Usage:"
+sb --help nosuchscript
+assert_exit 1
+
 tcase "SB_COMPAT=1.0: run report has only 1.0's sections and interval fields"
 SB_COMPAT=1.0 sb cpu run --time=2 --report-interval=1 --threads=2 --cpu-max-prime=2000
 assert_exit 0
