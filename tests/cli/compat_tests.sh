@@ -459,6 +459,19 @@ SB_COMPAT=1.0 sb --test=s.lua --events=1 run
 assert_contains err "WARNING: the --test option is deprecated."
 assert_not_contains out "WARNING: the --test option"
 
+tcase "oltp_insert --auto-inc=off prepare makes empty tables (1.0.20)"
+if need_tool sqlite3; then
+    sb oltp_insert --sqlite-db=i.db --auto-inc=off --tables=1 --table-size=100 prepare
+    assert_exit 0
+    assert_not_contains out "Inserting"
+    assert_eq "$(sqlite3 i.db 'SELECT COUNT(*) FROM sbtest1')" 0 "rows after prepare"
+    sb oltp_insert --sqlite-db=i.db --auto-inc=off --tables=1 --table-size=100 --events=50 run
+    assert_exit 0
+    assert_eq "$(sqlite3 i.db 'SELECT COUNT(*) FROM sbtest1')" 50 "rows after 50 inserts"
+    sb oltp_insert --sqlite-db=j.db --tables=1 --table-size=100 prepare
+    assert_eq "$(sqlite3 j.db 'SELECT COUNT(*) FROM sbtest1')" 100 "rows with --auto-inc=on"
+fi
+
 tcase "SB_COMPAT=1.0: --help with an unknown script prints the usage, exit 0"
 SB_COMPAT=1.0 sb --help nosuchscript
 assert_exit 0
