@@ -584,6 +584,11 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     kind = sb_lua_command_kind(L, cmd);
     if (kind == 2)
         return sb_run_parallel_command(env, cmd);
+    if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10() &&
+        strcmp(cmd, "prepare") != 0 && strcmp(cmd, "cleanup") != 0) {
+        fprintf(stderr, "Unknown command: %s\n", cmd); /* 1.0: not a standard one */
+        return 1;
+    }
     if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10()) {
         fprintf(stderr, "'%s' test does not implement the '%s' command.\n",
                 env->script_path ? env->script_path : "-", cmd);

@@ -479,6 +479,23 @@ assert_contains out "Usage:"
 sb --help nosuchscript
 assert_exit 1
 
+tcase "SB_COMPAT=1.0: parallel commands and unknown commands as 1.0"
+cat >pc.lua <<'EOF'
+sysbench.cmdline.commands = {
+  cmd2 = {function() print("cmd2 " .. sysbench.tid) end, sysbench.cmdline.PARALLEL_COMMAND},
+}
+function event() end
+EOF
+SB_COMPAT=1.0 sb --threads=2 pc.lua cmd2
+assert_exit 0
+assert_eq "$(sed -n 3p out)" "Initializing worker threads..." "line 3"
+assert_count out '^cmd2 [01]$' 2
+SB_COMPAT=1.0 sb --threads=2 pc.lua cmd3
+assert_exit 1
+assert_eq "$(cat err)" "Unknown command: cmd3" "unknown command"
+sb --threads=2 pc.lua cmd2
+assert_not_contains out "Initializing worker threads..."
+
 tcase "SB_COMPAT=1.0: run report has only 1.0's sections and interval fields"
 SB_COMPAT=1.0 sb cpu run --time=2 --report-interval=1 --threads=2 --cpu-max-prime=2000
 assert_exit 0
