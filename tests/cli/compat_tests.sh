@@ -495,6 +495,9 @@ assert_exit 1
 assert_eq "$(cat err)" "Unknown command: cmd3" "unknown command"
 sb --threads=2 pc.lua cmd2
 assert_not_contains out "Initializing worker threads..."
+SB_COMPAT=1.0 sb --threads=1 pc.lua cmd2
+assert_exit 0
+assert_not_contains out "Initializing worker threads..."
 
 tcase "SB_COMPAT=1.0: run report has only 1.0's sections and interval fields"
 SB_COMPAT=1.0 sb cpu run --time=2 --report-interval=1 --threads=2 --cpu-max-prime=2000
