@@ -422,7 +422,8 @@ assert_eq "$(sed -n 6p out)" "true" "read_cmdline_options"
 tcase "SB_COMPAT=1.0: banner first, 1.0's wording for an unknown benchmark"
 SB_COMPAT=1.0 sb foo bar
 assert_exit 1
-assert_eq "$(sed -n 1p out)" "sysbench $(SB_COMPAT= "$SB_BIN" --version | cut -d' ' -f2) (using system LuaJIT 2.1.0-beta3)" "banner"
+sed -n 1p out >banner
+assert_match banner "^sysbench $(env -u SB_COMPAT "$SB_BIN" --version | cut -d' ' -f2) \(using system LuaJIT [^)]+\)\$"
 assert_eq "$(sed -n 2p out)" "" "line after the banner"
 assert_eq "$(cat err)" "FATAL: Cannot find benchmark 'foo': no such built-in test, file or module" "stderr"
 sb foo bar
