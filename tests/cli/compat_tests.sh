@@ -540,5 +540,6 @@ SB_COMPAT=1.0 sb o.lua help
 assert_exit 0
 assert_contains out "  --ab=N               ab description [1]"
 assert_contains out "  --longer_name=STRING longer description [x]"
+assert_eq "$(tail -c 2 out | od -An -c | tr -d ' ')" '\n\n' "blank line after the list"
 
 finish

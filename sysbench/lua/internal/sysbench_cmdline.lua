@@ -205,6 +205,9 @@ function cmdline.print_test_options()
     local def = o[2] ~= nil and " [" .. default_text(o[2]) .. "]" or ""
     io.write(string.format("%-" .. width .. "s %s%s\n", left, tostring(o[1] or ""), def))
   end
+  if os.getenv("SB_COMPAT") == "1.0" then
+    io.write("\n") -- 1.0 ends the list with a blank line
+  end
 end
 
 -- The C side finds these through the registry, not through globals that a
