@@ -42,6 +42,11 @@
 
 static void print_version_line(void)
 {
+    if (sb_compat10()) {
+        /* 1.0's banner, then the blank line 1.0 prints after it. */
+        printf("%s %s (using system %s)\n\n", PACKAGE_NAME, PACKAGE_VERSION, LUAJIT_VERSION);
+        return;
+    }
     printf("%s %s (using %s, allocator: %s)\n", PACKAGE_NAME, PACKAGE_VERSION,
            LUAJIT_VERSION, SB_ALLOCATOR);
 }
@@ -133,8 +138,15 @@ static char *read_stdin(size_t *len)
     return buf;
 }
 
+/* Set where SB_COMPAT=1.0 wants 1.0's plain message (no "FATAL: "). */
+static bool die_plain;
+
 static int die(const char *msg)
 {
+    if (die_plain) {
+        fprintf(stderr, "%s\n", msg);
+        return 1;
+    }
     sb_fatal("%s", msg);
     return 1;
 }
@@ -196,7 +208,7 @@ static void warn_legacy_names(const struct sb_args *args)
     };
 
     if (arg_given(args, "test"))
-        printf("WARNING: the --test option is deprecated. You can pass a script name "
+        fprintf(sb_compat10() ? stderr : stdout, "WARNING: the --test option is deprecated. You can pass a script name "
                "or path on the command line without any options.\n");
     for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
         const struct sb_arg *a = arg_given(args, legacy[i].name);
@@ -452,6 +464,12 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     int rc = 0;
 
     if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
+        !sb_lua_has_script_thread_run(L) && sb_compat10()) {
+        snprintf(err, sizeof(err), "cannot find the event() function in %s",
+                 env->script_path ? env->script_path : "-");
+        return die(err);
+    }
+    if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
         !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
@@ -534,6 +552,18 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
         sb_lua_set_running(L, false);
         return rc;
     }
+    if (strcmp(cmd, "help") == 0 && sb_compat10() && sb_lua_has_function(L, "help")) {
+        /* 1.0 leaves the whole text to the script's help(). */
+        if (sb_lua_call_global(L, "help", -1, NULL, err, sizeof(err)) != 0)
+            return die(err);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 && sb_compat10() && env->opts_as_globals) {
+        /* 1.0: no options and no help() means no 'help' command. */
+        fprintf(stderr, "'%s' test does not implement the 'help' command.\n",
+                env->script_path ? env->script_path : "-");
+        return 1;
+    }
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */
@@ -554,6 +584,16 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     kind = sb_lua_command_kind(L, cmd);
     if (kind == 2)
         return sb_run_parallel_command(env, cmd);
+    if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10() &&
+        strcmp(cmd, "prepare") != 0 && strcmp(cmd, "cleanup") != 0) {
+        fprintf(stderr, "Unknown command: %s\n", cmd); /* 1.0: not a standard one */
+        return 1;
+    }
+    if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10()) {
+        fprintf(stderr, "'%s' test does not implement the '%s' command.\n",
+                env->script_path ? env->script_path : "-", cmd);
+        return 1;
+    }
     if (kind == 0 && !sb_lua_has_function(L, cmd)) {
         char q1[SB_OPT_QUOTE_LEN], q2[SB_OPT_QUOTE_LEN];
         snprintf(err, sizeof(err), "command '%s' is not implemented by script %s",
@@ -663,6 +703,11 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
         *script = "-";
     if (m->args.npos > posi)
         *cmd = m->args.pos[posi++];
+    if (m->args.npos > posi && sb_compat10()) {
+        fprintf(stderr, "Unrecognized command line argument: %s\n", m->args.pos[posi]);
+        *rc = 1;
+        return 1;
+    }
     if (m->args.npos > posi) {
         snprintf(err, errlen, "too many arguments: expected SCRIPT [COMMAND]");
         return -1;
@@ -672,6 +717,16 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
         print_help(&m->general, m->drv_sets, m->ndrv);
         *rc = help ? 0 : 1;
         return 1;
+    }
+    if (help && sb_compat10() && strcmp(*script, "-") != 0 && sb_builtin_find(*script) == NULL) {
+        /* 1.0: --help with a script it cannot find is the general usage. */
+        char *path = resolve_script(*script);
+        if (path == NULL) {
+            print_help(&m->general, m->drv_sets, m->ndrv);
+            *rc = 0;
+            return 1;
+        }
+        free(path);
     }
     if (help)
         *cmd = "help";
@@ -703,8 +758,12 @@ static int locate_script(struct sb_main *m, const char *script, char *err, size_
     m->script_path = resolve_script(script);
     if (m->script_path == NULL) {
         char quoted[SB_OPT_QUOTE_LEN];
-        snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
-                 sb_opt_quote(script, quoted, sizeof(quoted)));
+        if (sb_compat10())
+            snprintf(err, errlen, "Cannot find benchmark '%s': no such built-in test, file or module",
+                     script);
+        else
+            snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
+                     sb_opt_quote(script, quoted, sizeof(quoted)));
         return -1;
     }
     m->env.script_path = m->script_path;
@@ -778,6 +837,12 @@ static int report_unused_option(const struct sb_args *args, char *err, size_t er
     /* "NAME VALUE" without '=' (a config file line, a quoted argv word)
      * makes the whole text the name: show only its first word, as the
      * rest may be a password. */
+    if (sb_compat10()) { /* 1.0 shows the argument as given */
+        die_plain = true;
+        snprintf(err, errlen, "invalid option: --%s%s%s", unused->name,
+                 unused->value ? "=" : "", unused->value ? unused->value : "");
+        return -1;
+    }
     n = strcspn(unused->name, " \t");
     snprintf(name, sizeof(name), "%.*s", (int)n, unused->name);
     snprintf(err, errlen, "%sunknown option: --%s%s",
@@ -864,10 +929,13 @@ int main(int argc, char **argv)
         goto fail;
     }
     sb_log_set_level(sb_cfg->verbosity);
+    /* 1.0 prints its banner first, also before a FATAL and a script body. */
+    if (sb_compat10() && sb_cfg->verbosity >= SB_LOG_NOTICE)
+        print_version_line();
     if (locate_script(&m, script, err, sizeof(err)) != 0 ||
         prepare_env(&m, cmd, argc, argv, err, sizeof(err)) != 0)
         goto fail;
-    if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE)
+    if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
         print_version_line();
     prepare_main_thread(&m);
     sb_run_install_signals();
@@ -885,14 +953,17 @@ int main(int argc, char **argv)
     if (apply_script_options(&m, err, sizeof(err)) != 0)
         goto fail;
     sb_lua_export_options(m.L, &m.env);
-    if (cmd == NULL && m.builtin != NULL) {
+    if (cmd == NULL && m.builtin != NULL && sb_compat10()) {
+        fprintf(stderr, "The '%s' test requires a command argument. See 'sysbench %s help'\n",
+                m.builtin->name, m.builtin->name);
+    } else if (cmd == NULL && m.builtin != NULL) {
         snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
                  "'sysbench %s help'", m.builtin->name, m.builtin->name);
         rc = die(err);
     } else if (cmd == NULL) {
         rc = 0; /* the script body ran: sysbench as a Lua interpreter */
     } else {
-        if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE)
+        if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
             printf("\n");
         rc = run_command(m.L, &m.env, cmd, &m.main_rand);
     }

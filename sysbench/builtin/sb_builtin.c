@@ -65,7 +65,10 @@ int sb_builtin_command(const struct sb_builtin *b, const struct sb_optset *opts,
         rc = b->cleanup(err, sizeof(err));
     if (rc == -2) {
         /* sysbench 1.0's words for a command a test does not have. */
-        sb_fatal("'%s' test does not implement the '%s' command.", b->name, cmd);
+        if (sb_compat10()) /* 1.0: no FATAL prefix */
+            fprintf(stderr, "'%s' test does not implement the '%s' command.\n", b->name, cmd);
+        else
+            sb_fatal("'%s' test does not implement the '%s' command.", b->name, cmd);
         return 1;
     }
     if (rc != 0) {

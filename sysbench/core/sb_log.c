@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int log_level = SB_LOG_NOTICE;
@@ -96,4 +97,11 @@ void sb_log(enum sb_log_level level, const char *fmt, ...)
             prefix[level], safe);
     if (level > SB_LOG_WARNING)
         fflush(stdout);
+}
+
+bool sb_compat10(void)
+{
+    const char *v = getenv("SB_COMPAT");
+
+    return v != NULL && strcmp(v, "1.0") == 0;
 }

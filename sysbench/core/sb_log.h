@@ -40,6 +40,14 @@ const char *sb_log_escape(const char *in, char *out, size_t outlen, bool keep_ne
  * the result files give as the error a failed run ended with. */
 const char *sb_log_first_fatal(void);
 
+/*
+ * True when the environment has SB_COMPAT=1.0: print exactly sysbench
+ * 1.0.20's layout and wordings (no extra report sections or interval
+ * fields), for wrappers that compare text. doc/compat.md lists what it
+ * changes. Reads the environment only; call it outside per-event paths.
+ */
+bool sb_compat10(void);
+
 #define sb_fatal(...) sb_log(SB_LOG_FATAL, __VA_ARGS__)
 #define sb_warn(...) sb_log(SB_LOG_WARNING, __VA_ARGS__)
 #define sb_notice(...) sb_log(SB_LOG_NOTICE, __VA_ARGS__)

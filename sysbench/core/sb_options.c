@@ -757,6 +757,17 @@ void sb_optset_print_help(const struct sb_optset *set, FILE *out)
         fprintf(out, "%s%s\n", set->title,
                 set->title[tlen - 1] == ':' ? "" : ":");
     }
+    /* SB_COMPAT=1.0: 1.0 aligns each set's descriptions one space past
+     * its longest option. */
+    size_t column = SB_HELP_COLUMN;
+    if (sb_compat10()) {
+        column = 0;
+        for (i = 0; i < set->n; i++) {
+            size_t w = 2 + strlen(set->opts[i].name) + strlen(placeholder(set->opts[i].type)) + 1;
+            if (set->opts[i].alias_of == NULL && w > column)
+                column = w;
+        }
+    }
     for (i = 0; i < set->n; i++) {
         const struct sb_opt *opt = &set->opts[i];
         size_t width;
@@ -765,8 +776,8 @@ void sb_optset_print_help(const struct sb_optset *set, FILE *out)
             continue;
         fprintf(out, "  --%s%s", opt->name, placeholder(opt->type));
         width = 2 + strlen(opt->name) + strlen(placeholder(opt->type));
-        if (width < SB_HELP_COLUMN)
-            fprintf(out, "%*s", (int)(SB_HELP_COLUMN - width), "");
+        if (width < column)
+            fprintf(out, "%*s", (int)(column - width), "");
         else
             fputc(' ', out);
         fputs(opt->desc != NULL ? opt->desc : "", out);

@@ -270,6 +270,9 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
         sb_fatal("out of memory");
         return 1;
     }
+    /* 1.0's line, printed only when the command has several threads. */
+    if (sb_compat10() && n > 1 && sb_cfg->verbosity >= SB_LOG_NOTICE)
+        printf("Initializing worker threads...\n\n");
     for (unsigned i = 0; i < n; i++) {
         t[i].env = env;
         t[i].name = name;

@@ -59,7 +59,7 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
             have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
             if (drv->settings_query != NULL &&
                 sb_server_info_read_settings(info, con, drv->settings_query, why,
-                                             sizeof(why)) != 0)
+                                             sizeof(why)) != 0 && !sb_compat10())
                 sb_warn("the server's settings are not recorded: %s", why);
             sb_db_disconnect(con);
         } else {

@@ -19,6 +19,7 @@
 #include "results/sb_selfcheck_report.h"
 #include "core/sb_stop.h"
 #include "engine/sb_worker.h"
+#include "pure/sb_histogram.h"
 
 static double secs(uint64_t ns)
 {
@@ -262,7 +263,20 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
     x.cpu = true;
     x.cpu_client_pct = cpu_client;
     x.cpu_server_pct = cpu_server;
-    if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
+    if (cfg->verbosity >= SB_LOG_NOTICE && sb_compat10() && r->run->env->builtin != NULL)
+        /* 1.0's line for a compiled-in test: events, no queries. */
+        printf("[ %.0fs ] thds: %.0f eps: %4.2f lat (ms,%g%%): %4.2f\n", s.time_total,
+               s.threads_running, s.time_interval > 0 ? s.events / s.time_interval : 0, pct,
+               s.latency_pct * 1000);
+    else if (cfg->verbosity >= SB_LOG_NOTICE && sb_compat10()) /* 1.0's fields only */
+        printf("[ %.0fs ] thds: %.0f tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) "
+               "lat (ms,%g%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n", s.time_total,
+               s.threads_running, s.events / s.time_interval,
+               (s.reads + s.writes + s.other) / s.time_interval, s.reads / s.time_interval,
+               s.writes / s.time_interval, s.other / s.time_interval, pct,
+               s.latency_pct * 1000, s.errors / s.time_interval,
+               s.reconnects / s.time_interval);
+    else if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
         sb_report_print_line(&s, &x, stdout);
 }
 
@@ -637,11 +651,19 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     else if (in->cancelled > 0)
         printf("%llu statement(s) in flight were cancelled.\n",
                (unsigned long long)in->cancelled);
+    if (cfg->verbosity >= SB_LOG_NOTICE && cfg->histogram && sb_compat10()) {
+        /* 1.0 prints the histogram before the report, then " \n". */
+        printf("Latency histogram (values are in milliseconds)\n");
+        sb_hist_print(&p.total->response, stdout);
+        printf(" \n");
+    }
     if (cfg->verbosity >= SB_LOG_NOTICE) {
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)
             r->run->env->builtin->report(&p, stdout);
-        printf("\n");
+        /* 1.0: no blank line before "SQL statistics" of a script. */
+        if (!sb_compat10() || r->run->env->builtin != NULL || !r->sql)
+            printf("\n");
     }
     finish_point(r, &p, in);
     use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
@@ -652,8 +674,11 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     if ((!use_hook || rc != 0) && cfg->verbosity >= SB_LOG_NOTICE) {
         report_opts(&o, r, since);
         sb_report_print_point(&p, &o, stdout);
-        sb_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
-        sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
+        /* SB_COMPAT=1.0: 1.0's sections only. */
+        if (!sb_compat10()) {
+            sb_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
+            sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
+        }
     }
     if (r->out != NULL)
         record_final(r, &p, in);

@@ -31,11 +31,12 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
 
     if (cfg->verbosity < SB_LOG_NOTICE) /* sysbench 1.0: no header then */
         return;
-    printf("\nRunning the test with following options:\n");
+    /* 1.0's banner already ends in a blank line. */
+    printf("%sRunning the test with following options:\n", sb_compat10() ? "" : "\n");
     printf("Number of threads: %u\n", run->nthreads);
     if (run->nloops > 0)
         printf("Client threads: %u (the connections are multiplexed)\n", run->nloops);
-    if (env->driver != NULL && env->driver_reason != NULL)
+    if (env->driver != NULL && env->driver_reason != NULL && !sb_compat10())
         printf("Database driver: %s (%s)\n", env->driver->name, env->driver_reason);
     if (run->mode == SB_PACE_FIXED)
         printf("Target transaction rate: %.2f per second, each thread on a fixed schedule "
@@ -66,6 +67,8 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
     if (cfg->rand_seed_given)
         printf("Initializing random number generator from seed (%llu).\n",
                (unsigned long long)cfg->rand_seed);
+    else if (sb_compat10())
+        printf("Initializing random number generator from current time\n");
     else
         /* The seed the clock gave, so that the run can be repeated. */
         printf("Initializing random number generator from current time: seed %llu "

@@ -311,7 +311,7 @@ function M.cmd_prewarm()
    local drv = sysbench.sql.driver()
    local con = drv:connect()
    for_my_tables(function(n)
-      print(string.format("Prewarming table 'sbtest%d'", n))
+      print(string.format("Prewarming table sbtest%d", n))
       -- Reading c and pad forces a pass over the whole rows (the
       -- clustered index in InnoDB) rather than a smaller index.
       con:query_row(string.format(

@@ -6,6 +6,7 @@
 #include "results/sb_report.h"
 #include "results/sb_result.h"
 #include "pure/sb_selfcheck.h"
+#include "core/sb_log.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -276,7 +277,7 @@ static void print_latency(const struct sb_point *p, const struct sb_report_opts 
     print_percentiles(out, h, o->percentiles, o->npercentiles);
     lat_field(out, "sum:", (double)h->sum_ns / 1e6);
     fputc('\n', out);
-    if (o->histogram) {
+    if (o->histogram && !sb_compat10()) { /* 1.0's place: sb_reporter.c */
         fprintf(out, "Latency histogram (values are in milliseconds)\n");
         sb_hist_print(h, out);
         fputc('\n', out);

@@ -413,4 +413,133 @@ assert_contains out "one ran"
 assert_eq "$(sed -n 5p out)" $'true\tfalse\tfalse' "call_command results"
 assert_eq "$(sed -n 6p out)" "true" "read_cmdline_options"
 
+# ---------------------------------------------------------------- SB_COMPAT=1.0
+# The 1.0-layout switch: 1.0.20's own regression suite (tests/t of its
+# source, tag 1.0.20: cmdline.t, test_cpu.t, opt_histogram.t,
+# opt_report_interval.t) expects these texts; each was also printed by
+# /usr/bin/sysbench 1.0.20. Without the switch our own wordings stay.
+
+tcase "SB_COMPAT=1.0: banner first, 1.0's wording for an unknown benchmark"
+SB_COMPAT=1.0 sb foo bar
+assert_exit 1
+sed -n 1p out >banner
+assert_match banner "^sysbench $(env -u SB_COMPAT "$SB_BIN" --version | cut -d' ' -f2) \(using system LuaJIT [^)]+\)\$"
+assert_eq "$(sed -n 2p out)" "" "line after the banner"
+assert_eq "$(cat err)" "FATAL: Cannot find benchmark 'foo': no such built-in test, file or module" "stderr"
+sb foo bar
+assert_exit 1
+assert_contains err "cannot find script 'foo'"
+assert_not_contains out "using system LuaJIT"
+
+tcase "SB_COMPAT=1.0: 1.0's plain messages (no FATAL prefix)"
+SB_COMPAT=1.0 sb foo bar baz
+assert_exit 1
+assert_eq "$(cat err)" "Unrecognized command line argument: baz" "too many arguments"
+SB_COMPAT=1.0 sb cpu prepare
+assert_exit 1
+assert_eq "$(cat err)" "'cpu' test does not implement the 'prepare' command." "builtin command"
+SB_COMPAT=1.0 sb fileio
+assert_exit 1
+assert_eq "$(cat err)" "The 'fileio' test requires a command argument. See 'sysbench fileio help'" "no command"
+printf 'function event() end\n' >s.lua
+SB_COMPAT=1.0 sb s.lua prepare
+assert_exit 1
+assert_eq "$(cat err)" "'s.lua' test does not implement the 'prepare' command." "script command"
+SB_COMPAT=1.0 sb s.lua help
+assert_exit 1
+assert_eq "$(cat err)" "'s.lua' test does not implement the 'help' command." "help without options"
+printf 'sysbench.cmdline.options = {a = {"a", 1}}\nfunction event() end\n' >d.lua
+SB_COMPAT=1.0 sb d.lua run --no-such=3
+assert_exit 1
+assert_eq "$(cat err)" "invalid option: --no-such=3" "unknown option"
+printf 'x = 1\n' >n.lua
+SB_COMPAT=1.0 sb n.lua run
+assert_exit 1
+assert_eq "$(cat err)" "FATAL: cannot find the event() function in n.lua" "no event()"
+SB_COMPAT=1.0 sb --test=s.lua --events=1 run
+assert_contains err "WARNING: the --test option is deprecated."
+assert_not_contains out "WARNING: the --test option"
+
+tcase "oltp_insert --auto-inc=off prepare makes empty tables (1.0.20)"
+if need_tool sqlite3; then
+    sb oltp_insert --sqlite-db=i.db --auto-inc=off --tables=1 --table-size=100 prepare
+    assert_exit 0
+    assert_not_contains out "Inserting"
+    assert_eq "$(sqlite3 i.db 'SELECT COUNT(*) FROM sbtest1')" 0 "rows after prepare"
+    sb oltp_insert --sqlite-db=i.db --auto-inc=off --tables=1 --table-size=100 --events=50 run
+    assert_exit 0
+    assert_eq "$(sqlite3 i.db 'SELECT COUNT(*) FROM sbtest1')" 50 "rows after 50 inserts"
+    sb oltp_insert --sqlite-db=j.db --tables=1 --table-size=100 prepare
+    assert_eq "$(sqlite3 j.db 'SELECT COUNT(*) FROM sbtest1')" 100 "rows with --auto-inc=on"
+fi
+
+tcase "SB_COMPAT=1.0: --help with an unknown script prints the usage, exit 0"
+SB_COMPAT=1.0 sb --help nosuchscript
+assert_exit 0
+assert_contains out "Usage:"
+sb --help nosuchscript
+assert_exit 1
+
+tcase "SB_COMPAT=1.0: parallel commands and unknown commands as 1.0"
+cat >pc.lua <<'EOF'
+sysbench.cmdline.commands = {
+  cmd2 = {function() print("cmd2 " .. sysbench.tid) end, sysbench.cmdline.PARALLEL_COMMAND},
+}
+function event() end
+EOF
+SB_COMPAT=1.0 sb --threads=2 pc.lua cmd2
+assert_exit 0
+assert_eq "$(sed -n 3p out)" "Initializing worker threads..." "line 3"
+assert_count out '^cmd2 [01]$' 2
+SB_COMPAT=1.0 sb --threads=2 pc.lua cmd3
+assert_exit 1
+assert_eq "$(cat err)" "Unknown command: cmd3" "unknown command"
+sb --threads=2 pc.lua cmd2
+assert_not_contains out "Initializing worker threads..."
+SB_COMPAT=1.0 sb --threads=1 pc.lua cmd2
+assert_exit 0
+assert_not_contains out "Initializing worker threads..."
+
+tcase "SB_COMPAT=1.0: run report has only 1.0's sections and interval fields"
+SB_COMPAT=1.0 sb cpu run --time=2 --report-interval=1 --threads=2 --cpu-max-prime=2000
+assert_exit 0
+assert_eq "$(sed -n 3p out)" "Running the test with following options:" "header after the banner"
+assert_contains out "Initializing worker threads..."
+assert_match out '^Initializing random number generator from current time$'
+assert_match out '^\[ 1s \] thds: 2 eps: [0-9]+\.[0-9]{2} lat \(ms,95%\): [0-9]+\.[0-9]{2}$'
+assert_contains out "CPU speed:"
+assert_not_contains out "CPU cost per transaction"
+assert_not_contains out "Self-check:"
+sb cpu run --time=1 --threads=1 --cpu-max-prime=2000
+assert_contains out "CPU cost per transaction"
+assert_contains out "Self-check:"
+
+tcase "SB_COMPAT=1.0: --histogram before the test's own section, then ' '"
+SB_COMPAT=1.0 sb cpu run --time=1 --histogram --cpu-max-prime=2000
+assert_exit 0
+h=$(grep -n '^Latency histogram (values are in milliseconds)$' out | cut -d: -f1)
+c=$(grep -n '^CPU speed:$' out | cut -d: -f1)
+assert_lt "${h:-0}" "${c:-0}" "histogram line"
+assert_ge "${h:-0}" 1 "histogram line"
+assert_eq "$(sed -n "$((c - 1))p" out)" " " "line before CPU speed"
+assert_count out '^Latency histogram' 1
+
+tcase "SB_COMPAT=1.0: help aligned one space past the longest option"
+SB_COMPAT=1.0 sb mutex help
+assert_exit 0
+assert_contains out "  --mutex-num=N   total size of mutex array [4096]"
+assert_contains out "  --mutex-locks=N number of mutex locks to do per thread [50000]"
+cat >o.lua <<'EOF'
+sysbench.cmdline.options = {
+  ab = {"ab description", 1},
+  longer_name = {"longer description", "x"},
+}
+function event() end
+EOF
+SB_COMPAT=1.0 sb o.lua help
+assert_exit 0
+assert_contains out "  --ab=N               ab description [1]"
+assert_contains out "  --longer_name=STRING longer description [x]"
+assert_eq "$(tail -c 2 out | od -An -c | tr -d ' ')" '\n\n' "blank line after the list"
+
 finish

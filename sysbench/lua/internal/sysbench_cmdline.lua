@@ -189,13 +189,24 @@ function cmdline.print_test_options()
   local names = {}
   for name in pairs(opts) do names[#names + 1] = name end
   table.sort(names)
+  -- SB_COMPAT=1.0: 1.0 aligns descriptions one space past the longest.
+  local width = 33
+  if os.getenv("SB_COMPAT") == "1.0" then
+    width = 0
+    for _, name in ipairs(names) do
+      width = math.max(width, #("  --" .. name .. placeholder(opts[name])))
+    end
+  end
   for _, name in ipairs(names) do
     local o = opts[name]
     -- Names as the script declared them, as sysbench 1.0 prints them.
     local left = "  --" .. name .. placeholder(o)
     -- No brackets for an option without a default, as 1.0 prints it.
     local def = o[2] ~= nil and " [" .. default_text(o[2]) .. "]" or ""
-    io.write(string.format("%-33s %s%s\n", left, tostring(o[1] or ""), def))
+    io.write(string.format("%-" .. width .. "s %s%s\n", left, tostring(o[1] or ""), def))
+  end
+  if os.getenv("SB_COMPAT") == "1.0" then
+    io.write("\n") -- 1.0 ends the list with a blank line
   end
 end
 
