@@ -90,8 +90,11 @@ struct sqlite_conn {
 static int sqlite_progress(void *arg)
 {
     const struct sb_conn *con = arg;
+    uint64_t seq = __atomic_load_n(&con->cancel_seq, __ATOMIC_ACQUIRE);
 
-    return __atomic_load_n(&con->cancel_seq, __ATOMIC_ACQUIRE) == con->stmt_seq;
+    /* 0: never cancelled (statements before the first marked one, such
+     * as the PRAGMAs at connect, run with stmt_seq 0 too). */
+    return seq != 0 && seq == con->stmt_seq;
 }
 
 /* Whether `value` is one of the space-separated words (any case). */
