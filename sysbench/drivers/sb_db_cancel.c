@@ -67,19 +67,23 @@ unsigned sb_db_cancel_all(void)
     pthread_mutex_lock(&reg_lock);
     for (struct sb_conn *con = reg_head; con != NULL; con = con->reg_next) {
         uint64_t seq;
+        bool again;
         /* Busy first: a connection between statements may be
          * reconnecting, changing priv (under this lock only to free it). */
         if (!__atomic_load_n(&con->busy, __ATOMIC_ACQUIRE) || con->drv->cancel == NULL ||
             con->priv == NULL)
             continue;
         seq = __atomic_load_n(&con->stmt_seq, __ATOMIC_RELAXED);
-        /* Already cancelled by an earlier sweep. */
-        if (__atomic_load_n(&con->cancel_seq, __ATOMIC_RELAXED) == seq)
-            continue;
+        /* Still running after an earlier sweep cancelled it: that cancel
+         * may have reached the server before the statement did (KILL
+         * QUERY and PQcancel do nothing to an idle connection), so it is
+         * sent again, and counted once. */
+        again = __atomic_load_n(&con->cancel_seq, __ATOMIC_RELAXED) == seq;
         /* One driver per run: the sweep state is that driver's. */
         drv = con->drv;
-        __atomic_store_n(&con->cancel_seq, seq, __ATOMIC_RELEASE);
-        if (drv->cancel(con, &sweep))
+        if (!again)
+            __atomic_store_n(&con->cancel_seq, seq, __ATOMIC_RELEASE);
+        if (drv->cancel(con, &sweep) && !again)
             n++;
     }
     pthread_mutex_unlock(&reg_lock);
