@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -159,4 +160,50 @@ int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t e
             snprintf(err, errlen, "gnuplot was killed by signal %d", WTERMSIG(status));
     }
     return -1;
+}
+
+int sb_gnuplot_render(const char *name, bool svg, const char *script_name,
+                      sb_gnuplot_write_fn write, const void *arg, char *kept, size_t keptlen, char *err, size_t errlen)
+{
+    char tmpl[PATH_MAX], script[PATH_MAX + 32], errpath[PATH_MAX + 32];
+    const char *tmproot = getenv("TMPDIR");
+    struct stat st;
+    FILE *f;
+    int rc = -1;
+
+    snprintf(tmpl, sizeof(tmpl), "%s/sysbench-plot.XXXXXX",
+             tmproot != NULL && *tmproot ? tmproot : "/tmp");
+    if (mkdtemp(tmpl) == NULL) {
+        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", tmpl,
+                 strerror(errno));
+        return -1;
+    }
+    snprintf(script, sizeof(script), "%s/%s", tmpl, script_name);
+    snprintf(errpath, sizeof(errpath), "%s/gnuplot.err", tmpl);
+    f = fopen(script, "w");
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
+        goto out;
+    }
+    write(f, arg, name, svg);
+    if (ferror(f) | (fclose(f) != 0)) {
+        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
+        goto out;
+    }
+    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
+        goto out;
+    if (stat(name, &st) != 0 || st.st_size == 0) {
+        snprintf(err, errlen, "gnuplot did not write '%s'", name);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (kept != NULL && rc == 0 && getenv("SB_PLOT_KEEP") != NULL) {
+        snprintf(kept, keptlen, "%s", script);
+        return rc;
+    }
+    unlink(script);
+    unlink(errpath);
+    rmdir(tmpl);
+    return rc;
 }

@@ -7,6 +7,7 @@
  * strings, file names and numbers into its scripts.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -31,5 +32,19 @@ void sb_plot_gp_str(FILE *f, const char *s);
  * every byte, control characters included (for file names). */
 void sb_plot_gp_path(FILE *f, const char *s);
 void sb_plot_gp_num(FILE *f, double v);
+
+/* Writes a chart's gnuplot script (write(f, arg, name, svg)). */
+typedef void (*sb_gnuplot_write_fn)(FILE *f, const void *arg, const char *name, bool svg);
+
+/*
+ * Draws the chart name: writes its script (script_name) with write into a new temporary
+ * directory under $TMPDIR (or /tmp), runs gnuplot on it and checks that
+ * name was written. The directory is removed afterwards, except when kept
+ * is not NULL, SB_PLOT_KEEP is set and the chart was drawn: then kept
+ * (keptlen bytes) names the script left in place. Returns 0, or -1 with
+ * err set.
+ */
+int sb_gnuplot_render(const char *name, bool svg, const char *script_name,
+                      sb_gnuplot_write_fn write, const void *arg, char *kept, size_t keptlen, char *err, size_t errlen);
 
 #endif /* SB_GNUPLOT_H */

@@ -168,57 +168,29 @@ static void write_script(FILE *f, const struct sb_jv *fm, const char *name, bool
           "unset multiplot\n", f);
 }
 
+static void write_findmax(FILE *f, const void *fm, const char *name, bool svg)
+{
+    write_script(f, fm, name, svg);
+}
+
 int sb_plot_findmax(const struct sb_jv *fm, const char *path, FILE *out, char *err,
                     size_t errlen)
 {
-    char name[PATH_MAX], tmpl[PATH_MAX], script[PATH_MAX + 32], errpath[PATH_MAX + 32];
-    const char *tmproot = getenv("TMPDIR");
-    struct stat st;
+    char name[PATH_MAX], kept[PATH_MAX + 32] = "";
     bool svg;
-    FILE *f;
-    int rc = -1;
 
     if (!chart_name(path, name, sizeof(name), &svg)) {
         snprintf(err, errlen, "invalid value '%s' for --plot", path);
         return -1;
     }
-    snprintf(tmpl, sizeof(tmpl), "%s/sysbench-plot.XXXXXX",
-             tmproot != NULL && *tmproot ? tmproot : "/tmp");
-    if (mkdtemp(tmpl) == NULL) {
-        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", tmpl,
-                 strerror(errno));
+    if (sb_gnuplot_render(name, svg, "findmax.gp", write_findmax, fm, kept, sizeof(kept), err,
+                          errlen) != 0)
         return -1;
-    }
-    snprintf(script, sizeof(script), "%s/findmax.gp", tmpl);
-    snprintf(errpath, sizeof(errpath), "%s/gnuplot.err", tmpl);
-    f = fopen(script, "w");
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        goto out;
-    }
-    write_script(f, fm, name, svg);
-    if (ferror(f) | (fclose(f) != 0)) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        goto out;
-    }
-    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
-        goto out;
-    if (stat(name, &st) != 0 || st.st_size == 0) {
-        snprintf(err, errlen, "gnuplot did not write '%s'", name);
-        goto out;
-    }
     if (out != NULL) {
         fprintf(out, "Find-max chart written: %s\n", name);
+        if (kept[0] != '\0')
+            fprintf(out, "gnuplot script kept in %s\n", kept);
         fflush(out);
     }
-    rc = 0;
-out:
-    if (getenv("SB_PLOT_KEEP") == NULL || rc != 0) {
-        unlink(script);
-        unlink(errpath);
-        rmdir(tmpl);
-    } else if (out != NULL) {
-        fprintf(out, "gnuplot script kept in %s\n", script);
-    }
-    return rc;
+    return 0;
 }

@@ -85,15 +85,16 @@ static void write_script(FILE *f, const struct sb_point *p, const char *png, boo
           "unset multiplot\n", f);
 }
 
+static void write_timeline(FILE *f, const void *p, const char *name, bool svg)
+{
+    write_script(f, p, name, svg);
+}
+
 int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
                      size_t errlen)
 {
-    char name[PATH_MAX], tmpl[PATH_MAX], script[PATH_MAX + 32], errpath[PATH_MAX + 32];
-    const char *tmproot = getenv("TMPDIR");
-    struct stat st;
+    char name[PATH_MAX];
     bool svg;
-    FILE *f;
-    int rc = -1;
 
     if (!timeline_name(path, name, sizeof(name), &svg)) {
         snprintf(err, errlen, "invalid value '%s' for --plot", path);
@@ -105,39 +106,11 @@ int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char
                     "(--report-interval)\n");
         return 0;
     }
-    snprintf(tmpl, sizeof(tmpl), "%s/sysbench-plot.XXXXXX",
-             tmproot != NULL && *tmproot ? tmproot : "/tmp");
-    if (mkdtemp(tmpl) == NULL) {
-        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", tmpl,
-                 strerror(errno));
+    if (sb_gnuplot_render(name, svg, "timeline.gp", write_timeline, p, NULL, 0, err, errlen) != 0)
         return -1;
-    }
-    snprintf(script, sizeof(script), "%s/timeline.gp", tmpl);
-    snprintf(errpath, sizeof(errpath), "%s/gnuplot.err", tmpl);
-    f = fopen(script, "w");
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        goto out;
-    }
-    write_script(f, p, name, svg);
-    if (ferror(f) | (fclose(f) != 0)) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        goto out;
-    }
-    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
-        goto out;
-    if (stat(name, &st) != 0 || st.st_size == 0) {
-        snprintf(err, errlen, "gnuplot did not write '%s'", name);
-        goto out;
-    }
     if (out != NULL) {
         fprintf(out, "Time-axis chart written: %s\n", name);
         fflush(out);
     }
-    rc = 0;
-out:
-    unlink(script);
-    unlink(errpath);
-    rmdir(tmpl);
-    return rc;
+    return 0;
 }
