@@ -319,7 +319,7 @@ static int run_point(void *p, double rate, unsigned repeats)
             bool rerun = rep > 1 || c->again;
             if (!cooldown(rerun ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown,
                           rerun ? "repeat" : "point"))
-                return 128 + sb_run_signal();
+                return 128 + sb_signal_caught();
             printf("\n");
         }
         c->started = true;
@@ -538,7 +538,7 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
                        struct sb_rand *main_rand)
 {
     char err[1024];
-    int kind;
+    enum sb_lua_command kind;
 
     if (env->builtin != NULL && strcmp(cmd, "run") != 0)
         return sb_builtin_command(env->builtin, env->script_opts, cmd,
@@ -564,7 +564,7 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
                 env->script_path ? env->script_path : "-");
         return 1;
     }
-    if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
+    if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == SB_LUA_COMMAND_NONE) {
         printf("%s options:\n", env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */
         lua_pushstring(L, "sysbench");
@@ -582,19 +582,19 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
         return 0;
     }
     kind = sb_lua_command_kind(L, cmd);
-    if (kind == 2)
+    if (kind == SB_LUA_COMMAND_PARALLEL)
         return sb_run_parallel_command(env, cmd);
-    if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10() &&
+    if (kind == SB_LUA_COMMAND_NONE && !sb_lua_has_function(L, cmd) && sb_compat10() &&
         strcmp(cmd, "prepare") != 0 && strcmp(cmd, "cleanup") != 0) {
         fprintf(stderr, "Unknown command: %s\n", cmd); /* 1.0: not a standard one */
         return 1;
     }
-    if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10()) {
+    if (kind == SB_LUA_COMMAND_NONE && !sb_lua_has_function(L, cmd) && sb_compat10()) {
         fprintf(stderr, "'%s' test does not implement the '%s' command.\n",
                 env->script_path ? env->script_path : "-", cmd);
         return 1;
     }
-    if (kind == 0 && !sb_lua_has_function(L, cmd)) {
+    if (kind == SB_LUA_COMMAND_NONE && !sb_lua_has_function(L, cmd)) {
         char q1[SB_OPT_QUOTE_LEN], q2[SB_OPT_QUOTE_LEN];
         snprintf(err, sizeof(err), "command '%s' is not implemented by script %s",
                  sb_opt_quote(cmd, q1, sizeof(q1)),
@@ -938,12 +938,12 @@ int main(int argc, char **argv)
     if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
         print_version_line();
     prepare_main_thread(&m);
-    sb_run_install_signals();
+    sb_signal_install();
 
     m.L = sb_lua_new_state(&m.env, &m.main_thr, true, err, sizeof(err));
-    if (m.L == NULL && sb_run_signal() != 0 && sb_lua_is_interrupt(err)) {
-        printf("\nInterrupted by signal %d in the script body.\n", sb_run_signal());
-        rc = 128 + sb_run_signal();
+    if (m.L == NULL && sb_signal_caught() != 0 && sb_lua_is_interrupt(err)) {
+        printf("\nInterrupted by signal %d in the script body.\n", sb_signal_caught());
+        rc = 128 + sb_signal_caught();
         goto out;
     }
     if (m.L == NULL) {
@@ -967,7 +967,7 @@ int main(int argc, char **argv)
             printf("\n");
         rc = run_command(m.L, &m.env, cmd, &m.main_rand);
     }
-    if (sb_run_abandoned()) {
+    if (sb_signal_abandoned()) {
         /* A thread that did not stop may still use the Lua state, the
          * driver and their memory: no clean-up, no atexit handlers. */
         fflush(stdout);

@@ -1,12 +1,7 @@
 /*
- * Signals, commands and the guard that keeps the main thread responsive to
- * SIGINT/SIGTERM while Lua or a client library blocks; see sb_run.h.
- *
- * A signal handler can only set a flag, and a thread blocked in connect()
- * or in a long statement never looks at it. So whatever may block runs in
- * a thread of its own while the main thread polls: on a stop it returns,
- * and when the blocked thread does not follow within a short grace, it is
- * abandoned and main ends the process with _exit (sb_run_abandoned).
+ * The script's own commands (sysbench.cmdline.commands and global
+ * functions), each in a guarded thread (sb_signal.h) so that a signal
+ * ends it at once; see sb_run.h.
  */
 #include "engine/sb_run.h"
 
@@ -23,163 +18,7 @@
 #include "core/sb_log.h"
 #include "core/sb_stop.h"
 #include "engine/sb_ffi_rand.h"
-
-static volatile sig_atomic_t stop_signal;
-static sem_t signal_sem; /* posted by the handler, for the watcher */
-static bool abandoned;
-
-/* The first signal asks for a stop (the run cancels its statements,
- * interrupts Lua, reports and writes its result files); a second one,
- * for a user who will not wait for that, ends the process at once. One
- * that follows the first within SECOND_SIGNAL_NS is the same request
- * delivered twice (timeout(1) signals its child, then its whole process
- * group) and is ignored. */
-#define SECOND_SIGNAL_NS (300 * SB_NS_PER_MS)
-
-static void on_signal(int sig)
-{
-    static const char msg[] = "sysbench: second signal: exiting at once\n";
-    static uint64_t first_ns;
-    uint64_t now = sb_now_ns(); /* clock_gettime: async-signal-safe */
-
-    if (stop_signal != 0) {
-        if (now - first_ns < SECOND_SIGNAL_NS)
-            return;
-        ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-        (void)w;
-        _exit(128 + sig);
-    }
-    first_ns = now;
-    stop_signal = sig;
-    sb_request_stop(SB_STOP_SIGNAL);
-    sem_post(&signal_sem);
-}
-
-/*
- * What a handler cannot do, done by a thread of its own once woken: the
- * statements in flight cancelled (a blocking client call does not look
- * at the stop flag) and every Lua state hooked (nor does a Lua loop).
- */
-static void *watch_signals(void *arg)
-{
-    (void)arg;
-    while (sem_wait(&signal_sem) != 0)
-        ;
-    sb_lua_interrupt_all();
-    sb_db_cancel_all();
-    return NULL;
-}
-
-void sb_run_install_signals(void)
-{
-    struct sigaction sa;
-    pthread_t t;
-
-    sem_init(&signal_sem, 0, 0);
-    /* Without the watcher a signal still stops the run (the flag), only
-     * Lua loops and statements wait for the abandon. */
-    if (pthread_create(&t, NULL, watch_signals, NULL) == 0)
-        pthread_detach(t);
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    /* A closed terminal ends the run as SIGTERM does: report, result
-     * files, no temporary left. */
-    sigaction(SIGHUP, &sa, NULL);
-    /* A closed stdout (sysbench ... | head) is not a reason to stop
-     * measuring: writes to it fail with EPIPE and the result files are
-     * still written. */
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, NULL);
-}
-
-int sb_run_signal(void)
-{
-    return stop_signal;
-}
-
-bool sb_run_abandoned(void)
-{
-    return abandoned;
-}
-
-void sb_run_abandon(void)
-{
-    abandoned = true;
-}
-
-/* True when a signal asked to stop. */
-static bool signalled(void)
-{
-    return sb_stop_reason() == SB_STOP_SIGNAL;
-}
-
-bool sb_run_wait_count(const unsigned *count, unsigned n, double grace_s)
-{
-    uint64_t give_up = 0;
-
-    while (__atomic_load_n(count, __ATOMIC_ACQUIRE) < n) {
-        uint64_t now = sb_now_ns();
-        if (signalled() && give_up == 0)
-            give_up = now + (uint64_t)(grace_s * 1e9);
-        if (give_up != 0 && now >= give_up)
-            return false;
-        sb_sleep_until_ns(now + 10 * SB_NS_PER_MS);
-    }
-    return true;
-}
-
-struct guarded {
-    void *(*fn)(void *);
-    void *arg;
-    const struct sb_driver_ops *drv;
-    struct sb_rand *rand;   /* the caller's sb_rand_* generator */
-    unsigned done;
-};
-
-static void *guarded_main(void *p)
-{
-    struct guarded *g = p;
-
-    /* Client libraries keep per-thread state (mysql_thread_init). */
-    if (g->drv != NULL && g->drv->thread_init != NULL)
-        g->drv->thread_init();
-    /* The state runs here as if in the caller's thread. */
-    sb_ffi_rand_bind(g->rand);
-    g->fn(g->arg);
-    if (g->drv != NULL && g->drv->thread_done != NULL)
-        g->drv->thread_done();
-    __atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
-    return NULL;
-}
-
-int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *arg)
-{
-    struct guarded *g = calloc(1, sizeof(*g));
-    pthread_t t;
-
-    if (g == NULL)
-        return -1;
-    g->fn = fn;
-    g->arg = arg;
-    g->drv = drv;
-    g->rand = sb_ffi_rand_current();
-    if (pthread_create(&t, NULL, guarded_main, g) != 0) {
-        free(g);
-        return -1;
-    }
-    /* Lua cannot notice a signal by itself: no grace. */
-    if (!sb_run_wait_count(&g->done, 1, 0)) {
-        sb_run_abandon(); /* g and the thread live until _exit */
-        pthread_detach(t);
-        return 1;
-    }
-    pthread_join(t, NULL);
-    free(g);
-    return 0;
-}
+#include "engine/sb_signal.h"
 
 /* ------------------------------------------------------------ commands */
 
@@ -208,19 +47,19 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
     }
     c->L = L;
     c->name = name;
-    rc = sb_run_guarded(env->driver, main_cmd_run, c);
+    rc = sb_signal_guarded(env->driver, main_cmd_run, c);
     if (rc == 1)
-        return 128 + sb_run_signal(); /* c stays with the abandoned thread */
+        return 128 + sb_signal_caught(); /* c stays with the abandoned thread */
     if (rc < 0) {
         sb_fatal("cannot create a thread for command '%s'", name);
         rc = 1;
-    } else if (c->rc != 0 && signalled() && sb_lua_is_interrupt(c->err)) {
-        rc = 128 + sb_run_signal();
+    } else if (c->rc != 0 && sb_signal_stopped() && sb_lua_is_interrupt(c->err)) {
+        rc = 128 + sb_signal_caught();
     } else if (c->rc != 0) {
         sb_fatal("%s", c->err);
         rc = 1;
-    } else if (signalled()) {
-        rc = 128 + sb_run_signal();
+    } else if (sb_signal_stopped()) {
+        rc = 128 + sb_signal_caught();
     }
     free(c);
     return rc;
@@ -293,9 +132,9 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     }
     /* A signal ends the command at once: the threads cannot notice it
      * inside a statement or a connect, and nothing is left to report. */
-    if (!sb_run_wait_count(finished, started, 0)) {
-        sb_run_abandon(); /* t and finished stay with the threads */
-        return 128 + sb_run_signal();
+    if (!sb_signal_wait_count(finished, started, 0)) {
+        sb_signal_abandon(); /* t and finished stay with the threads */
+        return 128 + sb_signal_caught();
     }
     for (unsigned i = 0; i < started; i++) {
         pthread_join(t[i].thread, NULL);
@@ -306,7 +145,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     }
     free(t);
     free(finished);
-    if (rc == 0 && signalled())
-        rc = 128 + sb_run_signal();
+    if (rc == 0 && sb_signal_stopped())
+        rc = 128 + sb_signal_caught();
     return rc;
 }

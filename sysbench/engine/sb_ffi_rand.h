@@ -17,7 +17,7 @@ struct sb_rand;
 struct sb_rand *sb_ffi_rand_current(void);
 
 /* Binds r (borrowed) as the calling thread's generator; a thread that
- * runs another thread's state (sb_run_guarded) takes over its generator. */
+ * runs another thread's state (sb_signal_guarded) takes over its generator. */
 void sb_ffi_rand_bind(struct sb_rand *r);
 
 /* Unbinds r if it is the one bound (a closing state). */

@@ -138,7 +138,7 @@ int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *
         return -1;
     /* Its own buffers: an abandoned thread may still write into them. */
     c->env = env;
-    rc = sb_run_guarded(env->driver, probe_main, c);
+    rc = sb_signal_guarded(env->driver, probe_main, c);
     if (rc != 0)
         return rc; /* c stays with an abandoned thread */
     *found = c->found;

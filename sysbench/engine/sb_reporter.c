@@ -641,8 +641,8 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
     if (sb_stop_reason() == SB_STOP_SIGNAL)
-        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_run_signal());
-    else if (sb_stop_reason() == SB_STOP_ERROR || sb_run_abandoned())
+        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_signal_caught());
+    else if (sb_stop_reason() == SB_STOP_ERROR || sb_signal_abandoned())
         printf("\nStopped by an error: reporting what ran.\n");
     if (in->cut_at_deadline)
         printf("\nDeadline: %llu statement(s) still running %gs after --time were "

@@ -141,7 +141,7 @@ static bool all_returned(struct sb_run *run)
 static bool cancel_due(struct sb_run *run, uint64_t deadline_ns, uint64_t now,
                        uint64_t *next_sweep)
 {
-    bool sig = sb_run_signal() != 0;
+    bool sig = sb_signal_caught() != 0;
     uint64_t at = deadline_ns > 0 ? deadline_ns + (uint64_t)(run->cfg->deadline_grace * 1e9) : 0;
 
     if (*next_sweep == 0 && !sig && (at == 0 || now < at))
@@ -178,8 +178,8 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
          * was cancelled at the deadline gets longer than one a signal
          * stops: its thread_done still runs. */
         if (cancel_due(run, deadline_ns, now, &next_sweep) && give_up == 0)
-            give_up = sb_now_ns() + (uint64_t)((sb_run_signal() != 0
-                                                    ? SB_RUN_SIGNAL_GRACE_S
+            give_up = sb_now_ns() + (uint64_t)((sb_signal_caught() != 0
+                                                    ? SB_SIGNAL_GRACE_S
                                                     : SB_RUN_CANCEL_GRACE_S) * 1e9);
         if ((force != 0 && now >= force) || (give_up != 0 && now >= give_up))
             break;
@@ -187,10 +187,10 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
     }
     left = reap_workers(run);
     if (left > 0) {
-        sb_run_abandon();
-        if (sb_run_signal() != 0)
+        sb_signal_abandon();
+        if (sb_signal_caught() != 0)
             sb_fatal("%u thread(s) did not stop within %gs of signal %d: reporting what ran",
-                     left, SB_RUN_SIGNAL_GRACE_S, sb_run_signal());
+                     left, SB_SIGNAL_GRACE_S, sb_signal_caught());
         else if (force != 0 && sb_now_ns() >= force)
             sb_fatal("forced shutdown: %u thread(s) still running %gs after the time limit",
                      left, fs);
@@ -309,11 +309,11 @@ static int call_init(lua_State *L, const struct sb_lua_env *env)
         return 1;
     }
     c->L = L;
-    rc = sb_run_guarded(env->driver, init_main, c);
+    rc = sb_signal_guarded(env->driver, init_main, c);
     if (rc == 1)
-        return 128 + sb_run_signal(); /* c stays with the abandoned thread */
-    if (rc == 0 && c->rc != 0 && sb_run_signal() != 0) {
-        rc = 128 + sb_run_signal(); /* init() interrupted: no error of its own */
+        return 128 + sb_signal_caught(); /* c stays with the abandoned thread */
+    if (rc == 0 && c->rc != 0 && sb_signal_caught() != 0) {
+        rc = 128 + sb_signal_caught(); /* init() interrupted: no error of its own */
     } else if (rc < 0 || c->rc != 0) {
         sb_fatal("%s", rc < 0 ? "cannot create a thread for init()" : c->err);
         rc = 1;
@@ -337,22 +337,22 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
     /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     start_threads(run);
-    if (!sb_run_wait_count(&run->ready, run->nthreads, SB_RUN_SIGNAL_GRACE_S)) {
+    if (!sb_signal_wait_count(&run->ready, run->nthreads, SB_SIGNAL_GRACE_S)) {
         release_workers(run, false);
-        sb_run_abandon();
+        sb_signal_abandon();
         /* Workers that were ready end promptly without running; give
          * them the grace to be joined, not reported as leaked. */
-        sb_run_wait_count(&run->finished, __atomic_load_n(&run->ready, __ATOMIC_ACQUIRE),
-                          SB_RUN_SIGNAL_GRACE_S);
+        sb_signal_wait_count(&run->finished, __atomic_load_n(&run->ready, __ATOMIC_ACQUIRE),
+                          SB_SIGNAL_GRACE_S);
         reap_workers(run);
-        return 128 + sb_run_signal();
+        return 128 + sb_signal_caught();
     }
     if (worker_error(run) != NULL) {
         sb_fatal("%s", worker_error(run));
         rc = 1;
     }
-    if (rc == 0 && sb_run_signal() != 0)
-        rc = 128 + sb_run_signal();
+    if (rc == 0 && sb_signal_caught() != 0)
+        rc = 128 + sb_signal_caught();
     if (rc != 0) {
         release_workers(run, false);
         join_workers(run, 0);
@@ -530,12 +530,12 @@ static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_ser
                       sizeof(sv->version), &sv->info, &found);
     if (rc != 0) {
         if (rc > 0)
-            printf("\nInterrupted by signal %d before the run started.\n", sb_run_signal());
+            printf("\nInterrupted by signal %d before the run started.\n", sb_signal_caught());
         else
             sb_fatal("cannot create a thread for the server probe");
-        if (!sb_run_abandoned())
+        if (!sb_signal_abandoned())
             free_run(run, r);
-        return rc > 0 ? 128 + sb_run_signal() : 1;
+        return rc > 0 ? 128 + sb_signal_caught() : 1;
     }
     r->cpu_srv = found ? &sv->srv : NULL;
     if (r->out != NULL &&
@@ -567,8 +567,8 @@ static int launch(struct sb_run *run, struct sb_reporter *r, lua_State *L, pid_t
         return 0;
     /* Nothing ran: no report. Abandoned threads keep their memory. */
     if (rc > 128)
-        printf("\nInterrupted by signal %d before the run started.\n", sb_run_signal());
-    if (!sb_run_abandoned()) {
+        printf("\nInterrupted by signal %d before the run started.\n", sb_signal_caught());
+    if (!sb_signal_abandoned()) {
         sb_worker_table_set(NULL, 0);
         free_run(run, r);
     }
@@ -600,7 +600,7 @@ static void measure(struct sb_run *run, struct sb_reporter *r, struct sb_run_clo
     /* The interval reports' JSON array ends with them, as sysbench 1.0's
      * ends with its reporting thread. */
     sb_report_json_close(stdout);
-    if (!sb_run_abandoned())
+    if (!sb_signal_abandoned())
         sb_cpu_server_settle(r->cpu_srv, known, nknown, 2.0);
     sb_cpu_sample(cpu_after, r->cpu_srv);
     sb_server_watch_adjust(&r->srv_watch, cpu_after, sv->label, sizeof(sv->label));
@@ -646,7 +646,7 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     for (unsigned i = 0; i < run->nthreads; i++)
         if (run->workers[i].end_ns > fin.end)
             fin.end = run->workers[i].end_ns;
-    if (sb_run_abandoned())
+    if (sb_signal_abandoned())
         fin.end = sb_now_ns(); /* the run ended now for the threads left */
     fin.deadline = clk->deadline;
     fin.cancelled = sb_db_cancel_count();
@@ -660,14 +660,14 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     werr = worker_error(run);
     if (werr != NULL)
         sb_fatal("%s", werr);
-    rc = werr != NULL || r->hook_failed || sb_run_abandoned() ? 1 : 0;
+    rc = werr != NULL || r->hook_failed || sb_signal_abandoned() ? 1 : 0;
     if (sb_reporter_final(r, L, &fin) != 0)
         rc = 1;
     if (r->out != NULL)
         sb_output_note_cancelled(r->out, fin.cancelled, fin.cut_at_deadline);
     /* done() would clean up under the feet of a thread left running. */
-    if (!sb_run_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0 &&
-        !(sb_run_signal() != 0 && sb_lua_is_interrupt(err))) {
+    if (!sb_signal_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0 &&
+        !(sb_signal_caught() != 0 && sb_lua_is_interrupt(err))) {
         sb_fatal("%s", err);
         rc = 1;
     }
@@ -675,14 +675,14 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     if (rc == 0 && sb_stop_reason() != SB_STOP_SIGNAL && fin.cancelled == 0 &&
         all_restarted(run))
         rc = 1;
-    if (!sb_run_abandoned()) {
+    if (!sb_signal_abandoned()) {
         sb_worker_table_set(NULL, 0);
         free_run(run, r);
     }
     /* A failure caused by the signal (a reconnect given up) is still an
      * interruption. */
-    if (sb_run_signal() != 0)
-        rc = 128 + sb_run_signal();
+    if (sb_signal_caught() != 0)
+        rc = 128 + sb_signal_caught();
     return rc;
 }
 

@@ -20,13 +20,10 @@
 #include "pure/sb_pacer.h"
 #include "config/sb_point.h"
 #include "results/sb_stats.h"
+#include "engine/sb_signal.h"
 
 struct sb_worker;
 
-/* How long a signal, or the cancel at the deadline, waits for threads that
- * do not stop (stuck in connect, in Lua, or in a statement the server does
- * not cancel) before they are abandoned. */
-#define SB_RUN_SIGNAL_GRACE_S 1.5
 /* The same after the statements were cancelled at the deadline. */
 #define SB_RUN_CANCEL_GRACE_S 5.0
 
@@ -91,7 +88,7 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
 
 /* Runs a parallel command in env->point->threads threads, each with its own
  * state. Returns 0, 1 (error reported) or 128+signal: a signal ends it at
- * once, abandoning the threads (sb_run_abandoned). */
+ * once, abandoning the threads (sb_signal_abandoned). */
 int sb_run_parallel_command(const struct sb_lua_env *env, const char *name);
 
 /* Runs command `name` of the main state L in a thread of its own, so that
@@ -99,35 +96,6 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name);
  * reported) or 128+signal. L must not be used again after an abandon. */
 int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *name);
 
-/* Installs SIGINT/SIGTERM handlers that request a stop. */
-void sb_run_install_signals(void);
-/* The signal that stopped the run, 0 if none. */
-int sb_run_signal(void);
-
-/*
- * True once a thread was left running because it did not stop (a signal
- * during a blocking call, --forced-shutdown). Its memory, the main Lua
- * state and the driver may still be in use: main must then skip every
- * clean-up and end the process with _exit after flushing its output.
- */
-bool sb_run_abandoned(void);
-void sb_run_abandon(void);
-
-/*
- * Waits until *count (updated atomically by other threads) reaches n.
- * Once a signal asks to stop, waits at most grace_s more seconds. Returns
- * false when it gave up.
- */
-bool sb_run_wait_count(const unsigned *count, unsigned n, double grace_s);
-
-/*
- * Runs fn(arg) in a new thread (with the driver's per-thread set-up, drv
- * may be NULL) while the main thread polls for a signal. Returns 0 when fn
- * returned, 1 when a signal came first (the thread is abandoned), -1 when
- * no thread could be created.
- */
-struct sb_driver_ops;
-int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *arg);
 
 /*
  * Finds the server's processes for CPU accounting (--server-pid, else the
@@ -184,7 +152,7 @@ void sb_server_watch_note(struct sb_server_watch *w, const struct sb_cpu_sample 
 void sb_server_watch_adjust(const struct sb_server_watch *w, struct sb_cpu_sample *final,
                             char *label, size_t len);
 
-/* sb_run_find_server in a guarded thread (sb_run_guarded), so that a
+/* sb_run_find_server in a guarded thread (sb_signal_guarded), so that a
  * signal does not wait for a connect timeout. Returns 0 (*found set and
  * the server's settings moved into info, which the caller frees), 1 when
  * a signal came first (the thread is abandoned), -1 on failure. */

@@ -300,9 +300,9 @@ static int lua_report_json(lua_State *L)
 
 /* ------------------------------------------------------------ commands */
 
-int sb_lua_command_kind(lua_State *L, const char *name)
+enum sb_lua_command sb_lua_command_kind(lua_State *L, const char *name)
 {
-    int kind = 0;
+    enum sb_lua_command kind = SB_LUA_COMMAND_NONE;
     int top = lua_gettop(L);
 
     raw_global(L, "sysbench");
@@ -316,10 +316,11 @@ int sb_lua_command_kind(lua_State *L, const char *name)
                 if (lua_isfunction(L, -1)) {
                     lua_rawgeti(L, -2, 2);
                     sb_lua_rawfield(L, -5, "PARALLEL_COMMAND");
-                    kind = lua_rawequal(L, -1, -2) && !lua_isnil(L, -1) ? 2 : 1;
+                    kind = lua_rawequal(L, -1, -2) && !lua_isnil(L, -1)
+                        ? SB_LUA_COMMAND_PARALLEL : SB_LUA_COMMAND_PLAIN;
                 }
             } else if (lua_isfunction(L, -1)) {
-                kind = 1;
+                kind = SB_LUA_COMMAND_PLAIN;
             }
         }
     }

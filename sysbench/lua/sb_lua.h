@@ -76,9 +76,15 @@ void sb_lua_push_thread_run(lua_State *L);
 int sb_lua_call_global(lua_State *L, const char *name, int arg, bool *result,
                        char *err, size_t errlen);
 
-/* Looks up sysbench.cmdline.commands[name]: returns 1 for a plain command,
- * 2 for a parallel one, 0 when not defined. */
-int sb_lua_command_kind(lua_State *L, const char *name);
+/* What sysbench.cmdline.commands[name] is. */
+enum sb_lua_command {
+    SB_LUA_COMMAND_NONE,     /* not defined there */
+    SB_LUA_COMMAND_PLAIN,    /* run once, in the main state */
+    SB_LUA_COMMAND_PARALLEL  /* run in --threads threads (PARALLEL_COMMAND) */
+};
+
+/* Looks up sysbench.cmdline.commands[name]. */
+enum sb_lua_command sb_lua_command_kind(lua_State *L, const char *name);
 
 /* Runs sysbench.cmdline.commands[name] (or the global function `name`) in
  * L, passing the thread id for parallel commands (tid < 0: none). */
