@@ -325,66 +325,55 @@ static struct sb_jv *add_item(struct sb_jv *c, size_t *cap, char *key)
     return &c->items[c->n++];
 }
 
-static int parse_array(struct parser *p, struct sb_jv *out)
+/* An object's "name": before a member's value; returns the owned name,
+ * or NULL after fail(). */
+static char *parse_member_name(struct parser *p)
 {
-    size_t cap = 0;
+    char *key;
+    size_t klen;
 
-    out->type = SB_JV_ARRAY;
-    p->pos++;
     skip_ws(p);
-    if (peek(p) == ']') {
-        p->pos++;
-        return 0;
+    if (peek(p) != '"') {
+        fail(p, "expected a member name in double quotes");
+        return NULL;
     }
-    for (;;) {
-        struct sb_jv *item = add_item(out, &cap, NULL);
-        if (item == NULL)
-            return fail(p, "out of memory");
-        if (parse_value(p, item) != 0)
-            return -1;
-        skip_ws(p);
-        if (peek(p) == ',') {
-            p->pos++;
-            continue;
-        }
-        if (peek(p) == ']') {
-            p->pos++;
-            return 0;
-        }
-        return fail(p, "expected ',' or ']'");
+    if (parse_string_raw(p, &key, &klen) != 0)
+        return NULL;
+    skip_ws(p);
+    if (peek(p) != ':') {
+        free(key);
+        fail(p, "expected ':'");
+        return NULL;
     }
+    p->pos++;
+    return key;
 }
 
-static int parse_object(struct parser *p, struct sb_jv *out)
+/* An array or an object (type), from its opening bracket: the items, each
+ * after its member name for an object, separated by commas. */
+static int parse_container(struct parser *p, struct sb_jv *out, enum sb_jv_type type)
 {
+    const int close = type == SB_JV_OBJECT ? '}' : ']';
     size_t cap = 0;
 
-    out->type = SB_JV_OBJECT;
+    out->type = type;
     p->pos++;
     skip_ws(p);
-    if (peek(p) == '}') {
+    if (peek(p) == close) {
         p->pos++;
         return 0;
     }
     for (;;) {
-        char *key;
-        size_t klen;
+        char *key = NULL;
         struct sb_jv *item;
 
-        skip_ws(p);
-        if (peek(p) != '"')
-            return fail(p, "expected a member name in double quotes");
-        if (parse_string_raw(p, &key, &klen) != 0)
+        if (type == SB_JV_OBJECT && (key = parse_member_name(p)) == NULL)
             return -1;
         item = add_item(out, &cap, key);
         if (item == NULL) {
             free(key);
             return fail(p, "out of memory");
         }
-        skip_ws(p);
-        if (peek(p) != ':')
-            return fail(p, "expected ':'");
-        p->pos++;
         if (parse_value(p, item) != 0)
             return -1;
         skip_ws(p);
@@ -392,11 +381,11 @@ static int parse_object(struct parser *p, struct sb_jv *out)
             p->pos++;
             continue;
         }
-        if (peek(p) == '}') {
+        if (peek(p) == close) {
             p->pos++;
             return 0;
         }
-        return fail(p, "expected ',' or '}'");
+        return fail(p, type == SB_JV_OBJECT ? "expected ',' or '}'" : "expected ',' or ']'");
     }
 }
 
@@ -412,7 +401,7 @@ static int parse_value(struct parser *p, struct sb_jv *out)
         if (p->depth >= SB_JV_MAX_DEPTH)
             return fail(p, "nesting too deep");
         p->depth++;
-        rc = c == '{' ? parse_object(p, out) : parse_array(p, out);
+        rc = parse_container(p, out, c == '{' ? SB_JV_OBJECT : SB_JV_ARRAY);
         p->depth--;
         return rc;
     case '"':

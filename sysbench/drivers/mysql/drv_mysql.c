@@ -29,7 +29,8 @@
 
 #include "core/sb_stop.h"
 
-struct sb_mysql_config sb_mysql_cfg;
+/* The parsed --mysql-* options; read-only after init. */
+static struct sb_mysql_config sb_mysql_cfg;
 
 /* ------------------------------------------------------------- options */
 

@@ -38,7 +38,4 @@ struct sb_mysql_config {
     bool dry_run;
 };
 
-/* The parsed --mysql-* options; read-only after init. */
-extern struct sb_mysql_config sb_mysql_cfg;
-
 #endif /* SB_DRV_MYSQL_H */
