@@ -829,9 +829,12 @@ void sb_db_free_result(struct sb_conn *con)
 {
     if (con->rs.active)
         con->drv->free_result(&con->rs);
+    /* The part every driver shares: the set is empty and inactive. */
     con->rs.active = false;
     con->rs.nrows = 0;
     con->rs.nfields = 0;
+    con->rs.row = NULL;
+    con->rs.priv = NULL;
 }
 
 void sb_db_format_err(const char *driver, const struct sb_db_error *err,

@@ -230,7 +230,8 @@ struct sb_driver_ops {
     /* Fills rs->row with the next row: returns 1, 0 at the end, -1 on error
      * (con->err set). */
     int (*fetch_row)(struct sb_result *rs);
-    /* Releases the rows; rs->active becomes false. */
+    /* Releases the driver's rows (rs->priv); called only for an active
+     * set, which sb_db_free_result then empties and deactivates. */
     void (*free_result)(struct sb_result *rs);
 
     /* Writes text, quoted as a string literal for this server (with the

@@ -506,11 +506,6 @@ static void sb_mysql_free_result(struct sb_result *rs)
 
     if (cp != NULL)
         sb_mysql_drop_results(cp);
-    rs->active = false;
-    rs->nrows = 0;
-    rs->nfields = 0;
-    rs->row = NULL;
-    rs->priv = NULL;
 }
 
 /* ------------------------------------------------------------ the rest */

@@ -550,11 +550,6 @@ static void sb_pgsql_free_result(struct sb_result *rs)
 
     if (cp != NULL)
         sb_pgsql_drop_result(cp);
-    rs->active = false;
-    rs->nrows = 0;
-    rs->nfields = 0;
-    rs->row = NULL;
-    rs->priv = NULL;
 }
 
 /* ------------------------------------------------------- plain queries */
