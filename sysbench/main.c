@@ -511,6 +511,14 @@ static int metrics_end(struct metrics_ctx *mc, char *err, size_t errlen)
 
     if (!mc->on)
         return 0;
+    /* A scraper's last look at the final interval; a signal cuts it. */
+    if (mc->http != NULL && sb_cfg->metrics_linger > 0 && sb_stop_reason() != SB_STOP_SIGNAL) {
+        uint64_t until = sb_now_ns() + (uint64_t)(sb_cfg->metrics_linger * 1e9);
+        while (sb_now_ns() < until && sb_stop_reason() != SB_STOP_SIGNAL) {
+            uint64_t step = sb_now_ns() + 100 * SB_NS_PER_MS;
+            sb_sleep_until_ns(step < until ? step : until);
+        }
+    }
     sb_metrics_http_stop(mc->http);
     if (mc->file.fp != NULL) {
         if (sb_metrics_write_openmetrics(&mc->m, mc->file.fp) != 0) {

@@ -72,6 +72,7 @@ struct sb_config {
     double log_agg_s;         /* --log-aggregate-interval, 0: per transaction */
     const char *metrics_listen; /* --metrics-listen HOST:PORT, NULL when not given */
     const char *metrics_file;   /* --metrics-file, NULL when not given */
+    double metrics_linger;      /* --metrics-linger, seconds */
     const char *server_pids;
 };
 
