@@ -34,8 +34,7 @@
 #include "results/sb_result.h"
 #include "results/sb_hgrm.h"
 #include "results/sb_txlog.h"
-#include "results/sb_metrics.h"
-#include "engine/sb_metrics_http.h"
+#include "engine/sb_metrics_run.h"
 #include "engine/sb_run.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
@@ -448,93 +447,6 @@ static int run_sweep(struct point_ctx *c)
     return rc;
 }
 
-/* --metrics-listen and --metrics-file for one invocation. */
-struct metrics_ctx {
-    struct sb_metrics m;
-    struct sb_metrics_http *http;  /* NULL without --metrics-listen */
-    struct sb_safefile file;       /* file.fp NULL without --metrics-file */
-    bool on;
-};
-
-/* Binds the listener and creates the file before any work is done, so a
- * taken port or a bad path is one FATAL line before the run. Returns 0,
- * or -1 with one line in err (nothing left open). */
-static int metrics_begin(struct metrics_ctx *mc, const struct sb_lua_env *env, char *err,
-                         size_t errlen)
-{
-    const char *script = env->script_path != NULL ? env->script_path
-                         : env->builtin != NULL   ? env->builtin->name
-                                                  : "stdin";
-
-    memset(mc, 0, sizeof(*mc));
-    if (sb_cfg->metrics_listen == NULL && sb_cfg->metrics_file == NULL)
-        return 0;
-    sb_metrics_init(&mc->m, script, sb_cfg->instance.index, sb_cfg->metrics_file != NULL);
-    mc->on = true;
-    if (sb_cfg->metrics_file != NULL &&
-        sb_safefile_open(&mc->file, sb_cfg->metrics_file, "--metrics-file", sb_metrics_is_file,
-                         err, errlen) != 0) {
-        sb_metrics_free(&mc->m);
-        mc->on = false;
-        return -1;
-    }
-    if (sb_cfg->metrics_listen != NULL &&
-        (mc->http = sb_metrics_http_start(sb_cfg->metrics_listen, &mc->m, err, errlen)) == NULL) {
-        sb_safefile_abandon(&mc->file);
-        sb_metrics_free(&mc->m);
-        mc->on = false;
-        return -1;
-    }
-    if (mc->http != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE)
-        printf("Metrics for Prometheus at http://%s/metrics (port %u)\n", sb_cfg->metrics_listen,
-               sb_metrics_http_port(mc->http));
-    return 0;
-}
-
-/* Stops the listener and drops the file: the run did not start. */
-static void metrics_abandon(struct metrics_ctx *mc)
-{
-    if (!mc->on)
-        return;
-    sb_metrics_http_stop(mc->http);
-    sb_safefile_abandon(&mc->file);
-    sb_metrics_free(&mc->m);
-    mc->on = false;
-}
-
-/* Stops the listener and writes the file (also after an error or a
- * signal, as the other result files). Returns 0, or -1 with one line in
- * err. */
-static int metrics_end(struct metrics_ctx *mc, char *err, size_t errlen)
-{
-    int rc = 0;
-
-    if (!mc->on)
-        return 0;
-    /* A scraper's last look at the final interval; a signal cuts it. */
-    if (mc->http != NULL && sb_cfg->metrics_linger > 0 && sb_stop_reason() != SB_STOP_SIGNAL) {
-        uint64_t until = sb_now_ns() + (uint64_t)(sb_cfg->metrics_linger * 1e9);
-        while (sb_now_ns() < until && sb_stop_reason() != SB_STOP_SIGNAL) {
-            uint64_t step = sb_now_ns() + 100 * SB_NS_PER_MS;
-            sb_sleep_until_ns(step < until ? step : until);
-        }
-    }
-    sb_metrics_http_stop(mc->http);
-    if (mc->file.fp != NULL) {
-        if (sb_metrics_write_openmetrics(&mc->m, mc->file.fp) != 0) {
-            snprintf(err, errlen, "--metrics-file=%s: write error: %s", sb_cfg->metrics_file,
-                     strerror(sb_safefile_errno(&mc->file)));
-            sb_safefile_abandon(&mc->file);
-            rc = -1;
-        } else {
-            rc = sb_safefile_commit(&mc->file, err, errlen);
-        }
-    }
-    sb_metrics_free(&mc->m);
-    mc->on = false;
-    return rc;
-}
-
 /*
  * The "run" command: one benchmark per point of the --threads and
  * --tx-rate lists (or of the --find-max search), every point with the
@@ -550,7 +462,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     struct sb_findmax_result fm;
     struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
                             &fm};
-    struct metrics_ctx mc;
+    struct sb_metrics_run mr;
     int rc = 0;
 
     if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
@@ -579,7 +491,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
-    if (metrics_begin(&mc, env, err, sizeof(err)) != 0) {
+    if (sb_metrics_run_begin(&mr, env, err, sizeof(err)) != 0) {
         char ignored[256];
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
@@ -589,15 +501,15 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         if (sb_txlog_open(&txlog, sb_cfg->log_file, sb_cfg->log_agg_s, err,
                           sizeof(err)) != 0) {
             char ignored[256];
-            metrics_abandon(&mc);
+            sb_metrics_run_abandon(&mr);
             sb_output_close(&out, ignored, sizeof(ignored));
             return die(err);
         }
         out.txlog = &txlog;
     }
-    out.metrics = mc.on ? &mc.m : NULL;
+    out.metrics = sb_metrics_run_figures(&mr);
     rc = run_sweep(&ctx);
-    if (metrics_end(&mc, err, sizeof(err)) != 0) {
+    if (sb_metrics_run_end(&mr, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }
