@@ -128,6 +128,32 @@ else
     assert_eq "$(grep -c '^sysbench_transactions_total{' run.om)" 3 "transactions samples"
 fi
 
+tcase "a sweep's file: the point gauge goes 1, 2 and the counter never goes back"
+write_ev
+sb ev.lua run --threads=1,2 --tx-rate=100 --time=2 --metrics-file=sweep.om --json=s.json
+assert_exit 0
+assert_contains out "Report intermediate results every 1 second(s)"
+python3 - sweep.om s.json >check.txt <<'PY' || fail "$(cat check.txt)"
+import json, sys
+pts, tx, ts = [], [], []
+for l in open(sys.argv[1]):
+    if l.startswith("sysbench_point{"):
+        pts.append(int(float(l.split()[1])))
+    if l.startswith("sysbench_transactions_total{"):
+        tx.append(int(l.split()[1]))
+        ts.append(float(l.split()[2]))
+want = [i["events"] for p in json.load(open(sys.argv[2]))["points"] for i in p["intervals"]]
+# Two intervals a point, or one when a late reporter folded two together.
+ok = (set(pts) == {1, 2} and pts == sorted(pts) and len(pts) == len(want) and tx == [sum(want[:k + 1]) for k in range(len(want))] and
+      ts == sorted(ts) and len(set(ts)) == len(ts))
+print("points %s, counter %s, JSON interval events %s" % (pts, tx, want))
+sys.exit(0 if ok else 1)
+PY
+if command -v promtool >/dev/null 2>&1; then
+    timeout 30 promtool tsdb create-blocks-from openmetrics sweep.om blocks >import.txt 2>&1 ||
+        fail "promtool tsdb create-blocks-from openmetrics: $(cat import.txt)"
+fi
+
 tcase "Prometheus scrapes a 10 s run at 1 s: at least 9 samples equal to the interval lines"
 if ! command -v prometheus >/dev/null 2>&1; then
     skip "prometheus is not installed"
