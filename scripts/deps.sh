@@ -6,12 +6,17 @@ set -euo pipefail
 pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
       libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check gnuplot-nox
       liburing-dev)
+# prometheus (with promtool) and curl: tests/cli/metrics_tests.sh (make
+# check) scrapes a run with a real Prometheus
+pkgs+=(prometheus curl)
 if [ "${1:-}" = "--servers" ]; then
     # sysbench: 1.0.20 itself, for the scripts tests/conformance runs unmodified
     # clang with its sanitizer and libFuzzer runtimes: the CI's sanitizer
     # and fuzz stages (scripts/test.sh --asan/--tsan, scripts/fuzz.sh)
+    # pdsh: tests/drivers/pdsh.sh starts the scale-out example's instances
+    # with it
     pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3 sysbench
-           clang libclang-rt-14-dev)
+           clang libclang-rt-14-dev pdsh)
 fi
 
 missing=()
@@ -25,3 +30,8 @@ SUDO=
 echo "Installing: ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The prometheus package enables a system service; the tests start their
+# own on a free loopback port, so the service is stopped and disabled.
+if [[ " ${missing[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null 2>&1; then
+    $SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true
+fi

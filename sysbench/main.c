@@ -34,6 +34,7 @@
 #include "results/sb_result.h"
 #include "results/sb_hgrm.h"
 #include "results/sb_txlog.h"
+#include "engine/sb_metrics_run.h"
 #include "engine/sb_run.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
@@ -461,6 +462,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     struct sb_findmax_result fm;
     struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
                             &fm};
+    struct sb_metrics_run mr;
     int rc = 0;
 
     if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
@@ -489,17 +491,28 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_output_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
+    if (sb_metrics_run_begin(&mr, env, err, sizeof(err)) != 0) {
+        char ignored[256];
+        sb_output_close(&out, ignored, sizeof(ignored));
+        return die(err);
+    }
     if (sb_cfg->log_file != NULL) {
         static struct sb_txlog txlog; /* lives as long as threads may use it */
         if (sb_txlog_open(&txlog, sb_cfg->log_file, sb_cfg->log_agg_s, err,
                           sizeof(err)) != 0) {
             char ignored[256];
+            sb_metrics_run_abandon(&mr);
             sb_output_close(&out, ignored, sizeof(ignored));
             return die(err);
         }
         out.txlog = &txlog;
     }
+    out.metrics = sb_metrics_run_figures(&mr);
     rc = run_sweep(&ctx);
+    if (sb_metrics_run_end(&mr, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
     if (sweep && rc != 1)
         sb_output_print_sweep(&out, stdout);
     if (rc == 0)

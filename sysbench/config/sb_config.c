@@ -50,6 +50,9 @@ const struct sb_opt_def sb_general_options[] = {
     {"csv", "write the interval series (one row per --report-interval) as CSV to FILE", NULL, SB_ARG_FILE},
     {"plot", "after the run, draw charts (throughput, relative throughput, CPU per transaction, latency percentiles) with gnuplot to FILE-throughput.png etc.; FILE ends in .png or .svg", NULL, SB_ARG_FILE},
     {"hgrm", "after the run, write the response-time histogram in HdrHistogram's percentile distribution text format (values in ms) to FILE (FILE-N for point N of a sweep)", NULL, SB_ARG_FILE},
+    {"metrics-listen", "serve the latest interval's figures to Prometheus over HTTP at HOST:PORT (GET /metrics) while the run lasts; implies --report-interval=1 when none is given", NULL, SB_ARG_STRING},
+    {"metrics-linger", "with --metrics-listen, keep serving the last interval's figures this many seconds after the run, so a scrape after the end still sees them", "0", SB_ARG_DOUBLE},
+    {"metrics-file", "write every interval as OpenMetrics text with timestamps to FILE (for promtool tsdb create-blocks-from openmetrics); implies --report-interval=1 when none is given", NULL, SB_ARG_FILE},
     {"log", "write one line per transaction in pgbench's per-transaction log format (client_id transaction_no time script_no time_epoch time_us [schedule_lag]) to FILE", NULL, SB_ARG_FILE},
     {"log-aggregate-interval", "with --log, write one line per interval of this many seconds (all threads) in pgbench 15's aggregate log format instead (0 = one line per transaction)", "0", SB_ARG_DOUBLE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
@@ -396,6 +399,19 @@ static int load_output_files(const struct sb_optset *set, struct sb_config *c, c
     c->plot_file = sb_optset_str(set, "plot");
     if (c->plot_file != NULL && *c->plot_file == '\0')
         c->plot_file = NULL;
+    c->metrics_listen = sb_optset_str(set, "metrics-listen");
+    if (c->metrics_listen != NULL && *c->metrics_listen == '\0')
+        c->metrics_listen = NULL;
+    c->metrics_file = sb_optset_str(set, "metrics-file");
+    if (c->metrics_file != NULL && *c->metrics_file == '\0')
+        c->metrics_file = NULL;
+    c->metrics_linger = sb_optset_double(set, "metrics-linger");
+    if (!(c->metrics_linger >= 0 && c->metrics_linger <= 3600))
+        return fail(err, errlen, "invalid value for --%s: %s", "metrics-linger",
+                    "expected seconds from 0 to 3600");
+    /* The metrics are the interval reports' figures. */
+    if ((c->metrics_listen != NULL || c->metrics_file != NULL) && c->report_interval == 0)
+        c->report_interval = 1;
     return 0;
 }
 

@@ -70,6 +70,9 @@ struct sb_config {
     const char *hgrm_file;    /* --hgrm, NULL when not given */
     const char *log_file;     /* --log, NULL when not given */
     double log_agg_s;         /* --log-aggregate-interval, 0: per transaction */
+    const char *metrics_listen; /* --metrics-listen HOST:PORT, NULL when not given */
+    const char *metrics_file;   /* --metrics-file, NULL when not given */
+    double metrics_linger;      /* --metrics-linger, seconds */
     const char *server_pids;
 };
 

@@ -13,6 +13,7 @@
 
 #include "core/sb_clock.h"
 #include "core/sb_log.h"
+#include "results/sb_metrics.h"
 #include "results/sb_output.h"
 #include "results/sb_report.h"
 #include "results/sb_result.h"
@@ -206,6 +207,9 @@ static void record_interval(struct sb_reporter *r, const struct sb_report_stat *
     iv.cpu_server_pct = cpu_server;
     if (sb_output_add_interval(o, &iv) != 0)
         sb_warn("out of memory: an interval is missing from the result files");
+    if (o->metrics != NULL)
+        sb_metrics_publish(o->metrics, &iv, o->pcts, o->npcts, (unsigned)o->npoints,
+                           r->run->nthreads, r->run->mode != SB_PACE_NONE, r->run->rate);
 }
 
 /*

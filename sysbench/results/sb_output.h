@@ -35,6 +35,7 @@
 struct sb_findmax_result;
 
 struct sb_txlog;
+struct sb_metrics;
 
 struct sb_output {
     FILE *json;                     /* json_file.fp; NULL without --json */
@@ -55,6 +56,9 @@ struct sb_output {
     time_t started;                 /* wall clock, for the document */
     bool write_failed;              /* a CSV row could not be written */
     struct sb_txlog *txlog;         /* --log, borrowed from main; NULL without */
+    /* --metrics-listen, --metrics-file: the reporter publishes every
+     * interval there; borrowed from main, NULL without. */
+    struct sb_metrics *metrics;
     /* How the run ended (sb_output_set_end): "completed", "interrupted"
      * or "failed"; NULL when not said (the document shows null). */
     const char *end_status;

@@ -13,7 +13,12 @@
 #     global target, the merged histogram is the bucket-wise union of the
 #     instances' and its percentiles are those rebuilt from that union;
 #   - the bundled prepare with --instance splits the tables;
-#   - a merge of files from another experiment is refused.
+#   - a merge of files from another experiment is refused;
+#   - the scale-out example (examples/pdsh/run.sh) run for real: pdsh's
+#     exec module starts the three instances (LOCAL=1: bash on this
+#     machine instead of ssh), and the merged result equals the server's
+#     Com_commit/Com_insert deltas. Without pdsh the case prints SKIP
+#     (scripts/deps.sh --servers installs it).
 
 set -euo pipefail
 # shellcheck source=/dev/null
@@ -192,7 +197,38 @@ PY
     sb_expect_one_line_error err.txt "^FATAL: cannot merge: .*different --rand-seed"
 }
 
+# The example as a user runs it, with pdsh, against MariaDB.
+pdsh_example() {
+    local c0 i0 c1 i1 ev wr rc=0
+    sb_cli mysql "DROP TABLE IF EXISTS scale_t; CREATE TABLE scale_t (id INT AUTO_INCREMENT PRIMARY KEY, g INT)"
+    read -r c0 i0 < <(mysql_status)
+    # shellcheck disable=SC2046
+    HOSTS="gen0 gen1 gen2" LOCAL=1 USE_PDSH=1 LEAD=3 SEED=11 OUT=pd SYSBENCH="$SB_BIN" \
+        timeout -k 5 90 bash "$SB_SRCDIR/examples/pdsh/run.sh" "$PWD/work.lua" \
+        $(sb_driver_args mysql) --threads=$THREADS --tx-rate=$RATE --time=3 \
+        --report-interval=1 >pd.txt 2>&1 || rc=$?
+    read -r c1 i1 < <(mysql_status)
+    cat pd.txt
+    [ "$rc" = 0 ] || { sb_fail "examples/pdsh/run.sh exited with $rc"; return 1; }
+    grep -q "starting the instances with pdsh -R exec" pd.txt || { sb_fail "pdsh was not used"; return 1; }
+    python3 check.py pd/merged.json pd/sb-*-0.json pd/sb-*-1.json pd/sb-*-2.json ||
+        { sb_fail "merged result"; return 1; }
+    ev=$(python3 -c 'import json; print(json.load(open("pd/merged.json"))["points"][0]["final"]["events"])')
+    wr=$(python3 -c 'import json; print(json.load(open("pd/merged.json"))["points"][0]["final"]["queries"]["writes"])')
+    echo "server: Com_commit +$((c1 - c0)), Com_insert +$((i1 - i0)); merged: events $ev, writes $wr"
+    [ "$ev" -gt 0 ] || { sb_fail "no events"; return 1; }
+    [ "$((c1 - c0))" = "$ev" ] || { sb_fail "Com_commit delta $((c1 - c0)) != merged events $ev"; return 1; }
+    [ "$((i1 - i0))" = "$wr" ] || { sb_fail "Com_insert delta $((i1 - i0)) != merged writes $wr"; return 1; }
+    [ "$(sb_cli mysql 'SELECT COUNT(*) FROM scale_t')" = "$ev" ] || { sb_fail "row count"; return 1; }
+    per_connection mysql
+}
+
 sb_case scale-out-mysql-counts mysql_counts
 sb_case scale-out-pgsql-counts pgsql_counts
 sb_case scale-out-prepare-split prepare_split
 sb_case scale-out-mismatch-refused mismatch_refused
+if command -v pdsh >/dev/null 2>&1; then
+    sb_case scale-out-pdsh-example pdsh_example
+else
+    echo "SKIP: scale-out-pdsh-example (pdsh is not installed; scripts/deps.sh --servers installs it)"
+fi
