@@ -74,7 +74,7 @@ static void init_inst(unsigned i, unsigned count, bool rate)
     x->count = count;
     x->seed = 5;
     x->script = "oltp.lua";
-    x->start_unix_s = T0 + (i == 1 ? 0.3 : i == 2 ? 1.02 : 0);
+    x->start_unix_s = T0 + (i == 1 ? 0.3 : i == 2 ? 0.98 : 0);
     x->rate = rate;
     x->lag_hists = rate;
     x->sub_bits = SB_HIST_SUB_BITS;
@@ -439,9 +439,9 @@ END_TEST
 
 START_TEST(test_intervals_aligned)
 {
-    /* Instances start at T0, T0+0.3 and T0+1.02, intervals end at 1, 2, 3
-     * s of each: absolute ends fall in slots {1: i0, i1}, {2: all},
-     * {3: all}, {4: i2}. */
+    /* Instances start at T0, T0+0.3 and T0+0.98, intervals end at 1, 2, 3
+     * s of each: absolute ends fall nearest to slots {1: i0, i1},
+     * {2: all}, {3: all}, {4: i2} (i2's 1.98 s is slot 2, not 1). */
     struct sb_jv *d = merge_three(true, 99);
     const struct sb_jv *iv = sb_jv_path(d, "points.0.intervals");
     static const double ev[4] = {101 + 201, 102 + 202 + 301, 103 + 203 + 302, 303};
@@ -565,7 +565,7 @@ START_TEST(test_refusals)
     in[2].start_unix_s = T0 + 10; /* --time=10: not one run */
     write_inst(2, "x.json");
     assert_refused(odd, "more than --time=10");
-    in[2].start_unix_s = T0 + 1.02;
+    in[2].start_unix_s = T0 + 0.98;
 
     in[2].count = 4;
     write_inst(2, "x.json");
