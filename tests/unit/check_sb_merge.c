@@ -132,10 +132,11 @@ static void write_intervals(FILE *f, const struct inst *x)
                    "\"writes\": %g, \"other\": 0}, \"latency_ms\": {\"50\": 1, \"95\": %u, "
                    "\"99.9\": 9}, \"errors_per_s\": 0, \"reconnects_per_s\": 0, "
                    "\"lag_ms\": {\"50\": 0, \"95\": %u, \"99.9\": 0}, \"backlog\": %u, "
-                   "\"latency_p50_ms\": 1, \"latency_p99_ms\": 8, \"lag_p99_ms\": 0, "
+                   "\"latency_p50_ms\": %u, \"latency_p99_ms\": %u, \"lag_p99_ms\": %u, "
                    "\"cpu_pct\": {\"client\": %u, \"server\": %s}}",
                 k > 1 ? ", " : "", k, x->start_unix_s + k, e, e, 2 * e, e, e,
-                10 * x->index + k, 3 - x->index, x->index, x->index + 1,
+                10 * x->index + k, 3 - x->index, x->index, 1 + x->index, 8 * (x->index + 1),
+                3 - x->index, x->index + 1,
                 x->index == 1 ? "40" : "null");
     }
     fprintf(f, "], ");
@@ -414,7 +415,7 @@ START_TEST(test_counts_and_histograms)
     ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.instances")), 3);
     ck_assert_str_eq(sb_jv_str(sb_jv_path(d, "merged.instances.2.hostname")), "host2");
     ck_assert_double_eq(num(d, "merged.instances.1.start_unix_s"), T0 + 0.3);
-    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.upper_bounds")), 3);
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.upper_bounds")), 6);
     ck_assert_str_eq(sb_jv_str(sb_jv_path(d, "instance.source")), "merge");
     ck_assert_ptr_nonnull(strstr(report, "Merged result of 3 instances of '/x/oltp.lua'"));
     ck_assert_ptr_nonnull(strstr(report, "start lag (ms), from the merged histogram"));
@@ -431,7 +432,7 @@ START_TEST(test_closed_loop)
     /* Neither service time nor lag is recorded: exact zeros, no bound. */
     ck_assert_double_eq(num(pt, "final.latency_ms.service.count"), 0);
     ck_assert_double_eq(num(pt, "final.latency_ms.lag.sum"), 0);
-    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.upper_bounds")), 3);
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.upper_bounds")), 6);
     ck_assert_ptr_null(strstr(report, "Rate (all instances)"));
     sb_jv_free(d);
 }
@@ -450,6 +451,7 @@ START_TEST(test_intervals_aligned)
     for (size_t k = 0; k < 4; k++) {
         const struct sb_jv *x = sb_jv_at(iv, k);
         ck_assert_double_eq(num(x, "time_s"), k + 1);
+        ck_assert_double_eq(num(x, "epoch_s"), T0 + k + 1);
         ck_assert_double_eq(num(x, "interval_s"), 1);
         ck_assert_double_eq(num(x, "events"), ev[k]);
         ck_assert_double_eq(num(x, "tps"), ev[k]);
@@ -463,6 +465,11 @@ START_TEST(test_intervals_aligned)
     ck_assert_double_eq(sb_jv_num(sb_jv_get(sb_jv_path(iv, "3.latency_ms"), "95")), 23);
     ck_assert_double_eq(sb_jv_num(sb_jv_get(sb_jv_path(iv, "1.lag_ms"), "95")), 3);
     ck_assert_double_eq(sb_jv_num(sb_jv_get(sb_jv_path(iv, "3.lag_ms"), "95")), 1);
+    /* The chart's p50, p99 and lag p99 too (1 + i, 8 (i + 1), 3 - i). */
+    ck_assert_double_eq(num(iv, "0.latency_p50_ms"), 2);
+    ck_assert_double_eq(num(iv, "1.latency_p99_ms"), 24);
+    ck_assert_double_eq(num(iv, "1.lag_p99_ms"), 3);
+    ck_assert_double_eq(num(iv, "3.lag_p99_ms"), 1);
     /* Backlog summed (0 + 1 + 2), client CPU summed, server CPU once
      * (instance 1's), absent where instance 1 has no interval. */
     ck_assert_double_eq(num(iv, "1.backlog"), 3);
@@ -488,7 +495,7 @@ START_TEST(test_missing_lag_histogram_bounds)
                           "points[].final.latency_ms.lag.percentiles") == 0;
     }
     ck_assert(has_svc && has_lag);
-    ck_assert_uint_eq(sb_jv_len(ub), 5);
+    ck_assert_uint_eq(sb_jv_len(ub), 8);
     /* The response time is still exact; the service histogram is gone
      * (it would be some instances' only). */
     assert_hist(pt, "histogram", "final.latency_ms.response", &all_resp);
