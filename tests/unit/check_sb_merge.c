@@ -588,16 +588,26 @@ START_TEST(test_refusals)
 }
 END_TEST
 
-START_TEST(test_merged_file_refused)
+START_TEST(test_file_order_and_remerge)
 {
-    static const char *const names[] = {"i0.json", "i1.json", "i2.json", NULL};
+    /* Given in any order, the files are taken by instance index. */
+    static const char *const names[] = {"i2.json", "i0.json", "i1.json", NULL};
     static const char *const again[] = {"all.json", NULL};
+    char *merge_argv[] = {"sysbench", "--threads=2", "merge", "a.json"};
+    char *run_argv[] = {"sysbench", "oltp.lua", "merge"};
     struct sb_jv *d;
 
+    ck_assert(sb_merge_requested(4, merge_argv));
+    ck_assert(!sb_merge_requested(3, run_argv));
     write_three();
     ck_assert_int_eq(run_merge(names, true), 0);
     d = merged_doc();
+    ck_assert_double_eq(num(d, "merged.instances.0.index"), 0);
+    ck_assert_str_eq(sb_jv_str(sb_jv_path(d, "merged.instances.0.hostname")), "host0");
+    ck_assert_double_eq(num(d, "merged.instances.2.index"), 2);
+    ck_assert_double_eq(num(d, "points.0.final.events"), 900);
     sb_jv_free(d);
+    /* A merged file is no instance. */
     assert_refused(again, "is already a merged result");
 }
 END_TEST
@@ -613,7 +623,7 @@ static Suite *merge_suite(void)
     tcase_add_test(tc, test_intervals_aligned);
     tcase_add_test(tc, test_missing_lag_histogram_bounds);
     tcase_add_test(tc, test_refusals);
-    tcase_add_test(tc, test_merged_file_refused);
+    tcase_add_test(tc, test_file_order_and_remerge);
     suite_add_tcase(s, tc);
     return s;
 }
