@@ -658,22 +658,42 @@ static double gsum(struct sb_jv *const *g, size_t n, const char *path)
     return s;
 }
 
-/* One merged interval from the n intervals g that end at slot k. */
+/* The largest of the n intervals' number at key (NaN when none has it). */
+static double gmax(struct sb_jv *const *g, size_t n, const char *key)
+{
+    double r = NAN;
+
+    for (size_t i = 0; i < n; i++) {
+        double x = sb_jv_num(sb_jv_get(g[i], key));
+        if (!isnan(x) && (isnan(r) || x > r))
+            r = x;
+    }
+    return r;
+}
+
+/* One merged interval from the n intervals g that end at slot k of the
+ * grid that starts at Unix time t_b. */
 static int merged_interval(struct sb_jv *o, struct sb_jv *const *g, size_t n, long k,
-                           double len, const struct sb_jv *srv)
+                           double t_b, double len, const struct sb_jv *srv)
 {
     static const char *const summed[] = {"threads", "events", "tps", "errors_per_s",
                                          "reconnects_per_s", "backlog", NULL};
+    /* Upper bounds like latency_ms: the time-axis chart draws them. */
+    static const char *const maxed[] = {"latency_p50_ms", "latency_p99_ms", "lag_p99_ms", NULL};
     static const char *const qps[] = {"total", "reads", "writes", "other", NULL};
     char path[32];
     struct sb_jv *q, *c;
 
     make(o, SB_JV_OBJECT);
     if (sb_merge_set_num(o, "time_s", round((double)k * len * 1000) / 1000) != 0 ||
+        sb_merge_set_num(o, "epoch_s", round((t_b + (double)k * len) * 1000) / 1000) != 0 ||
         sb_merge_set_num(o, "interval_s", len) != 0)
         return -1;
     for (size_t i = 0; summed[i] != NULL; i++)
         if (sb_merge_set_num(o, summed[i], gsum(g, n, summed[i])) != 0)
+            return -1;
+    for (size_t i = 0; maxed[i] != NULL; i++)
+        if (sb_merge_set_num(o, maxed[i], gmax(g, n, maxed[i])) != 0)
             return -1;
     if ((q = sb_merge_set(o, "qps")) == NULL)
         return -1;
@@ -746,7 +766,7 @@ static int merge_intervals(struct merge *m, size_t p)
         }
         if (n > 0) {
             struct sb_jv *o = append(&out);
-            rc = o == NULL ? -1 : merged_interval(o, g, n, k, len, srv);
+            rc = o == NULL ? -1 : merged_interval(o, g, n, k, t_b, len, srv);
         }
     }
     free(g);
@@ -822,7 +842,9 @@ static int upper_bounds(struct merge *m)
     static const char *const bounds[] = {
         "points[].intervals[].latency_ms", "points[].intervals[].lag_ms",
         "points[].final.latency_ms.service.percentiles",
-        "points[].final.latency_ms.lag.percentiles", "points[].final.rate.max_backlog", NULL
+        "points[].final.latency_ms.lag.percentiles", "points[].final.rate.max_backlog",
+        "points[].intervals[].latency_p50_ms", "points[].intervals[].latency_p99_ms",
+        "points[].intervals[].lag_p99_ms", NULL
     };
     struct sb_jv *ub = sb_merge_set(sb_merge_get(m->out, "merged"), "upper_bounds");
 
