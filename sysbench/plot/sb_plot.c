@@ -239,6 +239,82 @@ static void tps_range(const struct sb_point *p, double *lo, double *hi)
     }
 }
 
+/* The figures the line charts draw, of one point. */
+enum fig {
+    FIG_TPS,
+    FIG_P50,
+    FIG_P99,
+    FIG_USER_CLIENT,
+    FIG_TOTAL_CLIENT,
+    FIG_USER_SERVER,
+    FIG_TOTAL_SERVER
+};
+
+/* Figure f of point p (NULL: a gap); NaN when it was not measured. */
+static double fig_of(const struct sb_point *p, enum fig f)
+{
+    const struct sb_cpu_figures *c;
+
+    if (p == NULL)
+        return NAN;
+    switch (f) {
+    case FIG_TPS:
+        return tps_of(p);
+    case FIG_P50:
+    case FIG_P99:
+        return sb_result_fig_median(p, SB_RESULT_LATENCY, f == FIG_P50 ? 50 : 99);
+    default:
+        c = f <= FIG_TOTAL_CLIENT ? &p->cpu.client : &p->cpu.server;
+        if (!c->measured)
+            return NAN;
+        return c->user_us_per_tx + (f == FIG_TOTAL_CLIENT || f == FIG_TOTAL_SERVER ?
+                                    c->system_us_per_tx : 0);
+    }
+}
+
+/* The number of keys from position i of the order that share the target
+ * rate of the first on a rate axis (a --find-max search measures a rate
+ * again as new points, which the lines draw as one, their median); 1
+ * otherwise. */
+static size_t group_len(const struct plot *pl, size_t i)
+{
+    const struct sb_resfile_key *a = &pl->g->keys[pl->order[i]];
+    size_t n = 1;
+
+    if (!pl->xnum || !sb_pace_rated(a->rate_mode))
+        return 1;
+    while (i + n < pl->g->nkeys) {
+        const struct sb_resfile_key *b = &pl->g->keys[pl->order[i + n]];
+        if (!sb_pace_rated(b->rate_mode) || b->target_tps != a->target_tps)
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* The median of figure f over result r's points at positions i..i+n-1 of
+ * the order (NaN when none has it). */
+static double group_fig(const struct plot *pl, size_t r, size_t i, size_t n, enum fig f)
+{
+    double v[64];
+    size_t m = 0;
+
+    for (size_t q = 0; q < n && m < 64; q++) {
+        double x = fig_of(cell(pl, r, pl->order[i + q]), f);
+        size_t at = m++;
+        if (isnan(x)) {
+            m--;
+            continue;
+        }
+        for (; at > 0 && v[at - 1] > x; at--)
+            v[at] = v[at - 1];
+        v[at] = x;
+    }
+    if (m == 0)
+        return NAN;
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
 /* The y label of the throughput charts. */
 static const char *tps_label(bool bars)
 {
@@ -256,15 +332,22 @@ static void chart_throughput_rates(struct plot *pl, bool bars)
         FILE *d;
         snprintf(name, sizeof(name), "tr%zu.dat", r + 1);
         d = sb_gnuplot_data(j, name);
-        for (size_t i = 0; d != NULL && i < pl->g->nkeys; i++) {
+        for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
             size_t k = pl->order[i];
-            const struct sb_point *p = cell(pl, r, k);
-            double lo, hi;
-            if (p == NULL || !sb_pace_rated(pl->g->keys[k].rate_mode))
+            double lo = NAN, hi = NAN, med;
+            n = group_len(pl, i);
+            med = group_fig(pl, r, i, n, FIG_TPS);
+            if (!sb_pace_rated(pl->g->keys[k].rate_mode) || isnan(med))
                 continue;
-            tps_range(p, &lo, &hi);
+            /* The bars span every run of the rate. */
+            for (size_t q = 0; q < n; q++) {
+                double l, h;
+                tps_range(cell(pl, r, pl->order[i + q]), &l, &h);
+                lo = isnan(lo) || l < lo ? l : lo;
+                hi = isnan(hi) || h > hi ? h : hi;
+            }
             sb_plot_gp_num(d, pl->g->keys[k].target_tps);
-            sb_plot_gp_num(d, tps_of(p));
+            sb_plot_gp_num(d, med);
             sb_plot_gp_num(d, lo);
             sb_plot_gp_num(d, hi);
             fputc('\n', d);
@@ -336,14 +419,15 @@ static void chart_latency_throughput(struct plot *pl)
         FILE *d;
         snprintf(name, sizeof(name), "lt%zu.dat", r + 1);
         d = sb_gnuplot_data(j, name);
-        for (size_t i = 0; d != NULL && i < pl->g->nkeys; i++) {
-            size_t k = pl->order[i];
-            const struct sb_point *p = cell(pl, r, k);
-            if (p == NULL || p->cfg.mode == SB_PACE_NONE)
+        for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
+            double tps;
+            n = group_len(pl, i);
+            tps = group_fig(pl, r, i, n, FIG_TPS);
+            if (!sb_pace_rated(pl->g->keys[pl->order[i]].rate_mode) || isnan(tps))
                 continue;
-            sb_plot_gp_num(d, tps_of(p));
+            sb_plot_gp_num(d, tps);
             for (int q = 0; q < 2; q++) {
-                double v = sb_result_fig_median(p, SB_RESULT_LATENCY, q ? 99 : 50);
+                double v = group_fig(pl, r, i, n, q ? FIG_P99 : FIG_P50);
                 sb_plot_gp_num(d, v);
                 if (v > 0 && !isinf(v)) {
                     lo = fmin(lo, v);
@@ -382,14 +466,16 @@ static void chart_relative(struct plot *pl)
     char title[256], first[128];
     FILE *d = sb_gnuplot_data(j, "rel.dat");
 
-    for (size_t i = 0; d != NULL && i < pl->g->nkeys; i++) {
+    for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
         size_t k = pl->order[i];
-        const struct sb_point *b = single ? cell(pl, 0, 0) : cell(pl, 0, k);
+        double b;
+        n = group_len(pl, i);
+        b = single ? tps_of(cell(pl, 0, 0)) : group_fig(pl, 0, i, n, FIG_TPS);
         if (!on_axis(pl, k))
             continue;
         sb_plot_gp_num(d, key_x(pl, k));
         for (size_t r = 0; r < pl->n; r++)
-            sb_plot_gp_num(d, tps_of(b) > 0 ? tps_of(cell(pl, r, k)) / tps_of(b) : NAN);
+            sb_plot_gp_num(d, b > 0 ? group_fig(pl, r, i, n, FIG_TPS) / b : NAN);
         fputc('\n', d);
     }
     sb_gnuplot_data_close(j, d);
@@ -431,17 +517,15 @@ static void cpu_files(struct plot *pl, const bool has[2], size_t nbars, double w
                 continue;
             snprintf(name, sizeof(name), "cpu%zu.dat", ++j);
             d = sb_gnuplot_data(pl->job, name);
-            for (size_t i = 0; d != NULL && i < pl->g->nkeys; i++) {
+            for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
                 size_t k = pl->order[i];
-                const struct sb_point *p = cell(pl, r, k);
-                const struct sb_cpu_figures *c = p ? (s ? &p->cpu.server : &p->cpu.client) : NULL;
-                bool ok = c && c->measured;
+                n = group_len(pl, i);
                 if (!on_axis(pl, k))
                     continue;
                 sb_plot_gp_num(d, pl->xnum ? key_x(pl, k)
                                            : (double)k - 0.4 + w * ((double)(j - 1) + 0.5));
-                sb_plot_gp_num(d, ok ? c->user_us_per_tx : NAN);
-                sb_plot_gp_num(d, ok ? c->user_us_per_tx + c->system_us_per_tx : NAN);
+                sb_plot_gp_num(d, group_fig(pl, r, i, n, s ? FIG_USER_SERVER : FIG_USER_CLIENT));
+                sb_plot_gp_num(d, group_fig(pl, r, i, n, s ? FIG_TOTAL_SERVER : FIG_TOTAL_CLIENT));
                 fputc('\n', d);
             }
             sb_gnuplot_data_close(pl->job, d);

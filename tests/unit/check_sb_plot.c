@@ -54,7 +54,8 @@ static const char result_json[] =
     " ]}\n";
 
 /* A --find-max search of one thread count: a closed-loop point, then
- * three rated points probed out of order (500, 300, 400 tx/s), each with
+ * rated points probed out of order (500, 300, 400 tx/s, then 400 again:
+ * a line draws the median of a rate's points), each with
  * a histogram of 60 transactions near 0.02 ms and 40 near 13 ms: p50 and
  * p99 more than two decades apart. */
 #define FM_HIST "\"histogram\": {\"max_ns\": 12976127, \"buckets\": [[19328, 19455, 60],\n" \
@@ -73,7 +74,8 @@ static const char rates_json[] =
     FM_POINT("none", "", "510") ",\n"
     FM_POINT("tx-rate", "\"target_tps\": 500,", "480") ",\n"
     FM_POINT("tx-rate", "\"target_tps\": 300,", "300") ",\n"
-    FM_POINT("tx-rate", "\"target_tps\": 400,", "400") "\n"
+    FM_POINT("tx-rate", "\"target_tps\": 400,", "400") ",\n"
+    FM_POINT("tx-rate", "\"target_tps\": 400,", "390") "\n"
     " ]}\n";
 
 /* The "find_max" record of that search (SLA p99 <= 200 ms). */
@@ -642,7 +644,7 @@ START_TEST(test_rate_sweep)
     assert_well_quoted(gp);
     ck_assert_ptr_nonnull(strstr(gp, "# throughput-rates.gp: "));
     data = read_cap(&f, "tr1.dat");
-    ck_assert_str_eq(data, " 300 300 300 300\n 400 400 400 400\n 500 480 480 480\n");
+    ck_assert_str_eq(data, " 300 300 300 300\n 400 395 390 400\n 500 480 480 480\n");
     free(data);
     ck_assert_ptr_nonnull(strstr(gp, "CLOSED[1] = 510\n"));
     data = read_cap(&f, "cpu1.dat");
@@ -651,15 +653,16 @@ START_TEST(test_rate_sweep)
     ck_assert_ptr_nonnull(strstr(gp, "XNUM = 1\n"));
     ck_assert_ptr_null(strstr(gp, "XNUM = 0\n"));
     data = read_cap(&f, "lt1.dat");
-    ck_assert_msg(strncmp(data, " 300 ", 5) == 0 && strstr(data, "\n 400 ") != NULL &&
-                  strstr(data, "\n 480 ") != NULL && strstr(data, "\n 480 ") > strstr(data, "\n 400 "),
+    ck_assert_msg(strncmp(data, " 300 ", 5) == 0 && strstr(data, "\n 395 ") != NULL &&
+                  strstr(data, "\n 480 ") != NULL && strstr(data, "\n 480 ") > strstr(data, "\n 395 "),
                   "lt1.dat not in rate order: %s", data);
     free(data);
     ck_assert_ptr_nonnull(strstr(gp, "LOGY = 1\nSLA_PCT = 99\nSLA_MS = 200\nHELD = 400\n"));
-    /* Four curves of one result on one ordered colour scale. */
-    ck_assert_ptr_nonnull(strstr(gp, "NC = 4\nSEQ = 1\n"));
+    /* Five curves of one result on one ordered colour scale. */
+    ck_assert_ptr_nonnull(strstr(gp, "NC = 5\nSEQ = 1\n"));
     ck_assert_ptr_nonnull(strstr(gp, "CT[1] = '2 threads at 300 tx/s'\n"));
-    ck_assert_ptr_nonnull(strstr(gp, "CT[3] = '2 threads at 500 tx/s'\nCT[4] = '2 threads'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "CT[3] = '2 threads at 400 tx/s (#2)'\n"
+                                     "CT[4] = '2 threads at 500 tx/s'\nCT[5] = '2 threads'\n"));
     free(gp);
 
     /* Without marks (compare): no SLA line, no rate held. */
