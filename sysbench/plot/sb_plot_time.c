@@ -100,7 +100,7 @@ static void write_chart(struct sb_gnuplot_job *j, const struct sb_point *p, cons
 int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
                      size_t errlen)
 {
-    char name[PATH_MAX];
+    char name[PATH_MAX], kept[PATH_MAX + 32] = "";
     const char *outs[1] = {name};
     struct sb_gnuplot_job j;
     bool svg;
@@ -118,10 +118,12 @@ int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char
     if (sb_gnuplot_begin(&j, "timeline.gp", err, errlen) != 0)
         return -1;
     write_chart(&j, p, name, svg);
-    if (sb_gnuplot_finish(&j, outs, 1, NULL, 0, err, errlen) != 0)
+    if (sb_gnuplot_finish(&j, outs, 1, kept, sizeof(kept), err, errlen) != 0)
         return -1;
     if (out != NULL) {
         fprintf(out, "Time-axis chart written: %s\n", name);
+        if (kept[0] != '\0')
+            fprintf(out, "gnuplot script kept in %s\n", kept);
         fflush(out);
     }
     return 0;
