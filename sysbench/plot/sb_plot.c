@@ -761,22 +761,24 @@ static size_t axis_points(const struct plot *pl)
 }
 
 /*
- * Writes the charts that have something to show: a line needs two points
- * (a single run gets no throughput, relative or CPU chart of one point;
- * its time axis is sb_plot_timeline), bars of one point need two results
- * to set side by side, a rate sweep of one result has no relative chart
- * (it would repeat the throughput chart scaled), the latency curves need
- * a histogram, and latency against throughput two rated points.
+ * Writes the charts that have something to show: a chart of the points
+ * needs two points, or two results to set side by side at one point (a
+ * single run gets no throughput, relative or CPU chart of one point; its
+ * time axis is sb_plot_timeline); a rate sweep of one result has no
+ * relative chart (it would repeat the throughput chart scaled); the
+ * latency curves need a histogram, and latency against throughput two
+ * rated points.
  */
 static void write_charts(struct plot *pl)
 {
     size_t npts = axis_points(pl);
+    bool points = npts >= 2 || (pl->n >= 2 && npts >= 1);
 
-    if (npts >= 2)
+    if (points)
         chart_throughput(pl);
-    if (npts >= 2 && !(pl->n == 1 && pl->xnum))
+    if (points && !(pl->n == 1 && pl->xnum))
         chart_relative(pl);
-    if (npts >= 2 || (pl->n >= 2 && npts >= 1))
+    if (points)
         chart_cpu(pl);
     chart_latency(pl);
     if (pl->g->any_rated && rated_line(pl))

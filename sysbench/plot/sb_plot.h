@@ -4,7 +4,8 @@
 /*
  * Charts of one or more results, drawn by gnuplot to PNG or SVG. From the
  * name given to --plot (out.png) up to five files are derived, each drawn
- * only when it has something to show (a line needs two points):
+ * only when it has something to show (two points, or two results at one
+ * point):
  *
  *   out-throughput.png  transactions per second against threads (or the
  *                       target rate, a numeric axis), one line per result
