@@ -12,7 +12,7 @@ set multiplot layout NPANELS,1 title TITLE font ',14'
 set lmargin 12
 # Legends in the right margin, the same width on every panel, so that the
 # panels keep one time axis and no legend hides a line.
-set rmargin 24
+set rmargin 26
 set key outside right top vertical Left reverse samplen 2
 set yrange [0:*]
 set style data linespoints
@@ -34,9 +34,9 @@ plot D.'tl.dat' using 1:4 title 'response p50' lc rgb '#2a9d3a' lw 2, \
 unset logscale y
 set yrange [0:*]
 if (RATE) {
-    set ylabel 'transactions'
+    set ylabel 'due, not started (tx)'
     if (next_panel(0)) { set xlabel XNAME }
-    plot D.'tl.dat' using 1:7 title 'backlog (due, not started)' lc rgb '#7b4fb3' lw 2
+    plot D.'tl.dat' using 1:7 title 'backlog' lc rgb '#7b4fb3' lw 2
 }
 if (CLIENT || SERVER) {
     set ylabel '% of all CPUs'
