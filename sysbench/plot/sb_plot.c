@@ -456,6 +456,29 @@ static void chart_latency_throughput(struct plot *pl)
 }
 
 /*
+ * The y ticks of the relative chart for ratios in [lo, hi] (1.0 among
+ * them): a round step giving about six ticks over the range and the
+ * margins, and just enough decimals to tell every tick apart (a fixed
+ * '%.2f' wrote 1.01x 1.01x 1.00x for ticks 0.0025 apart).
+ */
+static void ratio_ticks(double lo, double hi, double *step, int *decimals)
+{
+    double span = hi > lo ? (hi - lo) * 1.24 : 0.1;
+    double raw = span / 6, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    double m = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
+    int k = (int)floor(log10(raw));
+
+    if (m == 10) {
+        m = 1;
+        k++;
+    }
+    *step = m * pow(10, k);
+    *decimals = (m == 2.5 ? 1 : 0) - k;
+    if (*decimals < 0)
+        *decimals = 0;
+}
+
+/*
  * Throughput relative to the first result at the same point; with one
  * result, relative to its first point, which shows how the sweep scales.
  */
@@ -464,6 +487,8 @@ static void chart_relative(struct plot *pl)
     struct sb_gnuplot_job *j = pl->job;
     bool single = pl->n == 1;
     char title[256], first[128];
+    double lo = 1, hi = 1, step;
+    int decimals;
     FILE *d = sb_gnuplot_data(j, "rel.dat");
 
     for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
@@ -474,8 +499,14 @@ static void chart_relative(struct plot *pl)
         if (!on_axis(pl, k))
             continue;
         sb_plot_gp_num(d, key_x(pl, k));
-        for (size_t r = 0; r < pl->n; r++)
-            sb_plot_gp_num(d, b > 0 ? group_fig(pl, r, i, n, FIG_TPS) / b : NAN);
+        for (size_t r = 0; r < pl->n; r++) {
+            double v = b > 0 ? group_fig(pl, r, i, n, FIG_TPS) / b : NAN;
+            sb_plot_gp_num(d, v);
+            if (!isnan(v) && !isinf(v)) {
+                lo = fmin(lo, v);
+                hi = fmax(hi, v);
+            }
+        }
         fputc('\n', d);
     }
     sb_gnuplot_data_close(j, d);
@@ -498,6 +529,9 @@ static void chart_relative(struct plot *pl)
     /* The ratios written next to the points, as in a report table; with
      * many lines they would overlap, so only for a few. */
     sb_gnuplot_set_num(j, "PTLABELS", pl->n <= 4);
+    ratio_ticks(lo, hi, &step, &decimals);
+    sb_gnuplot_set_num(j, "YSTEP", step);
+    sb_gnuplot_set_num(j, "YDEC", decimals);
     sb_gnuplot_template(j, "relative.gp");
 }
 

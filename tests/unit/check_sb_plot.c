@@ -300,6 +300,8 @@ START_TEST(test_script_text)
     free(data);
     ck_assert_ptr_nonnull(strstr(gp, "CT[1] = '1 thread'\nCT[2] = ''\n"));
     ck_assert_ptr_nonnull(strstr(gp, "SEQ = 1\n"));
+    /* Ratios 1 to 3.98: whole ticks. */
+    ck_assert_ptr_nonnull(strstr(gp, "YSTEP = 1\nYDEC = 0\n"));
     /* No rated point, so no fifth chart; the server CPU was not
      * measured, so only client bars. */
     ck_assert_ptr_null(strstr(gp, "latency-throughput"));
@@ -688,6 +690,9 @@ START_TEST(test_compare_one_point)
     fx_setup(&f, "r");
     strcpy(second, "\n ]}\n");
     load_text(&f, "a.json", text, "a", &two[0]);
+    /* b is 1.2% faster: relative ticks 0.0025 apart, with 4 decimals so
+     * that no two tick labels read the same (1.01x 1.01x 1.00x). */
+    memcpy(strstr(text, "\"tps\": 100.5"), "\"tps\": 101.7", 12);
     load_text(&f, "b.json", text, "b", &two[1]);
     out = draw(&f, two, 2, NULL);
     ck_assert_ptr_nonnull(strstr(out, "-throughput.png"));
@@ -697,6 +702,7 @@ START_TEST(test_compare_one_point)
     free(out);
     gp = read_all(f.capture);
     ck_assert_ptr_nonnull(strstr(gp, "NP = 1\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "YSTEP = 0.0025\nYDEC = 4\n"));
     ck_assert_ptr_nonnull(strstr(gp, "TITLE = 'Response time by percentile (log scales): "
                                      "oltp_read_write'\n"));
     ck_assert_ptr_nonnull(strstr(gp, "PTITLE[1] = '1 thread'\n"));

@@ -4,7 +4,8 @@
 # when the first is the reference); REFTITLE (legend of the 1.0 line, ''
 # for none); YLABEL, XLABEL; XNUM (1: x is the target rate, a numeric
 # axis; 0: x is the point's index, named by KEY[NK]); PTLABELS (1: the
-# ratio is written next to each point).
+# ratio is written next to each point); YSTEP, YDEC (the tick step and
+# the decimals of its labels).
 # Data: rel.dat, per point x, then per result its ratio.
 if (XNUM) {
     set offsets graph 0.03, graph 0.03, graph 0.12, graph 0.12
@@ -16,8 +17,10 @@ if (XNUM) {
 }
 set xlabel XLABEL
 set ylabel YLABEL
-# %g, not a fixed number of decimals: ticks 0.005 apart stay distinct.
-set format y '%gx'
+# A round step and as many decimals as it needs: every tick label is
+# distinct (ticks 0.0025 apart at two decimals would repeat 1.01x).
+set ytics YSTEP
+set format y sprintf('%%.%dfx', YDEC)
 set bmargin 6
 set key at screen 0.5, screen 0.02 center bottom horizontal samplen 3
 if (PTLABELS) {
