@@ -27,8 +27,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Most panels of the latency chart; more points are thinned evenly. */
+/* Most panels of the latency chart, and most curves of one result's
+ * latency chart; more points are thinned evenly. */
 #define MAX_PANELS 6
+#define MAX_CURVES 12
 
 static const char *const chart_names[SB_PLOT_NCHARTS + 1] = {
     "throughput", "relative", "cpu", "latency", "latency-throughput"
@@ -412,7 +414,7 @@ static void chart_throughput(struct plot *pl)
 static void chart_latency_throughput(struct plot *pl)
 {
     struct sb_gnuplot_job *j = pl->job;
-    double lo = INFINITY, hi = 0;
+    double lo = INFINITY, hi = 0, xlo = INFINITY, xhi = 0;
     char name[32];
 
     for (size_t r = 0; r < pl->n; r++) {
@@ -426,6 +428,8 @@ static void chart_latency_throughput(struct plot *pl)
             if (!sb_pace_rated(pl->g->keys[pl->order[i]].rate_mode) || isnan(tps))
                 continue;
             sb_plot_gp_num(d, tps);
+            xlo = fmin(xlo, tps);
+            xhi = fmax(xhi, tps);
             for (int q = 0; q < 2; q++) {
                 double v = group_fig(pl, r, i, n, q ? FIG_P99 : FIG_P50);
                 sb_plot_gp_num(d, v);
@@ -452,6 +456,10 @@ static void chart_latency_throughput(struct plot *pl)
                        pl->marks->sla_ms : NAN);
     sb_gnuplot_set_num(j, "HELD", pl->marks != NULL && pl->marks->rate_held > 0 ?
                        pl->marks->rate_held : NAN);
+    /* The label of the rate held goes on the side of its line with more
+     * room. */
+    sb_gnuplot_set_num(j, "HELD_RIGHT", pl->marks != NULL &&
+                       pl->marks->rate_held > (xlo + xhi) / 2);
     sb_gnuplot_template(j, "latency-throughput.gp");
 }
 
@@ -602,6 +610,13 @@ static void chart_cpu(struct plot *pl)
     sb_gnuplot_template(pl->job, "cpu.gp");
 }
 
+/* The i-th of m positions spread evenly over 0..n-1 (m <= n), the first
+ * and the last among them. */
+static size_t spread(size_t i, size_t n, size_t m)
+{
+    return m > 1 ? (i * (n - 1) + (m - 1) / 2) / (m - 1) : 0;
+}
+
 /* Whether key k is one of the panels of the latency chart: all of them up
  * to MAX_PANELS, otherwise an even spread that keeps the first and last. */
 static bool panel_shown(size_t k, size_t nkeys)
@@ -609,7 +624,7 @@ static bool panel_shown(size_t k, size_t nkeys)
     if (nkeys <= MAX_PANELS)
         return true;
     for (size_t i = 0; i < MAX_PANELS; i++)
-        if (k == (i * (nkeys - 1) + (MAX_PANELS - 1) / 2) / (MAX_PANELS - 1))
+        if (k == spread(i, nkeys, MAX_PANELS))
             return true;
     return false;
 }
@@ -684,7 +699,9 @@ static uint64_t latency_curves(struct plot *pl, const size_t *key, size_t np, si
     for (size_t p = 0; p < np; p++)
         for (size_t c = 0; c < nc; c++) {
             /* One result's curves in load order: the colour scale. */
-            size_t r = key[p] == SIZE_MAX ? 0 : c, k = key[p] == SIZE_MAX ? pl->order[c] : key[p];
+            size_t r = key[p] == SIZE_MAX ? 0 : c;
+            size_t k = key[p] != SIZE_MAX ? key[p]
+                       : pl->order[nc == pl->g->nkeys ? c : spread(c, pl->g->nkeys, nc)];
             const struct sb_point *pt = cell(pl, r, k);
             uint64_t count;
             snprintf(name, sizeof(name), "lat_%zu_%zu.dat", p + 1, c + 1);
@@ -710,7 +727,9 @@ static void chart_latency(struct plot *pl)
     bool seq = pl->n == 1;
 
     np = latency_panels(pl, key);
-    nc = seq ? pl->g->nkeys : pl->n;
+    /* One result's curves: at most MAX_CURVES, which a legend and a
+     * colour scale can still tell apart. */
+    nc = seq ? (pl->g->nkeys > MAX_CURVES ? MAX_CURVES : pl->g->nkeys) : pl->n;
     cols = np <= 3 ? np : (np == 4 ? 2 : 3);
     rows = (np + cols - 1) / cols;
     /* The curves first (CT outlives the reset that starts the chart):
@@ -734,7 +753,9 @@ static void chart_latency(struct plot *pl)
     sb_gnuplot_set_num(pl->job, "YHI", hi_ms > 0 ? pow(10, ceil(log10(hi_ms * 1.0001))) : NAN);
     sb_gnuplot_array(pl->job, "PTITLE", np);
     for (size_t p = 0; p < np; p++) {
-        if (key[p] == SIZE_MAX)
+        if (key[p] == SIZE_MAX && nc < pl->g->nkeys)
+            snprintf(t, sizeof(t), "%zu of %zu points, evenly spread", nc, pl->g->nkeys);
+        else if (key[p] == SIZE_MAX)
             t[0] = '\0';
         else
             key_title(pl, key[p], t, sizeof(t));

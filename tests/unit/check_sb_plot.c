@@ -659,7 +659,8 @@ START_TEST(test_rate_sweep)
                   strstr(data, "\n 480 ") != NULL && strstr(data, "\n 480 ") > strstr(data, "\n 395 "),
                   "lt1.dat not in rate order: %s", data);
     free(data);
-    ck_assert_ptr_nonnull(strstr(gp, "LOGY = 1\nSLA_PCT = 99\nSLA_MS = 200\nHELD = 400\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "LOGY = 1\nSLA_PCT = 99\nSLA_MS = 200\nHELD = 400\n"
+                                     "HELD_RIGHT = 1\n"));
     /* Five curves of one result on one ordered colour scale. */
     ck_assert_ptr_nonnull(strstr(gp, "NC = 5\nSEQ = 1\n"));
     ck_assert_ptr_nonnull(strstr(gp, "CT[1] = '2 threads at 300 tx/s'\n"));
@@ -674,6 +675,43 @@ START_TEST(test_rate_sweep)
     ck_assert_ptr_nonnull(strstr(gp, "SLA_MS = NaN\nHELD = NaN\n"));
     free(gp);
     sb_resfile_free(&fm);
+    fx_teardown(&f);
+}
+END_TEST
+
+/* A search of 14 rates: one result's latency chart keeps 12 curves,
+ * spread evenly from the lowest rate to the highest, and says so. */
+START_TEST(test_many_curves)
+{
+    struct fx f;
+    struct sb_resfile many;
+    char *text = malloc(65536), *out, *gp;
+    size_t used;
+
+    fx_setup(&f, "r");
+    ck_assert_ptr_nonnull(text);
+    used = (size_t)snprintf(text, 65536, "{\"format\": \"sysbench-result\", \"format_version\": 1,\n"
+                            " \"script\": \"s.lua\", \"points\": [\n");
+    for (int i = 1; i <= 14; i++) {
+        char target[64], tps[32];
+        snprintf(target, sizeof(target), "\"target_tps\": %d,", 100 * i);
+        snprintf(tps, sizeof(tps), "%d", 100 * i);
+        used += (size_t)snprintf(text + used, 65536 - used, FM_POINT("tx-rate", "%s", "%s") "%s\n",
+                                 target, tps, i < 14 ? "," : "");
+    }
+    snprintf(text + used, 65536 - used, " ]}\n");
+    load_text(&f, "many.json", text, "many", &many);
+    out = draw(&f, &many, 1, NULL);
+    free(out);
+    gp = read_all(f.capture);
+    ck_assert_ptr_nonnull(strstr(gp, "NC = 12\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "PTITLE[1] = '12 of 14 points, evenly spread'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "CT[1] = '2 threads at 100 tx/s'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "CT[12] = '2 threads at 1400 tx/s'\n"));
+    ck_assert_ptr_null(strstr(gp, "CT[13]"));
+    free(gp);
+    sb_resfile_free(&many);
+    free(text);
     fx_teardown(&f);
 }
 END_TEST
@@ -820,6 +858,7 @@ static Suite *plot_suite(void)
     tcase_add_test(tc, test_single_point);
     tcase_add_test(tc, test_rate_sweep);
     tcase_add_test(tc, test_compare_one_point);
+    tcase_add_test(tc, test_many_curves);
     tcase_add_test(tc, test_findmax_chart);
     tcase_add_test(tc, test_real_templates);
     tcase_set_timeout(tc, 60);
