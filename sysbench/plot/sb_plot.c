@@ -166,6 +166,34 @@ static bool rate_before(const struct plot *pl, size_t a, size_t b)
     return ra && pl->g->keys[a].target_tps < pl->g->keys[b].target_tps;
 }
 
+/* XLO, XHI: the ends of an x axis over [lo, hi] with 4% margins, never
+ * below 0 (rates and throughputs are not negative; gnuplot's own
+ * autoscale stretched a 28..1192 axis to -200). */
+static void x_range(struct sb_gnuplot_job *j, double lo, double hi)
+{
+    double m = hi > lo ? (hi - lo) * 0.04 : fabs(hi) * 0.05 + 1e-9;
+
+    if (!(hi >= lo)) {
+        lo = 0;
+        hi = 1;
+    }
+    sb_gnuplot_set_num(j, "XLO", lo - m < 0 ? 0 : lo - m);
+    sb_gnuplot_set_num(j, "XHI", hi + m);
+}
+
+/* XLO, XHI over the target rates of the rated keys. */
+static void rate_range(struct plot *pl)
+{
+    double lo = INFINITY, hi = -INFINITY;
+
+    for (size_t k = 0; k < pl->g->nkeys; k++)
+        if (sb_pace_rated(pl->g->keys[k].rate_mode)) {
+            lo = fmin(lo, pl->g->keys[k].target_tps);
+            hi = fmax(hi, pl->g->keys[k].target_tps);
+        }
+    x_range(pl->job, lo, hi);
+}
+
 /* The point axis: NK, KEY[NK] (tick names), XLABEL, XNUM. */
 static void key_axis(struct plot *pl)
 {
@@ -180,6 +208,8 @@ static void key_axis(struct plot *pl)
     }
     sb_gnuplot_set_str(pl->job, "XLABEL", pl->xnum ? "target rate (tx/s)"
                                                    : sb_resfile_grid_axis(pl->g));
+    if (pl->xnum)
+        rate_range(pl);
 }
 
 /* N and LABEL[N]: the results. */
@@ -358,6 +388,7 @@ static void chart_throughput_rates(struct plot *pl, bool bars)
     }
     begin_chart(pl, 0, 1000, 620, "Throughput by target rate");
     result_labels(pl);
+    rate_range(pl);
     sb_gnuplot_set_str(j, "YLABEL", tps_label(bars));
     sb_gnuplot_set_num(j, "BARS", bars);
     /* Each result's closed-loop throughput, its first closed-loop point. */
@@ -451,6 +482,7 @@ static void chart_latency_throughput(struct plot *pl)
     /* More than two decades apart: a linear axis would flatten the low
      * latencies onto zero. */
     sb_gnuplot_set_num(j, "LOGY", hi > 100 * lo);
+    x_range(j, xlo, xhi);
     sb_gnuplot_set_num(j, "SLA_PCT", pl->marks != NULL ? pl->marks->sla_pct : NAN);
     sb_gnuplot_set_num(j, "SLA_MS", pl->marks != NULL && pl->marks->sla_ms > 0 ?
                        pl->marks->sla_ms : NAN);

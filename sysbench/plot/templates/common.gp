@@ -1,6 +1,6 @@
 # common.gp: the start of every chart of sysbench --plot.
-# Set before it: OUT (the file), SVG (1 for SVG, else PNG), W and H (size
-# in pixels), TITLE. D is the directory of the data files.
+# Set before it: OUT (the file), SVG (1 for SVG, else PNG), W and H
+# (size in pixels), TITLE. D is the directory of the data files.
 if (SVG) {
     set terminal svg noenhanced size W,H dynamic font 'DejaVu Sans,12' background rgb 'white'
 } else {

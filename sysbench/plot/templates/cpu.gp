@@ -1,11 +1,11 @@
 # cpu.gp: CPU microseconds per transaction. On a point axis (XNUM 0),
 # for each point a group of bars, one per result and side (client,
 # server), the user part solid under the system part light; on a target
-# rate axis (XNUM 1), a line per result and side, the total solid and the
-# user part dashed. Sides no file measured are left out.
+# rate axis (XNUM 1), a line per result and side, the total solid and
+# the user part dashed. Sides no file measured are left out.
 # Set before it: NB series, BLABEL[NB]; NOCPU (1: nothing was measured);
 # BOXW (bar width); BARLABELS (1: the total above each bar); XLABEL,
-# XNUM, NK, KEY[NK].
+# XNUM (1: a target-rate axis from XLO to XHI), NK, KEY[NK].
 # Data: cpu<j>.dat (j = 1..NB), per point x, user, user + system.
 set xlabel XLABEL
 set ylabel 'CPU µs per transaction'
@@ -14,7 +14,8 @@ set grid noxtics
 set bmargin 6
 set key at screen 0.5, screen 0.02 center bottom horizontal samplen 3
 if (XNUM) {
-    set offsets graph 0.03, graph 0.03, graph 0.1, 0
+    set xrange [XLO:XHI]
+    set offsets 0, 0, graph 0.1, 0
 } else {
     set xrange [-0.5:NK - 0.5]
     set xtics ()

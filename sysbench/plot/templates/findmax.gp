@@ -1,9 +1,10 @@
-# findmax.gp: the --find-max search on a numeric target-rate axis: above,
-# the SLA percentile of every run (open) and of every rate (filled, the
-# median), with the SLA limit dashed; below, the achieved share of the
-# target, with the 99.5% a held rate needs. Green held, red missed; the
-# rate found is a solid vertical line, the bracket up to the lowest rate
-# missed is shaded, and the closed-loop throughput is dotted.
+# findmax.gp: the --find-max search on a numeric target-rate axis:
+# above, the SLA percentile of every run (open) and of every rate
+# (filled, the median), with the SLA limit dashed; below, the achieved
+# share of the target, with the 99.5% a held rate needs. Green held, red
+# missed; the rate found is a solid vertical line, the bracket up to the
+# lowest rate missed is shaded, and the closed-loop throughput is
+# dotted.
 # Set before it: PCT, MS (the SLA: pPCT <= MS ms); HELD, MISSED, CLOSED
 # (tx/s, NaN when not known); XLO, XHI (the rate axis).
 # Data: runs.dat, per run: target, achieved %, latency ms, colour;
@@ -30,7 +31,8 @@ if (HELD == HELD) {
 }
 if (CLOSED == CLOSED) {
     set arrow 2 from first CLOSED, graph 0 to first CLOSED, graph 1 nohead dt 3 lw 1.5 lc rgb '#777777'
-    if (HELD == HELD && CLOSED <= HELD) {
+    # On the side of its line with room, as the rate-held label.
+    if (CLOSED > (XLO + XHI) / 2) {
         set label 2 sprintf('closed loop: %.2f tx/s', CLOSED) at first CLOSED, graph 0.06 right offset -0.6,0 tc rgb '#555555'
     } else {
         set label 2 sprintf('closed loop: %.2f tx/s', CLOSED) at first CLOSED, graph 0.06 left offset 0.6,0 tc rgb '#555555'

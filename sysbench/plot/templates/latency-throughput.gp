@@ -1,16 +1,18 @@
 # latency-throughput.gp: response time against achieved throughput over
-# the rated points (a --tx-rate sweep, a --find-max search): where latency
-# turns up is the capacity. Medians of the runs; per result, p50 dashed
-# with open points and p99 solid.
-# Set before it: N results, LABEL[N]; LOGY (1: the latencies span more
-# than two decades, so the axis is logarithmic); SLA_PCT, SLA_MS (the
-# --find-max SLA, NaN without one), HELD (the rate it found, NaN if none),
-# HELD_RIGHT (1: HELD is right of the middle, its label goes left of it).
+# the rated points (a --tx-rate sweep, a --find-max search): where
+# latency turns up is the capacity. Medians of the runs; per result, p50
+# dashed with open points and p99 solid.
+# Set before it: N results, LABEL[N]; XLO, XHI (the throughput axis);
+# LOGY (1: the latencies span more than two decades, so the axis is
+# logarithmic); SLA_PCT, SLA_MS (the --find-max SLA, NaN without one),
+# HELD (the rate it found, NaN if none), HELD_RIGHT (1: HELD is right of
+# the middle, its label goes left of it).
 # Data: lt<r>.dat (r = 1..N), per point achieved tx/s, p50 ms, p99 ms.
 set xlabel 'achieved transactions per second'
 set ylabel 'response time (ms)'
 if (LOGY) { set logscale y } else { set yrange [0:*] }
-set offsets graph 0.03, graph 0.03, graph 0.08, 0
+set xrange [XLO:XHI]
+set offsets 0, 0, graph 0.08, 0
 set bmargin 6
 set key at screen 0.5, screen 0.02 center bottom horizontal samplen 3
 if (HELD == HELD) {

@@ -1,16 +1,16 @@
 # latency.gp: the response-time percentile curves from the stored
-# histograms, both axes logarithmic; the percentile axis is 1/(1 - p), so
-# that 90%, 99%, 99.9% are evenly spaced.
+# histograms, both axes logarithmic; the percentile axis is 1/(1 - p),
+# so that 90%, 99%, 99.9% are evenly spaced.
 # Set before it: NP panels in ROWS x COLS, PTITLE[NP] (the point of each
-# panel, '' for one panel of every point); NC curves per panel; CT[NP*NC]
-# (the legend of curve c of panel p at (p - 1) * NC + c, '' when that
-# curve has no data); SEQ (1: the curves are the points of one result,
-# coloured from light to dark load on one scale; 0: the curves are
-# results, coloured as in the other charts); XMAX (the percentile axis
-# ends at 1/(1 - p) = XMAX); YLO, YHI (whole decades, the same on every
-# panel; NaN when there is no data).
-# Data: lat_<p>_<c>.dat, the curve's steps (x, milliseconds).
-# Tick labels are formats: %% is a percent sign.
+# panel, '' for one panel of every point); NC curves per panel;
+# CT[NP*NC] (the legend of curve c of panel p at (p - 1) * NC + c, ''
+# when that curve has no data); SEQ (1: the curves are the points of one
+# result, coloured from light to dark load on one scale; 0: the curves
+# are results, coloured as in the other charts); XMAX (the percentile
+# axis ends at 1/(1 - p) = XMAX); YLO, YHI (whole decades, the same on
+# every panel; NaN when there is no data).
+# Data: lat_<p>_<c>.dat, the curve's steps (x, milliseconds). Tick
+# labels are formats: %% is a percent sign.
 array PNAME[8] = ['0%%', '90%%', '99%%', '99.9%%', '99.99%%', '99.999%%', '99.9999%%', '99.99999%%']
 NT = floor(log10(XMAX) + 0.5) + 1
 NT = NT > 8 ? 8 : NT

@@ -1,14 +1,15 @@
-# relative.gp: throughput relative to the first result at the same point,
-# or, for one result, to its first point (how the sweep scales).
+# relative.gp: throughput relative to the first result at the same
+# point, or, for one result, to its first point (how the sweep scales).
 # Set before it: N results, LABEL[N]; FROM (the first result drawn: 2
 # when the first is the reference); REFTITLE (legend of the 1.0 line, ''
 # for none); YLABEL, XLABEL; XNUM (1: x is the target rate, a numeric
-# axis; 0: x is the point's index, named by KEY[NK]); PTLABELS (1: the
-# ratio is written next to each point); YSTEP, YDEC (the tick step and
-# the decimals of its labels).
+# axis from XLO to XHI; 0: x is the point's index, named by KEY[NK]);
+# PTLABELS (1: the ratio is written next to each point); YSTEP, YDEC
+# (the tick step and the decimals of its labels).
 # Data: rel.dat, per point x, then per result its ratio.
 if (XNUM) {
-    set offsets graph 0.03, graph 0.03, graph 0.12, graph 0.12
+    set xrange [XLO:XHI]
+    set offsets 0, 0, graph 0.12, graph 0.12
 } else {
     set xrange [-0.5:NK - 0.5]
     set xtics ()

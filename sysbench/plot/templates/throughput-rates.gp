@@ -3,14 +3,16 @@
 # numeric axis, so that uneven rates (a bisection's) keep their spacing,
 # with the line achieved = target and each result's closed-loop
 # throughput as a dotted level.
-# Set before it: N results, LABEL[N], CLOSED[N] (closed-loop tx/s, NaN if
-# none); YLABEL; BARS (1: error bars from the slowest to the fastest run).
+# Set before it: N results, LABEL[N], CLOSED[N] (closed-loop tx/s, NaN
+# if none); XLO, XHI (the rate axis); YLABEL; BARS (1: error bars from
+# the slowest to the fastest run).
 # Data: tr<r>.dat (r = 1..N), per rate the target, the median, the
 # slowest and the fastest run.
 set xlabel 'target rate (tx/s)'
 set ylabel YLABEL
 set yrange [0:*]
-set offsets graph 0.03, graph 0.03, graph 0.08, 0
+set xrange [XLO:XHI]
+set offsets 0, 0, graph 0.08, 0
 set bmargin 6
 set key at screen 0.5, screen 0.02 center bottom horizontal samplen 3
 if (BARS) {

@@ -1,7 +1,8 @@
 # throughput.gp: transactions per second by point (threads, or target
 # rate and threads), one line per result.
 # Set before it: N results, LABEL[N]; NK points, KEY[NK] (tick names);
-# XLABEL, YLABEL; BARS (1: error bars from the slowest to the fastest run).
+# XLABEL, YLABEL; BARS (1: error bars from the slowest to the fastest
+# run).
 # Data: tps.dat, per point its index (0..NK-1), then per result the
 # median, the slowest and the fastest run.
 set xrange [-0.5:NK - 0.5]

@@ -1,7 +1,8 @@
 # timeline.gp: the time axis of one run, stacked panels sharing time in
 # seconds: throughput (and the target), response time p50/p99 (and start
 # lag p99), the backlog (rate mode only: a closed loop has none), and
-# client/server CPU (only the sides measured; no panel when neither was).
+# client/server CPU (only the sides measured; no panel when neither
+# was).
 # Set before it: RATE (1: a fixed target rate), CLIENT, SERVER (1: that
 # CPU was measured), NPANELS (the panels drawn), LOGY (1: the latencies
 # span more than two decades, so their axis is logarithmic).
