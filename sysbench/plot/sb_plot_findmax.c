@@ -118,7 +118,8 @@ static void write_chart(struct sb_gnuplot_job *j, const struct sb_jv *fm, const 
     sb_gnuplot_set_num(j, "HELD", positive(sb_jv_num(sb_jv_get(fm, "rate_held"))));
     sb_gnuplot_set_num(j, "MISSED", positive(sb_jv_num(sb_jv_get(fm, "lowest_rate_missed"))));
     sb_gnuplot_set_num(j, "CLOSED", positive(closed));
-    sb_gnuplot_set_num(j, "XLO", lo - (hi - lo) * 0.06 - 1e-9);
+    /* Rates are not negative: the axis does not start below 0. */
+    sb_gnuplot_set_num(j, "XLO", fmax(0, lo - (hi - lo) * 0.06 - 1e-9));
     sb_gnuplot_set_num(j, "XHI", hi + (hi - lo) * 0.06 + 1e-9);
     sb_gnuplot_template(j, "findmax.gp");
 }
