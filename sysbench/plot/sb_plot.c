@@ -13,6 +13,7 @@
 
 #include "plot/sb_plot.h"
 #include "plot/sb_gnuplot.h"
+#include "plot/sb_plot_chart.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,30 +28,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Most panels of the latency chart, and most curves of one result's
- * latency chart; more points are thinned evenly. */
-#define MAX_PANELS 6
-#define MAX_CURVES 12
-
 static const char *const chart_names[SB_PLOT_NCHARTS + 1] = {
     "throughput", "relative", "cpu", "latency", "latency-throughput"
 };
 
-/* One invocation's charts. */
-struct plot {
-    struct sb_gnuplot_job *job;
-    const struct sb_resfile *res;
-    size_t n;
-    const struct sb_resfile_grid *g;
-    const struct sb_plot_marks *marks;
-    bool svg;
-    bool xnum;                         /* a rate sweep: x is the target rate */
-    size_t *order;                     /* owned: the keys by target rate on a
-                                        * rate axis, else in their order */
-    char out[SB_PLOT_NCHARTS + 1][PATH_MAX]; /* the files to write */
-    const char *drawn[SB_PLOT_NCHARTS + 1];  /* those drawn, in order */
-    size_t ndrawn;
-};
 
 /* ------------------------------------------------------------ files and names */
 
@@ -104,21 +85,13 @@ int sb_plot_check(const char *path, char *err, size_t errlen)
 /* ------------------------------------------------------------ chart helpers */
 
 /* The complete point of result r at key k, or NULL: a gap in the chart. */
-static const struct sb_point *cell(const struct plot *pl, size_t r, size_t k)
+const struct sb_point *sb_plot_cell(const struct sb_plot_charts *pl, size_t r, size_t k)
 {
     return sb_resfile_grid_cell(pl->g, r, k);
 }
 
-/* The response-time histogram of point p (NULL allowed), or NULL when p
- * has none (a file without buckets): no latency distribution to draw. */
-static const struct sb_hist *response_hist(const struct sb_point *p)
-{
-    return p != NULL && p->total != NULL && p->total->response.total > 0 ? &p->total->response
-                                                                         : NULL;
-}
-
 /* The script name for titles when every file ran the same one. */
-static const char *common_script(const struct plot *pl)
+static const char *common_script(const struct sb_plot_charts *pl)
 {
     for (size_t r = 1; r < pl->n; r++)
         if (strcmp(pl->res[r].script, pl->res[0].script) != 0)
@@ -128,7 +101,7 @@ static const char *common_script(const struct plot *pl)
 
 /* Starts chart `which` (an index of chart_names) of w x h pixels: its
  * title gets the script's name, and the chart is counted as drawn. */
-static void begin_chart(struct plot *pl, int which, int w, int h, const char *title)
+void sb_plot_begin_chart(struct sb_plot_charts *pl, int which, int w, int h, const char *title)
 {
     const char *script = common_script(pl);
     char t[512];
@@ -143,21 +116,21 @@ static void begin_chart(struct plot *pl, int which, int w, int h, const char *ti
 
 /* Whether key k is on the x axis: every key on a point axis, the rated
  * ones on a target-rate axis. */
-static bool on_axis(const struct plot *pl, size_t k)
+static bool on_axis(const struct sb_plot_charts *pl, size_t k)
 {
     return !pl->xnum || sb_pace_rated(pl->g->keys[k].rate_mode);
 }
 
 /* The x value of key k: its index on a point axis, its target rate on a
  * rate axis. */
-static double key_x(const struct plot *pl, size_t k)
+static double key_x(const struct sb_plot_charts *pl, size_t k)
 {
     return pl->xnum ? pl->g->keys[k].target_tps : (double)k;
 }
 
 /* Whether key a comes before key b on a rate axis: a lower target, and
  * closed-loop points (no target) after every rated one. */
-static bool rate_before(const struct plot *pl, size_t a, size_t b)
+static bool rate_before(const struct sb_plot_charts *pl, size_t a, size_t b)
 {
     bool ra = sb_pace_rated(pl->g->keys[a].rate_mode), rb = sb_pace_rated(pl->g->keys[b].rate_mode);
 
@@ -182,7 +155,7 @@ static void x_range(struct sb_gnuplot_job *j, double lo, double hi)
 }
 
 /* XLO, XHI over the target rates of the rated keys. */
-static void rate_range(struct plot *pl)
+static void rate_range(struct sb_plot_charts *pl)
 {
     double lo = INFINITY, hi = -INFINITY;
 
@@ -195,7 +168,7 @@ static void rate_range(struct plot *pl)
 }
 
 /* The point axis: NK, KEY[NK] (tick names), XLABEL, XNUM. */
-static void key_axis(struct plot *pl)
+static void key_axis(struct sb_plot_charts *pl)
 {
     char name[64];
 
@@ -213,7 +186,7 @@ static void key_axis(struct plot *pl)
 }
 
 /* N and LABEL[N]: the results. */
-static void result_labels(struct plot *pl)
+static void result_labels(struct sb_plot_charts *pl)
 {
     sb_gnuplot_set_num(pl->job, "N", (double)pl->n);
     sb_gnuplot_array(pl->job, "LABEL", pl->n);
@@ -222,7 +195,7 @@ static void result_labels(struct plot *pl)
 }
 
 /* The title of a key in legends and panel titles: "4 threads". */
-static void key_title(const struct plot *pl, size_t k, char *buf, size_t len)
+void sb_plot_key_title(const struct sb_plot_charts *pl, size_t k, char *buf, size_t len)
 {
     const struct sb_resfile_key *key = &pl->g->keys[k];
     char rate[64] = "";
@@ -239,11 +212,11 @@ static void key_title(const struct plot *pl, size_t k, char *buf, size_t len)
 /* ------------------------------------------------------------ the charts */
 
 /* Whether some point of some result has two or more runs (--repeat). */
-static bool any_repeats(const struct plot *pl)
+static bool any_repeats(const struct sb_plot_charts *pl)
 {
     for (size_t k = 0; k < pl->g->nkeys; k++)
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = cell(pl, r, k);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
             if (p != NULL && p->nreps > 1)
                 return true;
         }
@@ -308,7 +281,7 @@ static double fig_of(const struct sb_point *p, enum fig f)
  * rate of the first on a rate axis (a --find-max search measures a rate
  * again as new points, which the lines draw as one, their median); 1
  * otherwise. */
-static size_t group_len(const struct plot *pl, size_t i)
+static size_t group_len(const struct sb_plot_charts *pl, size_t i)
 {
     const struct sb_resfile_key *a = &pl->g->keys[pl->order[i]];
     size_t n = 1;
@@ -326,13 +299,13 @@ static size_t group_len(const struct plot *pl, size_t i)
 
 /* The median of figure f over result r's points at positions i..i+n-1 of
  * the order (NaN when none has it). */
-static double group_fig(const struct plot *pl, size_t r, size_t i, size_t n, enum fig f)
+static double group_fig(const struct sb_plot_charts *pl, size_t r, size_t i, size_t n, enum fig f)
 {
     double v[64];
     size_t m = 0;
 
     for (size_t q = 0; q < n && m < 64; q++) {
-        double x = fig_of(cell(pl, r, pl->order[i + q]), f);
+        double x = fig_of(sb_plot_cell(pl, r, pl->order[i + q]), f);
         size_t at = m++;
         if (isnan(x)) {
             m--;
@@ -355,7 +328,7 @@ static const char *tps_label(bool bars)
 }
 
 /* A sweep of target rates at one thread count: throughput-rates.gp. */
-static void chart_throughput_rates(struct plot *pl, bool bars)
+static void chart_throughput_rates(struct sb_plot_charts *pl, bool bars)
 {
     struct sb_gnuplot_job *j = pl->job;
     char name[32];
@@ -374,7 +347,7 @@ static void chart_throughput_rates(struct plot *pl, bool bars)
             /* The bars span every run of the rate. */
             for (size_t q = 0; q < n; q++) {
                 double l, h;
-                tps_range(cell(pl, r, pl->order[i + q]), &l, &h);
+                tps_range(sb_plot_cell(pl, r, pl->order[i + q]), &l, &h);
                 lo = isnan(lo) || l < lo ? l : lo;
                 hi = isnan(hi) || h > hi ? h : hi;
             }
@@ -386,7 +359,7 @@ static void chart_throughput_rates(struct plot *pl, bool bars)
         }
         sb_gnuplot_data_close(j, d);
     }
-    begin_chart(pl, 0, 1000, 620, "Throughput by target rate");
+    sb_plot_begin_chart(pl, 0, 1000, 620, "Throughput by target rate");
     result_labels(pl);
     rate_range(pl);
     sb_gnuplot_set_str(j, "YLABEL", tps_label(bars));
@@ -396,7 +369,7 @@ static void chart_throughput_rates(struct plot *pl, bool bars)
     for (size_t r = 0; r < pl->n; r++) {
         double closed = NAN;
         for (size_t k = 0; k < pl->g->nkeys && isnan(closed); k++) {
-            const struct sb_point *p = cell(pl, r, k);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
             if (p != NULL && !sb_pace_rated(pl->g->keys[k].rate_mode))
                 closed = tps_of(p);
         }
@@ -407,7 +380,7 @@ static void chart_throughput_rates(struct plot *pl, bool bars)
 
 /* Throughput by point: the median of the runs, with error bars from the
  * slowest to the fastest run when there are repeats. */
-static void chart_throughput(struct plot *pl)
+static void chart_throughput(struct sb_plot_charts *pl)
 {
     bool bars = any_repeats(pl);
     FILE *d;
@@ -420,7 +393,7 @@ static void chart_throughput(struct plot *pl)
     for (size_t k = 0; d != NULL && k < pl->g->nkeys; k++) {
         fprintf(d, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = cell(pl, r, k);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
             double lo, hi;
             tps_range(p, &lo, &hi);
             sb_plot_gp_num(d, tps_of(p));
@@ -430,7 +403,7 @@ static void chart_throughput(struct plot *pl)
         fputc('\n', d);
     }
     sb_gnuplot_data_close(pl->job, d);
-    begin_chart(pl, 0, 1000, 620, pl->g->rates_vary && !pl->g->threads_vary ?
+    sb_plot_begin_chart(pl, 0, 1000, 620, pl->g->rates_vary && !pl->g->threads_vary ?
                 "Throughput by target rate" : "Throughput by threads");
     key_axis(pl);
     result_labels(pl);
@@ -442,7 +415,7 @@ static void chart_throughput(struct plot *pl)
 /* Response time against achieved throughput over the rated points (a
  * --tx-rate sweep, a --find-max search), with the SLA and the rate a
  * --find-max search found. Medians of the runs. */
-static void chart_latency_throughput(struct plot *pl)
+static void chart_latency_throughput(struct sb_plot_charts *pl)
 {
     struct sb_gnuplot_job *j = pl->job;
     double lo = INFINITY, hi = 0, xlo = INFINITY, xhi = 0;
@@ -473,7 +446,7 @@ static void chart_latency_throughput(struct plot *pl)
         }
         sb_gnuplot_data_close(j, d);
     }
-    begin_chart(pl, SB_PLOT_NCHARTS, 1000, 620, "Response time against throughput");
+    sb_plot_begin_chart(pl, SB_PLOT_NCHARTS, 1000, 620, "Response time against throughput");
     result_labels(pl);
     if (pl->marks != NULL && pl->marks->sla_ms > 0) {
         lo = fmin(lo, pl->marks->sla_ms);
@@ -522,7 +495,7 @@ static void ratio_ticks(double lo, double hi, double *step, int *decimals)
  * Throughput relative to the first result at the same point; with one
  * result, relative to its first point, which shows how the sweep scales.
  */
-static void chart_relative(struct plot *pl)
+static void chart_relative(struct sb_plot_charts *pl)
 {
     struct sb_gnuplot_job *j = pl->job;
     bool single = pl->n == 1;
@@ -535,7 +508,7 @@ static void chart_relative(struct plot *pl)
         size_t k = pl->order[i];
         double b;
         n = group_len(pl, i);
-        b = single ? tps_of(cell(pl, 0, 0)) : group_fig(pl, 0, i, n, FIG_TPS);
+        b = single ? tps_of(sb_plot_cell(pl, 0, 0)) : group_fig(pl, 0, i, n, FIG_TPS);
         if (!on_axis(pl, k))
             continue;
         sb_plot_gp_num(d, key_x(pl, k));
@@ -551,12 +524,12 @@ static void chart_relative(struct plot *pl)
     }
     sb_gnuplot_data_close(j, d);
     if (single) {
-        key_title(pl, 0, first, sizeof(first));
+        sb_plot_key_title(pl, 0, first, sizeof(first));
         snprintf(title, sizeof(title), "Throughput relative to %s", first);
     } else {
         snprintf(title, sizeof(title), "Throughput relative to %s", pl->res[0].label);
     }
-    begin_chart(pl, 1, 1000, 620, title);
+    sb_plot_begin_chart(pl, 1, 1000, 620, title);
     key_axis(pl);
     result_labels(pl);
     sb_gnuplot_set_num(j, "FROM", single ? 1 : 2);
@@ -577,7 +550,7 @@ static void chart_relative(struct plot *pl)
 
 /* The CPU data files: cpu<j>.dat per result and side measured, per point
  * its x (bar centre on a point axis), user, and user + system. */
-static void cpu_files(struct plot *pl, const bool has[2], size_t nbars, double w)
+static void cpu_files(struct sb_plot_charts *pl, const bool has[2], size_t nbars, double w)
 {
     const char *side_name[2] = {"client", "server"};
     char name[256];
@@ -614,7 +587,7 @@ static void cpu_files(struct plot *pl, const bool has[2], size_t nbars, double w
  * side (client, server), or lines on a rate axis. Sides no file measured
  * are left out.
  */
-static void chart_cpu(struct plot *pl)
+static void chart_cpu(struct sb_plot_charts *pl)
 {
     bool has[2] = {false, false};
     size_t nbars;
@@ -622,7 +595,7 @@ static void chart_cpu(struct plot *pl)
 
     for (size_t r = 0; r < pl->n; r++)
         for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = cell(pl, r, k);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
             /* A side that was not measured has NaN figures. */
             if (p && !isnan(sb_result_cpu_us(p, SB_RESULT_CLIENT)))
                 has[0] = true;
@@ -631,7 +604,7 @@ static void chart_cpu(struct plot *pl)
         }
     nbars = pl->n * ((size_t)has[0] + (size_t)has[1]);
     w = nbars > 0 ? 0.8 / (double)nbars : 0.8;
-    begin_chart(pl, 2, 1000, 620, pl->xnum ? "CPU per transaction"
+    sb_plot_begin_chart(pl, 2, 1000, 620, pl->xnum ? "CPU per transaction"
                                            : "CPU per transaction (user solid, system light)");
     sb_gnuplot_set_num(pl->job, "NOCPU", nbars == 0);
     sb_gnuplot_set_num(pl->job, "NB", (double)nbars);
@@ -642,167 +615,13 @@ static void chart_cpu(struct plot *pl)
     sb_gnuplot_template(pl->job, "cpu.gp");
 }
 
-/* The i-th of m positions spread evenly over 0..n-1 (m <= n), the first
- * and the last among them. */
-static size_t spread(size_t i, size_t n, size_t m)
-{
-    return m > 1 ? (i * (n - 1) + (m - 1) / 2) / (m - 1) : 0;
-}
-
-/* Whether key k is one of the panels of the latency chart: all of them up
- * to MAX_PANELS, otherwise an even spread that keeps the first and last. */
-static bool panel_shown(size_t k, size_t nkeys)
-{
-    if (nkeys <= MAX_PANELS)
-        return true;
-    for (size_t i = 0; i < MAX_PANELS; i++)
-        if (k == spread(i, nkeys, MAX_PANELS))
-            return true;
-    return false;
-}
-
-/*
- * Writes the percentile curve of point p (NULL or without a histogram:
- * an empty file, a curve not drawn) to the data file name: for each
- * bucket a horizontal step at its upper bound (the latency at or below
- * which that share of transactions finished), from the percentile before
- * it to the percentile after it. The x value is 1 / (1 - percentile), so
- * that 90%, 99%, 99.9% are evenly spaced on a logarithmic axis; the last
- * step ends at 1 - 1/count, the largest percentile the data can tell.
- * Returns the count of transactions (0 without a histogram).
- */
-static uint64_t latency_file(struct plot *pl, const char *name, const struct sb_point *p,
-                             double *lo_ms, double *hi_ms)
-{
-    const struct sb_hist *h = response_hist(p);
-    uint64_t total = h != NULL ? h->total : 0, seen = 0;
-    double prev_x = 1;
-    FILE *f = sb_gnuplot_data(pl->job, name);
-
-    for (size_t b = 0; f != NULL && b < SB_HIST_BUCKETS && total > 0; b++) {
-        /* The bucket's upper bound capped at the maximum, as
-         * sb_hist_percentile reports it. */
-        uint64_t v = sb_hist_bucket_high(b);
-        double x, left;
-        if (h->counts[b] == 0)
-            continue;
-        if (h->max_ns > 0 && v > h->max_ns)
-            v = h->max_ns;
-        seen += h->counts[b];
-        left = 1.0 - (double)seen / (double)total;
-        x = left * (double)total < 1.0 ? (double)total : 1.0 / left;
-        fprintf(f, "%.8g %.8g\n%.8g %.8g\n", prev_x, (double)v / 1e6, x, (double)v / 1e6);
-        if (v > 0) {
-            *lo_ms = fmin(*lo_ms, (double)v / 1e6);
-            *hi_ms = fmax(*hi_ms, (double)v / 1e6);
-        }
-        prev_x = x;
-    }
-    sb_gnuplot_data_close(pl->job, f);
-    return total;
-}
-
-/* The latency panels: one of every point for one result (a curve per
- * point), else one per point shown (a curve per result). Fills key[] with
- * the key of each panel (SIZE_MAX: every key) and returns their count. */
-static size_t latency_panels(const struct plot *pl, size_t *key)
-{
-    size_t np = 0;
-
-    if (pl->n == 1) {
-        key[0] = SIZE_MAX;
-        return 1;
-    }
-    for (size_t k = 0; k < pl->g->nkeys; k++)
-        if (panel_shown(k, pl->g->nkeys))
-            key[np++] = k;
-    return np;
-}
-
-/* Writes the curves' data files and their legends (CT); returns the
- * largest count of transactions of a curve, 0 when there is none. */
-static uint64_t latency_curves(struct plot *pl, const size_t *key, size_t np, size_t nc,
-                               double *lo_ms, double *hi_ms)
-{
-    uint64_t maxcount = 0;
-    char name[64], title[128];
-
-    sb_gnuplot_array(pl->job, "CT", np * nc);
-    for (size_t p = 0; p < np; p++)
-        for (size_t c = 0; c < nc; c++) {
-            /* One result's curves in load order: the colour scale. */
-            size_t r = key[p] == SIZE_MAX ? 0 : c;
-            size_t k = key[p] != SIZE_MAX ? key[p]
-                       : pl->order[nc == pl->g->nkeys ? c : spread(c, pl->g->nkeys, nc)];
-            const struct sb_point *pt = cell(pl, r, k);
-            uint64_t count;
-            snprintf(name, sizeof(name), "lat_%zu_%zu.dat", p + 1, c + 1);
-            count = latency_file(pl, name, pt, lo_ms, hi_ms);
-            maxcount = count > maxcount ? count : maxcount;
-            if (key[p] == SIZE_MAX)
-                key_title(pl, k, title, sizeof(title));
-            else
-                snprintf(title, sizeof(title), "%s", pl->res[r].label);
-            sb_gnuplot_set_str_at(pl->job, "CT", p * nc + c + 1, count > 0 ? title : "");
-        }
-    return maxcount;
-}
-
-/* The response-time percentile curves (latency.gp); none drawn when no
- * point has a histogram. */
-static void chart_latency(struct plot *pl)
-{
-    size_t key[MAX_PANELS > 1 ? MAX_PANELS : 1], np, nc, rows, cols;
-    uint64_t maxcount;
-    double xmax = 10, lo_ms = INFINITY, hi_ms = 0;
-    char t[160];
-    bool seq = pl->n == 1;
-
-    np = latency_panels(pl, key);
-    /* One result's curves: at most MAX_CURVES, which a legend and a
-     * colour scale can still tell apart. */
-    nc = seq ? (pl->g->nkeys > MAX_CURVES ? MAX_CURVES : pl->g->nkeys) : pl->n;
-    cols = np <= 3 ? np : (np == 4 ? 2 : 3);
-    rows = (np + cols - 1) / cols;
-    /* The curves first (CT outlives the reset that starts the chart):
-     * without any, there is no chart. */
-    maxcount = latency_curves(pl, key, np, nc, &lo_ms, &hi_ms);
-    if (maxcount == 0)
-        return;
-    begin_chart(pl, 3, np == 1 ? 1100 : (int)(cols * 520), np == 1 ? 640 : (int)(rows * 460 + 60),
-                "Response time by percentile (log scales)");
-    while (xmax < (double)maxcount && xmax < 1e12)
-        xmax *= 10;
-    sb_gnuplot_set_num(pl->job, "NP", (double)np);
-    sb_gnuplot_set_num(pl->job, "ROWS", (double)rows);
-    sb_gnuplot_set_num(pl->job, "COLS", (double)cols);
-    sb_gnuplot_set_num(pl->job, "NC", (double)nc);
-    sb_gnuplot_set_num(pl->job, "SEQ", seq);
-    sb_gnuplot_set_num(pl->job, "XMAX", xmax);
-    /* Every panel on the same decades, so that panels compare at a
-     * glance. */
-    sb_gnuplot_set_num(pl->job, "YLO", hi_ms > 0 ? pow(10, floor(log10(lo_ms))) : NAN);
-    sb_gnuplot_set_num(pl->job, "YHI", hi_ms > 0 ? pow(10, ceil(log10(hi_ms * 1.0001))) : NAN);
-    sb_gnuplot_array(pl->job, "PTITLE", np);
-    for (size_t p = 0; p < np; p++) {
-        if (key[p] == SIZE_MAX && nc < pl->g->nkeys)
-            snprintf(t, sizeof(t), "%zu of %zu points, evenly spread", nc, pl->g->nkeys);
-        else if (key[p] == SIZE_MAX)
-            t[0] = '\0';
-        else
-            key_title(pl, key[p], t, sizeof(t));
-        sb_gnuplot_set_str_at(pl->job, "PTITLE", p + 1, t);
-    }
-    sb_gnuplot_template(pl->job, "latency.gp");
-}
-
 /* ------------------------------------------------------------ which charts */
 
 /* The order of the keys in the data files of lines: by target rate on a
  * rate axis (a --find-max search probes out of order, and its lines must
  * not zigzag), closed-loop points last; else as they are. Returns 0 or -1
  * (out of memory). */
-static int key_order(struct plot *pl)
+static int key_order(struct sb_plot_charts *pl)
 {
     size_t n = pl->g->nkeys;
 
@@ -823,12 +642,12 @@ static int key_order(struct plot *pl)
 
 /* Whether some result has two or more rated points: a latency against
  * throughput line. */
-static bool rated_line(const struct plot *pl)
+static bool rated_line(const struct sb_plot_charts *pl)
 {
     for (size_t r = 0; r < pl->n; r++) {
         size_t m = 0;
         for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = cell(pl, r, k);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
             m += p != NULL && p->cfg.mode != SB_PACE_NONE;
         }
         if (m >= 2)
@@ -838,7 +657,7 @@ static bool rated_line(const struct plot *pl)
 }
 
 /* The number of points on the x axis of the point charts. */
-static size_t axis_points(const struct plot *pl)
+static size_t axis_points(const struct sb_plot_charts *pl)
 {
     size_t m = 0;
 
@@ -856,7 +675,7 @@ static size_t axis_points(const struct plot *pl)
  * latency curves need a histogram, and latency against throughput two
  * rated points.
  */
-static void write_charts(struct plot *pl)
+static void write_charts(struct sb_plot_charts *pl)
 {
     size_t npts = axis_points(pl);
     bool points = npts >= 2 || (pl->n >= 2 && npts >= 1);
@@ -867,13 +686,13 @@ static void write_charts(struct plot *pl)
         chart_relative(pl);
     if (points)
         chart_cpu(pl);
-    chart_latency(pl);
+    sb_plot_chart_latency(pl);
     if (pl->g->any_rated && rated_line(pl))
         chart_latency_throughput(pl);
 }
 
 /* Names the charts drawn on out (or says there were none). */
-static void say_drawn(const struct plot *pl, const char *kept, FILE *out)
+static void say_drawn(const struct sb_plot_charts *pl, const char *kept, FILE *out)
 {
     if (out == NULL)
         return;
@@ -896,7 +715,7 @@ int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *pat
                          const struct sb_plot_marks *marks, FILE *out, char *err,
                          size_t errlen)
 {
-    struct plot pl;
+    struct sb_plot_charts pl;
     struct sb_resfile_grid g;
     struct sb_gnuplot_job job;
     char stem[PATH_MAX], kept[PATH_MAX + 32] = "";
