@@ -277,6 +277,10 @@ void sb_gnuplot_template(struct sb_gnuplot_job *j, const char *name)
     t = fopen(path, "r");
     if (t == NULL) {
         job_fail(j, "cannot read the chart template", path);
+        /* The usual cause: a binary moved away from its install. */
+        snprintf(j->err + strlen(j->err), sizeof(j->err) - strlen(j->err),
+                 " (installed with sysbench in %s; SB_PLOT_TEMPLATES=DIR names another)",
+                 PKGDATADIR "/plot");
         return;
     }
     while ((n = fread(buf, 1, sizeof(buf), t)) > 0)

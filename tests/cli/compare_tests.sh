@@ -254,7 +254,7 @@ grep -q 'restyled axis' r-relative.svg && fail "r-relative.svg has the restyled 
 mkdir tmp
 TMPDIR=$PWD/tmp SB_PLOT_TEMPLATES=$PWD/none sb compare one.json two.json --plot=n.png
 assert_exit 1
-assert_fatal "cannot read the chart template '$PWD/none/common.gp'"
+assert_fatal "cannot read the chart template '$PWD/none/common.gp': No such file or directory (installed with sysbench in "
 assert_eq "$(ls tmp | wc -l)" 0 "entries left in TMPDIR"
 
 # ---------------------------------------------------------------- errors
