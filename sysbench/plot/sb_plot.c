@@ -448,6 +448,11 @@ static void chart_latency_throughput(struct sb_plot_charts *pl)
     }
     sb_plot_begin_chart(pl, SB_PLOT_NCHARTS, 1000, 620, "Response time against throughput");
     result_labels(pl);
+    /* The rate held is marked inside the axis, not on its edge. */
+    if (pl->marks != NULL && pl->marks->rate_held > 0) {
+        xlo = fmin(xlo, pl->marks->rate_held);
+        xhi = fmax(xhi, pl->marks->rate_held);
+    }
     if (pl->marks != NULL && pl->marks->sla_ms > 0) {
         lo = fmin(lo, pl->marks->sla_ms);
         hi = fmax(hi, pl->marks->sla_ms);
