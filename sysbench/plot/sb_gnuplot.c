@@ -5,6 +5,7 @@
 
 #include "plot/sb_gnuplot.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -162,48 +163,222 @@ int sb_plot_gnuplot(const char *script, const char *errpath, char *err, size_t e
     return -1;
 }
 
-int sb_gnuplot_render(const char *name, bool svg, const char *script_name,
-                      sb_gnuplot_write_fn write, const void *arg, char *kept, size_t keptlen, char *err, size_t errlen)
+const char *sb_gnuplot_template_dir(void)
 {
-    char tmpl[PATH_MAX], script[PATH_MAX + 32], errpath[PATH_MAX + 32];
-    const char *tmproot = getenv("TMPDIR");
-    struct stat st;
-    FILE *f;
-    int rc = -1;
+    const char *env = getenv("SB_PLOT_TEMPLATES");
+    char exe[PATH_MAX];
+    ssize_t n;
 
-    snprintf(tmpl, sizeof(tmpl), "%s/sysbench-plot.XXXXXX",
+    if (env != NULL && *env)
+        return env;
+    /* Any program of the build tree (sysbench, the unit tests) reads the
+     * templates from the source tree, so that they need no install. */
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        if (strncmp(exe, SB_ABS_BUILDDIR "/", strlen(SB_ABS_BUILDDIR) + 1) == 0)
+            return SB_ABS_SRCDIR "/sysbench/plot/templates";
+    }
+    return PKGDATADIR "/plot";
+}
+
+/* Remembers the first error of the job and stops writing the script. */
+static void job_fail(struct sb_gnuplot_job *j, const char *what, const char *name)
+{
+    if (j->err[0] == '\0')
+        snprintf(j->err, sizeof(j->err), "%s '%s': %s", what, name, strerror(errno));
+    if (j->f != NULL) {
+        fclose(j->f);
+        j->f = NULL;
+    }
+}
+
+/* Removes the job's directory and everything in it (only plain files,
+ * which are all this code puts there). */
+static void job_remove(struct sb_gnuplot_job *j)
+{
+    DIR *d = opendir(j->dir);
+    struct dirent *e;
+    char path[PATH_MAX + 300];
+
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof(path), "%s/%s", j->dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(j->dir);
+}
+
+int sb_gnuplot_begin(struct sb_gnuplot_job *j, const char *script_name, char *err,
+                     size_t errlen)
+{
+    const char *tmproot = getenv("TMPDIR");
+    char dir[PATH_MAX + 2];
+
+    memset(j, 0, sizeof(*j));
+    snprintf(j->dir, sizeof(j->dir), "%s/sysbench-plot.XXXXXX",
              tmproot != NULL && *tmproot ? tmproot : "/tmp");
-    if (mkdtemp(tmpl) == NULL) {
-        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", tmpl,
+    if (mkdtemp(j->dir) == NULL) {
+        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", j->dir,
                  strerror(errno));
         return -1;
     }
-    snprintf(script, sizeof(script), "%s/%s", tmpl, script_name);
-    snprintf(errpath, sizeof(errpath), "%s/gnuplot.err", tmpl);
-    f = fopen(script, "w");
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
+    snprintf(j->script, sizeof(j->script), "%s/%s", j->dir, script_name);
+    j->f = fopen(j->script, "w");
+    if (j->f == NULL) {
+        snprintf(err, errlen, "cannot write '%s': %s", j->script, strerror(errno));
+        rmdir(j->dir);
+        return -1;
+    }
+    snprintf(dir, sizeof(dir), "%s/", j->dir);
+    /* Where the templates came from, for whoever restyles the charts. */
+    fputs("# sysbench --plot: templates from ", j->f);
+    sb_plot_gp_str(j->f, sb_gnuplot_template_dir());
+    fputc('\n', j->f);
+    sb_gnuplot_set_str(j, "D", NULL);
+    sb_plot_gp_path(j->f, dir);
+    fputc('\n', j->f);
+    return 0;
+}
+
+FILE *sb_gnuplot_data(struct sb_gnuplot_job *j, const char *name)
+{
+    char path[PATH_MAX + 300];
+    FILE *d;
+
+    if (j->err[0] != '\0')
+        return NULL;
+    snprintf(path, sizeof(path), "%s/%s", j->dir, name);
+    d = fopen(path, "w");
+    if (d == NULL)
+        job_fail(j, "cannot write", path);
+    return d;
+}
+
+void sb_gnuplot_data_close(struct sb_gnuplot_job *j, FILE *d)
+{
+    if (d != NULL && (ferror(d) | (fclose(d) != 0)))
+        job_fail(j, "cannot write a data file in", j->dir);
+}
+
+void sb_gnuplot_template(struct sb_gnuplot_job *j, const char *name)
+{
+    char path[PATH_MAX + 300], buf[4096];
+    FILE *t;
+    size_t n;
+
+    if (j->f == NULL)
+        return;
+    snprintf(path, sizeof(path), "%s/%s", sb_gnuplot_template_dir(), name);
+    t = fopen(path, "r");
+    if (t == NULL) {
+        job_fail(j, "cannot read the chart template", path);
+        /* The usual cause: a binary moved away from its install. */
+        snprintf(j->err + strlen(j->err), sizeof(j->err) - strlen(j->err),
+                 " (installed with sysbench in %s; SB_PLOT_TEMPLATES=DIR names another)",
+                 PKGDATADIR "/plot");
+        return;
+    }
+    while ((n = fread(buf, 1, sizeof(buf), t)) > 0)
+        fwrite(buf, 1, n, j->f);
+    if (ferror(t))
+        job_fail(j, "cannot read the chart template", path);
+    fclose(t);
+    if (j->f != NULL)
+        fputc('\n', j->f);
+}
+
+void sb_gnuplot_chart(struct sb_gnuplot_job *j, const char *out, bool svg, int w, int h,
+                      const char *title)
+{
+    if (j->f == NULL)
+        return;
+    fputs("\nreset\nOUT = ", j->f);
+    sb_plot_gp_path(j->f, out);
+    fprintf(j->f, "\nSVG = %d\nW = %d\nH = %d\n", svg, w, h);
+    sb_gnuplot_set_str(j, "TITLE", title);
+    sb_gnuplot_template(j, "common.gp");
+}
+
+/* The string s quoted (NULL: only "VAR = ", for a value written after). */
+void sb_gnuplot_set_str(struct sb_gnuplot_job *j, const char *var, const char *s)
+{
+    if (j->f == NULL)
+        return;
+    fprintf(j->f, "%s = ", var);
+    if (s != NULL) {
+        sb_plot_gp_str(j->f, s);
+        fputc('\n', j->f);
+    }
+}
+
+void sb_gnuplot_set_num(struct sb_gnuplot_job *j, const char *var, double v)
+{
+    if (j->f == NULL)
+        return;
+    fprintf(j->f, "%s =", var);
+    sb_plot_gp_num(j->f, v);
+    fputc('\n', j->f);
+}
+
+void sb_gnuplot_set_str_at(struct sb_gnuplot_job *j, const char *var, size_t i, const char *s)
+{
+    char name[128];
+
+    snprintf(name, sizeof(name), "%s[%zu]", var, i);
+    sb_gnuplot_set_str(j, name, s);
+}
+
+void sb_gnuplot_set_num_at(struct sb_gnuplot_job *j, const char *var, size_t i, double v)
+{
+    char name[128];
+
+    snprintf(name, sizeof(name), "%s[%zu]", var, i);
+    sb_gnuplot_set_num(j, name, v);
+}
+
+void sb_gnuplot_array(struct sb_gnuplot_job *j, const char *var, size_t n)
+{
+    if (j->f != NULL)
+        fprintf(j->f, "array %s[%zu]\n", var, n > 0 ? n : 1);
+}
+
+int sb_gnuplot_finish(struct sb_gnuplot_job *j, const char *const *outs, size_t nout,
+                      char *kept, size_t keptlen, char *err, size_t errlen)
+{
+    char errpath[PATH_MAX + 32];
+    struct stat st;
+    int rc = -1;
+
+    if (j->f != NULL && (ferror(j->f) | (fclose(j->f) != 0))) {
+        j->f = NULL;
+        job_fail(j, "cannot write", j->script);
+    }
+    j->f = NULL;
+    if (j->err[0] != '\0') {
+        snprintf(err, errlen, "%s", j->err);
         goto out;
     }
-    write(f, arg, name, svg);
-    if (ferror(f) | (fclose(f) != 0)) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
+    snprintf(errpath, sizeof(errpath), "%s/gnuplot.err", j->dir);
+    /* No chart to draw (nothing had something to show): no gnuplot. */
+    if (nout > 0 && sb_plot_gnuplot(j->script, errpath, err, errlen) != 0)
         goto out;
-    }
-    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
-        goto out;
-    if (stat(name, &st) != 0 || st.st_size == 0) {
-        snprintf(err, errlen, "gnuplot did not write '%s'", name);
-        goto out;
+    for (size_t i = 0; i < nout; i++) {
+        if (stat(outs[i], &st) != 0 || st.st_size == 0) {
+            snprintf(err, errlen, "gnuplot did not write '%s'", outs[i]);
+            goto out;
+        }
     }
     rc = 0;
 out:
     if (kept != NULL && rc == 0 && getenv("SB_PLOT_KEEP") != NULL) {
-        snprintf(kept, keptlen, "%s", script);
+        snprintf(kept, keptlen, "%s", j->script);
         return rc;
     }
-    unlink(script);
-    unlink(errpath);
-    rmdir(tmpl);
+    job_remove(j);
     return rc;
 }

@@ -1,22 +1,26 @@
 /*
  * Charts with gnuplot; see sb_plot.h.
  *
- * One gnuplot script draws all four charts. The data go into the script
- * as inline data blocks ($name << EOD ... EOD), so the private temporary
- * directory holds just the script and gnuplot's error output. Text is
- * drawn with enhanced mode off: script names such as oltp_read_write
- * would otherwise turn into subscripts.
+ * One gnuplot script draws every chart: per chart, the variables its
+ * template reads, then the template (templates/NAME.gp; see sb_gnuplot.h),
+ * with the data in files beside the script. This file decides which
+ * charts have something to show and computes their data; the templates
+ * hold the drawing. Text is drawn with enhanced mode off (in common.gp):
+ * script names such as oltp_read_write would otherwise turn into
+ * subscripts.
  */
 #include "config.h"
 
 #include "plot/sb_plot.h"
 #include "plot/sb_gnuplot.h"
+#include "plot/sb_plot_chart.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,29 +28,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Line and bar colours, distinguishable in colour and in grey. */
-static const char *const palette[] = {
-    "#1f6fb4", "#d62728", "#2a9d3a", "#ef8a17", "#7b4fb3", "#8c564b", "#d357b0", "#17a2b8"
-};
-#define NCOLORS (sizeof(palette) / sizeof(palette[0]))
-
-/* Most panels of the latency chart; more points are thinned evenly. */
-#define MAX_PANELS 6
-
 static const char *const chart_names[SB_PLOT_NCHARTS + 1] = {
     "throughput", "relative", "cpu", "latency", "latency-throughput"
 };
 
-/* One invocation's charts. */
-struct plot {
-    FILE *gp;                          /* the script being written */
-    const struct sb_resfile *res;
-    size_t n;
-    const struct sb_resfile_grid *g;
-    bool svg;
-    char out[SB_PLOT_NCHARTS + 1][PATH_MAX]; /* the files to write */
-    int ncharts;                       /* SB_PLOT_NCHARTS, one more with rates */
-};
 
 /* ------------------------------------------------------------ files and names */
 
@@ -100,21 +85,13 @@ int sb_plot_check(const char *path, char *err, size_t errlen)
 /* ------------------------------------------------------------ chart helpers */
 
 /* The complete point of result r at key k, or NULL: a gap in the chart. */
-static const struct sb_point *cell(const struct plot *pl, size_t r, size_t k)
+const struct sb_point *sb_plot_cell(const struct sb_plot_charts *pl, size_t r, size_t k)
 {
     return sb_resfile_grid_cell(pl->g, r, k);
 }
 
-/* The response-time histogram of point p (NULL allowed), or NULL when p
- * has none (a file without buckets): no latency distribution to draw. */
-static const struct sb_hist *response_hist(const struct sb_point *p)
-{
-    return p != NULL && p->total != NULL && p->total->response.total > 0 ? &p->total->response
-                                                                         : NULL;
-}
-
 /* The script name for titles when every file ran the same one. */
-static const char *common_script(const struct plot *pl)
+static const char *common_script(const struct sb_plot_charts *pl)
 {
     for (size_t r = 1; r < pl->n; r++)
         if (strcmp(pl->res[r].script, pl->res[0].script) != 0)
@@ -122,56 +99,103 @@ static const char *common_script(const struct plot *pl)
     return pl->res[0].script;
 }
 
-/* Starts a chart: resets gnuplot's settings, selects the terminal and the
- * output, and sets what every chart shares. */
-static void begin_chart(struct plot *pl, int which, int w, int h, const char *title)
+/* Starts chart `which` (an index of chart_names) of w x h pixels: its
+ * title gets the script's name, and the chart is counted as drawn. */
+void sb_plot_begin_chart(struct sb_plot_charts *pl, int which, int w, int h, const char *title)
 {
-    FILE *f = pl->gp;
     const char *script = common_script(pl);
+    char t[512];
 
-    fputs("reset\n", f);
-    if (pl->svg)
-        fprintf(f, "set terminal svg noenhanced size %d,%d dynamic font 'DejaVu Sans,12' background rgb 'white'\n",
-                w, h);
+    if (*script)
+        snprintf(t, sizeof(t), "%s: %s", title, script);
     else
-        fprintf(f, "set terminal pngcairo noenhanced size %d,%d font 'DejaVu Sans,11' background rgb 'white'\n",
-                w, h);
-    fputs("set encoding utf8\nset output ", f);
-    sb_plot_gp_path(f, pl->out[which]);
-    fputs("\nset title ", f);
-    {
-        char t[512];
-        if (*script)
-            snprintf(t, sizeof(t), "%s: %s", title, script);
-        else
-            snprintf(t, sizeof(t), "%s", title);
-        sb_plot_gp_str(f, t);
-    }
-    fputs(" font ',14'\n", f);
-    fputs("set border 3 lc rgb '#555555'\nset tics nomirror out\n"
-          "set grid ytics lt 1 lc rgb '#d9d9d9' lw 1\n"
-          "set bmargin 6\nset key at screen 0.5, screen 0.02 center bottom horizontal samplen 3\n", f);
+        snprintf(t, sizeof(t), "%s", title);
+    sb_gnuplot_chart(pl->job, pl->out[which], pl->svg, w, h, t);
+    pl->drawn[pl->ndrawn++] = pl->out[which];
 }
 
-/* Ticks on the x axis: one per key, at 0, 1, 2, ... */
-static void key_xtics(struct plot *pl)
+/* Whether key k is on the x axis: every key on a point axis, the rated
+ * ones on a target-rate axis. */
+static bool on_axis(const struct sb_plot_charts *pl, size_t k)
+{
+    return !pl->xnum || sb_pace_rated(pl->g->keys[k].rate_mode);
+}
+
+/* The x value of key k: its index on a point axis, its target rate on a
+ * rate axis. */
+static double key_x(const struct sb_plot_charts *pl, size_t k)
+{
+    return pl->xnum ? pl->g->keys[k].target_tps : (double)k;
+}
+
+/* Whether key a comes before key b on a rate axis: a lower target, and
+ * closed-loop points (no target) after every rated one. */
+static bool rate_before(const struct sb_plot_charts *pl, size_t a, size_t b)
+{
+    bool ra = sb_pace_rated(pl->g->keys[a].rate_mode), rb = sb_pace_rated(pl->g->keys[b].rate_mode);
+
+    if (ra != rb)
+        return ra;
+    return ra && pl->g->keys[a].target_tps < pl->g->keys[b].target_tps;
+}
+
+/* XLO, XHI: the ends of an x axis over [lo, hi] with 4% margins, never
+ * below 0 (rates and throughputs are not negative; gnuplot's own
+ * autoscale stretched a 28..1192 axis to -200). */
+static void x_range(struct sb_gnuplot_job *j, double lo, double hi)
+{
+    double m = hi > lo ? (hi - lo) * 0.04 : fabs(hi) * 0.05 + 1e-9;
+
+    if (!(hi >= lo)) {
+        lo = 0;
+        hi = 1;
+    }
+    sb_gnuplot_set_num(j, "XLO", lo - m < 0 ? 0 : lo - m);
+    sb_gnuplot_set_num(j, "XHI", hi + m);
+}
+
+/* XLO, XHI over the target rates of the rated keys. */
+static void rate_range(struct sb_plot_charts *pl)
+{
+    double lo = INFINITY, hi = -INFINITY;
+
+    for (size_t k = 0; k < pl->g->nkeys; k++)
+        if (sb_pace_rated(pl->g->keys[k].rate_mode)) {
+            lo = fmin(lo, pl->g->keys[k].target_tps);
+            hi = fmax(hi, pl->g->keys[k].target_tps);
+        }
+    x_range(pl->job, lo, hi);
+}
+
+/* The point axis: NK, KEY[NK] (tick names), XLABEL, XNUM. */
+static void key_axis(struct sb_plot_charts *pl)
 {
     char name[64];
 
-    fprintf(pl->gp, "set xrange [-0.5:%zu.5]\nset xtics (", pl->g->nkeys - 1);
+    sb_gnuplot_set_num(pl->job, "XNUM", pl->xnum);
+    sb_gnuplot_set_num(pl->job, "NK", (double)pl->g->nkeys);
+    sb_gnuplot_array(pl->job, "KEY", pl->g->nkeys);
     for (size_t k = 0; k < pl->g->nkeys; k++) {
         sb_resfile_key_name(pl->g, k, name, sizeof(name));
-        fprintf(pl->gp, "%s", k ? ", " : "");
-        sb_plot_gp_str(pl->gp, name);
-        fprintf(pl->gp, " %zu", k);
+        sb_gnuplot_set_str_at(pl->job, "KEY", k + 1, name);
     }
-    fputs(")\nset xlabel ", pl->gp);
-    sb_plot_gp_str(pl->gp, sb_resfile_grid_axis(pl->g));
-    fputc('\n', pl->gp);
+    sb_gnuplot_set_str(pl->job, "XLABEL", pl->xnum ? "target rate (tx/s)"
+                                                   : sb_resfile_grid_axis(pl->g));
+    if (pl->xnum)
+        rate_range(pl);
+}
+
+/* N and LABEL[N]: the results. */
+static void result_labels(struct sb_plot_charts *pl)
+{
+    sb_gnuplot_set_num(pl->job, "N", (double)pl->n);
+    sb_gnuplot_array(pl->job, "LABEL", pl->n);
+    for (size_t r = 0; r < pl->n; r++)
+        sb_gnuplot_set_str_at(pl->job, "LABEL", r + 1, pl->res[r].label);
 }
 
 /* The title of a key in legends and panel titles: "4 threads". */
-static void key_title(const struct plot *pl, size_t k, char *buf, size_t len)
+void sb_plot_key_title(const struct sb_plot_charts *pl, size_t k, char *buf, size_t len)
 {
     const struct sb_resfile_key *key = &pl->g->keys[k];
     char rate[64] = "";
@@ -188,11 +212,11 @@ static void key_title(const struct plot *pl, size_t k, char *buf, size_t len)
 /* ------------------------------------------------------------ the charts */
 
 /* Whether some point of some result has two or more runs (--repeat). */
-static bool any_repeats(const struct plot *pl)
+static bool any_repeats(const struct sb_plot_charts *pl)
 {
     for (size_t k = 0; k < pl->g->nkeys; k++)
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = cell(pl, r, k);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
             if (p != NULL && p->nreps > 1)
                 return true;
         }
@@ -220,551 +244,487 @@ static void tps_range(const struct sb_point *p, double *lo, double *hi)
     }
 }
 
-/*
- * A sweep of target rates at one thread count (--tx-rate lists, a
- * --find-max search): throughput against the target on a numeric axis,
- * where uneven rates (a bisection's) keep their true spacing, with the
- * line achieved = target and each result's closed-loop throughput as a
- * dotted level.
- */
-static void chart_throughput_rates(struct plot *pl, bool bars)
-{
-    FILE *f = pl->gp;
+/* The figures the line charts draw, of one point. */
+enum fig {
+    FIG_TPS,
+    FIG_P50,
+    FIG_P99,
+    FIG_USER_CLIENT,
+    FIG_TOTAL_CLIENT,
+    FIG_USER_SERVER,
+    FIG_TOTAL_SERVER
+};
 
-    begin_chart(pl, 0, 1000, 620, "Throughput by target rate");
-    fputs("set xlabel 'target rate (tx/s)'\nset ylabel ", f);
-    sb_plot_gp_str(f, bars ? "transactions per second (median; bars: min to max of the runs)"
-                   : "transactions per second");
-    fputs("\nset yrange [0:*]\nset offsets graph 0.03, graph 0.03, graph 0.08, 0\n", f);
-    for (size_t r = 0; r < pl->n; r++) {
-        fprintf(f, "$tr%zu << EOD\n", r);
-        for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = cell(pl, r, k);
-            double lo, hi;
-            if (p == NULL || !sb_pace_rated(pl->g->keys[k].rate_mode))
-                continue;
-            tps_range(p, &lo, &hi);
-            sb_plot_gp_num(f, pl->g->keys[k].target_tps);
-            sb_plot_gp_num(f, tps_of(p));
-            sb_plot_gp_num(f, lo);
-            sb_plot_gp_num(f, hi);
-            fputc('\n', f);
-        }
-        fputs("EOD\n", f);
+/* Figure f of point p (NULL: a gap); NaN when it was not measured. */
+static double fig_of(const struct sb_point *p, enum fig f)
+{
+    const struct sb_cpu_figures *c;
+
+    if (p == NULL)
+        return NAN;
+    switch (f) {
+    case FIG_TPS:
+        return tps_of(p);
+    case FIG_P50:
+    case FIG_P99:
+        return sb_result_fig_median(p, SB_RESULT_LATENCY, f == FIG_P50 ? 50 : 99);
+    default:
+        c = f <= FIG_TOTAL_CLIENT ? &p->cpu.client : &p->cpu.server;
+        if (!c->measured)
+            return NAN;
+        return c->user_us_per_tx + (f == FIG_TOTAL_CLIENT || f == FIG_TOTAL_SERVER ?
+                                    c->system_us_per_tx : 0);
     }
-    fputs("plot x with lines dt 2 lw 1.5 lc rgb '#888888' title 'achieved = target'", f);
-    for (size_t r = 0; r < pl->n; r++) {
-        const char *c = palette[r % NCOLORS];
-        fprintf(f, ", \\\n     $tr%zu using 1:2%s with %s lw 2.5 pt 7 ps 1.1 lc rgb '%s' title ",
-                r, bars ? ":3:4" : "", bars ? "yerrorlines" : "linespoints", c);
-        sb_plot_gp_str(f, pl->res[r].label);
-        for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = cell(pl, r, k);
-            char t[256];
-            if (p == NULL || sb_pace_rated(pl->g->keys[k].rate_mode) || isnan(tps_of(p)))
-                continue;
-            snprintf(t, sizeof(t), "%s closed loop", pl->res[r].label);
-            fprintf(f, ", \\\n     %.10g with lines dt 3 lw 2 lc rgb '%s' title ", tps_of(p), c);
-            sb_plot_gp_str(f, t);
+}
+
+/* The number of keys from position i of the order that share the target
+ * rate of the first on a rate axis (a --find-max search measures a rate
+ * again as new points, which the lines draw as one, their median); 1
+ * otherwise. */
+static size_t group_len(const struct sb_plot_charts *pl, size_t i)
+{
+    const struct sb_resfile_key *a = &pl->g->keys[pl->order[i]];
+    size_t n = 1;
+
+    if (!pl->xnum || !sb_pace_rated(a->rate_mode))
+        return 1;
+    while (i + n < pl->g->nkeys) {
+        const struct sb_resfile_key *b = &pl->g->keys[pl->order[i + n]];
+        if (!sb_pace_rated(b->rate_mode) || b->target_tps != a->target_tps)
             break;
-        }
+        n++;
     }
-    fputc('\n', f);
+    return n;
+}
+
+/* The median of figure f over result r's points at positions i..i+n-1 of
+ * the order (NaN when none has it). */
+static double group_fig(const struct sb_plot_charts *pl, size_t r, size_t i, size_t n, enum fig f)
+{
+    double v[64];
+    size_t m = 0;
+
+    for (size_t q = 0; q < n && m < 64; q++) {
+        double x = fig_of(sb_plot_cell(pl, r, pl->order[i + q]), f);
+        size_t at = m++;
+        if (isnan(x)) {
+            m--;
+            continue;
+        }
+        for (; at > 0 && v[at - 1] > x; at--)
+            v[at] = v[at - 1];
+        v[at] = x;
+    }
+    if (m == 0)
+        return NAN;
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* The y label of the throughput charts. */
+static const char *tps_label(bool bars)
+{
+    return bars ? "transactions per second (median; bars: min to max of the runs)"
+                : "transactions per second";
+}
+
+/* A sweep of target rates at one thread count: throughput-rates.gp. */
+static void chart_throughput_rates(struct sb_plot_charts *pl, bool bars)
+{
+    struct sb_gnuplot_job *j = pl->job;
+    char name[32];
+
+    for (size_t r = 0; r < pl->n; r++) {
+        FILE *d;
+        snprintf(name, sizeof(name), "tr%zu.dat", r + 1);
+        d = sb_gnuplot_data(j, name);
+        for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
+            size_t k = pl->order[i];
+            double lo = NAN, hi = NAN, med;
+            n = group_len(pl, i);
+            med = group_fig(pl, r, i, n, FIG_TPS);
+            if (!sb_pace_rated(pl->g->keys[k].rate_mode) || isnan(med))
+                continue;
+            /* The bars span every run of the rate. */
+            for (size_t q = 0; q < n; q++) {
+                double l, h;
+                tps_range(sb_plot_cell(pl, r, pl->order[i + q]), &l, &h);
+                lo = isnan(lo) || l < lo ? l : lo;
+                hi = isnan(hi) || h > hi ? h : hi;
+            }
+            sb_plot_gp_num(d, pl->g->keys[k].target_tps);
+            sb_plot_gp_num(d, med);
+            sb_plot_gp_num(d, lo);
+            sb_plot_gp_num(d, hi);
+            fputc('\n', d);
+        }
+        sb_gnuplot_data_close(j, d);
+    }
+    sb_plot_begin_chart(pl, 0, 1000, 620, "Throughput by target rate");
+    result_labels(pl);
+    rate_range(pl);
+    sb_gnuplot_set_str(j, "YLABEL", tps_label(bars));
+    sb_gnuplot_set_num(j, "BARS", bars);
+    /* Each result's closed-loop throughput, its first closed-loop point. */
+    sb_gnuplot_array(j, "CLOSED", pl->n);
+    for (size_t r = 0; r < pl->n; r++) {
+        double closed = NAN;
+        for (size_t k = 0; k < pl->g->nkeys && isnan(closed); k++) {
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            if (p != NULL && !sb_pace_rated(pl->g->keys[k].rate_mode))
+                closed = tps_of(p);
+        }
+        sb_gnuplot_set_num_at(j, "CLOSED", r + 1, closed);
+    }
+    sb_gnuplot_template(j, "throughput-rates.gp");
 }
 
 /* Throughput by point: the median of the runs, with error bars from the
  * slowest to the fastest run when there are repeats. */
-static void chart_throughput(struct plot *pl)
+static void chart_throughput(struct sb_plot_charts *pl)
 {
-    FILE *f = pl->gp;
     bool bars = any_repeats(pl);
+    FILE *d;
 
-    if (pl->g->any_rated && pl->g->rates_vary && !pl->g->threads_vary) {
+    if (pl->xnum) {
         chart_throughput_rates(pl, bars);
         return;
     }
-
-    begin_chart(pl, 0, 1000, 620, pl->g->rates_vary && !pl->g->threads_vary ?
-                "Throughput by target rate" : "Throughput by threads");
-    key_xtics(pl);
-    fputs("set ylabel ", f);
-    sb_plot_gp_str(f, bars ? "transactions per second (median; bars: min to max of the runs)"
-                   : "transactions per second");
-    fputs("\nset yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n$tps << EOD\n", f);
-    for (size_t k = 0; k < pl->g->nkeys; k++) {
-        fprintf(f, "%zu", k);
+    d = sb_gnuplot_data(pl->job, "tps.dat");
+    for (size_t k = 0; d != NULL && k < pl->g->nkeys; k++) {
+        fprintf(d, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = cell(pl, r, k);
-            double v[1024], lo = NAN, hi = NAN;
-            size_t n = p != NULL ? sb_result_fig_runs(p, SB_RESULT_TPS, 0, v, 1024) : 0;
-            for (size_t i = 0; i < n; i++) {
-                if (isnan(v[i]))
-                    continue;
-                lo = isnan(lo) || v[i] < lo ? v[i] : lo;
-                hi = isnan(hi) || v[i] > hi ? v[i] : hi;
-            }
-            sb_plot_gp_num(f, tps_of(p));
-            sb_plot_gp_num(f, lo);
-            sb_plot_gp_num(f, hi);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            double lo, hi;
+            tps_range(p, &lo, &hi);
+            sb_plot_gp_num(d, tps_of(p));
+            sb_plot_gp_num(d, lo);
+            sb_plot_gp_num(d, hi);
         }
-        fputc('\n', f);
+        fputc('\n', d);
     }
-    fputs("EOD\nplot ", f);
-    for (size_t r = 0; r < pl->n; r++) {
-        if (bars)
-            fprintf(f, "%s$tps using 1:%zu:%zu:%zu with yerrorlines lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
-                    r ? ", \\\n     " : "", 3 * r + 2, 3 * r + 3, 3 * r + 4, palette[r % NCOLORS]);
-        else
-            fprintf(f, "%s$tps using 1:%zu with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
-                    r ? ", \\\n     " : "", 3 * r + 2, palette[r % NCOLORS]);
-        sb_plot_gp_str(f, pl->res[r].label);
-    }
-    fputc('\n', f);
+    sb_gnuplot_data_close(pl->job, d);
+    sb_plot_begin_chart(pl, 0, 1000, 620, pl->g->rates_vary && !pl->g->threads_vary ?
+                "Throughput by target rate" : "Throughput by threads");
+    key_axis(pl);
+    result_labels(pl);
+    sb_gnuplot_set_str(pl->job, "YLABEL", tps_label(bars));
+    sb_gnuplot_set_num(pl->job, "BARS", bars);
+    sb_gnuplot_template(pl->job, "throughput.gp");
 }
 
 /* Response time against achieved throughput over the rated points (a
- * --tx-rate sweep, a --find-max search): where latency turns up is the
- * capacity. Medians of the runs; one line per result and percentile. */
-static void chart_latency_throughput(struct plot *pl)
+ * --tx-rate sweep, a --find-max search), with the SLA and the rate a
+ * --find-max search found. Medians of the runs. */
+static void chart_latency_throughput(struct sb_plot_charts *pl)
 {
-    static const double pcts[] = {50, 99};
-    FILE *f = pl->gp;
+    struct sb_gnuplot_job *j = pl->job;
+    double lo = INFINITY, hi = 0, xlo = INFINITY, xhi = 0;
+    char name[32];
 
-    begin_chart(pl, SB_PLOT_NCHARTS, 1000, 620, "Response time against throughput");
-    fputs("set xlabel 'achieved transactions per second'\n"
-          "set ylabel 'response time (ms)'\nset logscale y\n", f);
     for (size_t r = 0; r < pl->n; r++) {
-        fprintf(f, "$lt%zu << EOD\n", r);
-        for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = cell(pl, r, k);
-            if (p == NULL || p->cfg.mode == SB_PACE_NONE)
+        FILE *d;
+        snprintf(name, sizeof(name), "lt%zu.dat", r + 1);
+        d = sb_gnuplot_data(j, name);
+        for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
+            double tps;
+            n = group_len(pl, i);
+            tps = group_fig(pl, r, i, n, FIG_TPS);
+            if (!sb_pace_rated(pl->g->keys[pl->order[i]].rate_mode) || isnan(tps))
                 continue;
-            sb_plot_gp_num(f, tps_of(p));
-            for (size_t i = 0; i < 2; i++)
-                sb_plot_gp_num(f, sb_result_fig_median(p, SB_RESULT_LATENCY, pcts[i]));
-            fputc('\n', f);
+            sb_plot_gp_num(d, tps);
+            xlo = fmin(xlo, tps);
+            xhi = fmax(xhi, tps);
+            for (int q = 0; q < 2; q++) {
+                double v = group_fig(pl, r, i, n, q ? FIG_P99 : FIG_P50);
+                sb_plot_gp_num(d, v);
+                if (v > 0 && !isinf(v)) {
+                    lo = fmin(lo, v);
+                    hi = fmax(hi, v);
+                }
+            }
+            fputc('\n', d);
         }
-        fputs("EOD\n", f);
+        sb_gnuplot_data_close(j, d);
     }
-    fputs("plot ", f);
-    for (size_t r = 0; r < pl->n; r++)
-        for (size_t i = 0; i < 2; i++) {
-            char t[256];
-            snprintf(t, sizeof(t), "%s p%g", pl->res[r].label, pcts[i]);
-            fprintf(f, "%s$lt%zu using 1:%zu with linespoints lw 2 pt %d ps 1.2 dt %d lc rgb '%s' title ",
-                    r + i ? ", \\\n     " : "", r, i + 2, i ? 7 : 6, i ? 1 : 2,
-                    palette[r % NCOLORS]);
-            sb_plot_gp_str(f, t);
-        }
-    fputc('\n', f);
+    sb_plot_begin_chart(pl, SB_PLOT_NCHARTS, 1000, 620, "Response time against throughput");
+    result_labels(pl);
+    /* The rate held is marked inside the axis, not on its edge. */
+    if (pl->marks != NULL && pl->marks->rate_held > 0) {
+        xlo = fmin(xlo, pl->marks->rate_held);
+        xhi = fmax(xhi, pl->marks->rate_held);
+    }
+    if (pl->marks != NULL && pl->marks->sla_ms > 0) {
+        lo = fmin(lo, pl->marks->sla_ms);
+        hi = fmax(hi, pl->marks->sla_ms);
+    }
+    /* More than two decades apart: a linear axis would flatten the low
+     * latencies onto zero. */
+    sb_gnuplot_set_num(j, "LOGY", hi > 100 * lo);
+    x_range(j, xlo, xhi);
+    sb_gnuplot_set_num(j, "SLA_PCT", pl->marks != NULL ? pl->marks->sla_pct : NAN);
+    sb_gnuplot_set_num(j, "SLA_MS", pl->marks != NULL && pl->marks->sla_ms > 0 ?
+                       pl->marks->sla_ms : NAN);
+    sb_gnuplot_set_num(j, "HELD", pl->marks != NULL && pl->marks->rate_held > 0 ?
+                       pl->marks->rate_held : NAN);
+    /* The label of the rate held goes on the side of its line with more
+     * room. */
+    sb_gnuplot_set_num(j, "HELD_RIGHT", pl->marks != NULL &&
+                       pl->marks->rate_held > (xlo + xhi) / 2);
+    sb_gnuplot_template(j, "latency-throughput.gp");
+}
+
+/*
+ * The y ticks of the relative chart for ratios in [lo, hi] (1.0 among
+ * them): a round step giving about six ticks over the range and the
+ * margins, and just enough decimals to tell every tick apart (a fixed
+ * '%.2f' wrote 1.01x 1.01x 1.00x for ticks 0.0025 apart).
+ */
+static void ratio_ticks(double lo, double hi, double *step, int *decimals)
+{
+    double span = hi > lo ? (hi - lo) * 1.24 : 0.1;
+    double raw = span / 6, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    double m = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
+    int k = (int)floor(log10(raw));
+
+    if (m == 10) {
+        m = 1;
+        k++;
+    }
+    *step = m * pow(10, k);
+    *decimals = (m == 2.5 ? 1 : 0) - k;
+    if (*decimals < 0)
+        *decimals = 0;
 }
 
 /*
  * Throughput relative to the first result at the same point; with one
  * result, relative to its first point, which shows how the sweep scales.
  */
-static void chart_relative(struct plot *pl)
+static void chart_relative(struct sb_plot_charts *pl)
 {
-    FILE *f = pl->gp;
+    struct sb_gnuplot_job *j = pl->job;
     bool single = pl->n == 1;
     char title[256], first[128];
-    size_t from = single ? 0 : 1;
+    double lo = 1, hi = 1, step;
+    int decimals;
+    FILE *d = sb_gnuplot_data(j, "rel.dat");
 
+    for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
+        size_t k = pl->order[i];
+        double b;
+        n = group_len(pl, i);
+        b = single ? tps_of(sb_plot_cell(pl, 0, 0)) : group_fig(pl, 0, i, n, FIG_TPS);
+        if (!on_axis(pl, k))
+            continue;
+        sb_plot_gp_num(d, key_x(pl, k));
+        for (size_t r = 0; r < pl->n; r++) {
+            double v = b > 0 ? group_fig(pl, r, i, n, FIG_TPS) / b : NAN;
+            sb_plot_gp_num(d, v);
+            if (!isnan(v) && !isinf(v)) {
+                lo = fmin(lo, v);
+                hi = fmax(hi, v);
+            }
+        }
+        fputc('\n', d);
+    }
+    sb_gnuplot_data_close(j, d);
     if (single) {
-        key_title(pl, 0, first, sizeof(first));
+        sb_plot_key_title(pl, 0, first, sizeof(first));
         snprintf(title, sizeof(title), "Throughput relative to %s", first);
     } else {
         snprintf(title, sizeof(title), "Throughput relative to %s", pl->res[0].label);
     }
-    begin_chart(pl, 1, 1000, 620, title);
-    key_xtics(pl);
-    fputs("set ylabel ", f);
+    sb_plot_begin_chart(pl, 1, 1000, 620, title);
+    key_axis(pl);
+    result_labels(pl);
+    sb_gnuplot_set_num(j, "FROM", single ? 1 : 2);
+    sb_gnuplot_set_str(j, "REFTITLE", single ? "" : pl->res[0].label);
     if (single)
         snprintf(title, sizeof(title), "throughput / throughput at %s", first);
     else
         snprintf(title, sizeof(title), "throughput / throughput of %s", pl->res[0].label);
-    sb_plot_gp_str(f, title);
-    fputs("\nset format y '%.2fx'\nset offsets 0, 0, graph 0.12, graph 0.12\n$rel << EOD\n", f);
-    for (size_t k = 0; k < pl->g->nkeys; k++) {
-        const struct sb_point *b = single ? cell(pl, 0, 0) : cell(pl, 0, k);
-        fprintf(f, "%zu", k);
-        for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = cell(pl, r, k);
-            sb_plot_gp_num(f, tps_of(b) > 0 ? tps_of(p) / tps_of(b) : NAN);
+    sb_gnuplot_set_str(j, "YLABEL", title);
+    /* The ratios written next to the points, as in a report table; with
+     * many lines they would overlap, so only for a few. */
+    sb_gnuplot_set_num(j, "PTLABELS", pl->n <= 4);
+    ratio_ticks(lo, hi, &step, &decimals);
+    sb_gnuplot_set_num(j, "YSTEP", step);
+    sb_gnuplot_set_num(j, "YDEC", decimals);
+    sb_gnuplot_template(j, "relative.gp");
+}
+
+/* The CPU data files: cpu<j>.dat per result and side measured, per point
+ * its x (bar centre on a point axis), user, and user + system. */
+static void cpu_files(struct sb_plot_charts *pl, const bool has[2], size_t nbars, double w)
+{
+    const char *side_name[2] = {"client", "server"};
+    char name[256];
+    size_t j = 0;
+
+    sb_gnuplot_array(pl->job, "BLABEL", nbars);
+    for (size_t r = 0; r < pl->n; r++) {
+        for (size_t s = 0; s < 2; s++) {
+            FILE *d;
+            if (!has[s])
+                continue;
+            snprintf(name, sizeof(name), "cpu%zu.dat", ++j);
+            d = sb_gnuplot_data(pl->job, name);
+            for (size_t i = 0, n; d != NULL && i < pl->g->nkeys; i += n) {
+                size_t k = pl->order[i];
+                n = group_len(pl, i);
+                if (!on_axis(pl, k))
+                    continue;
+                sb_plot_gp_num(d, pl->xnum ? key_x(pl, k)
+                                           : (double)k - 0.4 + w * ((double)(j - 1) + 0.5));
+                sb_plot_gp_num(d, group_fig(pl, r, i, n, s ? FIG_USER_SERVER : FIG_USER_CLIENT));
+                sb_plot_gp_num(d, group_fig(pl, r, i, n, s ? FIG_TOTAL_SERVER : FIG_TOTAL_CLIENT));
+                fputc('\n', d);
+            }
+            sb_gnuplot_data_close(pl->job, d);
+            snprintf(name, sizeof(name), "%s %s", pl->res[r].label, side_name[s]);
+            sb_gnuplot_set_str_at(pl->job, "BLABEL", j, name);
         }
-        fputc('\n', f);
     }
-    fputs("EOD\nplot 1 with lines lw 1.5 dt 2 lc rgb '#888888' ", f);
-    if (single) {
-        fputs("notitle", f);
-    } else {
-        fputs("title ", f);
-        sb_plot_gp_str(f, pl->res[0].label);
-    }
-    for (size_t r = from; r < pl->n; r++) {
-        const char *c = palette[r % NCOLORS];
-        fprintf(f, ", \\\n     $rel using 1:%zu with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ",
-                r + 2, c);
-        sb_plot_gp_str(f, pl->res[r].label);
-        /* The ratios written next to the points, as in a report table;
-         * with many lines they would overlap, so only for a few. */
-        if (pl->n <= 4)
-            fprintf(f, ", \\\n     $rel using 1:%zu:(sprintf('%%.2fx', column(%zu))) with labels "
-                    "offset 0,1.1 font ',9' tc rgb '%s' notitle", r + 2, r + 2, c);
-    }
-    fputc('\n', f);
 }
 
 /*
- * CPU microseconds per transaction as bars: for each point a group of
- * bars, one per result and side (client, server), each stacked user
- * (solid) under system (light). Sides no file measured are left out.
+ * CPU microseconds per transaction: bars per point, one per result and
+ * side (client, server), or lines on a rate axis. Sides no file measured
+ * are left out.
  */
-static void chart_cpu(struct plot *pl)
+static void chart_cpu(struct sb_plot_charts *pl)
 {
-    FILE *f = pl->gp;
     bool has[2] = {false, false};
-    const char *side_name[2] = {"client", "server"};
-    size_t nsides = 0, nbars, j = 0;
+    size_t nbars;
     double w;
-    char name[256];
 
     for (size_t r = 0; r < pl->n; r++)
         for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = cell(pl, r, k);
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
             /* A side that was not measured has NaN figures. */
             if (p && !isnan(sb_result_cpu_us(p, SB_RESULT_CLIENT)))
                 has[0] = true;
             if (p && !isnan(sb_result_cpu_us(p, SB_RESULT_SERVER)))
                 has[1] = true;
         }
-    nsides = (size_t)has[0] + (size_t)has[1];
-    begin_chart(pl, 2, 1000, 620, "CPU per transaction (user solid, system light)");
-    key_xtics(pl);
-    fputs("set ylabel 'CPU µs per transaction'\nset yrange [0:*]\n"
-          "set offsets 0, 0, graph 0.1, 0\nset grid noxtics\n", f);
-    if (nsides == 0) {
-        fputs("set label 1 'CPU was not measured in these results' at graph 0.5, graph 0.5 center\n"
-              "set yrange [0:1]\nplot NaN notitle\n", f);
-        return;
-    }
-    nbars = pl->n * nsides;
-    w = 0.8 / (double)nbars;
-    fprintf(f, "set boxwidth %.6f absolute\nset style fill solid 1.0 border lc rgb '#444444'\n",
-            w * 0.92);
-    for (size_t r = 0; r < pl->n; r++) {
-        for (size_t s = 0; s < 2; s++) {
-            if (!has[s])
-                continue;
-            fprintf(f, "$cpu%zu << EOD\n", j);
-            for (size_t k = 0; k < pl->g->nkeys; k++) {
-                const struct sb_point *p = cell(pl, r, k);
-                const struct sb_cpu_figures *c = p ? (s ? &p->cpu.server : &p->cpu.client) : NULL;
-                bool ok = c && c->measured;
-                fprintf(f, "%.6f", (double)k - 0.4 + w * ((double)j + 0.5));
-                sb_plot_gp_num(f, ok ? c->user_us_per_tx : NAN);
-                sb_plot_gp_num(f, ok ? c->user_us_per_tx + c->system_us_per_tx : NAN);
-                fputc('\n', f);
-            }
-            fputs("EOD\n", f);
-            j++;
-        }
-    }
-    fputs("plot ", f);
-    j = 0;
-    for (size_t r = 0; r < pl->n; r++) {
-        for (size_t s = 0; s < 2; s++) {
-            const char *c;
-            if (!has[s])
-                continue;
-            c = palette[j % NCOLORS];
-            /* The light bar is the total; the solid user part is drawn
-             * over its lower end, so the light part shows the system
-             * time. The total is written above the bar when the bars are
-             * wide enough to carry it. */
-            fprintf(f, "%s$cpu%zu using 1:3 with boxes fs solid 0.3 lc rgb '%s' notitle, \\\n"
-                    "     $cpu%zu using 1:2 with boxes fs solid 0.9 lc rgb '%s' title ",
-                    j ? ", \\\n     " : "", j, c, j, c);
-            snprintf(name, sizeof(name), "%s %s", pl->res[r].label, side_name[s]);
-            sb_plot_gp_str(f, name);
-            if (nbars * pl->g->nkeys <= 24)
-                fprintf(f, ", \\\n     $cpu%zu using 1:3:(sprintf('%%.0f', $3)) with labels "
-                        "offset 0,0.7 font ',9' notitle", j);
-            j++;
-        }
-    }
-    fputc('\n', f);
+    nbars = pl->n * ((size_t)has[0] + (size_t)has[1]);
+    w = nbars > 0 ? 0.8 / (double)nbars : 0.8;
+    sb_plot_begin_chart(pl, 2, 1000, 620, pl->xnum ? "CPU per transaction"
+                                           : "CPU per transaction (user solid, system light)");
+    sb_gnuplot_set_num(pl->job, "NOCPU", nbars == 0);
+    sb_gnuplot_set_num(pl->job, "NB", (double)nbars);
+    sb_gnuplot_set_num(pl->job, "BOXW", w * 0.92);
+    sb_gnuplot_set_num(pl->job, "BARLABELS", nbars * pl->g->nkeys <= 24);
+    key_axis(pl);
+    cpu_files(pl, has, nbars, w);
+    sb_gnuplot_template(pl->job, "cpu.gp");
 }
 
-/* Whether key k is one of the panels of the latency chart: all of them up
- * to MAX_PANELS, otherwise an even spread that keeps the first and last. */
-static bool panel_shown(size_t k, size_t nkeys)
+/* ------------------------------------------------------------ which charts */
+
+/* The order of the keys in the data files of lines: by target rate on a
+ * rate axis (a --find-max search probes out of order, and its lines must
+ * not zigzag), closed-loop points last; else as they are. Returns 0 or -1
+ * (out of memory). */
+static int key_order(struct sb_plot_charts *pl)
 {
-    if (nkeys <= MAX_PANELS)
-        return true;
-    for (size_t i = 0; i < MAX_PANELS; i++)
-        if (k == (i * (nkeys - 1) + (MAX_PANELS - 1) / 2) / (MAX_PANELS - 1))
+    size_t n = pl->g->nkeys;
+
+    pl->order = malloc((n ? n : 1) * sizeof(*pl->order));
+    if (pl->order == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i, at = i;
+        /* Insertion sort, stable: a few dozen points at most. */
+        while (pl->xnum && at > 0 && rate_before(pl, k, pl->order[at - 1])) {
+            pl->order[at] = pl->order[at - 1];
+            at--;
+        }
+        pl->order[at] = k;
+    }
+    return 0;
+}
+
+/* Whether some result has two or more rated points: a latency against
+ * throughput line. */
+static bool rated_line(const struct sb_plot_charts *pl)
+{
+    for (size_t r = 0; r < pl->n; r++) {
+        size_t m = 0;
+        for (size_t k = 0; k < pl->g->nkeys; k++) {
+            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            m += p != NULL && p->cfg.mode != SB_PACE_NONE;
+        }
+        if (m >= 2)
             return true;
+    }
     return false;
 }
 
+/* The number of points on the x axis of the point charts. */
+static size_t axis_points(const struct sb_plot_charts *pl)
+{
+    size_t m = 0;
+
+    for (size_t k = 0; k < pl->g->nkeys; k++)
+        m += on_axis(pl, k);
+    return m;
+}
+
 /*
- * Writes the percentile curve of a point as a data block: for each
- * bucket a horizontal step at its upper bound (the latency at or below
- * which that share of transactions finished), from the percentile before
- * it to the percentile after it. The x value is 1 / (1 - percentile), so
- * that 90%, 99%, 99.9% are evenly spaced on a logarithmic axis; the last
- * step ends at 1 - 1/count, the largest percentile the data can tell.
+ * Writes the charts that have something to show: a chart of the points
+ * needs two points, or two results to set side by side at one point (a
+ * single run gets no throughput, relative or CPU chart of one point; its
+ * time axis is sb_plot_timeline); a rate sweep of one result has no
+ * relative chart (it would repeat the throughput chart scaled); the
+ * latency curves need a histogram, and latency against throughput two
+ * rated points.
  */
-static uint64_t latency_block(FILE *f, const struct sb_point *p, size_t r, size_t k,
-                              double *lo_ms, double *hi_ms)
+static void write_charts(struct sb_plot_charts *pl)
 {
-    const struct sb_hist *h = response_hist(p);
-    uint64_t total = h->total, seen = 0;
-    double prev_x = 1;
+    size_t npts = axis_points(pl);
+    bool points = npts >= 2 || (pl->n >= 2 && npts >= 1);
 
-    fprintf(f, "$lat_%zu_%zu << EOD\n", r, k);
-    for (size_t b = 0; b < SB_HIST_BUCKETS && total > 0; b++) {
-        /* The bucket's upper bound capped at the maximum, as
-         * sb_hist_percentile reports it. */
-        uint64_t v = sb_hist_bucket_high(b);
-        double x, left;
-        if (h->counts[b] == 0)
-            continue;
-        if (h->max_ns > 0 && v > h->max_ns)
-            v = h->max_ns;
-        seen += h->counts[b];
-        left = 1.0 - (double)seen / (double)total;
-        x = left * (double)total < 1.0 ? (double)total : 1.0 / left;
-        fprintf(f, "%.8g %.8g\n%.8g %.8g\n", prev_x, (double)v / 1e6, x, (double)v / 1e6);
-        if (v > 0) {
-            *lo_ms = fmin(*lo_ms, (double)v / 1e6);
-            *hi_ms = fmax(*hi_ms, (double)v / 1e6);
-        }
-        prev_x = x;
-    }
-    fputs("EOD\n", f);
-    return total;
-}
-
-/* Writes the data blocks of the latency chart: they come first, as
- * gnuplot cannot define them inside a multiplot. Counts the panels and
- * widens [lo_ms, hi_ms] to the latencies seen; returns the largest count
- * of transactions of a point. */
-static uint64_t latency_blocks(struct plot *pl, size_t *npanels, double *lo_ms, double *hi_ms)
-{
-    uint64_t maxcount = 1;
-    bool single = pl->n == 1;
-
-    for (size_t k = 0; k < pl->g->nkeys; k++) {
-        if (!single && !panel_shown(k, pl->g->nkeys))
-            continue;
-        (*npanels)++;
-        for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = cell(pl, r, k);
-            if (response_hist(p) != NULL) {
-                uint64_t c = latency_block(pl->gp, p, r, k, lo_ms, hi_ms);
-                maxcount = c > maxcount ? c : maxcount;
-            }
-        }
-    }
-    return maxcount;
-}
-
-/* The percentile axis up to xmax and the latency axis over whole decades. */
-static void latency_axes(FILE *f, double xmax, double lo_ms, double hi_ms)
-{
-    static const char *const names[] = {"0%%", "90%%", "99%%", "99.9%%", "99.99%%", "99.999%%",
-                                        "99.9999%%", "99.99999%%"};
-    double x = 1;
-
-    fputs("unset title\nset logscale xy 10\nset xtics (", f);
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && x <= xmax; i++, x *= 10)
-        fprintf(f, "%s'%s' %g", i ? ", " : "", names[i], x);
-    fprintf(f, ")\nset xrange [1:%g]\nset format y '%%g'\n"
-            "set grid xtics ytics mytics lt 1 lc rgb '#d9d9d9' lw 1, lt 1 lc rgb '#eeeeee' lw 1\n"
-            "set xlabel 'percentile'\nset ylabel 'response time (ms)'\n"
-            "set bmargin\nset key inside top left vertical reverse Left box lc rgb '#bbbbbb' opaque width 1 font ',10'\n",
-            xmax);
-    /* Every panel on the same decades, so that panels compare at a
-     * glance. */
-    if (hi_ms > 0)
-        fprintf(f, "set yrange [%g:%g]\n", pow(10, floor(log10(lo_ms))),
-                pow(10, ceil(log10(hi_ms * 1.0001))));
-}
-
-/* The title begin_chart set is cleared by latency_axes so that the panels
- * do not repeat it; it goes over the whole multiplot, or back on the one
- * plot. */
-static void latency_title(struct plot *pl, size_t npanels, size_t rows, size_t cols)
-{
-    FILE *f = pl->gp;
-    char t[256];
-    const char *script = common_script(pl);
-
-    snprintf(t, sizeof(t), "Response time by percentile (log scales)%s%s", *script ? ": " : "",
-             script);
-    if (npanels > 1)
-        fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
-    else
-        fputs("set title ", f);
-    sb_plot_gp_str(f, t);
-    fputs(" font ',14'\n", f);
-}
-
-/* One result: one panel, a curve per point. */
-static void latency_plot_points(struct plot *pl)
-{
-    FILE *f = pl->gp;
-    size_t drawn = 0;
-    char name[128];
-
-    fputs("plot ", f);
-    for (size_t k = 0; k < pl->g->nkeys; k++) {
-        const struct sb_point *p = cell(pl, 0, k);
-        if (response_hist(p) == NULL)
-            continue;
-        fprintf(f, "%s$lat_0_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
-                drawn ? ", \\\n     " : "", k, palette[k % NCOLORS]);
-        key_title(pl, k, name, sizeof(name));
-        sb_plot_gp_str(f, name);
-        drawn++;
-    }
-    fputs(drawn ? "\n" : "NaN notitle\n", f);
-}
-
-/* Several results: a panel per point, a curve per result. */
-static void latency_plot_panels(struct plot *pl)
-{
-    FILE *f = pl->gp;
-    char name[128];
-
-    for (size_t k = 0; k < pl->g->nkeys; k++) {
-        size_t drawn = 0;
-        if (!panel_shown(k, pl->g->nkeys))
-            continue;
-        key_title(pl, k, name, sizeof(name));
-        fputs("set title ", f);
-        sb_plot_gp_str(f, name);
-        fputs(" font ',12'\nplot ", f);
-        for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = cell(pl, r, k);
-            if (response_hist(p) == NULL)
-                continue;
-            fprintf(f, "%s$lat_%zu_%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
-                    drawn ? ", \\\n     " : "", r, k, palette[r % NCOLORS]);
-            sb_plot_gp_str(f, pl->res[r].label);
-            drawn++;
-        }
-        fputs(drawn ? "\n" : "NaN notitle\n", f);
-    }
-}
-
-static void chart_latency(struct plot *pl)
-{
-    size_t npanels = 0, rows, cols;
-    uint64_t maxcount;
-    double xmax = 10, lo_ms = INFINITY, hi_ms = 0;
-    bool single = pl->n == 1;
-
-    maxcount = latency_blocks(pl, &npanels, &lo_ms, &hi_ms);
-    while (xmax < (double)maxcount && xmax < 1e12)
-        xmax *= 10;
-    if (single)
-        npanels = 1;
-    cols = npanels <= 3 ? npanels : (npanels == 4 ? 2 : 3);
-    rows = (npanels + cols - 1) / cols;
-    begin_chart(pl, 3, npanels == 1 ? 1000 : (int)(cols * 520), npanels == 1 ? 640 : (int)(rows * 430 + 60),
-                "Response time by percentile (log scales)");
-    latency_axes(pl->gp, xmax, lo_ms, hi_ms);
-    latency_title(pl, npanels, rows, cols);
-    if (single)
-        latency_plot_points(pl);
-    else
-        latency_plot_panels(pl);
-    if (npanels > 1)
-        fputs("unset multiplot\n", pl->gp);
-}
-
-/* ------------------------------------------------------------ running gnuplot */
-
-/* Creates the private directory for the script, under $TMPDIR when set.
- * Returns its path (in tmpl), or NULL with err set. */
-static char *make_plot_dir(char *tmpl, size_t len, char *err, size_t errlen)
-{
-    const char *tmproot = getenv("TMPDIR");
-    char *tmp;
-
-    if (tmproot != NULL && *tmproot)
-        snprintf(tmpl, len, "%s/sysbench-plot.XXXXXX", tmproot);
-    else
-        snprintf(tmpl, len, "%s", "/tmp/sysbench-plot.XXXXXX");
-    tmp = mkdtemp(tmpl);
-    if (tmp == NULL)
-        snprintf(err, errlen, "cannot create a temporary directory for gnuplot (%s): %s", tmpl,
-                 strerror(errno));
-    return tmp;
-}
-
-/* Writes every chart into the gnuplot script. Returns 0 or -1. */
-static int write_charts_script(struct plot *pl, const char *script, char *err, size_t errlen)
-{
-    pl->gp = fopen(script, "w");
-    if (pl->gp == NULL) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        return -1;
-    }
-    chart_throughput(pl);
-    chart_relative(pl);
-    chart_cpu(pl);
-    chart_latency(pl);
-    pl->ncharts = SB_PLOT_NCHARTS;
-    if (pl->g->any_rated) {
+    if (points)
+        chart_throughput(pl);
+    if (points && !(pl->n == 1 && pl->xnum))
+        chart_relative(pl);
+    if (points)
+        chart_cpu(pl);
+    sb_plot_chart_latency(pl);
+    if (pl->g->any_rated && rated_line(pl))
         chart_latency_throughput(pl);
-        pl->ncharts++;
-    }
-    if (ferror(pl->gp) | (fclose(pl->gp) != 0)) {
-        snprintf(err, errlen, "cannot write '%s': %s", script, strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
-/* Writes the script, runs gnuplot on it and checks that every chart file
- * came out non-empty, then names them on out. Returns 0 or -1. */
-static int draw_charts(struct plot *pl, const char *script, const char *errpath, FILE *out,
-                       char *err, size_t errlen)
+/* Names the charts drawn on out (or says there were none). */
+static void say_drawn(const struct sb_plot_charts *pl, const char *kept, FILE *out)
 {
-    if (write_charts_script(pl, script, err, errlen) != 0)
-        return -1;
-    if (sb_plot_gnuplot(script, errpath, err, errlen) != 0)
-        return -1;
-    for (int i = 0; i < pl->ncharts; i++) {
-        struct stat st;
-        if (stat(pl->out[i], &st) != 0 || st.st_size == 0) {
-            snprintf(err, errlen, "gnuplot did not write '%s'", pl->out[i]);
-            return -1;
-        }
-    }
-    if (out != NULL) {
+    if (out == NULL)
+        return;
+    if (pl->ndrawn == 0) {
+        fprintf(out, "No sweep charts: one point has no lines to draw\n");
+    } else {
         fprintf(out, "Charts written:");
-        for (int i = 0; i < pl->ncharts; i++)
-            fprintf(out, " %s", pl->out[i]);
+        for (size_t i = 0; i < pl->ndrawn; i++)
+            fprintf(out, " %s", pl->drawn[i]);
         fprintf(out, "\n");
-        fflush(out);
     }
-    return 0;
+    /* The script is kept with SB_PLOT_KEEP set, for whoever wants to
+     * restyle the charts by hand. */
+    if (kept != NULL && kept[0] != '\0')
+        fprintf(out, "gnuplot script kept in %s\n", kept);
+    fflush(out);
 }
 
-int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE *out,
-                  char *err, size_t errlen)
+int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *path,
+                         const struct sb_plot_marks *marks, FILE *out, char *err,
+                         size_t errlen)
 {
-    struct plot pl;
+    struct sb_plot_charts pl;
     struct sb_resfile_grid g;
-    char stem[PATH_MAX], *tmp;
-    char script[PATH_MAX + 32], errpath[PATH_MAX + 32];
+    struct sb_gnuplot_job job;
+    char stem[PATH_MAX], kept[PATH_MAX + 32] = "";
     const char *ext;
-    char tmpl[PATH_MAX];
     int rc;
 
     memset(&pl, 0, sizeof(pl));
@@ -778,29 +738,34 @@ int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE
         snprintf(err, errlen, "no points to plot");
         return -1;
     }
-    tmp = make_plot_dir(tmpl, sizeof(tmpl), err, errlen);
-    if (tmp == NULL) {
+    if (sb_gnuplot_begin(&job, "charts.gp", err, errlen) != 0) {
         sb_resfile_grid_free(&g);
         return -1;
     }
-    snprintf(script, sizeof(script), "%s/charts.gp", tmp);
-    snprintf(errpath, sizeof(errpath), "%s/gnuplot.err", tmp);
+    pl.job = &job;
     pl.res = res;
     pl.n = n;
     pl.g = &g;
-    rc = draw_charts(&pl, script, errpath, out, err, errlen);
-    /* The script is kept with SB_PLOT_KEEP set, for whoever wants to
-     * restyle the charts by hand. */
-    if (getenv("SB_PLOT_KEEP") != NULL && rc == 0) {
-        if (out != NULL)
-            fprintf(out, "gnuplot script kept in %s\n", script);
-    } else {
-        unlink(script);
-        unlink(errpath);
-        rmdir(tmp);
+    pl.marks = marks;
+    pl.xnum = g.any_rated && g.rates_vary && !g.threads_vary;
+    if (key_order(&pl) == 0)
+        write_charts(&pl);
+    rc = sb_gnuplot_finish(&job, pl.drawn, pl.ndrawn, kept, sizeof(kept), err, errlen);
+    if (pl.order == NULL && rc == 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
     }
+    free(pl.order);
+    if (rc == 0)
+        say_drawn(&pl, kept, out);
     sb_resfile_grid_free(&g);
     return rc;
+}
+
+int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE *out,
+                  char *err, size_t errlen)
+{
+    return sb_plot_write_marked(res, n, path, NULL, out, err, errlen);
 }
 
 int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
@@ -847,7 +812,16 @@ int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, cons
         sb_jv_free(doc);
         return -1;
     }
-    rc = sb_plot_write(&r, 1, path, out, err, errlen);
+    {
+        /* A --find-max search marks its SLA and the rate it found. */
+        const struct sb_jv *fm = sb_jv_get(doc, "find_max");
+        struct sb_plot_marks marks = {
+            .sla_pct = fm ? sb_jv_num(sb_jv_path(fm, "sla.percentile")) : NAN,
+            .sla_ms = fm ? sb_jv_num(sb_jv_path(fm, "sla.limit_ms")) : NAN,
+            .rate_held = fm ? sb_jv_num(sb_jv_get(fm, "rate_held")) : NAN,
+        };
+        rc = sb_plot_write_marked(&r, 1, path, fm ? &marks : NULL, out, err, errlen);
+    }
     sb_resfile_free(&r);
     /* A single run also gets its time axis. */
     if (rc == 0 && o->npoints == 1)

@@ -3,10 +3,12 @@
 
 /*
  * Charts of one or more results, drawn by gnuplot to PNG or SVG. From the
- * name given to --plot (out.png) four files are derived:
+ * name given to --plot (out.png) up to five files are derived, each drawn
+ * only when it has something to show (two points, or two results at one
+ * point):
  *
  *   out-throughput.png  transactions per second against threads (or the
- *                       target rate), one line per result
+ *                       target rate, a numeric axis), one line per result
  *   out-relative.png    throughput relative to the first result at each
  *                       point; for a single result, relative to its first
  *                       point (the sweep's scaling)
@@ -14,10 +16,14 @@
  *                       stacked, client and server bars side by side
  *   out-latency.png     the response-time percentile curve from the
  *                       stored histograms, both axes logarithmic
+ *   out-latency-throughput.png  response time against achieved
+ *                       throughput, over two or more rated points
  *
  * gnuplot runs as a child process (fork and exec, no shell) on a script
- * written, with its data inline, into a private temporary directory that
- * is removed afterwards. The program is the one configure found
+ * made of the chart templates (sysbench/plot/templates, installed in
+ * pkgdatadir/plot; see sb_gnuplot.h), its data in files beside it in a
+ * private temporary directory that is removed afterwards (kept with
+ * SB_PLOT_KEEP set). The program is the one configure found
  * (SB_GNUPLOT), unless the environment variable SB_GNUPLOT names another.
  */
 
@@ -41,12 +47,25 @@ int sb_plot_check(const char *path, char *err, size_t errlen);
 
 /*
  * Draws the charts of the n results (n >= 1; the first is the reference)
- * to the files derived from path, and prints their names to out (may be
- * NULL). Returns 0, or -1 with one line in err (gnuplot missing, failed,
+ * that have something to show to the files derived from path, and prints
+ * their names to out (may be NULL); with none to draw it says so and
+ * returns 0. Returns 0, or -1 with one line in err (gnuplot missing, failed,
  * or did not write a file; the temporary directory could not be made).
  */
 int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE *out,
                   char *err, size_t errlen);
+
+/* What a --find-max search adds to the charts of its run: the SLA line
+ * and a mark at the rate found (NaN when not known). */
+struct sb_plot_marks {
+    double sla_pct, sla_ms, rate_held;
+};
+
+/* sb_plot_write with the marks of a --find-max search (marks may be
+ * NULL: none). */
+int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *path,
+                         const struct sb_plot_marks *marks, FILE *out, char *err,
+                         size_t errlen);
 
 /*
  * Draws the charts of the run that o holds (every point of its sweep),

@@ -29,10 +29,12 @@ static bool timeline_name(const char *path, char *buf, size_t len, bool *svg)
     return true;
 }
 
-static void data_block(FILE *f, const struct sb_point *p)
+/* tl.dat: per interval the columns timeline.gp reads. */
+static void data_file(struct sb_gnuplot_job *j, const struct sb_point *p)
 {
-    fputs("$tl << EOD\n", f);
-    for (size_t i = 0; i < p->nintervals; i++) {
+    FILE *f = sb_gnuplot_data(j, "tl.dat");
+
+    for (size_t i = 0; f != NULL && i < p->nintervals; i++) {
         const struct sb_interval *iv = &p->intervals[i];
         sb_plot_gp_num(f, iv->time_s);
         sb_plot_gp_num(f, iv->tps);
@@ -45,55 +47,62 @@ static void data_block(FILE *f, const struct sb_point *p)
         sb_plot_gp_num(f, iv->cpu_server_pct);
         fputc('\n', f);
     }
-    fputs("EOD\n", f);
+    sb_gnuplot_data_close(j, f);
 }
 
-/* The gnuplot script: four panels, time in seconds at the bottom. */
-static void write_script(FILE *f, const struct sb_point *p, const char *png, bool svg)
+/* Widens [*lo, *hi] to v when it is a positive latency. */
+static void widen(double v, double *lo, double *hi)
 {
-    bool rate = p->cfg.mode != SB_PACE_NONE;
+    if (v > 0 && !isinf(v)) {
+        *lo = fmin(*lo, v);
+        *hi = fmax(*hi, v);
+    }
+}
 
-    data_block(f, p);
-    if (svg)
-        fputs("set terminal svg noenhanced size 1000,1100 dynamic font 'DejaVu Sans,12' "
-              "background rgb 'white'\n", f);
+/* The chart: tl.dat, then timeline.gp with what was measured set before
+ * it, so that it draws only panels and series with something to show. */
+static void write_chart(struct sb_gnuplot_job *j, const struct sb_point *p, const char *name,
+                        bool svg)
+{
+    bool rate = p->cfg.mode != SB_PACE_NONE, client = false, server = false;
+    double lo = INFINITY, hi = 0;
+    int npanels;
+    char title[160];
+
+    for (size_t i = 0; i < p->nintervals; i++) {
+        const struct sb_interval *iv = &p->intervals[i];
+        client |= !isnan(iv->cpu_client_pct);
+        server |= !isnan(iv->cpu_server_pct);
+        widen(iv->p50_ms, &lo, &hi);
+        widen(iv->p99_ms, &lo, &hi);
+        if (rate)
+            widen(iv->lag_p99_ms, &lo, &hi);
+    }
+    npanels = 2 + rate + (client || server);
+    data_file(j, p);
+    if (rate)
+        snprintf(title, sizeof(title), "Time axis: %u thread%s at %g tx/s", p->cfg.threads,
+                 p->cfg.threads == 1 ? "" : "s", p->cfg.target_tps);
     else
-        fputs("set terminal pngcairo noenhanced size 1000,1100 font 'DejaVu Sans,11' "
-              "background rgb 'white'\n", f);
-    fputs("set output ", f);
-    sb_plot_gp_path(f, png);
-    fputc('\n', f);
-    fprintf(f, "set multiplot layout 4,1 title 'Time axis: %u thread(s)%s' font ',14'\n",
-            p->cfg.threads, rate ? ", fixed target rate" : "");
-    fputs("set border 3 lc rgb '#555555'\nset tics nomirror out\n"
-          "set grid ytics lt 1 lc rgb '#d9d9d9'\nset key top right\nset lmargin 12\n"
-          "set yrange [0:*]\nset style data linespoints\nset pointsize 0.6\n", f);
-    fputs("set ylabel 'transactions/s'\n"
-          "plot $tl using 1:2 title 'throughput' lc rgb '#1f6fb4' lw 2", f);
-    if (rate)
-        fputs(", $tl using 1:3 title 'target' with lines dt 2 lc rgb '#555555' lw 2", f);
-    fputs("\nset ylabel 'ms'\n"
-          "plot $tl using 1:4 title 'response p50' lc rgb '#2a9d3a' lw 2, "
-          "$tl using 1:5 title 'response p99' lc rgb '#d62728' lw 2", f);
-    if (rate)
-        fputs(", $tl using 1:6 title 'start lag p99' lc rgb '#ef8a17' lw 2", f);
-    fputs("\nset ylabel 'transactions'\n"
-          "plot $tl using 1:7 title 'backlog (due, not started)' lc rgb '#7b4fb3' lw 2\n", f);
-    fputs("set ylabel '% of all CPUs'\nset xlabel 'seconds since the start of measurement'\n"
-          "plot $tl using 1:8 title 'client CPU' lc rgb '#1f6fb4' lw 2, "
-          "$tl using 1:9 title 'server CPU' lc rgb '#d62728' lw 2\n"
-          "unset multiplot\n", f);
-}
-
-static void write_timeline(FILE *f, const void *p, const char *name, bool svg)
-{
-    write_script(f, p, name, svg);
+        snprintf(title, sizeof(title), "Time axis: %u thread%s, closed loop", p->cfg.threads,
+                 p->cfg.threads == 1 ? "" : "s");
+    sb_gnuplot_chart(j, name, svg, 1100, 100 + 250 * npanels, title);
+    sb_gnuplot_set_num(j, "RATE", rate);
+    sb_gnuplot_set_num(j, "CLIENT", client);
+    sb_gnuplot_set_num(j, "SERVER", server);
+    sb_gnuplot_set_num(j, "NPANELS", npanels);
+    /* More than two decades (100x) apart: a linear axis would flatten
+     * the p50 line onto zero. */
+    sb_gnuplot_set_num(j, "LOGY", hi > 100 * lo);
+    sb_gnuplot_template(j, "timeline.gp");
 }
 
 int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
                      size_t errlen)
 {
-    char name[PATH_MAX];
+    char name[PATH_MAX], kept[PATH_MAX + 32] = "";
+    const char *outs[1] = {name};
+    struct sb_gnuplot_job j;
     bool svg;
 
     if (!timeline_name(path, name, sizeof(name), &svg)) {
@@ -106,10 +115,15 @@ int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char
                     "(--report-interval)\n");
         return 0;
     }
-    if (sb_gnuplot_render(name, svg, "timeline.gp", write_timeline, p, NULL, 0, err, errlen) != 0)
+    if (sb_gnuplot_begin(&j, "timeline.gp", err, errlen) != 0)
+        return -1;
+    write_chart(&j, p, name, svg);
+    if (sb_gnuplot_finish(&j, outs, 1, kept, sizeof(kept), err, errlen) != 0)
         return -1;
     if (out != NULL) {
         fprintf(out, "Time-axis chart written: %s\n", name);
+        if (kept[0] != '\0')
+            fprintf(out, "gnuplot script kept in %s\n", kept);
         fflush(out);
     }
     return 0;

@@ -7,10 +7,12 @@
 #include "results/sb_result.h"
 
 /*
- * The time axis of one point (sb_plot_time.c): FILE-timeline.png (or
- * .svg) with, per interval, throughput against the target, response time
- * p50/p99 and start lag p99, the backlog, and client/server CPU. Without
- * intervals (no --report-interval) it draws nothing and says so on out.
+ * The time axis of one point (sb_plot_time.c, timeline.gp):
+ * FILE-timeline.png (or .svg) with, per interval, throughput against the
+ * target, response time p50/p99 (a log axis when they span more than two
+ * decades) and start lag p99, the backlog (at a target rate only), and
+ * the client/server CPU that was measured. Without intervals (no
+ * --report-interval) it draws nothing and says so on out.
  * Returns 0, or -1 with one line in err.
  */
 int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,

@@ -242,6 +242,21 @@ TMPDIR=$PWD/tmp sb compare one.json two.json --plot=x.png
 assert_exit 0
 assert_eq "$(ls tmp | wc -l)" 0 "entries left in TMPDIR"
 
+tcase "the charts are drawn from templates: SB_PLOT_TEMPLATES names others, a missing one is one error"
+cp "$FIX/one.json" "$FIX/two.json" .
+cp -r "$SB_SRCDIR/sysbench/plot/templates" tpl
+sed -i "s/^set ylabel YLABEL\$/set ylabel 'restyled axis'/" tpl/throughput.gp
+grep -q "restyled axis" tpl/throughput.gp || fail "the test could not restyle throughput.gp"
+SB_PLOT_TEMPLATES=$PWD/tpl sb compare one.json two.json --plot=r.svg
+assert_exit 0
+grep -q 'restyled axis' r-throughput.svg || fail "r-throughput.svg was not drawn from tpl/"
+grep -q 'restyled axis' r-relative.svg && fail "r-relative.svg has the restyled throughput label"
+mkdir tmp
+TMPDIR=$PWD/tmp SB_PLOT_TEMPLATES=$PWD/none sb compare one.json two.json --plot=n.png
+assert_exit 1
+assert_fatal "cannot read the chart template '$PWD/none/common.gp': No such file or directory (installed with sysbench in "
+assert_eq "$(ls tmp | wc -l)" 0 "entries left in TMPDIR"
+
 # ---------------------------------------------------------------- errors
 
 tcase "compare needs two files"

@@ -100,10 +100,26 @@ assert_contains out "Find-max chart written: f-find-max.png"
 # The chart's rate axis is numeric, with the SLA line and the rate found.
 gp=$(ls tmp/*/findmax.gp 2>/dev/null | head -n 1)
 [ -n "$gp" ] || fail "the find-max gnuplot script was not kept"
-assert_contains "$gp" "set xlabel 'target rate (transactions per second)'"
-assert_contains "$gp" "200 with lines dt 2 lw 2 lc rgb '#d62728' title 'SLA: p99 <= 200 ms'"
-assert_contains "$gp" "set arrow 1 from first $(py "'%.10g' % d['find_max']['rate_held']" f.json), graph 0"
-assert_contains "$gp" "rate held: $best tx/s"
+assert_contains "$gp" "MS = 200"
+assert_contains "$gp" "HELD = $(py "'%.10g' % d['find_max']['rate_held']" f.json)"
+assert_contains "$gp" "set xrange [XLO:XHI]"
+assert_contains "$gp" "MS with lines dt 2 lw 2 lc rgb '#d62728' title sprintf('SLA: p%g <= %g ms', PCT, MS)"
+assert_eq "$(awk '$1 == "XLO" || $1 == "XHI" { print ($3 ~ /^[0-9.]+$/) }' "$gp" | sort -u)" 1 \
+    "the rate axis ends are numbers"
+# The search's own charts: on the same numeric rate axis (no category
+# ticks), no relative chart of one result (it repeats the throughput
+# chart), and the latency against throughput chart with the SLA line and
+# the rate held.
+charts=$(ls tmp/*/charts.gp 2>/dev/null | head -n 1)
+[ -n "$charts" ] || fail "the sweep charts' gnuplot script was not kept"
+assert_contains out "Charts written: f-throughput.png f-cpu.png f-latency.png f-latency-throughput.png"
+assert_not_contains "$charts" "XNUM = 0"
+assert_contains "$charts" "SLA_MS = 200"
+assert_contains "$charts" "HELD = $(py "'%.10g' % d['find_max']['rate_held']" f.json)"
+for c in throughput cpu latency latency-throughput; do
+    [ -s "f-$c.png" ] || fail "no f-$c.png"
+done
+[ ! -e f-relative.png ] || fail "f-relative.png drawn for one rate sweep"
 
 tcase "--find-max: a failed run ends the search with its error and the JSON says so"
 cat >bad.lua <<'LUA'

@@ -434,9 +434,23 @@ assert_fatal "cannot write the --log file '/nonexistent/dir/tx.log'"
 tcase "--plot on a single run draws the time axis too"
 if command -v gnuplot >/dev/null 2>&1; then
     write_sleep
-    sb sleep.lua run --tx-rate=100 --time=3 --report-interval=1 --plot=c.png
+    mkdir -p tmp
+    TMPDIR=$PWD/tmp SB_PLOT_KEEP=1 sb sleep.lua run --tx-rate=100 --time=3 --report-interval=1 --plot=c.png
     assert_exit 0
     assert_contains out "Time-axis chart written: c-timeline.png"
+    # One point draws no line: no throughput, relative or CPU chart of one
+    # point each, only its latency curve.
+    assert_contains out "Charts written: c-latency.png"
+    for c in throughput relative cpu; do
+        [ ! -e "c-$c.png" ] || fail "c-$c.png drawn for a single run"
+    done
+    # SQLite runs inside the client: the server CPU was not measured and
+    # gets no legend entry; a rate run has a backlog panel.
+    tl=$(ls tmp/*/timeline.gp 2>/dev/null | head -n 1)
+    [ -n "$tl" ] || fail "the time-axis gnuplot script was not kept"
+    assert_contains "$tl" "SERVER = 0"
+    assert_contains "$tl" "RATE = 1"
+    assert_contains "$tl" "title shown(SERVER, 'server CPU')"
     assert_eq "$(head -c 8 c-timeline.png | od -An -tx1 | tr -d ' ')" 89504e470d0a1a0a "PNG signature"
     # Without interval reports there is no time axis, and the run says so.
     sb sleep.lua run --tx-rate=100 --time=1 --plot=d.png
