@@ -20,6 +20,7 @@
 
 #include "core/sb_args.h"
 #include "config/sb_config.h"
+#include "config/sb_help10.h"
 #include "drivers/sb_driver.h"
 #include "pure/sb_findmax.h"
 #include "core/sb_clock.h"
@@ -66,11 +67,49 @@ static void print_version(int verbosity)
     printf("\nallocator: %s\n", SB_ALLOCATOR);
 }
 
+/* SB_COMPAT=1.0: 1.0.20's help; a driver 1.0 did not have (sqlite) is
+ * listed apart, after the drivers 1.0 lists, with its options after
+ * theirs. */
+static void print_help10(struct sb_optset *drv_sets, size_t ndrv)
+{
+    const struct sb_driver_ops *const *drivers = sb_driver_list(), *const *d;
+    bool extra = false;
+
+    sb_help10_print_head(stdout, sb_driver_find("mysql") != NULL);
+    printf("Compiled-in database drivers:\n");
+    for (d = drivers; *d; d++)
+        if (sb_help10_has_driver((*d)->name))
+            printf("  %s - %s\n", (*d)->name, (*d)->description);
+    printf("\n");
+    for (d = drivers; *d; d++)
+        if (!sb_help10_has_driver((*d)->name)) {
+            if (!extra)
+                printf("Also compiled in (sysbench 1.0 had no such driver):\n");
+            extra = true;
+            printf("  %s - %s\n", (*d)->name, (*d)->description);
+        }
+    if (extra)
+        printf("\n");
+    for (size_t i = 0; i < ndrv; i++)
+        sb_help10_print_driver(stdout, drivers[i]->name);
+    for (size_t i = 0; i < ndrv; i++)
+        if (!sb_help10_has_driver(drivers[i]->name)) {
+            sb_optset_print_help(&drv_sets[i], stdout);
+            printf("\n");
+        }
+    sb_builtin_print_list(stdout);
+    sb_help10_print_tail(stdout);
+}
+
 static void print_help(const struct sb_optset *general, struct sb_optset *drv_sets,
                        size_t ndrv)
 {
     const struct sb_driver_ops *const *d = sb_driver_list();
 
+    if (sb_compat10()) {
+        print_help10(drv_sets, ndrv);
+        return;
+    }
     printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
     printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n");
     printf("  sysbench merge A.json B.json [...] [--json=ALL.json]\n\n");
@@ -534,6 +573,18 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     return rc;
 }
 
+/* The script's name as sysbench 1.0.20 shows it in its messages: the
+ * file name without the directory, or <stdin>. */
+static const char *name10(const struct sb_lua_env *env)
+{
+    const char *slash;
+
+    if (env->script_path == NULL || strcmp(env->script_path, "-") == 0)
+        return "<stdin>";
+    slash = strrchr(env->script_path, '/');
+    return slash != NULL ? slash + 1 : env->script_path;
+}
+
 static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
                        struct sb_rand *main_rand)
 {
@@ -560,12 +611,12 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     }
     if (strcmp(cmd, "help") == 0 && sb_compat10() && env->opts_as_globals) {
         /* 1.0: no options and no help() means no 'help' command. */
-        fprintf(stderr, "'%s' test does not implement the 'help' command.\n",
-                env->script_path ? env->script_path : "-");
+        fprintf(stderr, "'%s' test does not implement the 'help' command.\n", name10(env));
         return 1;
     }
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == 0) {
-        printf("%s options:\n", env->script_path ? env->script_path : "script");
+        printf("%s options:\n", sb_compat10() ? name10(env)
+                                 : env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */
         lua_pushstring(L, "sysbench");
         lua_rawget(L, LUA_GLOBALSINDEX);
@@ -590,8 +641,7 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
         return 1;
     }
     if (kind == 0 && !sb_lua_has_function(L, cmd) && sb_compat10()) {
-        fprintf(stderr, "'%s' test does not implement the '%s' command.\n",
-                env->script_path ? env->script_path : "-", cmd);
+        fprintf(stderr, "'%s' test does not implement the '%s' command.\n", name10(env), cmd);
         return 1;
     }
     if (kind == 0 && !sb_lua_has_function(L, cmd)) {
@@ -623,6 +673,28 @@ struct sb_main {
     const struct sb_builtin *builtin; /* a compiled-in test, or NULL */
 };
 
+/* SB_COMPAT=1.0: the default --db-driver is mysql, as in 1.0.20 (when
+ * compiled in); options of another driver still infer that driver. */
+static int compat_default_driver(struct sb_optset *general, char *err, size_t errlen)
+{
+    struct sb_opt *o = sb_optset_find(general, "db-driver");
+    char *def;
+
+    if (!sb_compat10() || o == NULL || sb_driver_find("mysql") == NULL)
+        return 0;
+    def = strdup("mysql");
+    if (def == NULL)
+        return sb_opt_fail(err, errlen, "out of memory");
+    if (sb_opt_set(o, "mysql", err, errlen) != 0) {
+        free(def);
+        return -1;
+    }
+    o->set = false; /* a default, not given */
+    free(o->def);
+    o->def = def;
+    return 0;
+}
+
 /* Declares the general options and one option set per compiled-in
  * driver; passwords are marked secret so that help and dumps hide them. */
 static int declare_options(struct sb_main *m, char *err, size_t errlen)
@@ -631,6 +703,7 @@ static int declare_options(struct sb_main *m, char *err, size_t errlen)
 
     if (sb_config_declare(&m->general, err, errlen) != 0 ||
         sb_optset_add_defs(&m->general, sb_db_options, err, errlen) != 0 ||
+        compat_default_driver(&m->general, err, errlen) != 0 ||
         sb_optset_add(&m->general, "test", "script to run (legacy name of the SCRIPT argument)",
                       NULL, SB_ARG_STRING, err, errlen) != 0)
         return -1;

@@ -187,7 +187,11 @@ end
 function cmdline.print_test_options()
   local opts = cmdline.options or {}
   local names = {}
-  for name in pairs(opts) do names[#names + 1] = name end
+  local compat10 = os.getenv("SB_COMPAT") == "1.0"
+  for name, o in pairs(opts) do
+    -- SB_COMPAT=1.0: a bundled script's options 1.0 did not have.
+    if not (compat10 and o.compat10_hidden) then names[#names + 1] = name end
+  end
   table.sort(names)
   -- SB_COMPAT=1.0: 1.0 aligns descriptions one space past the longest.
   local width = 33
