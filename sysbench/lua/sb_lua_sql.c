@@ -105,7 +105,8 @@ static int sql_driver(lua_State *L)
     char err[512];
 
     if (name == NULL || (env->driver != NULL && strcmp(name, env->driver->name) == 0)) {
-        if (env->driver == NULL && sb_compat10() && env->driver_error && *env->driver_error) {
+        if (env->driver == NULL && sb_compat10() && env->builtin == NULL && env->driver_error &&
+            *env->driver_error) {
             /* 1.0.20: the reason as a FATAL line of its own (without our
              * list of drivers), then the error the caller sees. */
             static int told; /* once per process, as 1.0 fails once */
