@@ -352,7 +352,7 @@ function M.cmd_prewarm()
    -- SB_COMPAT=1.0: 1.0.20 refuses prewarm on any driver but MySQL (its
    -- regression suite expects the error); ours reads the tables anywhere.
    if os.getenv("SB_COMPAT") == "1.0" and drv:name() ~= "mysql" then
-      error("prewarm is currently MySQL only", 0)
+      error("prewarm is currently MySQL only")
    end
    local con = drv:connect()
    for_my_tables(function(n)
