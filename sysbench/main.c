@@ -776,6 +776,10 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
         *script = "-";
     if (m->args.npos > posi)
         *cmd = m->args.pos[posi++];
+    /* SB_COMPAT=1.0: 1.0.20 runs a script read from standard input and
+     * ignores the command. */
+    if (sb_compat10() && *script != NULL && strcmp(*script, "-") == 0 && !help)
+        *cmd = NULL;
     if (m->args.npos > posi && sb_compat10()) {
         fprintf(stderr, "Unrecognized command line argument: %s\n", m->args.pos[posi]);
         *rc = 1;
@@ -925,6 +929,31 @@ static int report_unused_option(const struct sb_args *args, char *err, size_t er
     return -1;
 }
 
+/*
+ * SB_COMPAT=1.0: a script option's bad value (--bool-opt=5) is 1.0.20's
+ * plain "invalid option: ARG" with the argument as given. Returns -1.
+ */
+static int compat_invalid_value(const struct sb_args *args, char *err, size_t errlen)
+{
+    const char *p = strstr(err, " for --");
+    char name[128];
+    size_t n = 0;
+    const struct sb_arg *a;
+
+    if (!sb_compat10() || p == NULL)
+        return -1;
+    for (p += 7; n + 1 < sizeof(name) && *p != '\0' && *p != ':' && *p != ' '; p++)
+        name[n++] = *p;
+    name[n] = '\0';
+    a = arg_given(args, name);
+    if (a == NULL)
+        return -1;
+    die_plain = true;
+    snprintf(err, errlen, "invalid option: --%s%s%s", a->name, a->value ? "=" : "",
+             a->value ? a->value : "");
+    return -1;
+}
+
 /* Declares, applies and checks the options the loaded script takes. */
 static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
 {
@@ -940,7 +969,7 @@ static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
     if (sb_lua_declare_script_options(m->L, &m->script_opts, &declared, err, errlen) != 0)
         return -1;
     if (sb_args_apply(&m->args, &m->script_opts, err, errlen) != 0)
-        return -1;
+        return compat_invalid_value(&m->args, err, errlen);
     /* sysbench 1.0: a script that declares no options takes any, and
      * sees them all as globals. */
     m->env.opts_as_globals = !declared;

@@ -63,6 +63,9 @@ end
 -- the entry has none).
 local function check_entry(name, def)
   if type(name) ~= "string" or type(def) ~= "table" then
+    if os.getenv("SB_COMPAT") == "1.0" then -- 1.0.20's words, with its location
+      error("wrong table structure in sysbench.cmdline.options")
+    end
     bad("each entry must be name = {description, default [, type [, validator]]}"
       .. " (found a %s key with a %s value)", type(name), type(def))
   end
