@@ -64,6 +64,8 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
             printf("%s%g", i ? ", " : "", cfg->checkpoints[i]);
         printf(" seconds\n");
     }
+    if (sb_compat10() && sb_optset_bool(env->general, "validate"))
+        printf("Validation checks: on.\n\n"); /* 1.0.20's line; ours validates nothing more */
     if (cfg->rand_seed_given)
         printf("Initializing random number generator from seed (%llu).\n",
                (unsigned long long)cfg->rand_seed);
