@@ -10,8 +10,9 @@ if [ "${1:-}" = "--servers" ]; then
     # sysbench: 1.0.20 itself, for the scripts tests/conformance runs unmodified
     # clang with its sanitizer and libFuzzer runtimes: the CI's sanitizer
     # and fuzz stages (scripts/test.sh --asan/--tsan, scripts/fuzz.sh)
+    # python3-cram: bench/regression_1020.sh (1.0.20's cram suite)
     pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3 sysbench
-           clang libclang-rt-14-dev)
+           clang libclang-rt-14-dev python3-cram)
 fi
 
 missing=()
