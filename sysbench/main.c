@@ -20,7 +20,6 @@
 
 #include "core/sb_args.h"
 #include "config/sb_config.h"
-#include "config/sb_help10.h"
 #include "drivers/sb_driver.h"
 #include "pure/sb_findmax.h"
 #include "core/sb_clock.h"
@@ -38,6 +37,7 @@
 #include "engine/sb_run.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
+#include "sb_main10.h"
 
 #define MAX_DRIVERS 8
 
@@ -67,47 +67,13 @@ static void print_version(int verbosity)
     printf("\nallocator: %s\n", SB_ALLOCATOR);
 }
 
-/* SB_COMPAT=1.0: 1.0.20's help; a driver 1.0 did not have (sqlite) is
- * listed apart, after the drivers 1.0 lists, with its options after
- * theirs. */
-static void print_help10(struct sb_optset *drv_sets, size_t ndrv)
-{
-    const struct sb_driver_ops *const *drivers = sb_driver_list(), *const *d;
-    bool extra = false;
-
-    sb_help10_print_head(stdout, sb_driver_find("mysql") != NULL);
-    printf("Compiled-in database drivers:\n");
-    for (d = drivers; *d; d++)
-        if (sb_help10_has_driver((*d)->name))
-            printf("  %s - %s\n", (*d)->name, (*d)->description);
-    printf("\n");
-    for (d = drivers; *d; d++)
-        if (!sb_help10_has_driver((*d)->name)) {
-            if (!extra)
-                printf("Also compiled in (sysbench 1.0 had no such driver):\n");
-            extra = true;
-            printf("  %s - %s\n", (*d)->name, (*d)->description);
-        }
-    if (extra)
-        printf("\n");
-    for (size_t i = 0; i < ndrv; i++)
-        sb_help10_print_driver(stdout, drivers[i]->name);
-    for (size_t i = 0; i < ndrv; i++)
-        if (!sb_help10_has_driver(drivers[i]->name)) {
-            sb_optset_print_help(&drv_sets[i], stdout);
-            printf("\n");
-        }
-    sb_builtin_print_list(stdout);
-    sb_help10_print_tail(stdout);
-}
-
 static void print_help(const struct sb_optset *general, struct sb_optset *drv_sets,
                        size_t ndrv)
 {
     const struct sb_driver_ops *const *d = sb_driver_list();
 
     if (sb_compat10()) {
-        print_help10(drv_sets, ndrv);
+        sb_main10_print_help(drv_sets, ndrv);
         return;
     }
     printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
@@ -673,28 +639,6 @@ struct sb_main {
     const struct sb_builtin *builtin; /* a compiled-in test, or NULL */
 };
 
-/* SB_COMPAT=1.0: the default --db-driver is mysql, as in 1.0.20 (when
- * compiled in); options of another driver still infer that driver. */
-static int compat_default_driver(struct sb_optset *general, char *err, size_t errlen)
-{
-    struct sb_opt *o = sb_optset_find(general, "db-driver");
-    char *def;
-
-    if (!sb_compat10() || o == NULL || sb_driver_find("mysql") == NULL)
-        return 0;
-    def = strdup("mysql");
-    if (def == NULL)
-        return sb_opt_fail(err, errlen, "out of memory");
-    if (sb_opt_set(o, "mysql", err, errlen) != 0) {
-        free(def);
-        return -1;
-    }
-    o->set = false; /* a default, not given */
-    free(o->def);
-    o->def = def;
-    return 0;
-}
-
 /* Declares the general options and one option set per compiled-in
  * driver; passwords are marked secret so that help and dumps hide them. */
 static int declare_options(struct sb_main *m, char *err, size_t errlen)
@@ -703,7 +647,7 @@ static int declare_options(struct sb_main *m, char *err, size_t errlen)
 
     if (sb_config_declare(&m->general, err, errlen) != 0 ||
         sb_optset_add_defs(&m->general, sb_db_options, err, errlen) != 0 ||
-        compat_default_driver(&m->general, err, errlen) != 0 ||
+        sb_main10_default_driver(&m->general, err, errlen) != 0 ||
         sb_optset_add(&m->general, "test", "script to run (legacy name of the SCRIPT argument)",
                       NULL, SB_ARG_STRING, err, errlen) != 0)
         return -1;
