@@ -15,8 +15,9 @@ if [ "${1:-}" = "--servers" ]; then
     # and fuzz stages (scripts/test.sh --asan/--tsan, scripts/fuzz.sh)
     # pdsh: tests/drivers/pdsh.sh starts the scale-out example's instances
     # with it
+    # python3-cram: bench/regression_1020.sh (1.0.20's cram suite)
     pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3 sysbench
-           clang libclang-rt-14-dev pdsh)
+           clang libclang-rt-14-dev pdsh python3-cram)
 fi
 
 missing=()

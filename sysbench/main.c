@@ -38,6 +38,7 @@
 #include "engine/sb_run.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
+#include "sb_main10.h"
 
 #define MAX_DRIVERS 8
 
@@ -72,6 +73,10 @@ static void print_help(const struct sb_optset *general, struct sb_optset *drv_se
 {
     const struct sb_driver_ops *const *d = sb_driver_list();
 
+    if (sb_compat10()) {
+        sb_main10_print_help(drv_sets, ndrv);
+        return;
+    }
     printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
     printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n");
     printf("  sysbench merge A.json B.json [...] [--json=ALL.json]\n\n");
@@ -547,6 +552,18 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     return rc;
 }
 
+/* The script's name as sysbench 1.0.20 shows it in its messages: the
+ * file name without the directory, or <stdin>. */
+static const char *name10(const struct sb_lua_env *env)
+{
+    const char *slash;
+
+    if (env->script_path == NULL || strcmp(env->script_path, "-") == 0)
+        return "<stdin>";
+    slash = strrchr(env->script_path, '/');
+    return slash != NULL ? slash + 1 : env->script_path;
+}
+
 static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
                        struct sb_rand *main_rand)
 {
@@ -573,12 +590,12 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     }
     if (strcmp(cmd, "help") == 0 && sb_compat10() && env->opts_as_globals) {
         /* 1.0: no options and no help() means no 'help' command. */
-        fprintf(stderr, "'%s' test does not implement the 'help' command.\n",
-                env->script_path ? env->script_path : "-");
+        fprintf(stderr, "'%s' test does not implement the 'help' command.\n", name10(env));
         return 1;
     }
     if (strcmp(cmd, "help") == 0 && sb_lua_command_kind(L, "help") == SB_LUA_COMMAND_NONE) {
-        printf("%s options:\n", env->script_path ? env->script_path : "script");
+        printf("%s options:\n", sb_compat10() ? name10(env)
+                                 : env->script_path ? env->script_path : "script");
         /* The script's options, sorted, named as the script declared them. */
         lua_pushstring(L, "sysbench");
         lua_rawget(L, LUA_GLOBALSINDEX);
@@ -603,8 +620,7 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
         return 1;
     }
     if (kind == SB_LUA_COMMAND_NONE && !sb_lua_has_function(L, cmd) && sb_compat10()) {
-        fprintf(stderr, "'%s' test does not implement the '%s' command.\n",
-                env->script_path ? env->script_path : "-", cmd);
+        fprintf(stderr, "'%s' test does not implement the '%s' command.\n", name10(env), cmd);
         return 1;
     }
     if (kind == SB_LUA_COMMAND_NONE && !sb_lua_has_function(L, cmd)) {
@@ -644,6 +660,7 @@ static int declare_options(struct sb_main *m, char *err, size_t errlen)
 
     if (sb_config_declare(&m->general, err, errlen) != 0 ||
         sb_optset_add_defs(&m->general, sb_db_options, err, errlen) != 0 ||
+        sb_main10_default_driver(&m->general, err, errlen) != 0 ||
         sb_optset_add(&m->general, "test", "script to run (legacy name of the SCRIPT argument)",
                       NULL, SB_ARG_STRING, err, errlen) != 0)
         return -1;
@@ -716,6 +733,10 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
         *script = "-";
     if (m->args.npos > posi)
         *cmd = m->args.pos[posi++];
+    /* SB_COMPAT=1.0: 1.0.20 runs a script read from standard input and
+     * ignores the command. */
+    if (sb_compat10() && *script != NULL && strcmp(*script, "-") == 0 && !help)
+        *cmd = NULL;
     if (m->args.npos > posi && sb_compat10()) {
         fprintf(stderr, "Unrecognized command line argument: %s\n", m->args.pos[posi]);
         *rc = 1;
@@ -865,6 +886,31 @@ static int report_unused_option(const struct sb_args *args, char *err, size_t er
     return -1;
 }
 
+/*
+ * SB_COMPAT=1.0: a script option's bad value (--bool-opt=5) is 1.0.20's
+ * plain "invalid option: ARG" with the argument as given. Returns -1.
+ */
+static int compat_invalid_value(const struct sb_args *args, char *err, size_t errlen)
+{
+    const char *p = strstr(err, " for --");
+    char name[128];
+    size_t n = 0;
+    const struct sb_arg *a;
+
+    if (!sb_compat10() || p == NULL)
+        return -1;
+    for (p += 7; n + 1 < sizeof(name) && *p != '\0' && *p != ':' && *p != ' '; p++)
+        name[n++] = *p;
+    name[n] = '\0';
+    a = arg_given(args, name);
+    if (a == NULL)
+        return -1;
+    die_plain = true;
+    snprintf(err, errlen, "invalid option: --%s%s%s", a->name, a->value ? "=" : "",
+             a->value ? a->value : "");
+    return -1;
+}
+
 /* Declares, applies and checks the options the loaded script takes. */
 static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
 {
@@ -880,7 +926,7 @@ static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
     if (sb_lua_declare_script_options(m->L, &m->script_opts, &declared, err, errlen) != 0)
         return -1;
     if (sb_args_apply(&m->args, &m->script_opts, err, errlen) != 0)
-        return -1;
+        return compat_invalid_value(&m->args, err, errlen);
     /* sysbench 1.0: a script that declares no options takes any, and
      * sees them all as globals. */
     m->env.opts_as_globals = !declared;
@@ -937,6 +983,11 @@ int main(int argc, char **argv)
     /* memory and mutex end by themselves, also with --time=0. */
     m.builtin = sb_builtin_find(script);
     sb_config_allow_no_limit(m.builtin != NULL && m.builtin->ends_itself);
+    /* SB_COMPAT=1.0: 1.0.20's memory test ignores --events and always
+     * moves --memory-total-size (its regression suite counts on it). */
+    if (sb_compat10() && m.builtin != NULL && strcmp(m.builtin->name, "memory") == 0 &&
+        sb_opt_set(sb_optset_find(&m.general, "events"), "0", err, sizeof(err)) != 0)
+        goto fail;
     if (sb_config_load(&m.general, err, sizeof(err)) != 0) {
         locate_option_error(&m.args, err, sizeof(err));
         goto fail;

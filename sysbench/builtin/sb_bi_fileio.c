@@ -18,6 +18,7 @@
 #include "builtin/sb_bi_fileio_int.h"
 #include "core/sb_clock.h"
 #include "config/sb_config.h"
+#include "core/sb_log.h"
 #include "results/sb_result.h"
 #include "results/sb_stats.h"
 
@@ -143,6 +144,8 @@ static int fileio_configure(const struct sb_optset *opts, char *err, size_t errl
     fio_cfg.mode_given = mode != NULL && mode[0] != '\0';
     if (fio_cfg.mode_given) {
         int m = word_index(mode, mode_names);
+        if (m < 0 && sb_compat10()) /* 1.0.20's wording */
+            return sb_opt_fail(err, errlen, "Invalid IO operations mode: %s.", mode);
         if (m < 0)
             return sb_bi_bad_option(err, errlen, "file-test-mode", mode,
                                     "seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw");
@@ -242,6 +245,13 @@ static int fill_file(int fd, const char *name, uint64_t from, void *buf, uint64_
     return 0;
 }
 
+/* prepare's and cleanup's progress lines are notices: --verbosity=2 and
+ * below hide them, as in sysbench 1.0.20. */
+static bool notice(void)
+{
+    return sb_cfg->verbosity >= SB_LOG_NOTICE;
+}
+
 /* Creates or extends one file to its size. */
 static int prepare_file(unsigned i, void *buf, uint64_t *done, char *err, size_t errlen)
 {
@@ -252,7 +262,8 @@ static int prepare_file(unsigned i, void *buf, uint64_t *done, char *err, size_t
 
     fio_file_name(i, name, sizeof(name));
     exists = stat(name, &st) == 0;
-    printf("%s file %s\n", exists ? "Reusing existing" : "Creating", name);
+    if (notice())
+        printf("%s file %s\n", exists ? "Reusing existing" : "Creating", name);
     fd = open(name, O_CREAT | O_WRONLY | fio_cfg.open_flags, 0600);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s in the current directory: %s%s", name,
@@ -274,11 +285,13 @@ static int fileio_prepare(unsigned threads, char *err, size_t errlen)
     double secs;
 
     (void)threads;
-    printf("%u files, %lluKb each, %lluMb total\n", fio_cfg.nfiles,
-           (unsigned long long)(fio_cfg.file_size / 1024),
-           (unsigned long long)(fio_cfg.total_size / (1024 * 1024)));
-    printf("Creating files for the test...\n");
-    print_flags(stdout);
+    if (notice()) {
+        printf("%u files, %lluKb each, %lluMb total\n", fio_cfg.nfiles,
+               (unsigned long long)(fio_cfg.file_size / 1024),
+               (unsigned long long)(fio_cfg.total_size / (1024 * 1024)));
+        printf("Creating files for the test...\n");
+        print_flags(stdout);
+    }
     buf = aligned_alloc(4096, (fio_cfg.block_size + 4095) / 4096 * 4096);
     if (buf == NULL)
         return sb_opt_fail(err, errlen, "out of memory for a block of %llu bytes",
@@ -291,6 +304,8 @@ static int fileio_prepare(unsigned threads, char *err, size_t errlen)
         }
     free(buf);
     secs = (double)(sb_now_ns() - t0) / 1e9;
+    if (!notice())
+        return 0;
     if (done == 0)
         printf("No bytes written.\n");
     else
@@ -302,7 +317,8 @@ static int fileio_prepare(unsigned threads, char *err, size_t errlen)
 /* Removes test_file.0 .. test_file.N-1 (a missing one is no error). */
 static int fileio_cleanup(char *err, size_t errlen)
 {
-    printf("Removing test files...\n");
+    if (notice())
+        printf("Removing test files...\n");
     for (unsigned i = 0; i < fio_cfg.nfiles; i++) {
         char name[64];
         fio_file_name(i, name, sizeof(name));
@@ -334,6 +350,8 @@ static void fileio_report(const struct sb_point *p, FILE *out)
 /* run needs a test mode; prepare and cleanup do not (as in 1.0). */
 static int fileio_check_run(char *err, size_t errlen)
 {
+    if (!fio_cfg.mode_given && sb_compat10()) /* 1.0.20's wording */
+        return sb_opt_fail(err, errlen, "Missing required argument: --file-test-mode");
     if (!fio_cfg.mode_given)
         return sb_opt_fail(err, errlen, "missing required argument: --file-test-mode "
                            "(seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw)");

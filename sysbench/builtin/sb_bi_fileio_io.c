@@ -32,6 +32,8 @@
 #endif
 
 #include "builtin/sb_bi_fileio_int.h"
+#include "builtin/sb_builtin.h"
+#include "core/sb_log.h"
 #include "drivers/sb_driver.h"
 #include "pure/sb_rand.h"
 
@@ -273,7 +275,10 @@ static int open_error(const char *name, char *err, size_t errlen)
 {
     int e = errno;
 
-    if (e == ENOENT)
+    if (sb_compat10()) /* 1.0.20's two lines */
+        snprintf(err, errlen, "Cannot open file '%s' errno = %d (%s)\nWARNING: Did you forget "
+                 "to run the prepare step?", name, e, strerror(e));
+    else if (e == ENOENT)
         snprintf(err, errlen, "cannot open %s: No such file or directory (run 'sysbench fileio "
                  "prepare' in this directory with the same --file-num first)", name);
     else if (e == EINVAL && fio_cfg.flag_direct)
@@ -299,6 +304,14 @@ static int open_one(unsigned i, char *err, size_t errlen)
     ft.fds[i] = fd;
     if (fstat(fd, &st) != 0)
         return sb_opt_fail(err, errlen, "cannot stat %s: %s", name, strerror(errno));
+    if ((uint64_t)st.st_size < fio_cfg.file_size && !create && sb_compat10()) {
+        char have[32], want[32];
+        return sb_opt_fail(err, errlen, "Size of file '%s' is %s, but at least %s is "
+                           "expected.\nWARNING: Did you run 'prepare' with different "
+                           "--file-total-size or --file-num values?", name,
+                           sb_bi_size_str((uint64_t)st.st_size, have, sizeof(have)),
+                           sb_bi_size_str(fio_cfg.file_size, want, sizeof(want)));
+    }
     if ((uint64_t)st.st_size < fio_cfg.file_size && !create)
         return sb_opt_fail(err, errlen, "%s is %lld bytes, smaller than the %llu the options "
                            "ask for: run 'sysbench fileio prepare' with the same --file-num "

@@ -108,6 +108,9 @@ const char *sb_bi_size_str(uint64_t bytes, char *buf, size_t len)
 int sb_bi_bad_option(char *err, size_t errlen, const char *name, const char *value,
                      const char *expected)
 {
+    if (sb_compat10()) /* 1.0.20's wording */
+        return sb_opt_fail(err, errlen, "Invalid value for %s: %s", name,
+                           value != NULL ? value : "");
     return sb_opt_fail(err, errlen, "invalid value for --%s: %s (expected %s)", name,
                        value != NULL ? value : "", expected);
 }

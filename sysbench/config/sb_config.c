@@ -5,6 +5,7 @@
 #include "cpu/sb_cpu.h"
 #include "pure/sb_findmax.h"
 #include "config/sb_instance.h"
+#include "core/sb_log.h"
 
 #include <errno.h>
 #include <math.h>
@@ -270,6 +271,11 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
     if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0 ||
         load_checkpoints(set, err, errlen) != 0)
         return -1;
+    /* SB_COMPAT=1.0: --tx-rate=N is 1.0.20's deprecated alias of --rate. */
+    if (sb_compat10() && c->rate == 0 && c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0) {
+        c->rate = c->tx_rate_list[0];
+        c->tx_rate_list[0] = 0;
+    }
     /* --find-max chooses the rates itself, on one thread count. */
     if (c->find_max && (c->rate > 0 || c->ntx_rate_list > 1 ||
                         (c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0) ||
@@ -310,6 +316,9 @@ static int load_threading(const struct sb_optset *set, struct sb_config *c, char
         return fail(err, errlen, "invalid value for --%s: %s", "thread-stack-size",
                     "expected 0 or at least 64K");
     c->thread_stack_size = (size_t)v;
+    /* SB_COMPAT=1.0: 1.0.20's default, 64K (its --help shows it). */
+    if (sb_compat10() && !sb_optset_find(set, "thread-stack-size")->set)
+        c->thread_stack_size = 65536;
     if (load_client_threads(set, c, err, errlen) != 0)
         return -1;
     c->histogram = sb_optset_bool(set, "histogram");

@@ -92,8 +92,10 @@ void sb_log(enum sb_log_level level, const char *fmt, ...)
     /* Control bytes from a value, a file or a server (terminal escapes, a
      * carriage return hiding the text before it) are shown as \xNN. */
     sb_log_escape(line, safe, sizeof(safe), true);
-    /* A single fprintf keeps lines from different threads whole. */
-    fprintf(level <= SB_LOG_WARNING ? stderr : stdout, "%s%s\n",
+    /* A single fprintf keeps lines from different threads whole.
+     * SB_COMPAT=1.0: 1.0.20 logs everything, FATAL included, on standard
+     * output (its regression suite greps a FATAL out of a pipe). */
+    fprintf(level <= SB_LOG_WARNING && !sb_compat10() ? stderr : stdout, "%s%s\n",
             prefix[level], safe);
     if (level > SB_LOG_WARNING)
         fflush(stdout);

@@ -5,6 +5,7 @@
  * Messages to the user. Errors are one line on stderr prefixed "FATAL: " or
  * "WARNING: " as sysbench 1.0 does, so wrappers that grep for them keep
  * working; --verbosity (0..5, default 3) hides the less important ones.
+ * With SB_COMPAT=1.0 they go to standard output, where 1.0.20 prints them.
  */
 
 #include <stdarg.h>

@@ -507,6 +507,9 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
         if (rc != 0) {
             char quoted[SB_OPT_QUOTE_LEN];
             free_items(parsed.items, parsed.nitems);
+            if (opt->type == SB_ARG_SIZE && sb_compat10()) /* 1.0.20's wording */
+                return sb_opt_fail(err, errlen, "Invalid value for %s: %s", opt->name,
+                                   sb_opt_quote(text, quoted, sizeof(quoted)));
             return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
                         sb_opt_quote(text, quoted, sizeof(quoted)), opt->name,
                         expected_form(opt->type));

@@ -55,6 +55,9 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
         rc = 1;
     } else if (c->rc != 0 && sb_signal_stopped() && sb_lua_is_interrupt(c->err)) {
         rc = 128 + sb_signal_caught();
+    } else if (c->rc != 0 && sb_compat10()) {
+        sb_fatal("`%s' function failed: %s", name, c->err); /* 1.0.20's wording */
+        rc = 1;
     } else if (c->rc != 0) {
         sb_fatal("%s", c->err);
         rc = 1;

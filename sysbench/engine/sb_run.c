@@ -64,6 +64,8 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
             printf("%s%g", i ? ", " : "", cfg->checkpoints[i]);
         printf(" seconds\n");
     }
+    if (sb_compat10() && sb_optset_bool(env->general, "validate"))
+        printf("Validation checks: on.\n\n"); /* 1.0.20's line; ours validates nothing more */
     if (cfg->rand_seed_given)
         printf("Initializing random number generator from seed (%llu).\n",
                (unsigned long long)cfg->rand_seed);
@@ -331,7 +333,8 @@ static int call_init(lua_State *L, const struct sb_lua_env *env)
  */
 static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_env *env)
 {
-    int rc = call_init(L, env);
+    /* SB_COMPAT=1.0 ran init() before the header (sb_run_benchmark). */
+    int rc = sb_compat10() ? 0 : call_init(L, env);
     if (rc != 0)
         return rc;
     /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
@@ -707,6 +710,12 @@ int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
     /* init(), done() and the report hooks see the point being run. */
     sb_lua_export_point(L, run->env);
     memset(&sv, 0, sizeof(sv));
+    /* SB_COMPAT=1.0: init() before the header, where 1.0.20 calls it. */
+    if (sb_compat10() && (rc = call_init(L, run->env)) != 0) {
+        if (!sb_signal_abandoned())
+            free_run(run, r);
+        return rc;
+    }
     rc = begin_point(run, r, &sv);
     if (rc == 0)
         rc = launch(run, r, L, &known, &nknown);

@@ -55,6 +55,46 @@ local COMMON_OPTIONS = {
                     nil, sysbench.cmdline.ARG_STRING},
 }
 
+-- SB_COMPAT=1.0: `help` shows 1.0.20's descriptions of these options
+-- (facts from its regression suite, tests/t/script_oltp_help.t, tag
+-- 1.0.20) and hides the two options 1.0 did not have; they still work.
+if os.getenv("SB_COMPAT") == "1.0" then
+   local desc10 = {
+      tables = "Number of tables",
+      table_size = "Number of rows per table",
+      range_size = "Range size for range SELECT queries",
+      point_selects = "Number of point SELECT queries per transaction",
+      simple_ranges = "Number of simple range SELECT queries per transaction",
+      sum_ranges = "Number of SELECT SUM() queries per transaction",
+      order_ranges = "Number of SELECT ORDER BY queries per transaction",
+      distinct_ranges = "Number of SELECT DISTINCT queries per transaction",
+      index_updates = "Number of UPDATE index queries per transaction",
+      non_index_updates = "Number of UPDATE non-index queries per transaction",
+      delete_inserts = "Number of DELETE/INSERT combinations per transaction",
+      range_selects = "Enable/disable all range SELECT queries",
+      auto_inc = "Use AUTO_INCREMENT column as Primary Key (for MySQL), " ..
+         "or its alternatives in other DBMS. When disabled, use " ..
+         "client-generated IDs",
+      skip_trx = "Don't start explicit transactions and execute all " ..
+         "queries in the AUTOCOMMIT mode",
+      secondary = "Use a secondary index in place of the PRIMARY KEY",
+      create_secondary = "Create a secondary index in addition to the " ..
+         "PRIMARY KEY",
+      mysql_storage_engine = "Storage engine, if MySQL is used",
+      pgsql_variant = "Use this PostgreSQL variant when running with the " ..
+         "PostgreSQL driver. The only currently supported variant is " ..
+         "'redshift'. When enabled, create_secondary is automatically " ..
+         "disabled, and delete_inserts is set to 0",
+   }
+   for name, def in pairs(COMMON_OPTIONS) do
+      if desc10[name] ~= nil then
+         def[1] = desc10[name]
+      else
+         def.compat10_hidden = true
+      end
+   end
+end
+
 -- Merges option declarations into sysbench.cmdline.options (never
 -- replacing declarations made by somebody else).
 function M.add_options(defs)
@@ -309,6 +349,11 @@ end
 function M.cmd_prewarm()
    M.init()
    local drv = sysbench.sql.driver()
+   -- SB_COMPAT=1.0: 1.0.20 refuses prewarm on any driver but MySQL (its
+   -- regression suite expects the error); ours reads the tables anywhere.
+   if os.getenv("SB_COMPAT") == "1.0" and drv:name() ~= "mysql" then
+      error("prewarm is currently MySQL only")
+   end
    local con = drv:connect()
    for_my_tables(function(n)
       print(string.format("Prewarming table sbtest%d", n))

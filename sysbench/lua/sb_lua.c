@@ -147,7 +147,12 @@ static int load_internal(lua_State *L)
     const struct sb_lua_module *m = lua_touserdata(L, lua_upvalueindex(1));
     char chunk[128];
 
-    snprintf(chunk, sizeof(chunk), "@[builtin %s]", m->name);
+    /* SB_COMPAT=1.0: 1.0.20's chunk names, so that an error inside a
+     * module reads [string "sysbench.cmdline.lua"]:LINE: as there. */
+    if (sb_compat10())
+        snprintf(chunk, sizeof(chunk), "%s.lua", m->name);
+    else
+        snprintf(chunk, sizeof(chunk), "@[builtin %s]", m->name);
     if (luaL_loadbuffer(L, m->source, m->len, chunk) != 0)
         return lua_error(L);
     lua_pushstring(L, m->name);

@@ -17,6 +17,7 @@
 
 #include "config/sb_config.h"
 #include "config/sb_point.h"
+#include "core/sb_log.h"
 #include "lua/sb_lua_call.h"
 #include "lua/sb_lua_opts.h"
 
@@ -182,6 +183,12 @@ int sb_lua_declare_script_options(lua_State *L, struct sb_optset *set, bool *dec
     lua_pushcclosure(L, declare_cb, 1);
     if (sb_lua_pcall(L, 1, 0, err, errlen) != 0) {
         lua_settop(L, top);
+        if (sb_compat10()) { /* 1.0.20's wording */
+            char msg[1024];
+            snprintf(msg, sizeof(msg), "`sysbench.cmdline.read_cmdline_options' function "
+                     "failed: %s", err);
+            snprintf(err, errlen, "%s", msg);
+        }
         return -1;
     }
     /* The module has checked that these are tables. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sb_log.h"
 #include "drivers/sb_driver.h"
 #include "lua/sb_lua.h"
 #include "lua/sb_lua_sql.h"
@@ -104,6 +105,16 @@ static int sql_driver(lua_State *L)
     char err[512];
 
     if (name == NULL || (env->driver != NULL && strcmp(name, env->driver->name) == 0)) {
+        if (env->driver == NULL && sb_compat10() && env->builtin == NULL && env->driver_error &&
+            *env->driver_error) {
+            /* 1.0.20: the reason as a FATAL line of its own (without our
+             * list of drivers), then the error the caller sees. */
+            static int told; /* once per process, as 1.0 fails once */
+            const char *e = env->driver_error, *cut = strstr(e, " (compiled in:");
+            if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+                sb_fatal("%.*s", cut ? (int)(cut - e) : (int)strlen(e), e);
+            return luaL_error(L, "failed to initialize the DB driver");
+        }
         if (env->driver == NULL)
             return luaL_error(L, "%s", env->driver_error && *env->driver_error
                                            ? env->driver_error

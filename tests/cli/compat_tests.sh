@@ -425,7 +425,9 @@ assert_exit 1
 sed -n 1p out >banner
 assert_match banner "^sysbench $(env -u SB_COMPAT "$SB_BIN" --version | cut -d' ' -f2) \(using system LuaJIT [^)]+\)\$"
 assert_eq "$(sed -n 2p out)" "" "line after the banner"
-assert_eq "$(cat err)" "FATAL: Cannot find benchmark 'foo': no such built-in test, file or module" "stderr"
+# 1.0.20 logs a FATAL on standard output.
+assert_eq "$(sed -n 3p out)" "FATAL: Cannot find benchmark 'foo': no such built-in test, file or module" "line 3"
+assert_eq "$(cat err)" "" "stderr"
 sb foo bar
 assert_exit 1
 assert_contains err "cannot find script 'foo'"
@@ -455,7 +457,7 @@ assert_eq "$(cat err)" "invalid option: --no-such=3" "unknown option"
 printf 'x = 1\n' >n.lua
 SB_COMPAT=1.0 sb n.lua run
 assert_exit 1
-assert_eq "$(cat err)" "FATAL: cannot find the event() function in n.lua" "no event()"
+assert_eq "$(sed -n 3p out)" "FATAL: cannot find the event() function in n.lua" "no event()"
 SB_COMPAT=1.0 sb --test=s.lua --events=1 run
 assert_contains err "WARNING: the --test option is deprecated."
 assert_not_contains out "WARNING: the --test option"
@@ -541,5 +543,112 @@ assert_exit 0
 assert_contains out "  --ab=N               ab description [1]"
 assert_contains out "  --longer_name=STRING longer description [x]"
 assert_eq "$(tail -c 2 out | od -An -c | tr -d ' ')" '\n\n' "blank line after the list"
+
+# The texts below are facts from 1.0.20's regression suite (tests/t of its
+# source, tag 1.0.20: opt_help.t, help_drv_mysql.t, help_drv_pgsql.t,
+# drivers.t, script_oltp_help.t, test_memory.t, script_bulk_insert_*.t,
+# script_oltp_*_pgsql.t); SQLite stands in for the servers here.
+
+tcase "SB_COMPAT=1.0: --help is 1.0.20's (groups, wordings, defaults; sqlite apart)"
+SB_COMPAT=1.0 sb --help
+assert_exit 0
+assert_eq "$(sed -n 2p out)" "  sysbench [options]... [testname] [command]" "usage line"
+assert_contains out "  --thread-stack-size=SIZE        size of stack per thread [64K]"
+assert_contains out "  --tx-rate=N                     deprecated alias for --rate [0]"
+assert_contains out "  --rand-pareto-h=N  parameter h for pareto distribution [0.2]"
+assert_contains out "  --db-driver=STRING  specifies database driver to use ('help' to get list of available drivers) [mysql]"
+assert_contains out "  --pgsql-port=N          PostgreSQL server port [5432]"
+assert_contains out "  --mysql-ssl[=on|off]             use SSL connections, if available in the client library [off]"
+# drivers.t and opt_help.t read the names up to the first blank line.
+sed -n '/^Compiled-in database drivers:/,/^$/p' out >drvlist
+assert_eq "$(tail -n +2 drvlist | cut -d' ' -f3 | grep -c .)" 2 "drivers 1.0 lists"
+assert_not_contains drvlist sqlite
+assert_contains out "  sqlite - SQLite driver (embedded)"
+assert_contains out "  --sqlite-db=FILENAME"
+assert_eq "$(tail -n 2 out | head -n 1)" "See 'sysbench <testname> help' for a list of options for each test." "last line"
+sb --help
+assert_not_contains out "[testname]"
+assert_contains out "  --tx-rate=[LIST,...]"
+
+tcase "SB_COMPAT=1.0: bundled OLTP help as 1.0.20 (file name, descriptions)"
+SB_COMPAT=1.0 sb "$(dirname "$SB_BIN")/lua/oltp_read_write.lua" help
+assert_exit 0
+assert_eq "$(sed -n 3p out)" "oltp_read_write.lua options:" "header"
+assert_contains out "  --tables=N                    Number of tables [1]"
+assert_contains out "  --skip_trx[=on|off]           Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode [off]"
+assert_not_contains out "create_table_options"
+sb oltp_read_write help
+assert_contains out "--create_table_options=STRING"
+
+tcase "SB_COMPAT=1.0: --tx-rate is 1.0.20's alias of --rate"
+SB_COMPAT=1.0 sb cpu --tx-rate=50 --time=1 --cpu-max-prime=2000 run
+assert_exit 0
+assert_contains out "Target transaction rate: 50.00 per second (Poisson arrivals)"
+
+tcase "SB_COMPAT=1.0: memory ignores --events; 1.0's value errors"
+SB_COMPAT=1.0 sb memory --memory-block-size=4K --memory-total-size=1M --events=1 --time=0 run
+assert_exit 0
+assert_match out '^    total number of events: +256$'
+sb memory --memory-block-size=4K --memory-total-size=1M --events=1 --time=0 run
+assert_match out '^    total number of events: +1$'
+SB_COMPAT=1.0 sb memory --memory-block-size=3 run
+assert_exit 1
+assert_eq "$(sed -n 3p out)" "FATAL: Invalid value for memory-block-size: 3" "bad block size"
+SB_COMPAT=1.0 sb memory --memory-block-size=-1 run
+assert_exit 1
+assert_eq "$(sed -n 3p out)" "FATAL: Invalid value for memory-block-size: -1" "negative size"
+
+tcase "SB_COMPAT=1.0: unknown --db-driver reported as 1.0.20 does"
+SB_COMPAT=1.0 sb --db-driver=nonexisting oltp_read_write cleanup
+assert_exit 1
+assert_eq "$(sed -n 3p out)" "FATAL: invalid database driver name: 'nonexisting'" "reason"
+assert_match out "^FATAL: \`cleanup' function failed: .*: failed to initialize the DB driver$"
+
+tcase "prewarm: ours on any driver; SB_COMPAT=1.0 refuses non-MySQL as 1.0.20"
+sb oltp_read_write --sqlite-db=pw.db --tables=1 --table-size=100 prepare
+assert_exit 0
+sb oltp_read_write --sqlite-db=pw.db --tables=1 --table-size=100 prewarm
+assert_exit 0
+assert_contains out "Prewarming table sbtest1"
+SB_COMPAT=1.0 sb oltp_read_write --db-driver=sqlite --sqlite-db=pw.db --tables=1 --table-size=100 prewarm
+assert_exit 1
+assert_match out '^FATAL: .*prewarm is currently MySQL only$'
+
+tcase "bulk_insert: ours continues after MAX(id); SB_COMPAT=1.0 starts at 1, no read"
+sb bulk_insert --sqlite-db=bi.db prepare
+assert_exit 0
+sb bulk_insert --sqlite-db=bi.db --events=100 run
+assert_exit 0
+assert_match out '^        read: +1$'
+sb bulk_insert --sqlite-db=bi.db --events=100 run
+assert_exit 0
+if need_tool sqlite3; then
+    assert_eq "$(sqlite3 bi.db 'SELECT COUNT(*), MAX(id) FROM sbtest1')" "200|200" "rows after two runs"
+fi
+sb bulk_insert --sqlite-db=bc.db prepare
+SB_COMPAT=1.0 sb bulk_insert --db-driver=sqlite --sqlite-db=bc.db --events=100 run
+assert_exit 0
+assert_match out '^        read: +0$'
+
+# Kept on purpose (doc/compat.md, "sysbench 1.0.20's own regression suite").
+tcase "kept: defaults, '-' with a command, help without options, --rate beyond capacity"
+cat >k.lua <<'EOF'
+print("max_time " .. sysbench.opt.max_time .. " tss " .. sysbench.opt.thread_stack_size)
+function prepare() print("prepare called") end
+function event() end
+EOF
+sb k.lua
+assert_contains out "max_time 10 tss 0"
+SB_STDIN=k.lua sb - prepare
+assert_exit 0
+assert_contains out "prepare called"
+printf 'function event() end\n' >h.lua
+sb h.lua help
+assert_exit 0
+assert_contains out "h.lua options:"
+sb cpu --rate=1000000 --time=1 --cpu-max-prime=20000 run
+assert_exit 0
+assert_match out '^    total number of events: +[1-9][0-9]*$'
+assert_not_contains out "event queue is full"
 
 finish

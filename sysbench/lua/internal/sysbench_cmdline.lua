@@ -63,6 +63,9 @@ end
 -- the entry has none).
 local function check_entry(name, def)
   if type(name) ~= "string" or type(def) ~= "table" then
+    if os.getenv("SB_COMPAT") == "1.0" then -- 1.0.20's words, with its location
+      error("wrong table structure in sysbench.cmdline.options")
+    end
     bad("each entry must be name = {description, default [, type [, validator]]}"
       .. " (found a %s key with a %s value)", type(name), type(def))
   end
@@ -187,7 +190,11 @@ end
 function cmdline.print_test_options()
   local opts = cmdline.options or {}
   local names = {}
-  for name in pairs(opts) do names[#names + 1] = name end
+  local compat10 = os.getenv("SB_COMPAT") == "1.0"
+  for name, o in pairs(opts) do
+    -- SB_COMPAT=1.0: a bundled script's options 1.0 did not have.
+    if not (compat10 and o.compat10_hidden) then names[#names + 1] = name end
+  end
   table.sort(names)
   -- SB_COMPAT=1.0: 1.0 aligns descriptions one space past the longest.
   local width = 33
