@@ -38,7 +38,7 @@
 #include "engine/sb_run.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
-#include "sb_main10.h"
+#include "engine/sb_main10.h"
 
 #define MAX_DRIVERS 8
 

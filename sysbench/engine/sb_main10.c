@@ -2,7 +2,7 @@
  * SB_COMPAT=1.0 pieces of the command line's front end (main.c): 1.0.20's
  * --help and its default driver; see sb_main10.h.
  */
-#include "sb_main10.h"
+#include "engine/sb_main10.h"
 
 #include <stdio.h>
 #include <stdlib.h>
