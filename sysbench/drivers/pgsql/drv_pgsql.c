@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,9 @@ struct sb_pgsql_config {
     char *password;
     char *db;
     char *sslmode;
+    /* Where host, port, user and database come from, for error messages:
+     * "--pgsql-host", "PGHOST", "service NAME" or "the default" (1.0's). */
+    char src[4][64];
     /* TLS files, passed to libpq as the sslrootcert, sslcert, sslkey and
      * sslcrl keywords (NULL: libpq's default, e.g. ~/.postgresql/). */
     char *ssl_file[4];
@@ -214,15 +218,108 @@ static void sb_pgsql_free_config(void)
     memset(c, 0, sizeof(*c));
 }
 
+/* The connection parameters whose defaults are libpq's when the user set
+ * them (environment variable or service) and sysbench 1.0's otherwise, in
+ * the order of sb_pgsql_config.src. */
+enum { SB_PG_HOST, SB_PG_PORT, SB_PG_USER, SB_PG_DB };
+static const struct {
+    const char *opt, *keyword, *env;
+} sb_pg_params[4] = {
+    {"pgsql-host", "host", "PGHOST"},
+    {"pgsql-port", "port", "PGPORT"},
+    {"pgsql-user", "user", "PGUSER"},
+    {"pgsql-db", "dbname", "PGDATABASE"},
+};
+
+/* Whether name is the login name, libpq's default user. */
+static bool sb_pgsql_is_login(const char *name)
+{
+    struct passwd pw, *found = NULL;
+    char buf[1024];
+
+    return getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &found) == 0 && found != NULL &&
+           strcmp(found->pw_name, name) == 0;
+}
+
+/*
+ * Whether libpq has a value of its own for parameter i (its environment
+ * variable, or the PGSERVICE service), written into src as "PGHOST" or
+ * "service NAME"; defs is PQconndefaults(), which applies both. A service
+ * value cannot be told from libpq's built-in default when they are equal
+ * (port 5432, or user = the login name), and is then not seen: the port
+ * is the same anyway, the user falls back to 1.0's "sbtest".
+ */
+static bool sb_pgsql_libpq_gives(size_t i, const PQconninfoOption *defs, char *src,
+                                 size_t srclen)
+{
+    const char *env = getenv(sb_pg_params[i].env), *service = getenv("PGSERVICE");
+    const PQconninfoOption *o;
+
+    if (env != NULL && env[0] != '\0') {
+        snprintf(src, srclen, "%s", sb_pg_params[i].env);
+        return true;
+    }
+    if (service == NULL || service[0] == '\0' || defs == NULL)
+        return false;
+    for (o = defs; o->keyword != NULL; o++)
+        if (strcmp(o->keyword, sb_pg_params[i].keyword) == 0)
+            break;
+    if (o->keyword == NULL || o->val == NULL || o->val[0] == '\0' ||
+        (o->compiled != NULL && strcmp(o->val, o->compiled) == 0))
+        return false;
+    if (i == SB_PG_USER && sb_pgsql_is_login(o->val))
+        return false;
+    snprintf(src, srclen, "service %s", service);
+    return true;
+}
+
 /* libpq's keywords for the TLS file options, in ssl_file order. */
 static const char *const ssl_file_keys[4] = {"sslrootcert", "sslcert", "sslkey", "sslcrl"};
 
+/* Whether the user gave option name (command line or config file). */
+static bool sb_pgsql_opt_given(const struct sb_optset *opts, const char *name)
+{
+    const struct sb_opt *o = sb_optset_find(opts, name);
+
+    return o != NULL && o->set;
+}
+
+/*
+ * Chooses where parameter i comes from: the option when given, else
+ * libpq (its environment variable or service; the list becomes one NULL
+ * entry, or the string NULL), else sysbench 1.0's default (the option's).
+ * Records the source in c->src[i]. Returns 0, or -1 when out of memory.
+ */
+static int sb_pgsql_pick(const struct sb_optset *opts, size_t i, const PQconninfoOption *defs,
+                         struct sb_pgsql_config *c, char ***list, size_t *n, char **str)
+{
+    const char *opt = sb_pg_params[i].opt;
+    bool given = sb_pgsql_opt_given(opts, opt);
+
+    if (!given && sb_pgsql_libpq_gives(i, defs, c->src[i], sizeof(c->src[i]))) {
+        if (list != NULL) {
+            *list = calloc(1, sizeof(**list));
+            *n = 1;
+            return *list != NULL ? 0 : -1;
+        }
+        *str = NULL;
+        return 0;
+    }
+    snprintf(c->src[i], sizeof(c->src[i]), given ? "--%s" : "the default", opt);
+    if (list != NULL)
+        return sb_db_opt_copy_list(opts, opt, list, n);
+    *str = sb_db_opt_strdup(opts, opt);
+    return 0;
+}
+
 /* The hosts and ports: at least one of each, every port a number. */
 static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql_config *c,
-                                   char *err, size_t errlen)
+                                   const PQconninfoOption *defs, char *err, size_t errlen)
 {
-    if (sb_db_opt_copy_list(opts, "pgsql-host", &c->hosts, &c->nhosts) != 0 ||
-        sb_db_opt_copy_list(opts, "pgsql-port", &c->ports, &c->nports) != 0) {
+    if (sb_pgsql_pick(opts, SB_PG_HOST, defs, c, &c->hosts, &c->nhosts, NULL) != 0 ||
+        sb_pgsql_pick(opts, SB_PG_PORT, defs, c, &c->ports, &c->nports, NULL) != 0 ||
+        sb_pgsql_pick(opts, SB_PG_USER, defs, c, NULL, NULL, &c->user) != 0 ||
+        sb_pgsql_pick(opts, SB_PG_DB, defs, c, NULL, NULL, &c->db) != 0) {
         snprintf(err, errlen, "out of memory reading the PostgreSQL options");
         return -1;
     }
@@ -238,6 +335,8 @@ static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql
         char *end;
         long v;
 
+        if (c->ports[i] == NULL) /* PGPORT: libpq checks it */
+            continue;
         errno = 0;
         v = strtol(c->ports[i], &end, 10);
         if (*end != '\0' || errno != 0 || v < 1 || v > 65535) {
@@ -253,7 +352,7 @@ static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql
 /* --pgsql-sslmode, one of libpq's modes, and the TLS files, which must
  * be readable. */
 static int sb_pgsql_load_tls(const struct sb_optset *opts, struct sb_pgsql_config *c,
-                             char *err, size_t errlen)
+                             const PQconninfoOption *defs, char *err, size_t errlen)
 {
     static const char *const modes[] = {
         "disable", "allow", "prefer", "require", "verify-ca", "verify-full", NULL
@@ -261,6 +360,15 @@ static int sb_pgsql_load_tls(const struct sb_optset *opts, struct sb_pgsql_confi
     bool mode_ok = false;
 
     c->sslmode = sb_db_opt_strdup(opts, "pgsql-sslmode");
+    /* Not given: libpq's (PGSSLMODE, the service, else "prefer", which is
+     * also the option's default), passed on so that the check of an
+     * unencrypted connection in connect() knows it. */
+    for (const PQconninfoOption *o = defs; !sb_pgsql_opt_given(opts, "pgsql-sslmode") &&
+                                           o != NULL && o->keyword != NULL; o++)
+        if (strcmp(o->keyword, "sslmode") == 0 && o->val != NULL && o->val[0] != '\0') {
+            free(c->sslmode);
+            c->sslmode = strdup(o->val);
+        }
     if (c->sslmode != NULL) {
         for (size_t i = 0; modes[i] != NULL; i++)
             if (strcmp(c->sslmode, modes[i]) == 0)
@@ -290,6 +398,7 @@ static int sb_pgsql_load_tls(const struct sb_optset *opts, struct sb_pgsql_confi
 static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
 {
     struct sb_pgsql_config *c = &sb_pgsql_cfg;
+    PQconninfoOption *defs;
     int64_t timeout;
 
     memset(c, 0, sizeof(*c));
@@ -297,13 +406,16 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
         snprintf(err, errlen, "this libpq is not thread-safe");
         return -1;
     }
-    if (sb_pgsql_load_endpoints(opts, c, err, errlen) != 0)
+    /* libpq's defaults with its environment variables and PGSERVICE
+     * applied: an option not given leaves those to libpq. */
+    defs = PQconndefaults();
+    if (sb_pgsql_load_endpoints(opts, c, defs, err, errlen) != 0 ||
+        sb_pgsql_load_tls(opts, c, defs, err, errlen) != 0) {
+        PQconninfoFree(defs);
         goto fail;
-    c->user = sb_db_opt_strdup(opts, "pgsql-user");
+    }
+    PQconninfoFree(defs);
     c->password = sb_db_opt_strdup(opts, "pgsql-password");
-    c->db = sb_db_opt_strdup(opts, "pgsql-db");
-    if (sb_pgsql_load_tls(opts, c, err, errlen) != 0)
-        goto fail;
     timeout = sb_optset_int(opts, "pgsql-connect-timeout");
     if (timeout < 0 || timeout > 86400) {
         snprintf(err, errlen,
@@ -344,6 +456,17 @@ static bool sb_pgsql_connect_retryable(const char *msg)
     return false;
 }
 
+/* Appends to a connection failure's message which options or variables
+ * chose the host and port tried, and how to change them. */
+static void sb_pgsql_add_source_hint(struct sb_conn *con, const struct sb_pgsql_config *c)
+{
+    size_t len = strlen(con->err.msg);
+
+    snprintf(con->err.msg + len, sizeof(con->err.msg) - len,
+             " (host set by %s, port by %s; change them with --pgsql-host and --pgsql-port, "
+             "or PGHOST and PGPORT)", c->src[SB_PG_HOST], c->src[SB_PG_PORT]);
+}
+
 static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
 {
     const struct sb_pgsql_config *c = &sb_pgsql_cfg;
@@ -357,8 +480,9 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     if (cp == NULL)
         return sb_pgsql_oom(con);
 
-    keys[k] = "host"; vals[k++] = host;
-    keys[k] = "port"; vals[k++] = port;
+    /* NULL: left to libpq (PGHOST, PGPORT or the service). */
+    if (host != NULL) { keys[k] = "host"; vals[k++] = host; }
+    if (port != NULL) { keys[k] = "port"; vals[k++] = port; }
     if (c->user != NULL) { keys[k] = "user"; vals[k++] = c->user; }
     if (c->password != NULL) { keys[k] = "password"; vals[k++] = c->password; }
     if (c->db != NULL) { keys[k] = "dbname"; vals[k++] = c->db; }
@@ -404,8 +528,11 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
         else if (!retry)
             state = "08001";
         /* libpq prefixes the reason with "connection to server at ...
-         * failed: "; keep it, the address is what a user needs to see. */
+         * failed: "; keep it, the address is what a user needs to see,
+         * and say which options (or variables) chose it. */
         sb_pgsql_set_err(con, state, msg);
+        if (retry)
+            sb_pgsql_add_source_hint(con, c);
         PQfinish(cp->pg);
         free(cp);
         return retry ? SB_DB_CONN_LOST : SB_DB_ERROR;
@@ -426,13 +553,16 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     if (c->sslmode != NULL && (strcmp(c->sslmode, "require") == 0 ||
                                strncmp(c->sslmode, "verify-", 7) == 0) &&
         !PQsslInUse(cp->pg)) {
-        sb_pgsql_set_err(con, "08004", host[0] == '/'
+        sb_pgsql_set_err(con, "08004", PQhost(cp->pg) != NULL && PQhost(cp->pg)[0] == '/'
                          ? "the connection over the Unix socket is not encrypted (libpq uses no TLS on a socket), which --pgsql-sslmode requires: connect over TCP or use --pgsql-sslmode=prefer"
                          : "the connection is not encrypted, which --pgsql-sslmode requires");
         PQfinish(cp->pg);
         free(cp);
         return SB_DB_ERROR;
     }
+    /* The host and port libpq used (they may be its own defaults). */
+    host = PQhost(cp->pg) != NULL ? PQhost(cp->pg) : "";
+    port = PQport(cp->pg) != NULL ? PQport(cp->pg) : "";
     if (host[0] == '/')
         snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
     else
