@@ -494,7 +494,7 @@ static void check_rate_reachable(struct sb_reporter *r)
     tps = r->sampler.tps[0];
     if (tps >= 0.5 * run->rate)
         return;
-    sb_warn("%s=%g is out of reach so far: in the first second the %u thread(s) completed "
+    sb_warn("%s=%.15g is out of reach so far: in the first second the %u thread(s) completed "
             "%.0f events (%.1f%% of the target); at that pace the schedule falls further "
             "behind every second and lag grows for the whole run: use more --threads or a "
             "lower rate", run->mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
