@@ -891,7 +891,9 @@ const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets
     /* At most 2 edits, and fewer than a third of the name: "--foo" is
      * not a slip of "--tx-rate", "--tx-rat" is. A name that begins
      * exactly one option (--mysql-pass) is that option. */
-    if (best != NULL && best_d > 0 && best_d <= 2 && best_d * 3 <= len)
+    if (best_d == 0) /* a known name: not a slip, whatever went wrong */
+        return NULL;
+    if (best != NULL && best_d <= 2 && best_d * 3 <= len)
         return best;
     if (nprefix == 1)
         return prefix_of;

@@ -153,7 +153,8 @@ void sb_opt_trim_span(const char *s, size_t len, const char **start, size_t *out
  * entries skipped) at most 2 edits away and within a third of the name's
  * length (sb_opt_distance), else the only option the name (4 characters or
  * more) begins. Returns the option's name as declared (owned by its set),
- * or NULL when nothing is close enough. Pure: unit-tested directly.
+ * or NULL when nothing is close enough or the name is itself an option's
+ * (not a misspelling). Pure: unit-tested directly.
  */
 const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets, size_t nsets);
 

@@ -899,6 +899,9 @@ START_TEST(test_suggest)
     /* An alias is not advertised, even when closest. */
     ck_assert_ptr_null(sb_opt_suggest("num-thread-coun", sets, 3));
     ck_assert_ptr_null(sb_opt_suggest(NULL, sets, 3));
+    /* A known name is not a slip of itself (nor a prefix of itself). */
+    ck_assert_ptr_null(sb_opt_suggest("mysql-password", sets, 3));
+    ck_assert_ptr_null(sb_opt_suggest("table-size", sets, 3));
 
     ck_assert_uint_eq(sb_opt_distance("tx-rate", "tx_rate"), 0);
     ck_assert_uint_eq(sb_opt_distance("abc", "acb"), 1);
