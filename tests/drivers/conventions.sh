@@ -217,6 +217,45 @@ missing_table() {
     expect_fail_line err.txt "^FATAL: table sbtest[0-9]+ does not exist: run 'sysbench oltp_point_select --tables=97 --table-size=10 prepare' first"
 }
 
+# A rate no thread can keep with one statement per transaction (10M/s on
+# one thread: 0.1 us each, under any round trip): warned about before the
+# run from the probe connection's round trips, and not again after the
+# first second; a rate well within reach gets no warning.
+rate_warning() {
+    local drv=$1 w r
+    # shellcheck disable=SC2046
+    timeout -k 5 60 "$SB_BIN" $(sb_driver_args "$drv") --tx-rate=10000000 --time=2 \
+        --report-interval=1 cpu.lua run >both.txt 2>&1 || true
+    echo "+ rate 10M/s on 1 thread"
+    grep -nE "^WARNING: --tx-rate=10000000 over 1 thread\(s\) leaves each thread 0\.1 us per transaction, but the quickest of 5 'SELECT 1' round trips to the server took [0-9.]+ us: transactions that send a statement cannot keep this schedule" both.txt >w.txt || true
+    w=$(head -n 1 w.txt | cut -d: -f1)
+    r=$(grep -n '^\[ 1s \]' both.txt | head -n 1 | cut -d: -f1)
+    if [ -z "$w" ] || [ -z "$r" ] || [ "$w" -ge "$r" ]; then
+        sb_show both.txt
+        sb_fail "no warning before the first interval line (warning at line '${w}', first interval at '${r}')"
+        return 1
+    fi
+    if grep -q "out of reach so far" both.txt; then
+        sb_show both.txt
+        sb_fail "the first second's check repeated the warning"
+        return 1
+    fi
+    # shellcheck disable=SC2046
+    sb_run_ok "a reachable rate" out.txt err.txt $(sb_driver_args "$drv") --tx-rate=50 \
+        --time=1 cpu.lua run || return 1
+    if grep -q "WARNING" out.txt err.txt; then
+        sb_show out.txt err.txt
+        sb_fail "a warning at 50/s"
+        return 1
+    fi
+}
+
+cat >cpu.lua <<'LUA'
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT 1") end
+LUA
+
 sb_case pgsql-env-vars-alone pg_env_alone
 sb_case pgsql-pgpassword-and-pgpass pg_password_sources
 sb_case pgsql-service pg_service
@@ -229,3 +268,5 @@ sb_case mysql-socket my_socket
 sb_case mysql-refused-names-the-server my_refused
 sb_case mysql-missing-table-hint missing_table mysql
 sb_case pgsql-missing-table-hint missing_table pgsql
+sb_case mysql-unreachable-rate-warned-before-the-run rate_warning mysql
+sb_case pgsql-unreachable-rate-warned-before-the-run rate_warning pgsql
