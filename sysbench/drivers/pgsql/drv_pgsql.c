@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +40,7 @@
 #include <libpq-fe.h>
 
 #include "drivers/sb_driver.h"
+#include "drivers/pgsql/drv_pgsql_env.h"
 #include "core/sb_options.h"
 #include "core/sb_stop.h"
 
@@ -60,7 +60,7 @@ struct sb_pgsql_config {
     char *sslmode;
     /* Where host, port, user and database come from, for error messages:
      * "--pgsql-host", "PGHOST", "service NAME" or "the default" (1.0's). */
-    char src[4][64];
+    char src[SB_PG_NPARAMS][64];
     /* TLS files, passed to libpq as the sslrootcert, sslcert, sslkey and
      * sslcrl keywords (NULL: libpq's default, e.g. ~/.postgresql/). */
     char *ssl_file[4];
@@ -218,108 +218,22 @@ static void sb_pgsql_free_config(void)
     memset(c, 0, sizeof(*c));
 }
 
-/* The connection parameters whose defaults are libpq's when the user set
- * them (environment variable or service) and sysbench 1.0's otherwise, in
- * the order of sb_pgsql_config.src. */
-enum { SB_PG_HOST, SB_PG_PORT, SB_PG_USER, SB_PG_DB };
-static const struct {
-    const char *opt, *keyword, *env;
-} sb_pg_params[4] = {
-    {"pgsql-host", "host", "PGHOST"},
-    {"pgsql-port", "port", "PGPORT"},
-    {"pgsql-user", "user", "PGUSER"},
-    {"pgsql-db", "dbname", "PGDATABASE"},
-};
-
-/* Whether name is the login name, libpq's default user. */
-static bool sb_pgsql_is_login(const char *name)
-{
-    struct passwd pw, *found = NULL;
-    char buf[1024];
-
-    return getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &found) == 0 && found != NULL &&
-           strcmp(found->pw_name, name) == 0;
-}
-
-/*
- * Whether libpq has a value of its own for parameter i (its environment
- * variable, or the PGSERVICE service), written into src as "PGHOST" or
- * "service NAME"; defs is PQconndefaults(), which applies both. A service
- * value cannot be told from libpq's built-in default when they are equal
- * (port 5432, or user = the login name), and is then not seen: the port
- * is the same anyway, the user falls back to 1.0's "sbtest".
- */
-static bool sb_pgsql_libpq_gives(size_t i, const PQconninfoOption *defs, char *src,
-                                 size_t srclen)
-{
-    const char *env = getenv(sb_pg_params[i].env), *service = getenv("PGSERVICE");
-    const PQconninfoOption *o;
-
-    if (env != NULL && env[0] != '\0') {
-        snprintf(src, srclen, "%s", sb_pg_params[i].env);
-        return true;
-    }
-    if (service == NULL || service[0] == '\0' || defs == NULL)
-        return false;
-    for (o = defs; o->keyword != NULL; o++)
-        if (strcmp(o->keyword, sb_pg_params[i].keyword) == 0)
-            break;
-    if (o->keyword == NULL || o->val == NULL || o->val[0] == '\0' ||
-        (o->compiled != NULL && strcmp(o->val, o->compiled) == 0))
-        return false;
-    if (i == SB_PG_USER && sb_pgsql_is_login(o->val))
-        return false;
-    snprintf(src, srclen, "service %s", service);
-    return true;
-}
-
 /* libpq's keywords for the TLS file options, in ssl_file order. */
 static const char *const ssl_file_keys[4] = {"sslrootcert", "sslcert", "sslkey", "sslcrl"};
-
-/* Whether the user gave option name (command line or config file). */
-static bool sb_pgsql_opt_given(const struct sb_optset *opts, const char *name)
-{
-    const struct sb_opt *o = sb_optset_find(opts, name);
-
-    return o != NULL && o->set;
-}
-
-/*
- * Chooses where parameter i comes from: the option when given, else
- * libpq (its environment variable or service; the list becomes one NULL
- * entry, or the string NULL), else sysbench 1.0's default (the option's).
- * Records the source in c->src[i]. Returns 0, or -1 when out of memory.
- */
-static int sb_pgsql_pick(const struct sb_optset *opts, size_t i, const PQconninfoOption *defs,
-                         struct sb_pgsql_config *c, char ***list, size_t *n, char **str)
-{
-    const char *opt = sb_pg_params[i].opt;
-    bool given = sb_pgsql_opt_given(opts, opt);
-
-    if (!given && sb_pgsql_libpq_gives(i, defs, c->src[i], sizeof(c->src[i]))) {
-        if (list != NULL) {
-            *list = calloc(1, sizeof(**list));
-            *n = 1;
-            return *list != NULL ? 0 : -1;
-        }
-        *str = NULL;
-        return 0;
-    }
-    snprintf(c->src[i], sizeof(c->src[i]), given ? "--%s" : "the default", opt);
-    if (list != NULL)
-        return sb_db_opt_copy_list(opts, opt, list, n);
-    *str = sb_db_opt_strdup(opts, opt);
-    return 0;
-}
 
 /* The hosts and ports: at least one of each, every port a number. */
 static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql_config *c,
                                    const PQconninfoOption *defs, char *err, size_t errlen)
 {
-    if (sb_pgsql_pick(opts, SB_PG_HOST, defs, c, &c->hosts, &c->nhosts, NULL) != 0 ||
-        sb_pgsql_pick(opts, SB_PG_PORT, defs, c, &c->ports, &c->nports, NULL) != 0 ||
-        sb_pgsql_pick(opts, SB_PG_USER, defs, c, NULL, NULL, &c->user) != 0 ||
-        sb_pgsql_pick(opts, SB_PG_DB, defs, c, NULL, NULL, &c->db) != 0) {
+    /* Each from its option, else libpq's settings, else 1.0's default. */
+    if (sb_pgsql_env_pick(opts, SB_PG_HOST, defs, c->src[SB_PG_HOST], sizeof(c->src[0]),
+                          &c->hosts, &c->nhosts, NULL) != 0 ||
+        sb_pgsql_env_pick(opts, SB_PG_PORT, defs, c->src[SB_PG_PORT], sizeof(c->src[0]),
+                          &c->ports, &c->nports, NULL) != 0 ||
+        sb_pgsql_env_pick(opts, SB_PG_USER, defs, c->src[SB_PG_USER], sizeof(c->src[0]),
+                          NULL, NULL, &c->user) != 0 ||
+        sb_pgsql_env_pick(opts, SB_PG_DB, defs, c->src[SB_PG_DB], sizeof(c->src[0]),
+                          NULL, NULL, &c->db) != 0) {
         snprintf(err, errlen, "out of memory reading the PostgreSQL options");
         return -1;
     }
