@@ -52,6 +52,14 @@ sb cpu --rate=1000000 --threads=2 --time=2 run
 assert_exit 0
 assert_count err '^WARNING: --rate=1000000 is out of reach so far: .* the 2 thread\(s\)' 1
 
+tcase "SB_COMPAT=1.0 prints 1.0's output: no rate warning, no suggestion"
+SB_COMPAT=1.0 sb cpu --rate=1000000 --time=2 run
+assert_exit 0
+assert_not_contains err "out of reach"
+SB_COMPAT=1.0 sb cpu --tx-rat=5 run
+assert_exit 1
+assert_not_contains err "did you mean"
+
 tcase "a rate within reach gets no warning"
 sb cpu --tx-rate=50 --time=2 run
 assert_exit 0
