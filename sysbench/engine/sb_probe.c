@@ -40,8 +40,9 @@ static bool check_rate_against_rtt(const struct sb_lua_env *env, struct sb_conn 
     uint64_t best = UINT64_MAX;
     double period_ns, needed;
 
+    /* --find-max probes past what the threads reach on purpose. */
     if (pc == NULL || !sb_pace_rated(pc->mode) || !(pc->target_tps > 0) || pc->threads == 0 ||
-        sb_compat10())
+        sb_compat10() || (sb_cfg != NULL && sb_cfg->find_max))
         return false;
     period_ns = (double)pc->threads / pc->target_tps * 1e9;
     /* A period of milliseconds is longer than a round trip on any network

@@ -489,8 +489,9 @@ static void check_rate_reachable(struct sb_reporter *r)
     if (r->rate_checked || r->sampler.ntps == 0)
         return;
     r->rate_checked = true;
-    /* SB_COMPAT=1.0 prints 1.0's output, which has no such line. */
-    if (!sb_pace_rated(run->mode) || !(run->rate > 0) || sb_compat10())
+    /* SB_COMPAT=1.0 prints 1.0's output, which has no such line;
+     * --find-max probes past what the threads reach on purpose. */
+    if (!sb_pace_rated(run->mode) || !(run->rate > 0) || sb_compat10() || run->cfg->find_max)
         return;
     tps = r->sampler.tps[0];
     if (tps >= 0.5 * run->rate)
