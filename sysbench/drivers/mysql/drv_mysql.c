@@ -48,7 +48,7 @@ static const struct sb_opt_def sb_mysql_options[] = {
     {"mysql-compression", "use the compressed client/server protocol", "off", SB_ARG_BOOL},
     {"mysql-connect-timeout", "connection timeout in seconds", "10", SB_ARG_INT},
     {"mysql-ignore-errors", "error numbers to ignore (restart the event), or 'all'", "1213,1020,1205", SB_ARG_LIST},
-    {"mysql-read-default-file", "read the client's options (host, port, socket, user, password, database, ssl-*) from this option file, as the client library's MYSQL_READ_DEFAULT_FILE; options given here win", "", SB_ARG_STRING},
+    {"mysql-read-default-file", "read the client's settings (host, port, socket, user, password, database) from this option file's [client] group, as the client library's MYSQL_READ_DEFAULT_FILE; options given here win", "", SB_ARG_STRING},
     {"mysql-read-default-group", "read this group of the option files (with [client]; default files ~/.my.cnf, /etc/mysql/my.cnf ... unless --mysql-read-default-file), as MYSQL_READ_DEFAULT_GROUP; options given here win", "", SB_ARG_STRING},
     {"mysql-dry-run", "pretend every MySQL call succeeds, without a server", "off", SB_ARG_BOOL},
     /* sysbench 1.0's; MariaDB Connector/C's mysql_debug() does nothing. */
