@@ -858,13 +858,17 @@ static void prepare_main_thread(struct sb_main *m)
     m->main_thr.counters = &m->main_counters;
 }
 
-/* Formats the first option no option set claimed, or returns 0 when
- * every option was used. */
-static int report_unused_option(const struct sb_args *args, char *err, size_t errlen)
+/* Formats the first option no option set claimed, with the closest
+ * option of the general, driver and script sets as a "did you mean"
+ * hint, or returns 0 when every option was used. */
+static int report_unused_option(const struct sb_main *m, char *err, size_t errlen)
 {
+    const struct sb_args *args = &m->args;
     const struct sb_arg *unused = sb_args_first_unused(args);
-    char where[512], quoted[SB_OPT_QUOTE_LEN], name[256];
-    size_t n;
+    char where[512], quoted[SB_OPT_QUOTE_LEN], name[256], hint[300] = "";
+    const struct sb_optset *sets[MAX_DRIVERS + 2];
+    const char *close;
+    size_t n, nsets = 0;
 
     if (unused == NULL)
         return 0;
@@ -879,9 +883,19 @@ static int report_unused_option(const struct sb_args *args, char *err, size_t er
     }
     n = strcspn(unused->name, " \t");
     snprintf(name, sizeof(name), "%.*s", (int)n, unused->name);
-    snprintf(err, errlen, "%sunknown option: --%s%s",
+    sets[nsets++] = &m->general;
+    for (size_t i = 0; i < m->ndrv; i++)
+        sets[nsets++] = &m->drv_sets[i];
+    sets[nsets++] = &m->script_opts;
+    close = sb_opt_suggest(name, sets, nsets);
+    if (close != NULL) {
+        char dashed[256];
+        snprintf(hint, sizeof(hint), ": did you mean --%s?",
+                 sb_opt_dashed(close, dashed, sizeof(dashed)));
+    }
+    snprintf(err, errlen, "%sunknown option: --%s%s%s",
              sb_args_where(args, unused, where, sizeof(where)),
-             sb_log_escape(name, quoted, sizeof(quoted), false),
+             sb_log_escape(name, quoted, sizeof(quoted), false), hint,
              unused->name[n] != '\0' ? " (expected NAME=VALUE; the rest is not shown)" : "");
     return -1;
 }
@@ -919,7 +933,7 @@ static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
     if (m->builtin != NULL) {
         if (sb_builtin_declare(m->builtin, &m->script_opts, err, errlen) != 0 ||
             sb_args_apply(&m->args, &m->script_opts, err, errlen) != 0 ||
-            report_unused_option(&m->args, err, errlen) != 0)
+            report_unused_option(m, err, errlen) != 0)
             return -1;
         return m->builtin->configure(&m->script_opts, err, errlen);
     }
@@ -934,7 +948,7 @@ static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
         return -1;
     if (sb_lua_validate_script_options(m->L, &m->script_opts, err, errlen) != 0)
         return -1;
-    return report_unused_option(&m->args, err, errlen);
+    return report_unused_option(m, err, errlen);
 }
 
 static void main_free(struct sb_main *m)

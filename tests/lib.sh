@@ -308,6 +308,27 @@ print(json.dumps(v) if isinstance(v, (bool, type(None), dict, list)) else v)
 EOF
 }
 
+# csv_end FILE [all]: reads a --csv file with python3's csv module (plain
+# CSV: no comment lines, every row as wide as the header) and prints its
+# last row's ended field, or with "all" "ended|deadline|cancelled".
+csv_end() {
+    python3 - "$1" "${2:-}" <<'EOF' 2>&1
+import csv, sys
+try:
+    rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+    for r in rows:
+        if None in r or None in r.values():
+            raise ValueError("row %s is not as wide as the header" % r)
+    last = rows[-1]
+    if sys.argv[2] == "all":
+        print("%s|%s|%s" % (last["ended"], last["deadline"], last["cancelled"]))
+    else:
+        print(last["ended"])
+except Exception as e:
+    print("<error: %s: %s>" % (type(e).__name__, e))
+EOF
+}
+
 # wait_for FILE STRING: waits (up to 20 s) until FILE contains STRING, so a
 # signal is sent once the phase under test has begun, not after a guess.
 wait_for() {

@@ -9,12 +9,16 @@
 #include "core/sb_log.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Room for an option name as shown (help, errors). */
+#define SB_SUGGEST_NAMELEN 256
 
 /* Width of the "--name=TYPE" column in help output, as sysbench 1.0 uses. */
 #define SB_HELP_COLUMN 32
@@ -64,6 +68,18 @@ static char *dup_range(const char *s, size_t len)
 static char name_char(char c)
 {
     return c == '_' ? '-' : c;
+}
+
+/* An option's name as help and errors show it: with dashes, as every
+ * general option is spelled, also for a script's table_size; under
+ * SB_COMPAT=1.0 as declared, as 1.0 prints it. */
+static const char *shown_name(const char *name, char *buf, size_t len)
+{
+    if (sb_compat10()) {
+        snprintf(buf, len, "%s", name);
+        return buf;
+    }
+    return sb_opt_dashed(name, buf, len);
 }
 
 static bool name_eq(const char *a, const char *b)
@@ -463,6 +479,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
 {
     struct sb_opt parsed;
     const char *text = value;
+    char shown[SB_SUGGEST_NAMELEN];
 
     memset(&parsed, 0, sizeof(parsed));
     /*
@@ -477,7 +494,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             text = "";
         else
             return sb_opt_fail(err, errlen, "missing value for --%s: expected %s",
-                        opt->name, expected_form(opt->type));
+                        shown_name(opt->name, shown, sizeof(shown)), expected_form(opt->type));
     }
     if (text != NULL) {
         int rc = 0;
@@ -511,7 +528,8 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
                 return sb_opt_fail(err, errlen, "Invalid value for %s: %s", opt->name,
                                    sb_opt_quote(text, quoted, sizeof(quoted)));
             return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
-                        sb_opt_quote(text, quoted, sizeof(quoted)), opt->name,
+                        sb_opt_quote(text, quoted, sizeof(quoted)),
+                        shown_name(opt->name, shown, sizeof(shown)),
                         expected_form(opt->type));
         }
         if (check_range(opt, &parsed, text, err, errlen) != 0)
@@ -751,6 +769,7 @@ static const char *placeholder(enum sb_opt_type type)
 void sb_optset_print_help(const struct sb_optset *set, FILE *out)
 {
     size_t i;
+    char shown[SB_SUGGEST_NAMELEN];
 
     if (set == NULL || out == NULL)
         return;
@@ -777,7 +796,8 @@ void sb_optset_print_help(const struct sb_optset *set, FILE *out)
 
         if (opt->alias_of != NULL)
             continue;
-        fprintf(out, "  --%s%s", opt->name, placeholder(opt->type));
+        fprintf(out, "  --%s%s", shown_name(opt->name, shown, sizeof(shown)),
+                placeholder(opt->type));
         width = 2 + strlen(opt->name) + strlen(placeholder(opt->type));
         if (width < column)
             fprintf(out, "%*s", (int)(column - width), "");
@@ -793,4 +813,104 @@ void sb_optset_print_help(const struct sb_optset *set, FILE *out)
         }
         fputc('\n', out);
     }
+}
+
+/* ---------------------------------------------------------- suggestions */
+
+/* Longest option name compared; longer names are never suggested. */
+#define SB_SUGGEST_MAXLEN 64
+
+/*
+ * Edit distance between a and b with '-' and '_' equal, counting an
+ * insertion, a deletion, a substitution or a swap of two neighbours as
+ * one edit (optimal string alignment), because those are the typing
+ * slips an option name suffers. SIZE_MAX when either is too long.
+ */
+size_t sb_opt_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t d[SB_SUGGEST_MAXLEN + 1][SB_SUGGEST_MAXLEN + 1];
+
+    if (la > SB_SUGGEST_MAXLEN || lb > SB_SUGGEST_MAXLEN)
+        return SIZE_MAX;
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = name_char(a[i - 1]) != name_char(b[j - 1]);
+            size_t v = d[i - 1][j - 1] + cost;
+
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && name_char(a[i - 1]) == name_char(b[j - 2]) &&
+                name_char(a[i - 2]) == name_char(b[j - 1]) && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    }
+    return d[la][lb];
+}
+
+/* Whether name is a prefix of opt ('-' == '_'). */
+static bool name_prefix(const char *name, const char *opt)
+{
+    for (; *name != '\0'; name++, opt++)
+        if (*opt == '\0' || name_char(*name) != name_char(*opt))
+            return false;
+    return true;
+}
+
+const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets, size_t nsets)
+{
+    const char *best = NULL, *prefix_of = NULL;
+    size_t best_d = SIZE_MAX, nprefix = 0, len;
+
+    if (name == NULL)
+        return NULL;
+    len = strlen(name);
+    for (size_t s = 0; s < nsets; s++) {
+        for (size_t i = 0; sets[s] != NULL && i < sets[s]->n; i++) {
+            const struct sb_opt *o = &sets[s]->opts[i];
+            size_t d;
+
+            /* Aliases are kept for old command lines, not advertised. */
+            if (o->alias_of != NULL)
+                continue;
+            if (len >= 4 && name_prefix(name, o->name)) {
+                nprefix++;
+                prefix_of = o->name;
+            }
+            d = sb_opt_distance(name, o->name);
+            if (d < best_d) {
+                best_d = d;
+                best = o->name;
+            }
+        }
+    }
+    /* At most 2 edits, and fewer than a third of the name: "--foo" is
+     * not a slip of "--tx-rate", "--tx-rat" is. A name that begins
+     * exactly one option (--mysql-pass) is that option. */
+    if (best_d == 0) /* a known name: not a slip, whatever went wrong */
+        return NULL;
+    if (best != NULL && best_d <= 2 && best_d * 3 <= len)
+        return best;
+    if (nprefix == 1)
+        return prefix_of;
+    return NULL;
+}
+
+const char *sb_opt_dashed(const char *name, char *buf, size_t len)
+{
+    size_t i = 0;
+
+    if (len == 0)
+        return buf;
+    for (; name != NULL && name[i] != '\0' && i + 1 < len; i++)
+        buf[i] = name_char(name[i]);
+    buf[i] = '\0';
+    return buf;
 }

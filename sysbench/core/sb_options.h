@@ -147,4 +147,24 @@ int sb_opt_fail(char *err, size_t errlen, const char *fmt, ...)
  * option value and argv parsers. */
 void sb_opt_trim_span(const char *s, size_t len, const char **start, size_t *out_len);
 
+/*
+ * The option most likely meant by an unknown name, for "did you mean"
+ * hints: the closest non-alias option of the sets (nsets pointers, NULL
+ * entries skipped) at most 2 edits away and within a third of the name's
+ * length (sb_opt_distance), else the only option the name (4 characters or
+ * more) begins. Returns the option's name as declared (owned by its set),
+ * or NULL when nothing is close enough or the name is itself an option's
+ * (not a misspelling). Pure: unit-tested directly.
+ */
+const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets, size_t nsets);
+
+/* Edit distance (insert, delete, substitute, swap neighbours) between two
+ * option names, '-' equal to '_'; SIZE_MAX for names over 64 bytes. */
+size_t sb_opt_distance(const char *a, const char *b);
+
+/* Copies name into buf (capacity len) with every '_' shown as '-', the
+ * way option names are printed (scripts declare table_size; --table-size
+ * and --table_size both set it). Returns buf. */
+const char *sb_opt_dashed(const char *name, char *buf, size_t len);
+
 #endif /* SB_OPTIONS_H */

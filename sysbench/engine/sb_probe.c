@@ -5,6 +5,7 @@
 #include "engine/sb_run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,66 @@
 #include "core/sb_clock.h"
 #include "cpu/sb_cpu.h"
 #include "core/sb_log.h"
+#include "core/sb_stop.h"
+#include "config/sb_lua_env.h"
+#include "config/sb_point.h"
 #include "drivers/sb_driver.h"
 #include "results/sb_server_info.h"
+
+/* Round trips timed by check_rate_against_rtt. */
+#define SB_PROBE_RTT_TRIES 5
+/* Periods (threads / rate) from which no round trip is timed. */
+#define SB_PROBE_RTT_MAX_PERIOD_NS 5e6
+
+/*
+ * Before a rate run on a server: the quickest of a few 'SELECT 1' round
+ * trips on the probe connection, held against the time each thread has
+ * per transaction (threads / target). When even that round trip is
+ * longer, no transaction that sends a statement can keep the schedule:
+ * that is said now, as what it is (a bound from a measurement, for
+ * transactions with at least one statement), instead of only as lag
+ * afterwards. Anything shorter cannot be judged before the run.
+ */
+static bool check_rate_against_rtt(const struct sb_lua_env *env, struct sb_conn *con)
+{
+    const struct sb_point_config *pc = env->point;
+    uint64_t best = UINT64_MAX;
+    double period_ns, needed;
+
+    /* --find-max probes past what the threads reach on purpose. */
+    if (pc == NULL || !sb_pace_rated(pc->mode) || !(pc->target_tps > 0) || pc->threads == 0 ||
+        sb_compat10() || (sb_cfg != NULL && sb_cfg->find_max))
+        return false;
+    period_ns = (double)pc->threads / pc->target_tps * 1e9;
+    /* A period of milliseconds is longer than a round trip on any network
+     * a benchmark client should use: not worth statements the server
+     * counts (the first second's check still applies). */
+    if (period_ns >= SB_PROBE_RTT_MAX_PERIOD_NS)
+        return false;
+    for (int i = 0; i < SB_PROBE_RTT_TRIES && !sb_stopping(); i++) {
+        uint64_t t0 = sb_now_ns(), d;
+
+        if (sb_db_query(con, "SELECT 1", 8) != SB_DB_DONE)
+            return false;
+        while (sb_db_fetch(con) == 1)
+            ;
+        sb_db_free_result(con);
+        d = sb_now_ns() - t0;
+        if (d < best)
+            best = d;
+    }
+    if (best == UINT64_MAX || (double)best <= period_ns)
+        return false;
+    needed = ceil(pc->target_tps * (double)best / 1e9);
+    sb_warn("%s=%.15g over %u thread(s) leaves each thread %.1f us per transaction, but the "
+            "quickest of %d 'SELECT 1' round trips to the server took %.1f us: transactions "
+            "that send a statement cannot keep this schedule (lag will grow for the whole "
+            "run); one statement each needs at least %.0f threads, or a lower rate",
+            pc->mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
+            pc->mode == SB_PACE_POISSON ? pc->rate : pc->tx_rate, pc->threads,
+            period_ns / 1e3, SB_PROBE_RTT_TRIES, (double)best / 1e3, needed);
+    return true;
+}
 
 /*
  * Finds the server's processes for CPU accounting: --server-pid when
@@ -31,7 +90,7 @@
  */
 bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
                         char *label, size_t len, char *version, size_t vlen,
-                        struct sb_server_info *info)
+                        struct sb_server_info *info, bool *rate_warned)
 {
     /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
     const char *pids = sb_optset_str(env->general, "server-pid");
@@ -42,6 +101,8 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
     struct sb_db_error err;
     struct sb_conn *con;
     int found;
+
+    *rate_warned = false;
 
     memset(srv, 0, sizeof(*srv));
     version[0] = '\0';
@@ -61,6 +122,7 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
                 sb_server_info_read_settings(info, con, drv->settings_query, why,
                                              sizeof(why)) != 0 && !sb_compat10())
                 sb_warn("the server's settings are not recorded: %s", why);
+            *rate_warned = check_rate_against_rtt(env, con);
             sb_db_disconnect(con);
         } else {
             snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
@@ -115,25 +177,25 @@ struct probe_call {
     struct sb_cpu_server srv;
     char label[512], version[256];
     struct sb_server_info info;
-    bool found;
+    bool found, rate_warned;
 };
 
 static void *probe_main(void *p)
 {
     struct probe_call *c = p;
     c->found = sb_run_find_server(c->env, &c->srv, c->label, sizeof(c->label), c->version,
-                                  sizeof(c->version), &c->info);
+                                  sizeof(c->version), &c->info, &c->rate_warned);
     return NULL;
 }
 
 int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
                  size_t len, char *version, size_t vlen, struct sb_server_info *info,
-                 bool *found)
+                 bool *found, bool *rate_warned)
 {
     struct probe_call *c = calloc(1, sizeof(*c));
     int rc;
 
-    *found = false;
+    *found = *rate_warned = false;
     if (c == NULL)
         return -1;
     /* Its own buffers: an abandoned thread may still write into them. */
@@ -142,6 +204,7 @@ int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *
     if (rc != 0)
         return rc; /* c stays with an abandoned thread */
     *found = c->found;
+    *rate_warned = c->rate_warned;
     *srv = c->srv;
     snprintf(label, len, "%s", c->label);
     snprintf(version, vlen, "%s", c->version);

@@ -60,6 +60,7 @@ struct sb_reporter {
     bool hook_failed;
     bool cumulative_failed;
     struct sb_sampler sampler; /* 1 s throughput samples for the self-check */
+    bool rate_checked;         /* the first second was held against the rate */
     double epoch0_s;           /* Unix time at start_ns */
 };
 

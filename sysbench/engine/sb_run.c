@@ -525,12 +525,12 @@ struct run_server {
  */
 static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_server *sv)
 {
-    bool found;
+    bool found, rate_warned;
     int rc;
 
     print_header(run, run->env);
     rc = sb_run_probe(run->env, &sv->srv, sv->label, sizeof(sv->label), sv->version,
-                      sizeof(sv->version), &sv->info, &found);
+                      sizeof(sv->version), &sv->info, &found, &rate_warned);
     if (rc != 0) {
         if (rc > 0)
             printf("\nInterrupted by signal %d before the run started.\n", sb_signal_caught());
@@ -541,6 +541,8 @@ static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_ser
         return rc > 0 ? 128 + sb_signal_caught() : 1;
     }
     r->cpu_srv = found ? &sv->srv : NULL;
+    /* Said before the run: the first second's check would repeat it. */
+    r->rate_checked = rate_warned;
     if (r->out != NULL &&
         sb_output_begin_point(r->out, &run->point) == NULL) {
         free_run(run, r);

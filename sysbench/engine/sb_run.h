@@ -104,13 +104,15 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
  * connection, which also reads the server's settings into info (zeroed
  * by the caller; the binary too when the server is found here, see
  * sb_server_info.h). Returns true when found; otherwise label says why
- * not.
+ * not. In a rate run the probe connection also times a few round trips:
+ * when the quickest is longer than each thread's time per transaction,
+ * that is warned about and *rate_warned set (else left false).
  */
 struct sb_cpu_server;
 struct sb_server_info;
 bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
                         char *label, size_t len, char *version, size_t vlen,
-                        struct sb_server_info *info);
+                        struct sb_server_info *info, bool *rate_warned);
 
 /*
  * Follows a server found by its endpoint across restarts, for the CPU
@@ -158,6 +160,6 @@ void sb_server_watch_adjust(const struct sb_server_watch *w, struct sb_cpu_sampl
  * a signal came first (the thread is abandoned), -1 on failure. */
 int sb_run_probe(const struct sb_lua_env *env, struct sb_cpu_server *srv, char *label,
                  size_t len, char *version, size_t vlen, struct sb_server_info *info,
-                 bool *found);
+                 bool *found, bool *rate_warned);
 
 #endif /* SB_RUN_H */

@@ -450,6 +450,28 @@ local function prepare_one(sql, types)
 end
 
 -- Prepares the listed statement kinds for every table.
+-- The error of a statement on a table that does not exist (MySQL/MariaDB
+-- 1146, PostgreSQL 42P01, SQLite), with what to do about it: the tables
+-- are made by prepare, with the same --tables and --table-size. Other
+-- errors are returned unchanged.
+local function missing_table_hint(err)
+   if type(err) ~= "string" then
+      return err
+   end
+   local t = err:match("Table '[^']-(sbtest%d+)' doesn't exist") or
+      err:match('relation "(sbtest%d+)" does not exist') or
+      err:match("no such table: (sbtest%d+)")
+   if t == nil then
+      return err
+   end
+   local script = (sysbench.cmdline.script_path or "SCRIPT"):match("([^/]+)$")
+   script = script:gsub("%.lua$", "")
+   return string.format("table %s does not exist: run 'sysbench %s --tables=%d " ..
+                           "--table-size=%d prepare' first (prepare with the same " ..
+                           "--tables and --table-size, and the same database options, " ..
+                           "as the run)", t, script, cfg.tables, cfg.table_size)
+end
+
 function M.prepare_statements(kinds)
    prepared_kinds = kinds
    for n = 1, cfg.tables do
@@ -460,8 +482,13 @@ function M.prepare_statements(kinds)
          if def == nil then
             error("unknown statement kind '" .. tostring(kind) .. "'", 2)
          end
-         M.stmt[n][kind], M.param[n][kind] =
-            prepare_one(string.format(def[1], n), {select(2, unpack(def))})
+         local ok, stmt, param = pcall(prepare_one, string.format(def[1], n),
+                                       {select(2, unpack(def))})
+         if not ok then
+            -- Level 0: the message is complete, the line is not the fault.
+            error(missing_table_hint(stmt), 0)
+         end
+         M.stmt[n][kind], M.param[n][kind] = stmt, param
       end
    end
 end

@@ -208,7 +208,7 @@ int sb_lua_validate_script_options(lua_State *L, const struct sb_optset *set,
 
     for (size_t i = 0; set != NULL && i < set->n; i++) {
         const struct sb_opt *o = &set->opts[i];
-        char msg[512];
+        char msg[512], shown[256];
 
         if (!o->set || o->alias_of != NULL)
             continue;
@@ -220,13 +220,14 @@ int sb_lua_validate_script_options(lua_State *L, const struct sb_optset *set,
         lua_pushstring(L, o->name);
         lua_pushstring(L, o->value ? o->value : "");
         if (sb_lua_pcall(L, 2, 1, msg, sizeof(msg)) != 0) {
-            snprintf(err, errlen, "the validator of --%s failed: %s", o->name, msg);
+            snprintf(err, errlen, "the validator of --%s failed: %s",
+                     sb_opt_dashed(o->name, shown, sizeof(shown)), msg);
             lua_settop(L, top);
             return -1;
         }
         if (!lua_toboolean(L, -1)) {
             snprintf(err, errlen, "invalid option: --%s=%s (rejected by the script's validator)",
-                     o->name, o->value ? o->value : "");
+                     sb_opt_dashed(o->name, shown, sizeof(shown)), o->value ? o->value : "");
             lua_settop(L, top);
             return -1;
         }

@@ -55,7 +55,7 @@ static void write_csv_header(struct sb_output *o)
     pct_name(p, sizeof(p), o->pcts[0]);
     fprintf(o->csv, "point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,"
                     "latency_p%s_ms,errors_ps,reconnects_ps,lag_p%s_ms,backlog,"
-                    "cpu_client_pct,cpu_server_pct,epoch_s\n", p, p);
+                    "cpu_client_pct,cpu_server_pct,epoch_s,ended,deadline,cancelled\n", p, p);
     fflush(o->csv);
 }
 
@@ -142,9 +142,12 @@ static void write_csv_row(struct sb_output *o, const struct sb_point *p,
                           const struct sb_interval *iv)
 {
     FILE *f = o->csv;
+    /* A closed loop has no schedule: its lag and backlog are not zero,
+     * they do not exist, so their fields stay empty. */
+    bool paced = p->cfg.mode != SB_PACE_NONE;
 
     fprintf(f, "%zu,%u,", o->npoints, p->cfg.threads);
-    csv_num(f, p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN, false);
+    csv_num(f, paced ? p->cfg.target_tps : NAN, false);
     fprintf(f, "%g,", iv->time_s);
     csv_num(f, iv->tps, false);
     csv_num(f, iv->qps, false);
@@ -154,11 +157,14 @@ static void write_csv_row(struct sb_output *o, const struct sb_point *p,
     csv_num(f, iv->latency_ms[0], false);
     csv_num(f, iv->errors_ps, false);
     csv_num(f, iv->reconnects_ps, false);
-    csv_num(f, iv->lag_ms[0], false);
-    fprintf(f, "%llu,", (unsigned long long)iv->backlog);
+    csv_num(f, paced ? iv->lag_ms[0] : NAN, false);
+    if (paced)
+        fprintf(f, "%llu", (unsigned long long)iv->backlog);
+    fputc(',', f);
     csv_num(f, iv->cpu_client_pct, false);
     csv_num(f, iv->cpu_server_pct, false);
-    fprintf(f, "%.3f\n", iv->epoch_s);
+    /* ended, deadline, cancelled: empty on an interval row. */
+    fprintf(f, "%.3f,,,\n", iv->epoch_s);
     /* Flushed per row so a long run's series can be watched (and survives
      * a crash) while it is being written. */
     if (fflush(f) != 0)
@@ -234,23 +240,47 @@ void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline)
         o->deadline_cut = true;
 }
 
-/* The CSV's last line says how the run ended (a comment line, which CSV
- * readers skip with their comment option). */
+/* Writes text as one RFC 4180 field: quoted, with quotes doubled, when
+ * it holds a comma, a quote or a line break. */
+static void csv_text(FILE *out, const char *text)
+{
+    if (strpbrk(text, ",\"\r\n") == NULL) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+/* The CSV's last row says how the run ended, in the columns ended,
+ * deadline and cancelled (the JSON's "ended" object), every other field
+ * empty: a plain CSV reader reads it as one more row, which the
+ * non-empty "ended" field tells apart from the interval rows. */
 static void write_csv_end(struct sb_output *o)
 {
+    char ended[sizeof(o->end_error) + 32];
+    const char *deadline = "";
+
     if (o->end_status == NULL)
         return;
     if (strcmp(o->end_status, "interrupted") == 0)
-        fprintf(o->csv, "# ended: interrupted by signal %d\n", o->end_signal);
+        snprintf(ended, sizeof(ended), "interrupted by signal %d", o->end_signal);
     else if (strcmp(o->end_status, "failed") == 0)
-        fprintf(o->csv, "# ended: failed: %s\n", o->end_error);
+        snprintf(ended, sizeof(ended), "failed: %s", o->end_error);
     else
-        fprintf(o->csv, "# ended: %s\n", o->end_status);
+        snprintf(ended, sizeof(ended), "%s", o->end_status);
     if (o->deadline_cut)
-        fprintf(o->csv, "# deadline: cut, %llu statement(s) cancelled\n",
-                (unsigned long long)o->cancelled);
-    else if (o->cancelled > 0)
-        fprintf(o->csv, "# cancelled: %llu statement(s)\n", (unsigned long long)o->cancelled);
+        deadline = "cut";
+    else if (strcmp(o->end_status, "completed") == 0)
+        deadline = "met";
+    fputs(",,,,,,,,,,,,,,,,,", o->csv);
+    csv_text(o->csv, ended);
+    fprintf(o->csv, ",%s,%llu\n", deadline, (unsigned long long)o->cancelled);
     if (fflush(o->csv) != 0)
         o->write_failed = true;
 }

@@ -118,7 +118,7 @@ void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline)
 
 /*
  * Records how the run ended, for the JSON document ("ended") and the
- * last line of the CSV file ("# ended: ..."): status "completed",
+ * last row of the CSV file (its "ended" column): status "completed",
  * "interrupted" (signal > 0) or "failed" (error: the reason, copied; may
  * be NULL).
  */

@@ -191,9 +191,35 @@ function event() end
 EOF
 sb opts.lua help
 assert_exit 0
-assert_contains out "--table_count="
+# Shown with dashes, as every other option; --table_count still works.
+assert_contains out "--table-count=N"
+assert_not_contains out "--table_count"
 assert_contains out "number of widgets to frob"
 assert_contains out "[7]"
+SB_COMPAT=1.0 sb opts.lua help
+assert_contains out "--table_count=N"
+
+cp opts.lua "$_T_ROOT/opts.lua"
+
+tcase "a script option's value error names it with dashes"
+sb "$_T_ROOT/opts.lua" --table_count=abc run
+assert_exit 1
+assert_fatal "invalid value 'abc' for --table-count: expected a number"
+
+tcase "an unknown option suggests the closest one"
+sb cpu --tx-rat=5 --time=1 run
+assert_exit 1
+assert_fatal "unknown option: --tx-rat: did you mean --tx-rate?"
+sb "$_T_ROOT/opts.lua" --table-cuont=3 run
+assert_exit 1
+assert_fatal "unknown option: --table-cuont: did you mean --table-count?"
+sb "$_T_ROOT/opts.lua" --mysql-pass=x run
+assert_exit 1
+assert_fatal "unknown option: --mysql-pass: did you mean --mysql-password?"
+sb cpu --frobnicate=1 run
+assert_exit 1
+assert_fatal "unknown option: --frobnicate"
+assert_not_contains err "did you mean"
 
 # ---------------------------------------------------------------- option spelling
 

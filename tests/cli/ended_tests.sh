@@ -24,7 +24,7 @@ write_ev
 sb ev.lua run --time=1 --report-interval=1 --json=r.json --csv=r.csv
 assert_exit 0
 assert_eq "$(json_end r.json)" "completed None None" "ended"
-assert_eq "$(tail -n 1 r.csv)" "# ended: completed" "last CSV line"
+assert_eq "$(csv_end r.csv all)" "completed|met|0" "CSV end row"
 assert_eq "$(head -c 6 r.csv)" "point," "CSV header"
 
 for sig in INT:2 TERM:15; do
@@ -36,7 +36,7 @@ for sig in INT:2 TERM:15; do
     sb_wait
     assert_exit $((128 + ${sig#*:}))
     assert_eq "$(json_end r.json)" "interrupted ${sig#*:} None" "ended"
-    assert_eq "$(tail -n 1 r.csv)" "# ended: interrupted by signal ${sig#*:}" "last CSV line"
+    assert_eq "$(csv_end r.csv all)" "interrupted by signal ${sig#*:}||0" "CSV end row"
 done
 
 tcase "a run failed by a script error is marked failed with the error"
@@ -45,7 +45,7 @@ sb f.lua run --time=5 --json=r.json --csv=r.csv
 assert_exit 1
 assert_fatal "broken"
 assert_eq "$(json_end r.json)" 'failed None f.lua:4: broken\x1b[31m' "ended"
-assert_eq "$(tail -n 1 r.csv)" '# ended: failed: f.lua:4: broken\x1b[31m' "last CSV line"
+assert_eq "$(csv_end r.csv)" 'failed: f.lua:4: broken\x1b[31m' "CSV end row"
 
 tcase "a forced shutdown is marked failed, naming the forced shutdown"
 printf 'local n = 0\nfunction event()\n  n = n + 1\n  if n > 20 then local x = 0 while true do x = x + 1 end end\nend\n' >s.lua
@@ -53,7 +53,8 @@ sb s.lua run --time=1 --forced-shutdown=1 --json=r.json --csv=r.csv
 assert_exit 1
 assert_match r.json '"status": "failed"'
 assert_match r.json '"error": ".*forced shutdown'
-assert_match r.csv '^# ended: failed: .*forced shutdown'
+csv_end r.csv >ended.txt
+assert_match ended.txt '^failed: .*forced shutdown'
 
 tcase "compare reads a result file with the ended member"
 write_ev

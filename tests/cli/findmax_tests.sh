@@ -90,6 +90,8 @@ print(max(held) < min(missed), max(held) == fm["rate_held"],
 assert_eq "$(grep -cE '^ ?[0-9]+/24 ' out)" "$(py 'd["find_max"]["probes"]' f.json)"
 assert_not_contains out "Threads started!"
 assert_not_contains out "General statistics"
+# Probes past the capacity are the point: no unreachable-rate warning.
+assert_not_contains err "out of reach"
 assert_eq "$(py 'len(d["points"]) == d["find_max"]["runs"] and all(p["final"]["tps"] > 0 for p in d["points"])' f.json)" "True"
 assert_eq "$(py '
 fm = d["find_max"]

@@ -106,16 +106,19 @@ tcase "--csv has a header and one row per interval"
 write_ev
 sb ev.lua run --time=3 --report-interval=1 --csv=r.csv --json=r.json
 assert_exit 0
-assert_match r.csv '^point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,cpu_client_pct,cpu_server_pct,epoch_s$'
+assert_match r.csv '^point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,cpu_client_pct,cpu_server_pct,epoch_s,ended,deadline,cancelled$'
 n=$(grep -c '^\[ ' out)
 assert_ge "$n" 2 "interval lines"
-# The header, one row per interval and the "# ended:" line.
+# The header, one row per interval and the row saying how the run ended.
 assert_lines r.csv $((n + 2))
 assert_count r.csv '^1,1,,[0-9.]+,[0-9.]+,' "$n"
+# A closed loop has no lag or backlog: their fields are empty, not 0.00.
+assert_count r.csv '^1,1,(,[^,]*){9},,,' "$n"
 assert_eq "$(jget r.json 'len(d["points"][0]["intervals"])')" "$n" "JSON intervals"
-# Every row has 17 fields; the server column is empty (SQLite is embedded).
-assert_eq "$(awk -F, 'NR > 1 && !/^# ended: / && (NF != 17 || $16 != "") { bad++ } END { print bad + 0 }' r.csv)" 0 \
+# Every row has 20 fields; the server column is empty (SQLite is embedded).
+assert_eq "$(awk -F, 'NR > 1 && (NF != 20 || $16 != "") { bad++ } END { print bad + 0 }' r.csv)" 0 \
     "malformed rows"
+assert_eq "$(csv_end r.csv all)" "completed|met|0" "CSV end row, read by python3's csv module"
 
 tcase "interval lines end with the CPU fields"
 write_ev

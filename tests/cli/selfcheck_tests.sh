@@ -354,10 +354,11 @@ t0=$(date +%s)
 sb ev.lua run --time=3 --report-interval=1 --csv=r.csv --json=r.json
 t1=$(date +%s)
 assert_exit 0
-assert_match r.csv "^point,.*,epoch_s$"
+assert_match r.csv "^point,.*,epoch_s,ended,deadline,cancelled$"
 python3 - r.csv "$t0" "$t1" >check.txt <<'EOF'
 import csv, sys
-rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+# The interval rows: the last row, whose "ended" is set, says how the run ended.
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["ended"] == ""]
 t0, t1 = int(sys.argv[2]), int(sys.argv[3])
 assert len(rows) == 3, len(rows)
 e = [float(r["epoch_s"]) for r in rows]

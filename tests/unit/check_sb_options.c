@@ -784,7 +784,7 @@ START_TEST(test_help)
         "Test options:\n"
         "  --threads=N                     number of threads to use [1]\n"
         "  --histogram[=on|off]            print latency histogram in report [off]\n"
-        "  --table_size=N                  number of rows per table [10000]\n"
+        "  --table-size=N                  number of rows per table [10000]\n"
         "  --buffer-size=SIZE              size of the buffer [16K]\n"
         "  --time=N                        limit for total execution time in seconds [10]\n"
         "  --db-driver=STRING              database driver [sqlite]\n"
@@ -861,6 +861,58 @@ START_TEST(test_quote)
 }
 END_TEST
 
+/* Did-you-mean: slips of one or two edits (a dropped, added, changed or
+ * swapped character) find the option, '-' and '_' alike; a name that is
+ * not a slip of anything finds nothing; aliases are never suggested. */
+START_TEST(test_suggest)
+{
+    struct sb_optset a, b;
+    const struct sb_optset *sets[3];
+    char err[ERRLEN], buf[64];
+
+    make_set(&a);
+    sb_optset_init(&b, "Driver options");
+    ck_assert_int_eq(sb_optset_add(&b, "tx-rate", "rate", "0", SB_ARG_DOUBLE, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_optset_add(&b, "mysql-password", "pw", "", SB_ARG_STRING, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_optset_add(&b, "mysql-port", "port", "3306", SB_ARG_LIST, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_optset_add_alias(&b, "num-thread-count", "tx-rate", err, sizeof(err)), 0);
+    sets[0] = &a;
+    sets[1] = NULL;   /* skipped */
+    sets[2] = &b;
+
+    ck_assert_str_eq(sb_opt_suggest("tx-rat", sets, 3), "tx-rate");        /* dropped */
+    ck_assert_str_eq(sb_opt_suggest("tx-ratee", sets, 3), "tx-rate");      /* added */
+    ck_assert_str_eq(sb_opt_suggest("tx-rtae", sets, 3), "tx-rate");       /* swapped */
+    ck_assert_str_eq(sb_opt_suggest("thraeds", sets, 3), "threads");
+    ck_assert_str_eq(sb_opt_suggest("table-sise", sets, 3), "table_size"); /* as declared */
+    ck_assert_str_eq(sb_opt_suggest("table_sze", sets, 3), "table_size");
+    ck_assert_str_eq(sb_opt_suggest("db_drvier", sets, 3), "db-driver");
+    /* A prefix of exactly one option is that option; of two, neither. */
+    ck_assert_str_eq(sb_opt_suggest("mysql-pass", sets, 3), "mysql-password");
+    ck_assert_ptr_null(sb_opt_suggest("mysql-p", sets, 3));
+    /* Not slips: too far, or too many edits for a short name. */
+    ck_assert_ptr_null(sb_opt_suggest("frobnicate", sets, 3));
+    ck_assert_ptr_null(sb_opt_suggest("foo", sets, 3));
+    ck_assert_str_eq(sb_opt_suggest("tim", sets, 3), "time");
+    ck_assert_ptr_null(sb_opt_suggest("tm", sets, 3));   /* 2 edits of 2 characters */
+    ck_assert_ptr_null(sb_opt_suggest("ab", sets, 3));
+    /* An alias is not advertised, even when closest. */
+    ck_assert_ptr_null(sb_opt_suggest("num-thread-coun", sets, 3));
+    ck_assert_ptr_null(sb_opt_suggest(NULL, sets, 3));
+    /* A known name is not a slip of itself (nor a prefix of itself). */
+    ck_assert_ptr_null(sb_opt_suggest("mysql-password", sets, 3));
+    ck_assert_ptr_null(sb_opt_suggest("table-size", sets, 3));
+
+    ck_assert_uint_eq(sb_opt_distance("tx-rate", "tx_rate"), 0);
+    ck_assert_uint_eq(sb_opt_distance("abc", "acb"), 1);
+    ck_assert_uint_eq(sb_opt_distance("", "abc"), 3);
+    ck_assert_str_eq(sb_opt_dashed("table_size_x", buf, sizeof(buf)), "table-size-x");
+    ck_assert_str_eq(sb_opt_dashed("table_size", buf, 6), "table");
+    sb_optset_free(&a);
+    sb_optset_free(&b);
+}
+END_TEST
+
 static Suite *options_suite(void)
 {
     Suite *s = suite_create("sb_options");
@@ -886,6 +938,7 @@ static Suite *options_suite(void)
     tcase_add_test(tc, test_help);
     tcase_add_test(tc, test_ranges);
     tcase_add_test(tc, test_quote);
+    tcase_add_test(tc, test_suggest);
     suite_add_tcase(s, tc);
     return s;
 }

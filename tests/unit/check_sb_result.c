@@ -633,7 +633,8 @@ static int split_csv(char *line, char **fields, int max)
 
 /* The CSV of the same sweep, read back row by row: one row per interval,
  * the point's index and threads, the figures at two decimals, an empty
- * field for what was not measured, then the "# ended:" line. */
+ * field for what was not measured or does not exist (a closed loop's
+ * lag and backlog), then the row saying how the run ended. */
 START_TEST(csv_sweep_read_back)
 {
     struct sb_output o;
@@ -655,13 +656,13 @@ START_TEST(csv_sweep_read_back)
     ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
     ck_assert_str_eq(line, "point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,"
                            "latency_p95_ms,errors_ps,reconnects_ps,lag_p95_ms,backlog,"
-                           "cpu_client_pct,cpu_server_pct,epoch_s\n");
-    while (fgets(line, sizeof(line), fp) != NULL && line[0] != '#') {
-        char *f[20];
+                           "cpu_client_pct,cpu_server_pct,epoch_s,ended,deadline,cancelled\n");
+    while (fgets(line, sizeof(line), fp) != NULL && line[0] != ',') {
+        char *f[24];
         unsigned point = (unsigned)rows / 3 + 1, k = (unsigned)rows % 3 + 1;
         double th = (double)(1u << (point - 1)), tps = 100.0 * th + k;
 
-        ck_assert_int_eq(split_csv(line, f, 20), 17);
+        ck_assert_int_eq(split_csv(line, f, 24), 20);
         ck_assert_int_eq(atoi(f[0]), (int)point);
         ck_assert_double_eq_tol(atof(f[1]), th, 1e-9);
         ck_assert_str_eq(f[2], "");                 /* no target: closed loop */
@@ -673,14 +674,17 @@ START_TEST(csv_sweep_read_back)
         ck_assert_double_eq_tol(atof(f[9]), 10.0 * th + k, 1e-9);   /* p95 */
         ck_assert_double_eq_tol(atof(f[10]), k, 1e-9);
         ck_assert_str_eq(f[11], k == 1 ? "0.50" : k == 2 ? "1.00" : "1.50");
-        ck_assert_int_eq(atoi(f[13]), (int)k);
+        ck_assert_str_eq(f[12], "");                /* closed loop: no lag */
+        ck_assert_str_eq(f[13], "");                /* nor backlog */
         ck_assert_double_eq_tol(atof(f[14]), 25.0 + k, 1e-9);
         ck_assert_str_eq(f[15], "");                /* server not measured */
         ck_assert_double_eq_tol(atof(f[16]), 1.7e9 + k, 1e-6);
+        ck_assert_str_eq(f[17], "");                /* ended: only on the last row */
+        ck_assert_str_eq(f[19], "");
         rows++;
     }
     ck_assert_int_eq(rows, 9);
-    ck_assert_str_eq(line, "# ended: completed\n");
+    ck_assert_str_eq(line, ",,,,,,,,,,,,,,,,,completed,met,0\n");
     ck_assert_ptr_null(fgets(line, sizeof(line), fp));
     fclose(fp);
     unlink(path);

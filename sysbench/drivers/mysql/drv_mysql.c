@@ -49,6 +49,8 @@ static const struct sb_opt_def sb_mysql_options[] = {
     {"mysql-compression", "use the compressed client/server protocol", "off", SB_ARG_BOOL},
     {"mysql-connect-timeout", "connection timeout in seconds", "10", SB_ARG_INT},
     {"mysql-ignore-errors", "error numbers to ignore (restart the event), or 'all'", "1213,1020,1205", SB_ARG_LIST},
+    {"mysql-read-default-file", "read the client's settings (host, port, socket, user, password, database) from this option file's [client] group, as the client library's MYSQL_READ_DEFAULT_FILE; options given here win", "", SB_ARG_STRING},
+    {"mysql-read-default-group", "read this group of the option files (with [client]; default files ~/.my.cnf, /etc/mysql/my.cnf ... unless --mysql-read-default-file), as MYSQL_READ_DEFAULT_GROUP; options given here win", "", SB_ARG_STRING},
     {"mysql-dry-run", "pretend every MySQL call succeeds, without a server", "off", SB_ARG_BOOL},
     /* sysbench 1.0's; MariaDB Connector/C's mysql_debug() does nothing. */
     {"mysql-debug", "trace all client library calls (accepted for sysbench 1.0 command lines; ignored: MariaDB Connector/C has no trace)", "off", SB_ARG_BOOL},
@@ -75,6 +77,10 @@ static void sb_mysql_free_config(void)
     free(c->ssl_cert);
     free(c->ssl_key);
     free(c->ssl_cipher);
+    free(c->cnf_file);
+    free(c->cnf_group);
+    free(c->default_user);
+    free(c->default_db);
     memset(c, 0, sizeof(*c));
 }
 
@@ -82,6 +88,14 @@ static int sb_mysql_oom_options(char *err, size_t errlen)
 {
     snprintf(err, errlen, "out of memory reading the MySQL options");
     return -1;
+}
+
+/* Whether the user gave option name (command line or config file). */
+static bool sb_mysql_opt_given(const struct sb_optset *opts, const char *name)
+{
+    const struct sb_opt *o = sb_optset_find(opts, name);
+
+    return o != NULL && o->set;
 }
 
 /* The hosts, sockets and ports; at least a host or a socket, and a port
@@ -123,6 +137,48 @@ static int sb_mysql_load_endpoints(const struct sb_optset *opts, struct sb_mysql
         snprintf(err, errlen, "--mysql-port is empty: give at least one port");
         return -1;
     }
+    snprintf(c->src_host, sizeof(c->src_host), "%s",
+             sb_mysql_opt_given(opts, "mysql-host") ? "--mysql-host" : "the default");
+    snprintf(c->src_port, sizeof(c->src_port), "%s",
+             sb_mysql_opt_given(opts, "mysql-port") ? "--mysql-port" : "the default");
+    return 0;
+}
+
+/*
+ * --mysql-read-default-file and -group. With either, an option given wins
+ * over the file (it is passed to mysql_real_connect, which prefers its
+ * arguments); the host, port and socket not given are the file's (else
+ * the library's, which are 1.0's: localhost, 3306); the user and database
+ * not given are the file's, else 1.0's "sbtest" (set on the handle before
+ * the file is read, which overrides them; MariaDB Connector/C only: with
+ * another library the library's own defaults apply).
+ */
+static int sb_mysql_load_cnf(const struct sb_optset *opts, struct sb_mysql_config *c,
+                             char *err, size_t errlen)
+{
+    c->cnf_file = sb_db_opt_strdup(opts, "mysql-read-default-file");
+    c->cnf_group = sb_db_opt_strdup(opts, "mysql-read-default-group");
+    if (c->cnf_file != NULL && access(c->cnf_file, R_OK) != 0) {
+        snprintf(err, errlen, "cannot read the --mysql-read-default-file file '%s': %s",
+                 c->cnf_file, strerror(errno));
+        return -1;
+    }
+    if (c->cnf_file == NULL && c->cnf_group == NULL)
+        return 0;
+    c->host_from_cnf = !sb_mysql_opt_given(opts, "mysql-host");
+    c->port_from_cnf = !sb_mysql_opt_given(opts, "mysql-port");
+    if (c->host_from_cnf)
+        snprintf(c->src_host, sizeof(c->src_host), "the option file or the default");
+    if (c->port_from_cnf)
+        snprintf(c->src_port, sizeof(c->src_port), "the option file or the default");
+    if (sb_mysql_opt_given(opts, "mysql-user"))
+        c->user = sb_db_opt_strdup(opts, "mysql-user");
+    else
+        c->default_user = sb_db_opt_strdup(opts, "mysql-user");
+    if (sb_mysql_opt_given(opts, "mysql-db"))
+        c->db = sb_db_opt_strdup(opts, "mysql-db");
+    else
+        c->default_db = sb_db_opt_strdup(opts, "mysql-db");
     return 0;
 }
 
@@ -169,9 +225,13 @@ static int sb_mysql_load_session(const struct sb_optset *opts, struct sb_mysql_c
 {
     int64_t timeout;
 
-    c->user = sb_db_opt_strdup(opts, "mysql-user");
+    if (sb_mysql_load_cnf(opts, c, err, errlen) != 0)
+        return -1;
+    if (c->cnf_file == NULL && c->cnf_group == NULL) {
+        c->user = sb_db_opt_strdup(opts, "mysql-user");
+        c->db = sb_db_opt_strdup(opts, "mysql-db");
+    }
     c->password = sb_db_opt_strdup(opts, "mysql-password");
-    c->db = sb_db_opt_strdup(opts, "mysql-db");
     c->ssl_ca = sb_db_opt_strdup(opts, "mysql-ssl-ca");
     c->ssl_cert = sb_db_opt_strdup(opts, "mysql-ssl-cert");
     c->ssl_key = sb_db_opt_strdup(opts, "mysql-ssl-key");
@@ -310,9 +370,11 @@ static void sb_mysql_pick_server(const struct sb_conn *con, struct sb_mysql_conn
         snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s", *sock);
         cp->have_endpoint = true;
     } else {
-        *host = c->hosts[con->index % c->nhosts];
-        *port = c->ports[con->index % c->nports];
-        if (strcmp(*host, "localhost") != 0) {
+        /* NULL and 0 take the option file's (mysql_real_connect's rule);
+         * the endpoint is then asked for once connected. */
+        *host = c->host_from_cnf ? NULL : c->hosts[con->index % c->nhosts];
+        *port = c->port_from_cnf ? 0 : c->ports[con->index % c->nports];
+        if (*host != NULL && *port != 0 && strcmp(*host, "localhost") != 0) {
             snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%u", *host, *port);
             cp->have_endpoint = true;
         }
@@ -333,6 +395,18 @@ static enum sb_db_status sb_mysql_new_handle(struct sb_conn *con, struct sb_mysq
         mysql_options(cp->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     if (c->compression)
         mysql_options(cp->my, MYSQL_OPT_COMPRESS, NULL);
+#ifdef MARIADB_PACKAGE_VERSION_ID
+    /* 1.0's defaults first, which the option file read at connect may
+     * replace; mysql_real_connect's arguments replace both. */
+    if (c->default_user != NULL)
+        mysql_optionsv(cp->my, MARIADB_OPT_USER, c->default_user);
+    if (c->default_db != NULL)
+        mysql_optionsv(cp->my, MARIADB_OPT_SCHEMA, c->default_db);
+#endif
+    if (c->cnf_file != NULL)
+        mysql_options(cp->my, MYSQL_READ_DEFAULT_FILE, c->cnf_file);
+    if (c->cnf_group != NULL)
+        mysql_options(cp->my, MYSQL_READ_DEFAULT_GROUP, c->cnf_group);
     if (sb_mysql_apply_ssl(cp->my) != 0) {
         sb_mysql_set_err(con, 0, "", "this MySQL client library does not support the chosen --mysql-ssl mode");
         mysql_close(cp->my);
@@ -342,12 +416,24 @@ static enum sb_db_status sb_mysql_new_handle(struct sb_conn *con, struct sb_mysq
 }
 
 /* "localhost" makes the client use its default socket; ask which one,
- * since the CPU accounting needs to find the server by it. */
+ * since the CPU accounting needs to find the server by it. An option
+ * file may have chosen a TCP server instead: ask for that first. */
 static void sb_mysql_record_default_socket(struct sb_mysql_conn *cp)
 {
     const char *path = NULL;
 
 #ifdef MARIADB_PACKAGE_VERSION_ID
+    const char *host = NULL;
+    unsigned int port = 0;
+
+    if ((sb_mysql_cfg.host_from_cnf || sb_mysql_cfg.port_from_cnf) &&
+        mariadb_get_infov(cp->my, MARIADB_CONNECTION_HOST, &host) == 0 && host != NULL &&
+        strcmp(host, "localhost") != 0 &&
+        mariadb_get_infov(cp->my, MARIADB_CONNECTION_PORT, &port) == 0) {
+        snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%u", host, port);
+        cp->have_endpoint = true;
+        return;
+    }
     if (mariadb_get_infov(cp->my, MARIADB_CONNECTION_UNIX_SOCKET, &path) != 0)
         path = NULL;
 #endif
@@ -382,6 +468,34 @@ static bool sb_mysql_dropped_in_handshake(MYSQL *my)
            strstr(mysql_error(my), "initial communication packet") == NULL;
 }
 
+/* Appends to a failure to reach the server (2002 no socket or refused
+ * on it, 2003 refused or unreachable over TCP, 2005 unknown host) which
+ * server was tried and which options chose it. */
+static void sb_mysql_add_server_hint(struct sb_conn *con, const char *host, const char *sock,
+                                     unsigned port)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+    size_t len = strlen(con->err.msg);
+    char *at = con->err.msg + len;
+    size_t room = sizeof(con->err.msg) - len;
+
+    if (con->err.sql_errno != 2002 && con->err.sql_errno != 2003 && con->err.sql_errno != 2005)
+        return;
+    if (sock != NULL)
+        snprintf(at, room, " (socket '%s' set by --mysql-socket)", sock);
+    else if (host == NULL || port == 0)
+        snprintf(at, room, " (host set by %s, port by %s; change them with --mysql-host and "
+                 "--mysql-port, or in the option file)", c->src_host, c->src_port);
+    else if (strcmp(host, "localhost") == 0)
+        snprintf(at, room, " (host localhost, set by %s, means the default Unix socket; "
+                 "use --mysql-host=127.0.0.1 and --mysql-port for TCP, or --mysql-socket)",
+                 c->src_host);
+    else
+        snprintf(at, room, " (host '%s' set by %s, port %u by %s; change them with "
+                 "--mysql-host and --mysql-port)", host != NULL ? host : "", c->src_host,
+                 port, c->src_port);
+}
+
 static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
 {
     const struct sb_mysql_config *c = &sb_mysql_cfg;
@@ -406,8 +520,11 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         }
         if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) != NULL)
             break;
-        if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping())
-            return sb_mysql_give_up(cp, sb_mysql_conn_error(con, cp->my));
+        if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping()) {
+            st = sb_mysql_conn_error(con, cp->my);
+            sb_mysql_add_server_hint(con, host, sock, port);
+            return sb_mysql_give_up(cp, st);
+        }
         mysql_close(cp->my);
         usleep(10000u << attempt);
     }

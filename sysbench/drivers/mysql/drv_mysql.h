@@ -36,6 +36,16 @@ struct sb_mysql_config {
     bool compression;
     unsigned connect_timeout;
     bool dry_run;
+    /* --mysql-read-default-file/-group: the client library reads that
+     * option file group at connect; options not given are then left to
+     * it (host, port, socket, password), or given 1.0's default only when
+     * the file has none (user, db: default_user, default_db). */
+    char *cnf_file, *cnf_group;
+    bool host_from_cnf, port_from_cnf;
+    char *default_user, *default_db;
+    /* What chose the host and port, for connection errors:
+     * "--mysql-host", "the default", "the option file". */
+    char src_host[48], src_port[48];
 };
 
 #endif /* SB_DRV_MYSQL_H */

@@ -40,6 +40,7 @@
 #include <libpq-fe.h>
 
 #include "drivers/sb_driver.h"
+#include "drivers/pgsql/drv_pgsql_env.h"
 #include "core/sb_options.h"
 #include "core/sb_stop.h"
 
@@ -57,6 +58,9 @@ struct sb_pgsql_config {
     char *password;
     char *db;
     char *sslmode;
+    /* Where host, port, user and database come from, for error messages:
+     * "--pgsql-host", "PGHOST", "service NAME" or "the default" (1.0's). */
+    char src[SB_PG_NPARAMS][64];
     /* TLS files, passed to libpq as the sslrootcert, sslcert, sslkey and
      * sslcrl keywords (NULL: libpq's default, e.g. ~/.postgresql/). */
     char *ssl_file[4];
@@ -219,10 +223,17 @@ static const char *const ssl_file_keys[4] = {"sslrootcert", "sslcert", "sslkey",
 
 /* The hosts and ports: at least one of each, every port a number. */
 static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql_config *c,
-                                   char *err, size_t errlen)
+                                   const PQconninfoOption *defs, char *err, size_t errlen)
 {
-    if (sb_db_opt_copy_list(opts, "pgsql-host", &c->hosts, &c->nhosts) != 0 ||
-        sb_db_opt_copy_list(opts, "pgsql-port", &c->ports, &c->nports) != 0) {
+    /* Each from its option, else libpq's settings, else 1.0's default. */
+    if (sb_pgsql_env_pick(opts, SB_PG_HOST, defs, c->src[SB_PG_HOST], sizeof(c->src[0]),
+                          &c->hosts, &c->nhosts, NULL) != 0 ||
+        sb_pgsql_env_pick(opts, SB_PG_PORT, defs, c->src[SB_PG_PORT], sizeof(c->src[0]),
+                          &c->ports, &c->nports, NULL) != 0 ||
+        sb_pgsql_env_pick(opts, SB_PG_USER, defs, c->src[SB_PG_USER], sizeof(c->src[0]),
+                          NULL, NULL, &c->user) != 0 ||
+        sb_pgsql_env_pick(opts, SB_PG_DB, defs, c->src[SB_PG_DB], sizeof(c->src[0]),
+                          NULL, NULL, &c->db) != 0) {
         snprintf(err, errlen, "out of memory reading the PostgreSQL options");
         return -1;
     }
@@ -238,6 +249,8 @@ static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql
         char *end;
         long v;
 
+        if (c->ports[i] == NULL) /* PGPORT: libpq checks it */
+            continue;
         errno = 0;
         v = strtol(c->ports[i], &end, 10);
         if (*end != '\0' || errno != 0 || v < 1 || v > 65535) {
@@ -253,7 +266,7 @@ static int sb_pgsql_load_endpoints(const struct sb_optset *opts, struct sb_pgsql
 /* --pgsql-sslmode, one of libpq's modes, and the TLS files, which must
  * be readable. */
 static int sb_pgsql_load_tls(const struct sb_optset *opts, struct sb_pgsql_config *c,
-                             char *err, size_t errlen)
+                             const PQconninfoOption *defs, char *err, size_t errlen)
 {
     static const char *const modes[] = {
         "disable", "allow", "prefer", "require", "verify-ca", "verify-full", NULL
@@ -261,6 +274,15 @@ static int sb_pgsql_load_tls(const struct sb_optset *opts, struct sb_pgsql_confi
     bool mode_ok = false;
 
     c->sslmode = sb_db_opt_strdup(opts, "pgsql-sslmode");
+    /* Not given: libpq's (PGSSLMODE, the service, else "prefer", which is
+     * also the option's default), passed on so that the check of an
+     * unencrypted connection in connect() knows it. */
+    for (const PQconninfoOption *o = defs; !sb_pgsql_opt_given(opts, "pgsql-sslmode") &&
+                                           o != NULL && o->keyword != NULL; o++)
+        if (strcmp(o->keyword, "sslmode") == 0 && o->val != NULL && o->val[0] != '\0') {
+            free(c->sslmode);
+            c->sslmode = strdup(o->val);
+        }
     if (c->sslmode != NULL) {
         for (size_t i = 0; modes[i] != NULL; i++)
             if (strcmp(c->sslmode, modes[i]) == 0)
@@ -290,6 +312,7 @@ static int sb_pgsql_load_tls(const struct sb_optset *opts, struct sb_pgsql_confi
 static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
 {
     struct sb_pgsql_config *c = &sb_pgsql_cfg;
+    PQconninfoOption *defs;
     int64_t timeout;
 
     memset(c, 0, sizeof(*c));
@@ -297,13 +320,16 @@ static int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
         snprintf(err, errlen, "this libpq is not thread-safe");
         return -1;
     }
-    if (sb_pgsql_load_endpoints(opts, c, err, errlen) != 0)
+    /* libpq's defaults with its environment variables and PGSERVICE
+     * applied: an option not given leaves those to libpq. */
+    defs = PQconndefaults();
+    if (sb_pgsql_load_endpoints(opts, c, defs, err, errlen) != 0 ||
+        sb_pgsql_load_tls(opts, c, defs, err, errlen) != 0) {
+        PQconninfoFree(defs);
         goto fail;
-    c->user = sb_db_opt_strdup(opts, "pgsql-user");
+    }
+    PQconninfoFree(defs);
     c->password = sb_db_opt_strdup(opts, "pgsql-password");
-    c->db = sb_db_opt_strdup(opts, "pgsql-db");
-    if (sb_pgsql_load_tls(opts, c, err, errlen) != 0)
-        goto fail;
     timeout = sb_optset_int(opts, "pgsql-connect-timeout");
     if (timeout < 0 || timeout > 86400) {
         snprintf(err, errlen,
@@ -344,6 +370,17 @@ static bool sb_pgsql_connect_retryable(const char *msg)
     return false;
 }
 
+/* Appends to a connection failure's message which options or variables
+ * chose the host and port tried, and how to change them. */
+static void sb_pgsql_add_source_hint(struct sb_conn *con, const struct sb_pgsql_config *c)
+{
+    size_t len = strlen(con->err.msg);
+
+    snprintf(con->err.msg + len, sizeof(con->err.msg) - len,
+             " (host set by %s, port by %s; change them with --pgsql-host and --pgsql-port, "
+             "or PGHOST and PGPORT)", c->src[SB_PG_HOST], c->src[SB_PG_PORT]);
+}
+
 static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
 {
     const struct sb_pgsql_config *c = &sb_pgsql_cfg;
@@ -357,8 +394,9 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     if (cp == NULL)
         return sb_pgsql_oom(con);
 
-    keys[k] = "host"; vals[k++] = host;
-    keys[k] = "port"; vals[k++] = port;
+    /* NULL: left to libpq (PGHOST, PGPORT or the service). */
+    if (host != NULL) { keys[k] = "host"; vals[k++] = host; }
+    if (port != NULL) { keys[k] = "port"; vals[k++] = port; }
     if (c->user != NULL) { keys[k] = "user"; vals[k++] = c->user; }
     if (c->password != NULL) { keys[k] = "password"; vals[k++] = c->password; }
     if (c->db != NULL) { keys[k] = "dbname"; vals[k++] = c->db; }
@@ -404,8 +442,11 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
         else if (!retry)
             state = "08001";
         /* libpq prefixes the reason with "connection to server at ...
-         * failed: "; keep it, the address is what a user needs to see. */
+         * failed: "; keep it, the address is what a user needs to see,
+         * and say which options (or variables) chose it. */
         sb_pgsql_set_err(con, state, msg);
+        if (retry)
+            sb_pgsql_add_source_hint(con, c);
         PQfinish(cp->pg);
         free(cp);
         return retry ? SB_DB_CONN_LOST : SB_DB_ERROR;
@@ -426,13 +467,16 @@ static enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     if (c->sslmode != NULL && (strcmp(c->sslmode, "require") == 0 ||
                                strncmp(c->sslmode, "verify-", 7) == 0) &&
         !PQsslInUse(cp->pg)) {
-        sb_pgsql_set_err(con, "08004", host[0] == '/'
+        sb_pgsql_set_err(con, "08004", PQhost(cp->pg) != NULL && PQhost(cp->pg)[0] == '/'
                          ? "the connection over the Unix socket is not encrypted (libpq uses no TLS on a socket), which --pgsql-sslmode requires: connect over TCP or use --pgsql-sslmode=prefer"
                          : "the connection is not encrypted, which --pgsql-sslmode requires");
         PQfinish(cp->pg);
         free(cp);
         return SB_DB_ERROR;
     }
+    /* The host and port libpq used (they may be its own defaults). */
+    host = PQhost(cp->pg) != NULL ? PQhost(cp->pg) : "";
+    port = PQport(cp->pg) != NULL ? PQport(cp->pg) : "";
     if (host[0] == '/')
         snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
     else

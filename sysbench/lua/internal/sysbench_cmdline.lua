@@ -206,8 +206,10 @@ function cmdline.print_test_options()
   end
   for _, name in ipairs(names) do
     local o = opts[name]
-    -- Names as the script declared them, as sysbench 1.0 prints them.
-    local left = "  --" .. name .. placeholder(o)
+    -- Names with dashes, as every other option is shown (--table_size
+    -- works too); under SB_COMPAT=1.0 as declared, as sysbench 1.0 prints them.
+    local shown = os.getenv("SB_COMPAT") == "1.0" and name or name:gsub("_", "-")
+    local left = "  --" .. shown .. placeholder(o)
     -- No brackets for an option without a default, as 1.0 prints it.
     local def = o[2] ~= nil and " [" .. default_text(o[2]) .. "]" or ""
     io.write(string.format("%-" .. width .. "s %s%s\n", left, tostring(o[1] or ""), def))

@@ -435,7 +435,9 @@ do
   local native_connect = native.connect
   function drv_methods.connect(self)
     local p, err = native_connect(self)
-    if p == nil then error(err, 2) end
+    -- No "script.lua:476:" prefix: a server that cannot be reached is not
+    -- a fault of the script's line, and the message names what to change.
+    if p == nil then error(err, 0) end
     local c = ffi.cast(conn_t, p)
     local id = new_id()
     c.__id = id
