@@ -578,7 +578,7 @@ assert_contains out "  --tables=N                    Number of tables [1]"
 assert_contains out "  --skip_trx[=on|off]           Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode [off]"
 assert_not_contains out "create_table_options"
 sb oltp_read_write help
-assert_contains out "--create_table_options=STRING"
+assert_contains out "--create-table-options=STRING"
 
 tcase "SB_COMPAT=1.0: --tx-rate is 1.0.20's alias of --rate"
 SB_COMPAT=1.0 sb cpu --tx-rate=50 --time=1 --cpu-max-prime=2000 run
