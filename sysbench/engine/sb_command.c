@@ -21,6 +21,7 @@
 #include "drivers/sb_db_cancel.h"
 #include "lua/sb_lua_interrupt.h"
 #include "core/sb_log.h"
+#include "core/sb_progress.h"
 #include "core/sb_stop.h"
 #include "engine/sb_ffi_rand.h"
 
@@ -126,6 +127,7 @@ bool sb_run_wait_count(const unsigned *count, unsigned n, double grace_s)
             give_up = now + (uint64_t)(grace_s * 1e9);
         if (give_up != 0 && now >= give_up)
             return false;
+        sb_progress_tick(); /* the open task's line, if one is due */
         sb_sleep_until_ns(now + 10 * SB_NS_PER_MS);
     }
     return true;
@@ -183,6 +185,20 @@ int sb_run_guarded(const struct sb_driver_ops *drv, void *(*fn)(void *), void *a
 
 /* ------------------------------------------------------------ commands */
 
+/* A script command's progress (sb_progress.h): rows its bulk inserts and
+ * sysbench.progress count, on standard error while it runs, then one
+ * "Prepare done in ..." line. SB_COMPAT=1.0 prints neither. */
+static void command_progress_begin(const char *name)
+{
+    if (!sb_compat10())
+        sb_progress_begin(name, "rows", 0);
+}
+
+static void command_progress_end(int rc)
+{
+    sb_progress_end(rc == 0 && sb_cfg->verbosity >= SB_LOG_NOTICE ? stdout : NULL);
+}
+
 struct main_cmd {
     lua_State *L;
     const char *name;
@@ -194,6 +210,7 @@ static void *main_cmd_run(void *p)
 {
     struct main_cmd *c = p;
     c->rc = sb_lua_run_command(c->L, c->name, -1, c->err, sizeof(c->err));
+    sb_progress_thread_end();
     return NULL;
 }
 
@@ -208,7 +225,9 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
     }
     c->L = L;
     c->name = name;
+    command_progress_begin(name);
     rc = sb_run_guarded(env->driver, main_cmd_run, c);
+    command_progress_end(rc == 0 ? c->rc : 1);
     if (rc == 1)
         return 128 + sb_run_signal(); /* c stays with the abandoned thread */
     if (rc < 0) {
@@ -250,6 +269,7 @@ static void *command_main(void *arg)
     L = sb_lua_new_state(c->env, &c->lt, true, c->err, sizeof(c->err));
     if (L == NULL || sb_lua_run_command(L, c->name, c->tid, c->err, sizeof(c->err)) != 0)
         c->failed = true;
+    sb_progress_thread_end();
     sb_lua_close(L);
     if (drv != NULL && drv->thread_done != NULL)
         drv->thread_done();
@@ -262,6 +282,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     unsigned n = env->point->threads, started = 0;
     struct cmd_thread *t = calloc(n, sizeof(*t));
     unsigned *finished = calloc(1, sizeof(*finished));
+    const char *failed = NULL;
     int rc = 0;
 
     if (t == NULL || finished == NULL) {
@@ -273,6 +294,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     /* 1.0's line, printed only when the command has several threads. */
     if (sb_compat10() && n > 1 && sb_cfg->verbosity >= SB_LOG_NOTICE)
         printf("Initializing worker threads...\n\n");
+    command_progress_begin(name);
     for (unsigned i = 0; i < n; i++) {
         t[i].env = env;
         t[i].name = name;
@@ -294,15 +316,21 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     /* A signal ends the command at once: the threads cannot notice it
      * inside a statement or a connect, and nothing is left to report. */
     if (!sb_run_wait_count(finished, started, 0)) {
+        command_progress_end(1);
         sb_run_abandon(); /* t and finished stay with the threads */
         return 128 + sb_run_signal();
     }
-    for (unsigned i = 0; i < started; i++) {
+    for (unsigned i = 0; i < started; i++)
         pthread_join(t[i].thread, NULL);
-        if (t[i].failed && rc == 0) {
-            sb_fatal("%s", t[i].err);
-            rc = 1;
-        }
+    /* The summary only after a command that did all its work; the error
+     * after the progress line is erased. */
+    for (unsigned i = 0; i < started && failed == NULL; i++)
+        if (t[i].failed)
+            failed = t[i].err;
+    command_progress_end(rc != 0 || failed != NULL || signalled());
+    if (failed != NULL && rc == 0) {
+        sb_fatal("%s", failed);
+        rc = 1;
     }
     free(t);
     free(finished);

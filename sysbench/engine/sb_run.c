@@ -14,6 +14,7 @@
 #include "cpu/sb_cpu.h"
 #include "drivers/sb_db_cancel.h"
 #include "core/sb_log.h"
+#include "core/sb_progress.h"
 #include "engine/sb_loop.h"
 #include "lua/sb_lua_interrupt.h"
 #include "results/sb_output.h"
@@ -332,12 +333,22 @@ static int call_init(lua_State *L, const struct sb_lua_env *env)
 static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_env *env)
 {
     int rc = call_init(L, env);
+    bool ready;
+
     if (rc != 0)
         return rc;
     /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    /* Thousands of connections take a while: their progress on standard
+     * error (sb_progress.h; silent for the first second on a terminal). */
+    if (!sb_compat10()) {
+        sb_progress_begin("connecting", "connections", run->nthreads);
+        sb_progress_watch(&run->ready);
+    }
     start_threads(run);
-    if (!sb_run_wait_count(&run->ready, run->nthreads, SB_RUN_SIGNAL_GRACE_S)) {
+    ready = sb_run_wait_count(&run->ready, run->nthreads, SB_RUN_SIGNAL_GRACE_S);
+    sb_progress_end(NULL);
+    if (!ready) {
         release_workers(run, false);
         sb_run_abandon();
         /* Workers that were ready end promptly without running; give
