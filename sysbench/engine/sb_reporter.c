@@ -673,9 +673,13 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
      * report: the built-in one still shows what the run measured. */
     if ((!use_hook || rc != 0) && cfg->verbosity >= SB_LOG_NOTICE) {
         report_opts(&o, r, since);
+        /* Our sections in full at --verbosity=4, else one summary block;
+         * SB_COMPAT=1.0: 1.0's sections only. */
+        o.brief = !sb_compat10() && cfg->verbosity < SB_LOG_INFO;
         sb_report_print_point(&p, &o, stdout);
-        /* SB_COMPAT=1.0: 1.0's sections only. */
-        if (!sb_compat10()) {
+        if (o.brief) {
+            sb_report_print_summary(&p, &o, stdout);
+        } else if (!sb_compat10()) {
             sb_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
             sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
         }

@@ -97,6 +97,9 @@ struct sb_report_opts {
     /* Seconds the counters cover when less than the point's time_s (since
      * the last --report-checkpoints report); 0 means time_s. */
     double interval_s;
+    /* The rate sections go into the summary block (sb_report_print_summary)
+     * instead of after Threads fairness. */
+    bool brief;
 };
 
 /* Prints the final report of p (or a checkpoint's): SQL statistics (if
@@ -105,6 +108,19 @@ struct sb_report_opts {
  * and lag in p's rate mode). p must be complete (sb_result_complete). */
 void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts *o,
                            FILE *out);
+
+/*
+ * Prints the "Summary" block that stands for our sections at the default
+ * verbosity (the full ones at --verbosity=4; every figure in the JSON):
+ * in a rate mode the target and achieved rate, late starts, skipped
+ * slots, max backlog, service time and start lag (mean, first
+ * --percentile, max); CPU microseconds per transaction and utilisation of
+ * the client, the server and the machine; which server processes were
+ * measured; the self-check verdict with what to do about each flag
+ * (sb_selfcheck_print_brief). p must be complete, with its CPU report.
+ */
+void sb_report_print_summary(const struct sb_point *p, const struct sb_report_opts *o,
+                             FILE *out);
 
 /*
  * Prints the "CPU cost per transaction" section: CPU microseconds per
