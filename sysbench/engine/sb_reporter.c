@@ -657,6 +657,21 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         sb_hist_print(&p.total->response, stdout);
         printf(" \n");
     }
+    if (cfg->verbosity >= SB_LOG_NOTICE && r->out != NULL && r->out->brief) {
+        /* A point of a sweep or a repeat: one line (sb_output.h). */
+        finish_point(r, &p, in);
+        use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
+        if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s,
+                                        r->run->nthreads) != 0)
+            rc = -1;
+        report_opts(&o, r, since);
+        if (!use_hook || rc != 0)
+            sb_report_print_point_line(&p, &o, stdout);
+        record_final(r, &p, in);
+        fflush(stdout);
+        sb_result_free(&p);
+        return rc;
+    }
     if (cfg->verbosity >= SB_LOG_NOTICE) {
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)

@@ -495,3 +495,38 @@ void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label
     fputc('\n', out);
     fflush(out);
 }
+
+void sb_report_print_point_line(const struct sb_point *p, const struct sb_report_opts *o,
+                                FILE *out)
+{
+    double secs = o->interval_s > 0 ? o->interval_s : p->time_s;
+    double tps = per_sec((double)p->total->c[SB_STAT_EVENTS], secs);
+    double pct = o->npercentiles > 0 ? o->percentiles[0] : 95;
+    const struct sb_cpu_report *c = &p->cpu;
+    char flags[128];
+
+    fprintf(out, "    => tps %.2f", tps);
+    if (p->cfg.mode != SB_PACE_NONE && p->cfg.target_tps > 0)
+        fprintf(out, " (%.2f%% of %.2f)", 100.0 * tps / p->cfg.target_tps, p->cfg.target_tps);
+    if (o->sql)
+        fprintf(out, ", qps %.2f", per_sec((double)sb_stats_queries(p->total), secs));
+    if (pct != 99)
+        fprintf(out, ", p%g %.2f ms", pct,
+                (double)sb_hist_percentile(&p->total->response, pct) / 1e6);
+    fprintf(out, ", p99 %.2f ms", (double)sb_hist_percentile(&p->total->response, 99) / 1e6);
+    if (p->cfg.mode != SB_PACE_NONE)
+        fprintf(out, ", lag p99 %.2f ms", (double)sb_hist_percentile(&p->total->lag, 99) / 1e6);
+    if (p->total->c[SB_STAT_ERRORS] > 0)
+        fprintf(out, ", errors %llu", (unsigned long long)p->total->c[SB_STAT_ERRORS]);
+    if (c->client.measured && isfinite(c->client.total_us_per_tx))
+        fprintf(out, ", CPU us/tx client %.1f", c->client.total_us_per_tx);
+    if (c->server.measured && isfinite(c->server.total_us_per_tx))
+        fprintf(out, " server %.1f", c->server.total_us_per_tx);
+    if (p->has_selfcheck && p->selfcheck.flags != 0)
+        fprintf(out, ", self-check FLAGGED [%s]",
+                sb_selfcheck_flag_names(p->selfcheck.flags, flags, sizeof(flags)));
+    else if (p->has_selfcheck)
+        fprintf(out, ", self-check OK");
+    fputc('\n', out);
+    fflush(out);
+}

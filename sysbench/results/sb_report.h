@@ -123,6 +123,17 @@ void sb_report_print_summary(const struct sb_point *p, const struct sb_report_op
                              FILE *out);
 
 /*
+ * Prints a point of a sweep, of --repeat or of --find-max in one line
+ * (the full report at --verbosity=4; every figure in the JSON):
+ * "    => tps 412.00 (100.00% of 412.00), qps 8240.00, p95 21.50 ms,
+ * p99 30.10 ms, lag p99 0.20 ms, CPU us/tx client 90.3 server 150.2,
+ * self-check OK" (the target and lag in rate modes, qps with o->sql,
+ * errors when any, CPU sides when measured). p must be complete.
+ */
+void sb_report_print_point_line(const struct sb_point *p, const struct sb_report_opts *o,
+                                FILE *out);
+
+/*
  * Prints the "CPU cost per transaction" section: CPU microseconds per
  * transaction (user, system, total) and utilisation as a share of all CPUs,
  * for the client, the server (server_label says which processes, or why
