@@ -179,7 +179,9 @@ static void format_line(char *buf, size_t len, uint64_t now)
                      task.unit, rate, task.unit);
     if (n < 0 || (size_t)n >= len)
         return;
-    if (total > done && rate > 0) {
+    if (total > done && rate > 0 && (double)(total - done) / rate < 0.5) {
+        snprintf(buf + n, len - (size_t)n, ", under 1 s left");
+    } else if (total > done && rate > 0) {
         fmt_secs(left, sizeof(left), (double)(total - done) / rate);
         snprintf(buf + n, len - (size_t)n, ", about %s left", left);
     }

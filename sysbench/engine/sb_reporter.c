@@ -677,7 +677,7 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)
             r->run->env->builtin->report(&p, stdout);
         /* 1.0: no blank line before "SQL statistics" of a script. */
-        if (!sb_compat10() || r->run->env->builtin != NULL || !r->sql)
+        if (r->run->env->builtin != NULL || !r->sql)
             printf("\n");
     }
     finish_point(r, &p, in);
