@@ -15,6 +15,8 @@
 #define FIRST_TTY_NS (1 * SB_NS_PER_SEC)    /* short work stays silent */
 #define TTY_EVERY_NS (250 * SB_NS_PER_MS)
 #define LINES_EVERY_S 10.0
+#define RATE_SAMPLES 32
+#define RATE_WINDOW_NS (5 * SB_NS_PER_SEC)
 
 struct phase {
     char name[16];
@@ -34,6 +36,11 @@ static struct {
     struct phase phases[MAX_PHASES];
     unsigned nphases, nthreads;
     unsigned gen;                /* task number, to notice a stale thread phase */
+    /* The printed lines' (time, done): the rate over the last few seconds
+     * gives the time left, which the mean since the start misjudges when
+     * the server slows down as its tables grow. Owner thread only. */
+    uint64_t hist_ns[RATE_SAMPLES], hist_done[RATE_SAMPLES];
+    unsigned nhist;
 } task = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The calling thread's phase: index into task.phases, or -1. */
@@ -77,6 +84,7 @@ void sb_progress_begin(const char *what, const char *unit, uint64_t total)
                    (task.style == SB_PROGRESS_TTY ? FIRST_TTY_NS : task.every_ns);
     task.shown = 0;
     task.nphases = task.nthreads = 0;
+    task.nhist = 0;
     task.gen++;
     pthread_mutex_unlock(&task.lock);
     __atomic_store_n(&task.open, 1, __ATOMIC_RELEASE);
@@ -157,17 +165,47 @@ static void fmt_secs(char *buf, size_t len, double s)
         snprintf(buf, len, "%ld h %ld min", t / 3600, t / 60 % 60);
 }
 
-/* "prepare: 1200000 of 2000000 rows (60%), 110000 rows/s, about 7 s left". */
+/* Units per second over the last RATE_WINDOW_NS (at least the last
+ * printed line's span; from the start before any), and records now. */
+static double recent_rate(uint64_t now, uint64_t done)
+{
+    uint64_t t0 = task.start_ns, d0 = 0;
+    unsigned n = task.nhist < RATE_SAMPLES ? task.nhist : RATE_SAMPLES;
+
+    /* The oldest sample inside the window; the newest when all are older
+     * (plain lines farther apart than the window); the start when none. */
+    for (unsigned k = 0; k < n; k++) {      /* oldest first */
+        unsigned i = (task.nhist - n + k) % RATE_SAMPLES;
+        if (now - task.hist_ns[i] <= RATE_WINDOW_NS || k == n - 1) {
+            t0 = task.hist_ns[i];
+            d0 = task.hist_done[i];
+            break;
+        }
+    }
+    task.hist_ns[task.nhist % RATE_SAMPLES] = now;
+    task.hist_done[task.nhist % RATE_SAMPLES] = done;
+    task.nhist++;
+    return now > t0 && done >= d0 ? (double)(done - d0) / ((double)(now - t0) / 1e9) : 0;
+}
+
+/* "prepare: 1200000 of 2000000 rows (60%), 110000 rows/s, about 7 s left"
+ * (the rate over the last seconds). */
 static void format_line(char *buf, size_t len, uint64_t now)
 {
     uint64_t done = done_now(), total = __atomic_load_n(&task.total, __ATOMIC_RELAXED);
-    double el = (double)(now - task.start_ns) / 1e9, rate = el > 0 ? (double)done / el : 0;
+    double el = (double)(now - task.start_ns) / 1e9, rate = recent_rate(now, done);
     char left[32];
     int n;
 
     if (done == 0 && total == 0) {
         fmt_secs(left, sizeof(left), el);
         snprintf(buf, len, "%s: running for %s", task.what, left);
+        return;
+    }
+    if (total > 0 && done >= total) {   /* what follows the load: indexes */
+        fmt_secs(left, sizeof(left), el);
+        snprintf(buf, len, "%s: all %llu %s done; finishing, %s so far", task.what,
+                 (unsigned long long)done, task.unit, left);
         return;
     }
     if (total > 0 && done <= total)
