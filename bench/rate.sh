@@ -49,7 +49,8 @@ MODES="ours:tx-rate ours:rate peer:rate"
 run_mode() {
   local name=$1 mode=$2 rate=$3 t=$4; shift 4
   local tool=${mode%%:*} opt=${mode#*:} extra=()
-  [[ $tool == ours ]] && extra=(--percentile=$PCT)
+  # Ours: the full sections (Start lag, max backlog, CPU) are read below.
+  [[ $tool == ours ]] && extra=(--percentile=$PCT --verbosity=4)
   run_one "$name" $((t + 60)) "$(bin_of "$mode")" "$EMPTY_LUA" --threads="$THREADS" \
       --time="$t" --$opt="$rate" "${extra[@]}" "$@" run
 }

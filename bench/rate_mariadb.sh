@@ -83,7 +83,8 @@ WL=(oltp_read_write "${DB_ARGS[@]}" --tables="$TABLES" --table-size="$TABLE_SIZE
 run_mode() {
   local name=$1 mode=$2 rate=$3 t=$4
   local tool=${mode%%:*} opt=${mode#*:} extra=()
-  [[ $tool == ours ]] && extra=(--percentile=$PCT)
+  # Ours: the full sections (Start lag, max backlog, CPU) are read below.
+  [[ $tool == ours ]] && extra=(--percentile=$PCT --verbosity=4)
   run_one "$name" $((t + 60)) "$(bin_of "$mode")" "${WL[@]}" --threads="$THREADS" \
       --time="$t" --$opt="$rate" --report-interval=1 "${extra[@]}" run
 }

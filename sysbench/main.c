@@ -303,7 +303,37 @@ struct point_ctx {
     size_t group;                  /* --find-max: the first run of the current rate */
     bool again;                    /* --find-max: this run repeats the previous rate */
     struct sb_findmax_result *fm;  /* --find-max: the search, read by the JSON writer */
+    size_t point_no, npoints;      /* the sweep's point being run (from 1), its points */
+    unsigned runs_done;            /* runs finished, and their wall time: time left */
+    double runs_s;
 };
+
+/* A sweep's or a repeat's header line in brief (sb_output.h): "point 2 of
+ * 4: threads=8, tx-rate=500, run 1 of 3 (about 40 s left)", into
+ * c->out->point_title for the run to print. */
+static void point_header(const struct point_ctx *c, double rate, unsigned rep, unsigned repeats)
+{
+    char *b = c->out->point_title;
+    size_t len = sizeof(c->out->point_title), n;
+    unsigned left = (unsigned)((c->npoints - c->point_no) * repeats + (repeats - rep) + 1);
+    double per = c->runs_done > 0 ? c->runs_s / c->runs_done
+                 : sb_cfg->time_limit > 0 ? sb_cfg->warmup_time + sb_cfg->time_limit : 0;
+
+    if (c->npoints > 1)
+        snprintf(b, len, "point %zu of %zu: threads=%u", c->point_no, c->npoints, c->threads);
+    else
+        snprintf(b, len, "run %u of %u: threads=%u", rep, repeats, c->threads);
+    n = strlen(b);
+    if (rate > 0 && n < len)
+        n += (size_t)snprintf(b + n, len - n, ", %s=%g",
+                              sb_cfg->ntx_rate_list > 0 ? "tx-rate" : "rate", rate);
+    if (c->npoints > 1 && repeats > 1 && n < len)
+        n += (size_t)snprintf(b + n, len - n, ", run %u of %u", rep, repeats);
+    /* Pauses between runs count too. */
+    per += left > 1 ? (repeats > 1 ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown) : 0;
+    if (per > 0 && left * per >= 1 && n < len)
+        snprintf(b + n, len - n, " (about %.0f s left)", left * per);
+}
 
 /*
  * Runs one point (c->threads, rate) `repeats` times (--repeat), every run
@@ -314,6 +344,7 @@ static int run_point(void *p, double rate, unsigned repeats)
 {
     struct point_ctx *c = p;
     size_t first = c->out->npoints;
+    uint64_t t0;
     int rc = 0;
 
     for (unsigned rep = 1; rep <= repeats && rc == 0; rep++) {
@@ -326,16 +357,22 @@ static int run_point(void *p, double rate, unsigned repeats)
             if (!cooldown(rerun ? sb_cfg->repeat_cooldown : sb_cfg->sweep_cooldown,
                           rerun ? "repeat" : "point"))
                 return 128 + sb_signal_caught();
-            printf("\n");
+            if (!c->out->brief)
+                printf("\n");
         }
         c->started = true;
-        if (repeats > 1)
+        if (c->out->brief && sb_cfg->verbosity >= SB_LOG_NOTICE)
+            point_header(c, rate, rep, repeats);
+        else if (repeats > 1)
             printf("Run %u of %u:\n", rep, repeats);
         /* init() runs in the main state: give it the same random
          * sequence at every point and every repeat. */
         sb_rand_seed_stream(c->main_rand, sb_cfg->rand_seed,
                             0x100000000ULL + sb_cfg->instance.index, &sb_cfg->rand);
+        t0 = sb_now_ns();
         rc = sb_run_benchmark(c->L, c->env, &pt, c->out);
+        c->runs_done++;
+        c->runs_s += (double)(sb_now_ns() - t0) / 1e9;
     }
     if (repeats > 1 && rc != 1)
         sb_repeat_print_group(c->out, first, stdout);
@@ -446,6 +483,8 @@ static int run_sweep(struct point_ctx *c)
     for (size_t ti = 0; ti < sb_cfg->nthread_list && rc == 0; ti++)
         for (size_t ri = 0; ri < nr && rc == 0; ri++) {
             c->threads = sb_cfg->thread_list[ti];
+            c->point_no = ti * nr + ri + 1;
+            c->npoints = sb_cfg->nthread_list * nr;
             rc = run_point(c, sb_cfg->ntx_rate_list ? sb_cfg->tx_rate_list[ri] : 0,
                            sb_cfg->repeat);
         }
@@ -466,7 +505,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     bool sweep = (sb_cfg->nthread_list > 1 || nr > 1) && !sb_cfg->find_max;
     struct sb_findmax_result fm;
     struct point_ctx ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
-                            &fm};
+                            &fm, 1, 1, 0, 0};
     struct sb_metrics_run mr;
     int rc = 0;
 
@@ -482,6 +521,9 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     /* A bad --json or --csv path must stop us before any work is done. */
     if (sb_output_open(&out, sb_cfg, err, sizeof(err)) != 0)
         return die(err);
+    /* Sweeps and repeats: a line per point (full reports at --verbosity=4). */
+    out.brief = !sb_compat10() && sb_cfg->verbosity == SB_LOG_NOTICE &&
+                (sweep || sb_cfg->repeat > 1) && !sb_cfg->find_max;
     /* So is a bad --plot name or a missing gnuplot. */
     if (sb_cfg->plot_file != NULL && sb_plot_check(sb_cfg->plot_file, err, sizeof(err)) != 0) {
         char ignored[256];

@@ -16,11 +16,26 @@
 #include "drivers/sb_db_cancel.h"
 #include "lua/sb_lua_interrupt.h"
 #include "core/sb_log.h"
+#include "core/sb_progress.h"
 #include "core/sb_stop.h"
 #include "engine/sb_ffi_rand.h"
 #include "engine/sb_signal.h"
 
 /* ------------------------------------------------------------ commands */
+
+/* A script command's progress (sb_progress.h): rows its bulk inserts and
+ * sysbench.progress count, on standard error while it runs, then one
+ * "Prepare done in ..." line. SB_COMPAT=1.0 prints neither. */
+static void command_progress_begin(const char *name)
+{
+    if (!sb_compat10())
+        sb_progress_begin(name, "rows", 0);
+}
+
+static void command_progress_end(int rc)
+{
+    sb_progress_end(rc == 0 && sb_cfg->verbosity >= SB_LOG_NOTICE ? stdout : NULL);
+}
 
 struct main_cmd {
     lua_State *L;
@@ -33,6 +48,7 @@ static void *main_cmd_run(void *p)
 {
     struct main_cmd *c = p;
     c->rc = sb_lua_run_command(c->L, c->name, -1, c->err, sizeof(c->err));
+    sb_progress_thread_end();
     return NULL;
 }
 
@@ -47,7 +63,9 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
     }
     c->L = L;
     c->name = name;
+    command_progress_begin(name);
     rc = sb_signal_guarded(env->driver, main_cmd_run, c);
+    command_progress_end(rc == 0 ? c->rc : 1);
     if (rc == 1)
         return 128 + sb_signal_caught(); /* c stays with the abandoned thread */
     if (rc < 0) {
@@ -92,6 +110,7 @@ static void *command_main(void *arg)
     L = sb_lua_new_state(c->env, &c->lt, true, c->err, sizeof(c->err));
     if (L == NULL || sb_lua_run_command(L, c->name, c->tid, c->err, sizeof(c->err)) != 0)
         c->failed = true;
+    sb_progress_thread_end();
     sb_lua_close(L);
     if (drv != NULL && drv->thread_done != NULL)
         drv->thread_done();
@@ -104,6 +123,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     unsigned n = env->point->threads, started = 0;
     struct cmd_thread *t = calloc(n, sizeof(*t));
     unsigned *finished = calloc(1, sizeof(*finished));
+    const char *failed = NULL;
     int rc = 0;
 
     if (t == NULL || finished == NULL) {
@@ -115,6 +135,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     /* 1.0's line, printed only when the command has several threads. */
     if (sb_compat10() && n > 1 && sb_cfg->verbosity >= SB_LOG_NOTICE)
         printf("Initializing worker threads...\n\n");
+    command_progress_begin(name);
     for (unsigned i = 0; i < n; i++) {
         t[i].env = env;
         t[i].name = name;
@@ -136,15 +157,21 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     /* A signal ends the command at once: the threads cannot notice it
      * inside a statement or a connect, and nothing is left to report. */
     if (!sb_signal_wait_count(finished, started, 0)) {
+        command_progress_end(1);
         sb_signal_abandon(); /* t and finished stay with the threads */
         return 128 + sb_signal_caught();
     }
-    for (unsigned i = 0; i < started; i++) {
+    for (unsigned i = 0; i < started; i++)
         pthread_join(t[i].thread, NULL);
-        if (t[i].failed && rc == 0) {
-            sb_fatal("%s", t[i].err);
-            rc = 1;
-        }
+    /* The summary only after a command that did all its work; the error
+     * after the progress line is erased. */
+    for (unsigned i = 0; i < started && failed == NULL; i++)
+        if (t[i].failed)
+            failed = t[i].err;
+    command_progress_end(rc != 0 || failed != NULL || sb_signal_stopped());
+    if (failed != NULL && rc == 0) {
+        sb_fatal("%s", failed);
+        rc = 1;
     }
     free(t);
     free(finished);

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "config/sb_config.h"
+#include "core/sb_progress.h"
 #include "pure/sb_lhist.h"
 #include "pure/sb_rand.h"
 #include "engine/sb_ffi_rand.h"
@@ -30,6 +31,9 @@ void sb_event_start(int thread_id);
 void sb_event_stop(int thread_id);
 void sb_counter_inc(int thread_id, int type);
 void sb_ffi_event_restarted(int thread_id);
+void sb_ffi_progress_add(double n);
+void sb_ffi_progress_expect(double n);
+void sb_ffi_progress_phase(const char *name);
 
 uint32_t sb_rand_default(uint32_t a, uint32_t b);
 uint32_t sb_rand_uniform(uint32_t a, uint32_t b);
@@ -307,4 +311,24 @@ void sb_histogram_print(struct sb_lhist *h)
 double sb_ffi_hist_percentile(struct sb_lhist *h, double pct)
 {
     return h != NULL ? sb_lhist_percentile(h, pct) : 0.0;
+}
+
+/* sysbench.progress and the bulk inserts (sb_progress.h): a Lua number
+ * converts to double without a cast in the script; negative and NaN
+ * counts are ignored. */
+void sb_ffi_progress_add(double n)
+{
+    if (n > 0)
+        sb_progress_add((uint64_t)n);
+}
+
+void sb_ffi_progress_expect(double n)
+{
+    if (n > 0)
+        sb_progress_expect((uint64_t)n);
+}
+
+void sb_ffi_progress_phase(const char *name)
+{
+    sb_progress_phase(name);
 }

@@ -694,12 +694,27 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         sb_hist_print(&p.total->response, stdout);
         printf(" \n");
     }
+    if (cfg->verbosity >= SB_LOG_NOTICE && r->out != NULL && r->out->brief) {
+        /* A point of a sweep or a repeat: one line (sb_output.h). */
+        finish_point(r, &p, in);
+        use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
+        if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s,
+                                        r->run->nthreads) != 0)
+            rc = -1;
+        report_opts(&o, r, since);
+        if (!use_hook || rc != 0)
+            sb_report_print_point_line(&p, &o, stdout);
+        record_final(r, &p, in);
+        fflush(stdout);
+        sb_result_free(&p);
+        return rc;
+    }
     if (cfg->verbosity >= SB_LOG_NOTICE) {
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)
             r->run->env->builtin->report(&p, stdout);
         /* 1.0: no blank line before "SQL statistics" of a script. */
-        if (!sb_compat10() || r->run->env->builtin != NULL || !r->sql)
+        if (r->run->env->builtin != NULL || !r->sql)
             printf("\n");
     }
     finish_point(r, &p, in);
@@ -710,9 +725,13 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
      * report: the built-in one still shows what the run measured. */
     if ((!use_hook || rc != 0) && cfg->verbosity >= SB_LOG_NOTICE) {
         report_opts(&o, r, since);
+        /* Our sections in full at --verbosity=4, else one summary block;
+         * SB_COMPAT=1.0: 1.0's sections only. */
+        o.brief = !sb_compat10() && cfg->verbosity < SB_LOG_INFO;
         sb_report_print_point(&p, &o, stdout);
-        /* SB_COMPAT=1.0: 1.0's sections only. */
-        if (!sb_compat10()) {
+        if (o.brief) {
+            sb_report_print_summary(&p, &o, stdout);
+        } else if (!sb_compat10()) {
             sb_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
             sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
         }

@@ -14,6 +14,7 @@
 #include "cpu/sb_cpu.h"
 #include "drivers/sb_db_cancel.h"
 #include "core/sb_log.h"
+#include "core/sb_progress.h"
 #include "engine/sb_loop.h"
 #include "lua/sb_lua_interrupt.h"
 #include "results/sb_output.h"
@@ -25,24 +26,40 @@
 #include "results/sb_txlog.h"
 #include "engine/sb_worker.h"
 
-static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
+static void print_header(const struct sb_run *run, const struct sb_lua_env *env,
+                         const struct sb_output *out)
 {
     const struct sb_config *cfg = run->cfg;
+    bool brief = out != NULL && out->brief;
+    size_t npoints_before = out != NULL ? out->npoints : 0;
 
     if (cfg->verbosity < SB_LOG_NOTICE) /* sysbench 1.0: no header then */
         return;
+    /* A sweep or --repeat in brief (sb_output.h): the options once, then
+     * the caller's line per point, which names its threads and rate. */
+    if (brief && npoints_before > 0) {
+        printf("%s\n", out->point_title);
+        fflush(stdout);
+        return;
+    }
     /* 1.0's banner already ends in a blank line. */
     printf("%sRunning the test with following options:\n", sb_compat10() ? "" : "\n");
-    printf("Number of threads: %u\n", run->nthreads);
+    if (!brief)
+        printf("Number of threads: %u\n", run->nthreads);
     if (run->nloops > 0)
         printf("Client threads: %u (the connections are multiplexed)\n", run->nloops);
     if (env->driver != NULL && env->driver_reason != NULL && !sb_compat10())
         printf("Database driver: %s (%s)\n", env->driver->name, env->driver_reason);
-    if (run->mode == SB_PACE_FIXED)
+    if (run->mode == SB_PACE_FIXED && brief)
+        printf("Transaction rate: each thread on a fixed schedule (late policy %s)\n",
+               cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
+    else if (run->mode == SB_PACE_FIXED)
         printf("Target transaction rate: %.2f per second, each thread on a fixed schedule "
                "(period %.1f us, jitter %.1f us, late policy %s)\n",
                run->rate, (double)run->nthreads / run->rate * 1e6, run->jitter_us,
                cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
+    else if (run->mode == SB_PACE_POISSON && brief)
+        printf("Transaction rate: Poisson arrivals\n");
     else if (run->mode == SB_PACE_POISSON)
         printf("Target transaction rate: %.2f per second (Poisson arrivals)\n", run->rate);
     if (cfg->instance.count > 1)
@@ -76,6 +93,11 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env)
         printf("Initializing random number generator from current time: seed %llu "
                "(--rand-seed=%llu repeats every random stream)\n",
                (unsigned long long)cfg->rand_seed, (unsigned long long)cfg->rand_seed);
+    if (brief) {
+        printf("\n%s\n", out->point_title);
+        fflush(stdout);
+        return;
+    }
     printf("\n\n");
     if (env->builtin != NULL && env->builtin->print_header != NULL)
         env->builtin->print_header(stdout);
@@ -335,12 +357,22 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
 {
     /* SB_COMPAT=1.0 ran init() before the header (sb_run_benchmark). */
     int rc = sb_compat10() ? 0 : call_init(L, env);
+    bool ready;
+
     if (rc != 0)
         return rc;
     /* Workers inherit the timer slack: 1 ns so sleeps end on time. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    /* Thousands of connections take a while: their progress on standard
+     * error (sb_progress.h; silent for the first second on a terminal). */
+    if (!sb_compat10()) {
+        sb_progress_begin("connecting", "connections", run->nthreads);
+        sb_progress_watch(&run->ready);
+    }
     start_threads(run);
-    if (!sb_signal_wait_count(&run->ready, run->nthreads, SB_SIGNAL_GRACE_S)) {
+    ready = sb_signal_wait_count(&run->ready, run->nthreads, SB_SIGNAL_GRACE_S);
+    sb_progress_end(NULL);
+    if (!ready) {
         release_workers(run, false);
         sb_signal_abandon();
         /* Workers that were ready end promptly without running; give
@@ -377,6 +409,7 @@ static const char *worker_error(const struct sb_run *run)
 static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_clock *c)
 {
     const struct sb_config *cfg = run->cfg;
+    bool brief = r->out != NULL && r->out->brief; /* a sweep's point: one line */
     /* --start-at is the start of the first point of a sweep only. */
     uint64_t at = r->out == NULL || r->out->npoints <= 1
                       ? sb_instance_wait_start(&cfg->instance, sb_stopping)
@@ -401,10 +434,10 @@ static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_c
     c->start = now;
     if (cfg->warmup_time > 0) {
         c->warm_end = now + (uint64_t)(cfg->warmup_time * 1e9);
-        if (cfg->verbosity >= SB_LOG_NOTICE)
+        if (cfg->verbosity >= SB_LOG_NOTICE && !brief)
             printf("Warming up for %g second(s)...\n", cfg->warmup_time);
     }
-    if (cfg->verbosity >= SB_LOG_NOTICE)
+    if (cfg->verbosity >= SB_LOG_NOTICE && !brief)
         printf("Threads started!\n\n");
     fflush(stdout);
     sb_reporter_start(r, c->warm_end ? c->warm_end
@@ -528,7 +561,7 @@ static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_ser
     bool found, rate_warned;
     int rc;
 
-    print_header(run, run->env);
+    print_header(run, run->env, r->out);
     rc = sb_run_probe(run->env, &sv->srv, sv->label, sizeof(sv->label), sv->version,
                       sizeof(sv->version), &sv->info, &found, &rate_warned);
     if (rc != 0) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/sb_clock.h"
+#include "core/sb_progress.h"
 #include "core/sb_stop.h"
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_driver.h"
@@ -127,6 +128,7 @@ bool sb_signal_wait_count(const unsigned *count, unsigned n, double grace_s)
             give_up = now + (uint64_t)(grace_s * 1e9);
         if (give_up != 0 && now >= give_up)
             return false;
+        sb_progress_tick(); /* the open task's line, if one is due */
         sb_sleep_until_ns(now + 10 * SB_NS_PER_MS);
     }
     return true;

@@ -279,6 +279,7 @@ function M.create_table(drv, con, n)
    local name = drv:name()
 
    print(string.format("Creating table '%s'...", table_name))
+   sysbench.progress.phase("create")
    con:query(M.create_table_sql(drv, n))
 
    -- With --secondary the id index comes before the load, as MySQL
@@ -290,6 +291,7 @@ function M.create_table(drv, con, n)
    if cfg.table_size > 0 then
       print(string.format("Inserting %d records into '%s'",
                           cfg.table_size, table_name))
+      sysbench.progress.phase("load")
       local auto = M.use_auto_inc(drv)
       if auto then
          con:bulk_insert_init(string.format(
@@ -315,6 +317,7 @@ function M.create_table(drv, con, n)
    if cfg.create_secondary then
       print(string.format("Creating a secondary index on '%s'...",
                           table_name))
+      sysbench.progress.phase("index")
       con:query(string.format("CREATE INDEX k_%d ON %s(k)", n, table_name))
    end
 end
@@ -338,6 +341,10 @@ end
 -- "prepare": create and load the tables, in parallel over --threads.
 function M.cmd_prepare()
    M.init()
+   -- The rows this thread will load, for the progress line's total.
+   local mine = 0
+   for_my_tables(function() mine = mine + 1 end)
+   sysbench.progress.expect(mine * cfg.table_size)
    local drv = sysbench.sql.driver()
    local con = drv:connect()
    for_my_tables(function(n) M.create_table(drv, con, n) end)

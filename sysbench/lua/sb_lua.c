@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/sb_log.h"
+#include "core/sb_progress.h"
 #include "lua/sb_lua.h"
 #include "lua/sb_lua_call.h"
 #include "lua/sb_lua_opts.h"
@@ -245,6 +246,7 @@ static int lua_print_line(lua_State *L)
     {
         size_t len;
         const char *line = lua_tolstring(L, -1, &len);
+        sb_progress_hide(); /* a progress line on the terminal first */
         fwrite(line, 1, len, stdout);
     }
     return 0;

@@ -403,8 +403,10 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     if (first == NULL)
         return;
     base = sb_result_tps(first);
-    fprintf(out, "Sweep summary (%zu point%s; latency in ms, CPU in us per transaction):\n",
-            done, done == 1 ? "" : "s");
+    /* A full report ends in a blank line; a point's line does not. */
+    fprintf(out, "%sSweep summary (%zu point%s; latency in ms, CPU in us per transaction):\n",
+            o->brief && o->points[o->npoints - 1].cfg.nrepeat <= 1 ? "\n" : "", done,
+            done == 1 ? "" : "s");
     fprintf(out, "%8s", "threads");
     if (show_rate)
         fprintf(out, " %10s", "target");

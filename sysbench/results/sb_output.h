@@ -70,6 +70,13 @@ struct sb_output {
      * and whether some point's were cut at its deadline. */
     uint64_t cancelled;
     bool deadline_cut;
+    /* Sweeps and --repeat at the default verbosity: a point's text report
+     * is one line (sb_report_print_point_line) after the caller's header
+     * line, and the run header is printed once; set by main. */
+    bool brief;
+    /* brief: the header line of the point about to run ("point 2 of 4:
+     * threads=8"), set by main, printed by the run after the options. */
+    char point_title[160];
 };
 
 /*

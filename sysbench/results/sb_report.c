@@ -5,6 +5,7 @@
  */
 #include "results/sb_report.h"
 #include "results/sb_result.h"
+#include "results/sb_selfcheck_report.h"
 #include "pure/sb_selfcheck.h"
 #include "core/sb_log.h"
 
@@ -352,8 +353,85 @@ void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts
     print_latency(p, o, out);
     print_fairness(p, out);
     print_error_codes(t, secs, out);
-    if (p->cfg.mode != SB_PACE_NONE)
+    if (p->cfg.mode != SB_PACE_NONE && !o->brief)
         print_rate(p, o, secs, out);
+    fflush(out);
+}
+
+/* "0.13/0.18/4.21": mean, percentile pct and maximum of h in ms. */
+static void avg_pct_max(char *buf, size_t len, const struct sb_hist *h, double pct)
+{
+    snprintf(buf, len, "%.2f/%.2f/%.2f", sb_hist_mean(h) / 1e6,
+             (double)sb_hist_percentile(h, pct) / 1e6, (double)h->max_ns / 1e6);
+}
+
+/* The rate lines of the summary: print_rate's figures in four lines. */
+static void summary_rate(const struct sb_point *p, double secs, double pct, FILE *out)
+{
+    const struct sb_stats *t = p->total;
+    const struct sb_point_config *pc = &p->cfg;
+    uint64_t ev = t->c[SB_STAT_EVENTS];
+    double achieved = per_sec((double)ev, secs);
+    char label[64], v[96];
+
+    snprintf(label, sizeof(label), "rate (%s):",
+             pc->mode == SB_PACE_FIXED ? "--tx-rate, fixed schedule" : "--rate, Poisson");
+    field(out, 4, label, "target %.2f/s, achieved %.2f/s (%.2f%%)", pc->target_tps, achieved,
+          pc->target_tps > 0 ? 100.0 * achieved / pc->target_tps : 0);
+    field(out, 4, "late starts, skipped, max backlog:", "%llu (%.2f%%), %llu, %llu",
+          (unsigned long long)t->c[SB_STAT_LATE],
+          ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0,
+          (unsigned long long)t->c[SB_STAT_SKIPPED], (unsigned long long)p->max_backlog);
+    snprintf(label, sizeof(label), "service time avg/p%g/max (ms):", pct);
+    avg_pct_max(v, sizeof(v), &t->service, pct);
+    field(out, 4, label, "%s", v);
+    snprintf(label, sizeof(label), "start lag avg/p%g/max (ms):", pct);
+    avg_pct_max(v, sizeof(v), &t->lag, pct);
+    field(out, 4, label, "%s", v);
+}
+
+/* "client 90.3, server n/a, machine 206.3" (without labels: "90.3, n/a,
+ * 206.3") with fmt for each figure. */
+static void cpu_sides(char *buf, size_t len, bool labels, const char *fmt, double c, double s,
+                      double m)
+{
+    char f[3][32];
+    const double v[3] = {c, s, m};
+
+    for (int i = 0; i < 3; i++) {
+        if (isfinite(v[i]))
+            snprintf(f[i], sizeof(f[i]), fmt, v[i]);
+        else
+            snprintf(f[i], sizeof(f[i]), "n/a");
+    }
+    if (labels)
+        snprintf(buf, len, "client %s, server %s, machine %s", f[0], f[1], f[2]);
+    else
+        snprintf(buf, len, "%s, %s, %s", f[0], f[1], f[2]);
+}
+
+void sb_report_print_summary(const struct sb_point *p, const struct sb_report_opts *o,
+                             FILE *out)
+{
+    const struct sb_cpu_report *c = &p->cpu;
+    double secs = o->interval_s > 0 ? o->interval_s : p->time_s;
+    double pct = o->npercentiles > 0 ? o->percentiles[0] : 95;
+    char v[160], u[160];
+
+    fprintf(out, "Summary (the full sections: --verbosity=4; every figure: --json):\n");
+    if (p->cfg.mode != SB_PACE_NONE)
+        summary_rate(p, secs, pct, out);
+    cpu_sides(v, sizeof(v), true, "%.1f", c->client.measured ? c->client.total_us_per_tx : NAN,
+              c->server.measured ? c->server.total_us_per_tx : NAN,
+              c->machine.measured ? c->machine.busy_us_per_tx : NAN);
+    cpu_sides(u, sizeof(u), false, "%.1f%%", c->client.measured ? c->client.util_pct : NAN,
+              c->server.measured ? c->server.util_pct : NAN,
+              c->machine.measured ? c->machine.util_pct : NAN);
+    field(out, 4, "CPU per transaction (us):", "%s (use of %u CPUs: %s)", v, c->ncpus, u);
+    fprintf(out, "    server processes: %s\n", p->server_label);
+    if (p->has_selfcheck)
+        sb_selfcheck_print_brief(&p->selfcheck, out);
+    fputc('\n', out);
     fflush(out);
 }
 
@@ -414,6 +492,41 @@ void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label
         fprintf(out, "    machine: user %.2f%%, system %.2f%%, iowait %.2f%%, steal %.2f%%, idle %.2f%%\n",
                 c->machine.user_pct, c->machine.system_pct, c->machine.iowait_pct,
                 c->machine.steal_pct, c->machine.idle_pct);
+    fputc('\n', out);
+    fflush(out);
+}
+
+void sb_report_print_point_line(const struct sb_point *p, const struct sb_report_opts *o,
+                                FILE *out)
+{
+    double secs = o->interval_s > 0 ? o->interval_s : p->time_s;
+    double tps = per_sec((double)p->total->c[SB_STAT_EVENTS], secs);
+    double pct = o->npercentiles > 0 ? o->percentiles[0] : 95;
+    const struct sb_cpu_report *c = &p->cpu;
+    char flags[128];
+
+    fprintf(out, "    => tps %.2f", tps);
+    if (p->cfg.mode != SB_PACE_NONE && p->cfg.target_tps > 0)
+        fprintf(out, " (%.2f%% of %.2f)", 100.0 * tps / p->cfg.target_tps, p->cfg.target_tps);
+    if (o->sql)
+        fprintf(out, ", qps %.2f", per_sec((double)sb_stats_queries(p->total), secs));
+    if (pct != 99)
+        fprintf(out, ", p%g %.2f ms", pct,
+                (double)sb_hist_percentile(&p->total->response, pct) / 1e6);
+    fprintf(out, ", p99 %.2f ms", (double)sb_hist_percentile(&p->total->response, 99) / 1e6);
+    if (p->cfg.mode != SB_PACE_NONE)
+        fprintf(out, ", lag p99 %.2f ms", (double)sb_hist_percentile(&p->total->lag, 99) / 1e6);
+    if (p->total->c[SB_STAT_ERRORS] > 0)
+        fprintf(out, ", errors %llu", (unsigned long long)p->total->c[SB_STAT_ERRORS]);
+    if (c->client.measured && isfinite(c->client.total_us_per_tx))
+        fprintf(out, ", CPU us/tx client %.1f", c->client.total_us_per_tx);
+    if (c->server.measured && isfinite(c->server.total_us_per_tx))
+        fprintf(out, " server %.1f", c->server.total_us_per_tx);
+    if (p->has_selfcheck && p->selfcheck.flags != 0)
+        fprintf(out, ", self-check FLAGGED [%s]",
+                sb_selfcheck_flag_names(p->selfcheck.flags, flags, sizeof(flags)));
+    else if (p->has_selfcheck)
+        fprintf(out, ", self-check OK");
     fputc('\n', out);
     fflush(out);
 }

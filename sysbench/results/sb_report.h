@@ -97,6 +97,9 @@ struct sb_report_opts {
     /* Seconds the counters cover when less than the point's time_s (since
      * the last --report-checkpoints report); 0 means time_s. */
     double interval_s;
+    /* The rate sections go into the summary block (sb_report_print_summary)
+     * instead of after Threads fairness. */
+    bool brief;
 };
 
 /* Prints the final report of p (or a checkpoint's): SQL statistics (if
@@ -105,6 +108,30 @@ struct sb_report_opts {
  * and lag in p's rate mode). p must be complete (sb_result_complete). */
 void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts *o,
                            FILE *out);
+
+/*
+ * Prints the "Summary" block that stands for our sections at the default
+ * verbosity (the full ones at --verbosity=4; every figure in the JSON):
+ * in a rate mode the target and achieved rate, late starts, skipped
+ * slots, max backlog, service time and start lag (mean, first
+ * --percentile, max); CPU microseconds per transaction and utilisation of
+ * the client, the server and the machine; which server processes were
+ * measured; the self-check verdict with what to do about each flag
+ * (sb_selfcheck_print_brief). p must be complete, with its CPU report.
+ */
+void sb_report_print_summary(const struct sb_point *p, const struct sb_report_opts *o,
+                             FILE *out);
+
+/*
+ * Prints a point of a sweep, of --repeat or of --find-max in one line
+ * (the full report at --verbosity=4; every figure in the JSON):
+ * "    => tps 412.00 (100.00% of 412.00), qps 8240.00, p95 21.50 ms,
+ * p99 30.10 ms, lag p99 0.20 ms, CPU us/tx client 90.3 server 150.2,
+ * self-check OK" (the target and lag in rate modes, qps with o->sql,
+ * errors when any, CPU sides when measured). p must be complete.
+ */
+void sb_report_print_point_line(const struct sb_point *p, const struct sb_report_opts *o,
+                                FILE *out);
 
 /*
  * Prints the "CPU cost per transaction" section: CPU microseconds per

@@ -31,6 +31,14 @@ static void print_workers(const struct sb_selfcheck *c, FILE *out)
         fprintf(out, FIG "not measured\n", "client workers' CPU:");
 }
 
+static void print_client_advice(FILE *out)
+{
+    fprintf(out, "        => the client limited the run: it could not start work it was "
+            "free to start, so the figures measure the load generator as much as the "
+            "server (lighter events, more client threads or CPUs, --tx-spin for late "
+            "wake-ups, or a faster client machine)\n");
+}
+
 static void print_client(const struct sb_selfcheck *c, FILE *out)
 {
     fprintf(out, "    client-bound:                        %s\n",
@@ -53,10 +61,7 @@ static void print_client(const struct sb_selfcheck *c, FILE *out)
                 "engine or a compiled-in test): their CPU is the workload's, so only a late "
                 "start of an idle worker is the client's\n", "in-process workload:");
     if (c->flags & SB_SELFCHECK_CLIENT_BOUND)
-        fprintf(out, "        => the client limited the run: it could not start work it was "
-                "free to start, so the figures measure the load generator as much as the "
-                "server (lighter events, more client threads or CPUs, --tx-spin for late "
-                "wake-ups, or a faster client machine)\n");
+        print_client_advice(out);
 }
 
 static void print_server_advice(const struct sb_selfcheck *c, FILE *out)
@@ -110,6 +115,15 @@ static void print_server(const struct sb_selfcheck *c, FILE *out)
         print_server_advice(c, out);
 }
 
+static void print_contention_advice(const struct sb_selfcheck *c, FILE *out)
+{
+    fprintf(out, "        => other processes took most of the machine's CPU and the run "
+            "was held up (%s): its figures measure the shared machine; run where nothing "
+            "else competes\n", isfinite(c->worker_wait_pct) &&
+            c->worker_wait_pct >= 100 * SB_SELFCHECK_WAIT_SHARE
+            ? "its workers waited for a CPU" : "it fell behind its schedule");
+}
+
 static void print_contention(const struct sb_selfcheck *c, FILE *out)
 {
     char server[32];
@@ -129,11 +143,17 @@ static void print_contention(const struct sb_selfcheck *c, FILE *out)
             c->machine_cpu_pct, isfinite(c->client_cpu_pct) ? c->client_cpu_pct : 0, server,
             c->other_cpu_pct, c->others_dominant ? " [high]" : "", 100 * SB_SELFCHECK_OTHER_SHARE);
     if (c->flags & SB_SELFCHECK_CONTENTION)
-        fprintf(out, "        => other processes took most of the machine's CPU and the run "
-                "was held up (%s): its figures measure the shared machine; run where nothing "
-                "else competes\n", isfinite(c->worker_wait_pct) &&
-                c->worker_wait_pct >= 100 * SB_SELFCHECK_WAIT_SHARE
-                ? "its workers waited for a CPU" : "it fell behind its schedule");
+        print_contention_advice(c, out);
+}
+
+static void print_trend_advice(const struct sb_trend *t, FILE *out)
+{
+    if (t->verdict == SB_TREND_UNDECIDED)
+        fprintf(out, "        => the change is large but not significant: the series is too "
+                "noisy or short to tell; run longer\n");
+    if (t->flagged)
+        fprintf(out, "        => throughput drifted during the run: lengthen --warmup-time "
+                "(the server may still be warming caches) or the run\n");
 }
 
 static void print_trend(const struct sb_trend *t, FILE *out)
@@ -151,12 +171,7 @@ static void print_trend(const struct sb_trend *t, FILE *out)
             ? "not enough evidence" : "yes", t->change_pct, t->n,
             isfinite(t->t) ? t->t : copysign(999.99, t->t), t->t_crit,
             100 * SB_SELFCHECK_MIN_CHANGE);
-    if (t->verdict == SB_TREND_UNDECIDED)
-        fprintf(out, "        => the change is large but not significant: the series is too "
-                "noisy or short to tell; run longer\n");
-    if (t->flagged)
-        fprintf(out, "        => throughput drifted during the run: lengthen --warmup-time "
-                "(the server may still be warming caches) or the run\n");
+    print_trend_advice(t, out);
 }
 
 void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_figures *f,
@@ -183,6 +198,36 @@ void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_
     fprintf(out, "        latency p95/p99 (ms):            %.2f/%.2f [%s]\n\n", f->p95_ms,
             f->p99_ms, flags);
     fflush(out);
+}
+
+void sb_selfcheck_print_brief(const struct sb_selfcheck *c, FILE *out)
+{
+    char flags[128];
+
+    if (c->flags == 0) {
+        /* OK on too little evidence says so: the trend was not tested. */
+        if (c->trend.verdict == SB_TREND_TOO_FEW)
+            fprintf(out, "    self-check:                          OK (stationarity not tested: "
+                    "%zu of %d samples of 1 s; run at least %d s)\n", c->trend.n,
+                    SB_SELFCHECK_MIN_INTERVALS, SB_SELFCHECK_MIN_INTERVALS);
+        else
+            fprintf(out, "    self-check:                          OK\n");
+        print_trend_advice(&c->trend, out);
+        return;
+    }
+    sb_selfcheck_flag_names(c->flags, flags, sizeof(flags));
+    fprintf(out, "    self-check:                          FLAGGED [%s]\n", flags);
+    if (c->flags & SB_SELFCHECK_CLIENT_BOUND)
+        print_client_advice(out);
+    if (c->flags & SB_SELFCHECK_SERVER_BOUND)
+        print_server_advice(c, out);
+    if (c->flags & SB_SELFCHECK_CONTENTION)
+        print_contention_advice(c, out);
+    print_trend_advice(&c->trend, out);
+    if (c->flags & SB_SELFCHECK_ERROR_DOMINATED)
+        fprintf(out, "        => ignored errors were %.2f%% of transactions (flag above %.0f%%): "
+                "the figures measure retries as much as the workload\n", c->error_pct,
+                100 * SB_SELFCHECK_ERROR_SHARE);
 }
 
 void sb_selfcheck_print_run(const struct sb_selfcheck *c, const struct sb_stats *total, double t,

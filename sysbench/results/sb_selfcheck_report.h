@@ -26,6 +26,14 @@ struct sb_selfcheck_figures {
 void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_figures *f,
                         FILE *out);
 
+/*
+ * The verdict alone, for the report's summary block: one line
+ * "    self-check: OK" (saying so when stationarity was not tested) or
+ * "FLAGGED [client-bound, ...]", then the "=> what to do" line of each
+ * flag, as sb_selfcheck_print words them.
+ */
+void sb_selfcheck_print_brief(const struct sb_selfcheck *c, FILE *out);
+
 /* sb_selfcheck_print with the figures taken from a run's merged
  * statistics over t seconds. */
 struct sb_stats;

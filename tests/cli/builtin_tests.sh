@@ -118,7 +118,7 @@ assert_between "$(awk -v e="$eps" -v t="$t" 'BEGIN { print e * t }')" 196 204 "e
 tcase "cpu: busy workers are the benchmark, not a client-bound load generator"
 # The test's work is the client's CPU by design: a closed loop keeps the
 # worker on a CPU all the time, which must not be called client-bound.
-sb cpu run --cpu-max-prime=3000 --time=1 --json=sc.json
+sb cpu run --verbosity=4 --cpu-max-prime=3000 --time=1 --json=sc.json
 assert_exit 0
 assert_match out "^ +in-process workload: +the workload runs in the client"
 assert_eq "$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["points"][0]["selfcheck"]["client_bound"]; print(c["flagged"], c["in_process"])' sc.json)" \

@@ -513,6 +513,10 @@ assert_contains out "CPU speed:"
 assert_not_contains out "CPU cost per transaction"
 assert_not_contains out "Self-check:"
 sb cpu run --time=1 --threads=1 --cpu-max-prime=2000
+assert_match out "^Summary \(the full sections: --verbosity=4"
+assert_match out "^    CPU per transaction \(us\): +client [0-9.]+, server n/a"
+assert_match out "^    self-check: +(OK|FLAGGED)"
+sb cpu run --time=1 --threads=1 --cpu-max-prime=2000 --verbosity=4
 assert_contains out "CPU cost per transaction"
 assert_contains out "Self-check:"
 

@@ -118,7 +118,10 @@ tcase "--repeat: every run is a point with repeat/repeats, and the summary is ri
 write_probe
 PROBE_MS=0.2 sb probe.lua run --time=0.5 --repeat=3 --percentile=50,99 --json=r.json
 assert_exit 0
-assert_contains out "Run 3 of 3:"
+# A header and a one-line result per run, then the summary.
+assert_count out '^run [123] of 3: threads=1' 3
+assert_count out '^    => tps [0-9.]+, p50 [0-9.]+ ms, p99 [0-9.]+ ms, ' 3
+assert_not_contains out "General statistics:"
 assert_contains out "Repeat summary: 3 runs of 1 thread"
 assert_eq "$(py '[(p["repeat"], p["repeats"]) for p in d["points"]]' r.json)" "[(1, 3), (2, 3), (3, 3)]"
 assert_eq "$(py 'len(d["repeat_summary"]), d["repeat_summary"][0]["points"]' r.json)" "(1, [1, 2, 3])"

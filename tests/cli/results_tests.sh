@@ -142,9 +142,21 @@ assert_contains out "Sweep summary (2 points"
 assert_match out '^ +threads +tps +qps +p95 +p99 +cpu client +cpu server +cpu mach\. +relative +self-check$'
 assert_match out '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +1\.00x +[a-z, -]+$'
 assert_match out '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +n/a +[0-9.na/]+ +[0-9]+\.[0-9]{2}x +[a-z, -]+$'
-assert_count out 'General statistics:' 2
+# A line per point (its header and its result), not a full report each.
+assert_count out '^point [12] of 2: threads=[12]' 2
+assert_count out '^    => tps [0-9.]+, p95 [0-9.]+ ms, p99 [0-9.]+ ms, CPU us/tx client [0-9.]+, self-check ' 2
+assert_count out 'General statistics:' 0
 assert_eq "$(jget r.json '[p["threads"] for p in d["points"]]')" '[1, 2]' "points' threads"
 assert_eq "$(jget r.json 'all(p["complete"] for p in d["points"])')" true "complete"
+
+tcase "--threads=1,2 --verbosity=4 prints both points' full reports"
+write_ev
+sb ev.lua run --threads=1,2 --time=1 --verbosity=4
+assert_exit 0
+assert_count out 'General statistics:' 2
+assert_count out '^Self-check:' 2
+assert_count out '^CPU cost per transaction' 2
+assert_contains out "Sweep summary (2 points"
 
 tcase "a single point prints no sweep table"
 write_ev
@@ -378,7 +390,7 @@ function event(tid)
   for i = 1, (tid == 1 and 3000 or 1000) do x = x + i end
 end
 EOF
-sb burn.lua run --threads=2 --events=20000 --time=0 --json=c.json
+sb burn.lua run --verbosity=4 --threads=2 --events=20000 --time=0 --json=c.json
 assert_exit 0
 assert_contains out "client workers:"
 assert_match out "worker threads: 2, CPU per thread min/avg/max"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #
 # The run's check of itself and the time axis: the "Self-check" section
-# and points[].selfcheck (client-bound, server-bound, contention, not
+# (printed in full at --verbosity=4; the default report's one verdict line
+# is tested in output_tests.sh) and points[].selfcheck (client-bound, server-bound, contention, not
 # stationary, error-dominated) on a labelled set of runs,
 # --hgrm (HdrHistogram's percentile distribution text), the service-time
 # and lag histograms in the JSON and absolute timestamps in the CSV.
@@ -99,7 +100,7 @@ EOF
 
 tcase "labelled: a client spinning at an unreachable rate is client-bound"
 write_busy
-sb busy.lua run --tx-rate=1000 --time=2 --json=r.json
+sb busy.lua run --verbosity=4 --tx-rate=1000 --time=2 --json=r.json
 assert_exit 0
 assert_match out "^ +client-bound: +YES"
 assert_match out "^ +result: +FLAGGED \[client-bound"
@@ -126,7 +127,7 @@ tcase "labelled: events longer than the period are server-bound, not the client'
 write_sleep
 # 50 ms per event on 1 connection at 40/s: the connection would need 200%
 # of its time; the client is idle in usleep.
-SLEEP_US=50000 sb sleep.lua run --tx-rate=40 --threads=1 --time=3 --json=r.json
+SLEEP_US=50000 sb sleep.lua run --verbosity=4 --tx-rate=40 --threads=1 --time=3 --json=r.json
 assert_exit 0
 assert_match out "^ +client-bound: +no"
 assert_match out "^ +server-bound: +YES"
@@ -152,7 +153,7 @@ function event()
   ffi.C.usleep((n % 20 == 10 and n < 80) and 300000 or 1000)
 end
 EOF
-sb stall.lua run --tx-rate=10 --threads=1 --time=10 --json=r.json
+sb stall.lua run --verbosity=4 --tx-rate=10 --threads=1 --time=10 --json=r.json
 assert_exit 0
 assert_match out "^ +server-bound: +no"
 verdict "1 ms events, 4 stalls of 300 ms, 10/s" r.json
@@ -165,7 +166,7 @@ tcase "labelled: a clean low-rate run is not flagged"
 write_sleep
 # A 250 ms period: the client may start up to 25 ms late (a loaded
 # machine's wake-ups) on 1% of its starts before it is client-bound.
-sb sleep.lua run --tx-rate=4 --time=2 --json=r.json
+sb sleep.lua run --verbosity=4 --tx-rate=4 --time=2 --json=r.json
 assert_exit 0
 assert_match out "^ +client-bound: +no"
 assert_match out "^ +server-bound: +no"
@@ -179,7 +180,7 @@ assert_between "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["samp
 
 tcase "labelled: a falling throughput is flagged not stationary"
 write_sleep
-SLOPE_US=2000 sb sleep.lua run --time=11 --json=r.json
+SLOPE_US=2000 sb sleep.lua run --verbosity=4 --time=11 --json=r.json
 assert_exit 0
 assert_match out "^ +stationary: +NO \(fitted throughput change -"
 assert_contains out "lengthen --warmup-time"
@@ -195,7 +196,7 @@ assert_between "$(jget r.json 'round(sum(d["points"][0]["selfcheck"]["stationari
 
 tcase "a flat throughput is stationary"
 write_sleep
-sb sleep.lua run --tx-rate=100 --time=11 --json=r.json
+sb sleep.lua run --verbosity=4 --tx-rate=100 --time=11 --json=r.json
 assert_exit 0
 assert_eq "$(jget r.json '"not-stationary" in d["points"][0]["selfcheck"]["flags"]')" false "flag"
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["tested"]')" true "tested"
@@ -222,7 +223,7 @@ for _ in $(seq $((4 * $(nproc)))); do
     timeout 30 sh -c 'while :; do :; done' &
     loops+=($!)
 done
-BUSY_MS=3 sb busy.lua run --tx-rate=150 --threads=1 --time=4 --json=r.json
+BUSY_MS=3 sb busy.lua run --verbosity=4 --tx-rate=150 --threads=1 --time=4 --json=r.json
 kill "${loops[@]}" 2>/dev/null
 wait "${loops[@]}" 2>/dev/null
 assert_exit 0
@@ -244,7 +245,7 @@ function event() con:query_row(sql) end
 EOF
 # A closed loop keeps the engine, and so the worker, busy: that is the
 # database at work, not a client limit.
-sb --db-driver=sqlite --sqlite-db=a.db sq.lua run --threads=1 --time=2 --json=r.json
+sb --db-driver=sqlite --sqlite-db=a.db sq.lua run --verbosity=4 --threads=1 --time=2 --json=r.json
 assert_exit 0
 assert_match out "^ +in-process workload: +the workload runs in the client"
 verdict "SQLite closed loop" r.json
@@ -256,7 +257,7 @@ assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["client_bound"]["in_proces
 # client. (At 5000/s the 20 us left between one transaction's end and
 # the next start is less than a TSan build's own bookkeeping takes: that
 # client is rightly late.)
-CTE_N=100000 sb --db-driver=sqlite --sqlite-db=a.db sq.lua run --threads=1 --tx-rate=1000 \
+CTE_N=100000 sb --db-driver=sqlite --sqlite-db=a.db sq.lua run --verbosity=4 --threads=1 --tx-rate=1000 \
     --time=2 --json=r.json
 assert_exit 0
 assert_match out "^ +server-bound: +YES"
@@ -267,7 +268,7 @@ assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["server_bound"]["cause"]')
 tcase "ignored errors above 5% of transactions are flagged error-dominated"
 sb --sqlite-db=rb.db "$L/engine_compat.lua" setup
 assert_exit 0
-SB_MODE=rollback sb --sqlite-db=rb.db --db-ignore-errors=1 "$L/engine_compat.lua" run \
+SB_MODE=rollback sb --sqlite-db=rb.db --db-ignore-errors=1 "$L/engine_compat.lua" run --verbosity=4 \
     --threads=1 --events=5 --json=r.json
 assert_exit 0
 assert_match out "^WARNING: 5 ignored errors for 5 transactions"
@@ -414,7 +415,7 @@ assert_eq "$(awk 'NF != 15 || $1 % 1 != 0 || $5 > $6 || $3 < $5 * $2 || $1 <= la
 
 tcase "--log-aggregate-interval counts the slots --tx-late=skip dropped"
 write_sleep
-sb sleep.lua run --threads=2 --tx-rate=5000 --tx-late=skip --time=2 --log=agg.log \
+sb sleep.lua run --verbosity=4 --threads=2 --tx-rate=5000 --tx-late=skip --time=2 --log=agg.log \
     --log-aggregate-interval=1
 assert_exit 0
 sk=$(report_num out "skipped:")

@@ -86,7 +86,7 @@ assert_eq "$(python3 -c 'import json,sys; d=json.load(open("r.json")); print(sum
 check_backlog() {
     local rate=$1 threads=$2 stall expect got
     write_stall
-    STALL_AT=20 STALL_S=1.0 sb stall.lua run --tx-rate="$rate" --threads="$threads" \
+    STALL_AT=20 STALL_S=1.0 sb stall.lua run --verbosity=4 --tx-rate="$rate" --threads="$threads" \
         --time=2 --tx-jitter=1
     assert_exit 0
     stall=$(sed -n 's/^stall_s=//p' err)

@@ -57,10 +57,10 @@ heavier_work() {
     # amount of CPU, up to about a second seen under load: the light run
     # has five times the events, so that it adds under a tenth of its work.
     # shellcheck disable=SC2046
-    sb_run_ok "the light run" light.txt light.err $(sb_driver_args "$drv") --threads=1 \
+    sb_run_ok "the light run" light.txt light.err $(sb_driver_args "$drv") --threads=1 --verbosity=4 \
         --events=200 --time=0 work.lua run --work="$light" || return 1
     # shellcheck disable=SC2046
-    sb_run_ok "the heavy run" heavy.txt heavy.err $(sb_driver_args "$drv") --threads=1 \
+    sb_run_ok "the heavy run" heavy.txt heavy.err $(sb_driver_args "$drv") --threads=1 --verbosity=4 \
         --events=40 --time=0 work.lua run --work="$heavy" || return 1
     sb_show light.txt heavy.txt | grep -A8 "CPU cost" || true
     grep -q "server processes: pid $pid" light.txt ||

@@ -75,7 +75,7 @@ clean_run() {
     # A 200 ms period per connection: a start may be 20 ms late on 1% of
     # them before the client is to blame; SELECT 1 takes well under 1 ms.
     # shellcheck disable=SC2046
-    sb_run_ok "the clean run" out.txt err.txt $(sb_driver_args "$drv") --threads=2 \
+    sb_run_ok "the clean run" out.txt err.txt $(sb_driver_args "$drv") --threads=2 --verbosity=4 \
         --tx-rate=10 --time=5 --json=r.json q.lua run || return 1
     sed -n '/^Self-check/,$p' out.txt
     verdict "$drv SELECT 1 at 10/s, 2 connections" r.json || return 1
@@ -89,7 +89,7 @@ too_few_connections() {
     # would need 200% of its time. The server sleeps, its CPU is idle:
     # more connections would carry the rate.
     # shellcheck disable=SC2046
-    sb_run_ok "the over-rate run" out.txt err.txt $(sb_driver_args "$drv") --threads=1 \
+    sb_run_ok "the over-rate run" out.txt err.txt $(sb_driver_args "$drv") --threads=1 --verbosity=4 \
         --tx-rate=40 --time=3 --json=r.json q.lua run --sleep=0.05 || return 1
     sed -n '/^Self-check/,$p' out.txt
     verdict "$drv 50 ms server sleep at 40/s, 1 connection" r.json server-bound || return 1

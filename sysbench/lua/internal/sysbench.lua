@@ -155,6 +155,25 @@ sysbench.version_string = "sysbench 1.1.0"
 sysbench.error = { NONE = 0, RESTART_EVENT = 1 }
 sysbench.hooks = sysbench.hooks or {}
 
+ffi.cdef [[
+void sb_ffi_progress_add(double n);
+void sb_ffi_progress_expect(double n);
+void sb_ffi_progress_phase(const char *name);
+]]
+
+-- Progress of a long command (doc/lua-api.md): the rows it expects and has
+-- done, and the phase this thread is in; shown on standard error and in
+-- the command's "done in" line (core/sb_progress.h). Outside a command
+-- (in "run") the calls do nothing.
+sysbench.progress = {
+  expect = function(n) ffi.C.sb_ffi_progress_expect(tonumber(n) or 0) end,
+  add = function(n) ffi.C.sb_ffi_progress_add(tonumber(n) or 0) end,
+  phase = function(name)
+    if name ~= nil then name = tostring(name) end
+    ffi.C.sb_ffi_progress_phase(name)
+  end,
+}
+
 sysbench.cmdline = require("sysbench.cmdline")
 sysbench.rand = require("sysbench.rand")
 sysbench.sql = require("sysbench.sql")
