@@ -5,13 +5,14 @@ set -euo pipefail
 
 pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
       libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check gnuplot-nox
-      liburing-dev)
+      liburing-dev strace)
 if [ "${1:-}" = "--servers" ]; then
     # sysbench: 1.0.20 itself, for the scripts tests/conformance runs unmodified
     # clang with its sanitizer and libFuzzer runtimes: the CI's sanitizer
     # and fuzz stages (scripts/test.sh --asan/--tsan, scripts/fuzz.sh)
+    # fio: bench/builtin.sh compares fileio with it
     pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3 sysbench
-           clang libclang-rt-14-dev)
+           clang libclang-rt-14-dev fio)
 fi
 
 missing=()
