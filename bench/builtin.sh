@@ -171,7 +171,7 @@ echo
 echo "Summary (medians of $REPEAT round(s); ratio = median of the rounds' ours/peer, [smallest-largest]):"
 printf '%-18s %-3s | %12s %12s %22s | %10s %10s' case thr "ours ev/s" "1.0.20 ev/s" \
   "ours/1.0.20 [spread]" "ours us/ev" "1.0 us/ev"
-[[ $TESTS == *fileio* ]] && printf ' | %12s %22s' "fio IOPS" "ours/fio [spread]"
+[[ $TESTS == *fileio* ]] && printf ' | %12s %22s %10s' "fio IOPS" "ours/fio [spread]" "fio us/ev"
 echo
 for c in $TESTS; do
   for t in $THREADS; do
@@ -182,8 +182,8 @@ for c in $TESTS; do
       "$(echo "${US[$c-$t-ours]}" | median)" "$(echo "${US[$c-$t-peer]}" | median)"
     if [[ $c == fileio* ]]; then
       rf=$(ratios fio "$c" "$t")
-      printf ' | %12.2f %8.3f [%s]' "$(echo "${EPS[$c-$t-fio]}" | median)" \
-        "$(echo "$rf" | median)" "$(echo "$rf" | minmax)"
+      printf ' | %12.2f %8.3f [%s] %10.4g' "$(echo "${EPS[$c-$t-fio]}" | median)" \
+        "$(echo "$rf" | median)" "$(echo "$rf" | minmax)" "$(echo "${US[$c-$t-fio]}" | median)"
     fi
     echo
   done
