@@ -12,7 +12,9 @@
 #      fileio's), SCALE (1: multiplies the work of every run), KEEP=1 keeps
 #      the raw outputs, FIO_SIZE (1G): the file set of the fileio cases (16
 #      files made once by ours in a scratch directory on the filesystem of
-#      TMPDIR, used by all three tools).
+#      TMPDIR, used by all three tools). NICE (unset): run every tool under
+#      `nice -n NICE` (root: NICE=-20 gives both tools the same larger
+#      share of a machine other work keeps busy).
 #
 # Work: every run does a fixed amount of work per thread, not a fixed time
 # (the total grows with the thread count):
@@ -30,7 +32,10 @@
 # load hits both alike. Per round the ratio ours/peer is taken; the
 # summary gives the medians of events/s, the median ratio of the rounds
 # and its spread (the smallest and largest round ratio), and the median
-# CPU per event (/usr/bin/time's user+sys, start-up included).
+# CPU per event (/usr/bin/time's user+sys, start-up included) with the
+# median and spread of the rounds' CPU ratios: the figure that load from
+# other processes moves least (it does not count the time a run waited
+# for a CPU).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -43,6 +48,8 @@ NFILES=16
 
 check_tools
 make_workdir
+NICE_CMD=()
+[[ -z "${NICE:-}" ]] || NICE_CMD=(nice -n "$NICE")
 FIO_OPTS="--file-num=$NFILES --file-total-size=${FIO_SIZE:-1G}"
 if [[ $TESTS == *fileio* ]]; then
   if ! command -v "$FIO_BIN" >/dev/null; then
@@ -116,17 +123,17 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2)
 minmax() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR==1 {a=$1} {b=$1} END {printf "%.2f-%.2f", a, b}'; }
 
 # run_tool CASE THREADS ROUND TOOL: one run; appends to EPS/US/RAT maps.
-declare -A EPS US ROUND
+declare -A EPS US ROUND ROUNDUS
 run_tool() {
   local c=$1 t=$2 r=$3 tool=$4 name=$1-t$2-r$3-$4 ev tt eps us
   [[ $c == fileio* ]] && cd "$WORK/fio"
   if [[ $tool == fio ]]; then
     # shellcheck disable=SC2046 # the options are words
-    run_one "$name" 300 "$FIO_BIN" $(fio_args "$c" "$t")
+    run_one "$name" 300 "${NICE_CMD[@]}" "$FIO_BIN" $(fio_args "$c" "$t")
     read -r ev tt < <(fio_iops "$name" 2>/dev/null) || true
   else
     # shellcheck disable=SC2046 # the options are words
-    run_one "$name" 300 "$(bin_of "$tool")" $(args_of "$c") $(work_of "$c" "$t") \
+    run_one "$name" 300 "${NICE_CMD[@]}" "$(bin_of "$tool")" $(args_of "$c") $(work_of "$c" "$t") \
       --threads="$t" run
     ev=$(events_of "$name"); tt=$(ttime_of "$name")
   fi
@@ -139,7 +146,7 @@ run_tool() {
   eps=$(awk -v e="$ev" -v t="$tt" 'BEGIN {printf "%.2f", e/t}')
   us=$(awk -v e="$ev" -v c="$(cpu_of "$name")" 'BEGIN {printf "%.4g", c*1e6/e}')
   EPS[$c-$t-$tool]="${EPS[$c-$t-$tool]:-} $eps"; US[$c-$t-$tool]="${US[$c-$t-$tool]:-} $us"
-  ROUND[$c-$t-$r-$tool]=$eps
+  ROUND[$c-$t-$r-$tool]=$eps; ROUNDUS[$c-$t-$r-$tool]=$us
   printf '%-18s %-4s %3s %-5s %12s %10s %14s %12s\n' "$c" "$t" "$r" "$tool" "$ev" "$tt" "$eps" "$us"
 }
 
@@ -159,27 +166,33 @@ for c in $TESTS; do
   done
 done
 
-# ratios BASE CASE THREADS: the round ratios ours/BASE.
+# ratios BASE CASE THREADS [us]: the round ratios ours/BASE of events/s
+# (with "us": of CPU per event).
 ratios() {
   local r
   for r in $(seq 1 "$REPEAT"); do
-    awk -v o="${ROUND[$2-$3-$r-ours]}" -v p="${ROUND[$2-$3-$r-$1]}" 'BEGIN {printf "%.4f ", o/p}'
+    if [[ ${4:-} == us ]]; then
+      awk -v o="${ROUNDUS[$2-$3-$r-ours]}" -v p="${ROUNDUS[$2-$3-$r-$1]}" 'BEGIN {printf "%.4f ", o/p}'
+    else
+      awk -v o="${ROUND[$2-$3-$r-ours]}" -v p="${ROUND[$2-$3-$r-$1]}" 'BEGIN {printf "%.4f ", o/p}'
+    fi
   done
 }
 
 echo
 echo "Summary (medians of $REPEAT round(s); ratio = median of the rounds' ours/peer, [smallest-largest]):"
-printf '%-18s %-3s | %12s %12s %22s | %10s %10s' case thr "ours ev/s" "1.0.20 ev/s" \
-  "ours/1.0.20 [spread]" "ours us/ev" "1.0 us/ev"
+printf '%-18s %-3s | %12s %12s %22s | %10s %10s %22s' case thr "ours ev/s" "1.0.20 ev/s" \
+  "ours/1.0.20 [spread]" "ours us/ev" "1.0 us/ev" "CPU ours/1.0 [spread]"
 [[ $TESTS == *fileio* ]] && printf ' | %12s %22s %10s' "fio IOPS" "ours/fio [spread]" "fio us/ev"
 echo
 for c in $TESTS; do
   for t in $THREADS; do
     o=$(echo "${EPS[$c-$t-ours]}" | median); p=$(echo "${EPS[$c-$t-peer]}" | median)
-    rp=$(ratios peer "$c" "$t")
-    printf '%-18s %-3s | %12.2f %12.2f %8.3f [%s] | %10.4g %10.4g' "$c" "$t" "$o" "$p" \
-      "$(echo "$rp" | median)" "$(echo "$rp" | minmax)" \
-      "$(echo "${US[$c-$t-ours]}" | median)" "$(echo "${US[$c-$t-peer]}" | median)"
+    rp=$(ratios peer "$c" "$t"); ru=$(ratios peer "$c" "$t" us)
+    printf '%-18s %-3s | %12.2f %12.2f %8.3f [%s] | %10.4g %10.4g %8.3f [%s]' "$c" "$t" "$o" \
+      "$p" "$(echo "$rp" | median)" "$(echo "$rp" | minmax)" \
+      "$(echo "${US[$c-$t-ours]}" | median)" "$(echo "${US[$c-$t-peer]}" | median)" \
+      "$(echo "$ru" | median)" "$(echo "$ru" | minmax)"
     if [[ $c == fileio* ]]; then
       rf=$(ratios fio "$c" "$t")
       printf ' | %12.2f %8.3f [%s] %10.4g' "$(echo "${EPS[$c-$t-fio]}" | median)" \
