@@ -2,7 +2,8 @@
  * fileio's run: the file set a run's threads share (opened by the first
  * thread of a point, closed by the last, which also does the end-of-test
  * fsync) and the per-thread events. One event is one read or one write
- * of --file-block-size bytes, or one file's fsync of a periodic round
+ * of --file-block-size bytes (a sequential mode's of up to
+ * --file-merged-requests blocks), or one file's fsync of a periodic round
  * (every --file-fsync-freq requests of a writing mode, every file is
  * synced, each sync an event, as 1.0.20 counts them); with
  * --file-fsync-all the fsync after a write belongs to the write's event,
