@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
       libsqlite3-dev sqlite3 libmariadb-dev libpq-dev check gnuplot-nox
-      liburing-dev)
+      liburing-dev strace)
 # prometheus (with promtool) and curl: tests/cli/metrics_tests.sh (make
 # check) scrapes a run with a real Prometheus
 pkgs+=(prometheus curl)
@@ -13,11 +13,12 @@ if [ "${1:-}" = "--servers" ]; then
     # sysbench: 1.0.20 itself, for the scripts tests/conformance runs unmodified
     # clang with its sanitizer and libFuzzer runtimes: the CI's sanitizer
     # and fuzz stages (scripts/test.sh --asan/--tsan, scripts/fuzz.sh)
-    # pdsh: tests/drivers/pdsh.sh starts the scale-out example's instances
+    # pdsh: tests/drivers/scale_out.sh starts the scale-out example's instances
     # with it
     # python3-cram: bench/regression_1020.sh (1.0.20's cram suite)
+    # fio: bench/builtin.sh compares fileio with it
     pkgs+=(mariadb-server mariadb-client postgresql postgresql-client python3 sysbench
-           clang libclang-rt-14-dev pdsh python3-cram)
+           clang libclang-rt-14-dev pdsh python3-cram fio)
 fi
 
 missing=()

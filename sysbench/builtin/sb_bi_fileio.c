@@ -130,6 +130,26 @@ static int parse_sync(const struct sb_optset *opts, char *err, size_t errlen)
     return 0;
 }
 
+/* --file-merged-requests: as 1.0.20 merges (its src/tests/fileio), a
+ * sequential request of that many blocks, cut at the end of a file; the
+ * random modes do one block a request whatever it says. */
+static int parse_merge(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    int64_t merged = sb_optset_int(opts, "file-merged-requests");
+    uint64_t bpf = fio_cfg.blocks_per_file;
+
+    if (merged < 0 || (merged > 0 && (uint64_t)merged * fio_cfg.block_size > (1ULL << 30)))
+        return sb_bi_bad_option(err, errlen, "file-merged-requests",
+                                sb_optset_str(opts, "file-merged-requests"),
+                                "0 (no merging) or more, up to 1 GiB a request");
+    fio_cfg.merge_blocks = merged > 1 && fio_cfg.mode <= FIO_SEQRD ? (uint64_t)merged : 1;
+    if (fio_cfg.merge_blocks > bpf && bpf > 0)
+        fio_cfg.merge_blocks = bpf;
+    fio_cfg.chunks_per_file = (bpf + fio_cfg.merge_blocks - 1) / fio_cfg.merge_blocks;
+    fio_cfg.request_max = fio_cfg.merge_blocks * fio_cfg.block_size;
+    return 0;
+}
+
 static int fileio_configure(const struct sb_optset *opts, char *err, size_t errlen)
 {
     static const char *const io_modes[] = { "sync", "async", "mmap", NULL };
@@ -162,10 +182,8 @@ static int fileio_configure(const struct sb_optset *opts, char *err, size_t errl
         return sb_bi_bad_option(err, errlen, "file-async-backlog",
                                 sb_optset_str(opts, "file-async-backlog"), "1 to 4096");
     fio_cfg.async_backlog = (unsigned)backlog;
-    if (sb_optset_int(opts, "file-merged-requests") != 0)
-        return sb_opt_fail(err, errlen, "--file-merged-requests=%s is not supported: this "
-                           "sysbench does not merge requests (use 0, the default)",
-                           sb_optset_str(opts, "file-merged-requests"));
+    if (parse_merge(opts, err, errlen) != 0)
+        return -1;
     fio_cfg.rw_ratio = sb_optset_double(opts, "file-rw-ratio");
     if (!(fio_cfg.rw_ratio >= 0) || fio_cfg.rw_ratio > 1e9)
         return sb_bi_bad_option(err, errlen, "file-rw-ratio", sb_optset_str(opts, "file-rw-ratio"),
@@ -200,6 +218,9 @@ static void fileio_header(FILE *out)
             sb_bi_size_str(fio_cfg.file_size, a, sizeof(a)),
             sb_bi_size_str(fio_cfg.total_size, b, sizeof(b)),
             sb_bi_size_str(fio_cfg.block_size, c, sizeof(c)));
+    if (fio_cfg.merge_blocks > 1)
+        fprintf(out, "Merging requests up to %s for sequential IO.\n",
+                sb_bi_size_str(fio_cfg.request_max, a, sizeof(a)));
     if (rnd) {
         fprintf(out, "Number of IO requests: %llu\n", (unsigned long long)sb_cfg->events_limit);
         fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", fio_cfg.rw_ratio);
@@ -334,7 +355,7 @@ static void fileio_report(const struct sb_point *p, FILE *out)
 {
     const struct sb_stats *t = p->total;
     double secs = p->time_s > 0 ? p->time_s : 1;
-    double mib = (double)fio_cfg.block_size / (1024.0 * 1024.0);
+    double mib = 1024.0 * 1024.0;
 
     fprintf(out, "\nFile operations:\n");
     fprintf(out, "    reads/s:                      %.2f\n", (double)t->c[SB_STAT_READS] / secs);
@@ -342,9 +363,9 @@ static void fileio_report(const struct sb_point *p, FILE *out)
     fprintf(out, "    fsyncs/s:                     %.2f\n", (double)t->c[SB_STAT_OTHER] / secs);
     fprintf(out, "\nThroughput:\n");
     fprintf(out, "    read, MiB/s:                  %.2f\n",
-            (double)t->c[SB_STAT_READS] * mib / secs);
+            (double)fio_bytes_of(t->c[SB_STAT_READS]) / mib / secs);
     fprintf(out, "    written, MiB/s:               %.2f\n",
-            (double)t->c[SB_STAT_WRITES] * mib / secs);
+            (double)fio_bytes_of(t->c[SB_STAT_WRITES]) / mib / secs);
 }
 
 /* run needs a test mode; prepare and cleanup do not (as in 1.0). */

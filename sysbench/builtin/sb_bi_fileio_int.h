@@ -23,6 +23,10 @@ enum fio_io { FIO_IO_SYNC, FIO_IO_ASYNC, FIO_IO_MMAP };
 struct fio_config {
     unsigned nfiles;
     uint64_t total_size, file_size, block_size, blocks_per_file;
+    /* --file-merged-requests: blocks per request of the sequential modes
+     * (1 when not merging), requests per file, and the largest request's
+     * bytes (what a buffer must hold). */
+    uint64_t merge_blocks, chunks_per_file, request_max;
     enum fio_mode mode;
     bool mode_given;          /* --file-test-mode is required for run */
     enum fio_io io;
@@ -35,6 +39,12 @@ struct fio_config {
 };
 
 extern struct fio_config fio_cfg;
+
+/* The bytes that `ops` requests of a sequential mode moved: every request
+ * is merge_blocks blocks but a file's last, and they go through the files
+ * in order from the first (the shared position of a run), so the count
+ * fixes the bytes. Random modes: ops blocks. */
+uint64_t fio_bytes_of(uint64_t ops);
 
 /* Whether the mode writes (and so fsyncs). */
 bool fio_mode_writes(enum fio_mode m);

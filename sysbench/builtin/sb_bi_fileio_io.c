@@ -2,7 +2,8 @@
  * fileio's run: the file set a run's threads share (opened by the first
  * thread of a point, closed by the last, which also does the end-of-test
  * fsync) and the per-thread events. One event is one read or one write
- * of --file-block-size bytes, or one file's fsync of a periodic round
+ * of --file-block-size bytes (a sequential mode's of up to
+ * --file-merged-requests blocks), or one file's fsync of a periodic round
  * (every --file-fsync-freq requests of a writing mode, every file is
  * synced, each sync an event, as 1.0.20 counts them); with
  * --file-fsync-all the fsync after a write belongs to the write's event,
@@ -52,13 +53,25 @@ void fio_file_name(unsigned i, char *buf, size_t len)
     snprintf(buf, len, "test_file.%u", i);
 }
 
+uint64_t fio_bytes_of(uint64_t ops)
+{
+    uint64_t m = fio_cfg.merge_blocks, cpf = fio_cfg.chunks_per_file;
+    uint64_t bpf = fio_cfg.blocks_per_file, k;
+
+    if (m <= 1 || cpf == 0)
+        return ops * fio_cfg.block_size;
+    /* Whole files, then k requests into the next one. */
+    k = ops % cpf;
+    return (ops / cpf * bpf + (k * m < bpf ? k * m : bpf)) * fio_cfg.block_size;
+}
+
 /* The open files of the point being run: shared by its threads. */
 static struct {
     pthread_mutex_t lock;
     unsigned users;
     int *fds;
     unsigned char **maps;     /* --file-io-mode=mmap */
-    uint64_t next_block;      /* sequential modes: the next block, atomic */
+    uint64_t next_block;      /* sequential modes: the next request, atomic */
     uint64_t requests;        /* periodic fsync: requests so far, atomic */
 } ft = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -75,7 +88,8 @@ struct fio_thread {
     struct fio_async *as;     /* --file-io-mode=async: the thread's ring */
 };
 
-static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t off, ssize_t got);
+static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t off, size_t len,
+                    ssize_t got);
 
 #ifdef HAVE_LIBURING
 /*
@@ -89,6 +103,7 @@ static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t of
 struct fio_slot {
     unsigned file;
     uint64_t off;
+    size_t len;
     bool write;
 };
 
@@ -126,7 +141,7 @@ static int async_init(struct fio_thread *t)
 
     if (as == NULL)
         return SB_BI_ERROR;
-    as->buf_len = (size_t)((fio_cfg.block_size + 4095) / 4096 * 4096);
+    as->buf_len = (size_t)((fio_cfg.request_max + 4095) / 4096 * 4096);
     as->free_slots = malloc(depth * sizeof(*as->free_slots));
     as->slots = calloc(depth, sizeof(*as->slots));
     as->bufs = aligned_alloc(4096, as->buf_len * depth);
@@ -167,9 +182,9 @@ static int async_reap(struct fio_thread *t, bool wait)
         io_uring_cqe_seen(&as->ring, cqe);
         as->free_slots[as->nfree++] = slot;
         as->inflight--;
-        if (res != (int)fio_cfg.block_size) {
+        if (res != (int)sl->len) {
             errno = res < 0 ? -res : 0;
-            return io_error(t, sl->write, sl->file, sl->off, res < 0 ? -1 : res);
+            return io_error(t, sl->write, sl->file, sl->off, sl->len, res < 0 ? -1 : res);
         }
         if (sl->write)
             t->c->writes++;
@@ -193,7 +208,8 @@ static int async_drain(struct fio_thread *t)
     return SB_BI_OK;
 }
 
-static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_t off)
+static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_t off,
+                        size_t len)
 {
     struct fio_async *as = t->as;
     struct io_uring_sqe *sqe;
@@ -203,14 +219,14 @@ static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_
     if (async_reap(t, as->nfree == 0) != SB_BI_OK)
         return SB_BI_ERROR;
     slot = as->free_slots[--as->nfree];
-    as->slots[slot] = (struct fio_slot){ file, off, write };
+    as->slots[slot] = (struct fio_slot){ file, off, len, write };
     sqe = io_uring_get_sqe(&as->ring);
     if (write)
-        io_uring_prep_write(sqe, ft.fds[file], as->bufs + slot * as->buf_len,
-                            (unsigned)fio_cfg.block_size, off);
+        io_uring_prep_write(sqe, ft.fds[file], as->bufs + slot * as->buf_len, (unsigned)len,
+                            off);
     else
-        io_uring_prep_read(sqe, ft.fds[file], as->bufs + slot * as->buf_len,
-                           (unsigned)fio_cfg.block_size, off);
+        io_uring_prep_read(sqe, ft.fds[file], as->bufs + slot * as->buf_len, (unsigned)len,
+                           off);
     io_uring_sqe_set_data(sqe, (void *)(uintptr_t)slot);
     as->inflight++;
     rc = io_uring_submit(&as->ring);
@@ -245,9 +261,10 @@ static int async_drain(struct fio_thread *t)
     return SB_BI_OK;
 }
 
-static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_t off)
+static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_t off,
+                        size_t len)
 {
-    (void)t, (void)write, (void)file, (void)off;
+    (void)t, (void)write, (void)file, (void)off, (void)len;
     return SB_BI_ERROR;
 }
 
@@ -352,7 +369,7 @@ static int open_all(char *err, size_t errlen)
 int fio_thread_init(void **ctx, const struct sb_bi_thread *t)
 {
     struct fio_thread *f = calloc(1, sizeof(*f));
-    size_t len = (size_t)((fio_cfg.block_size + 4095) / 4096 * 4096);
+    size_t len = (size_t)((fio_cfg.request_max + 4095) / 4096 * 4096);
     int rc = 0;
 
     if (f == NULL || (f->buf = aligned_alloc(4096, len)) == NULL) {
@@ -401,7 +418,8 @@ static int sync_file(struct fio_thread *t, unsigned i)
     return SB_BI_ERROR;
 }
 
-static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t off, ssize_t got)
+static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t off, size_t len,
+                    ssize_t got)
 {
     char name[64];
 
@@ -409,7 +427,7 @@ static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t of
     if (got >= 0)
         snprintf(t->err, t->errlen, "short %s of %s at offset %llu: %zd of %llu bytes (is it "
                  "shorter than the options say?)", write ? "write" : "read", name,
-                 (unsigned long long)off, got, (unsigned long long)fio_cfg.block_size);
+                 (unsigned long long)off, got, (unsigned long long)len);
     else
         snprintf(t->err, t->errlen, "%s of %s at offset %llu failed: %s%s",
                  write ? "write" : "read", name, (unsigned long long)off, strerror(errno),
@@ -419,10 +437,9 @@ static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t of
     return SB_BI_ERROR;
 }
 
-/* One block at (file, off), whole or an error. */
-static int do_io(struct fio_thread *t, bool write, unsigned file, uint64_t off)
+/* n bytes at (file, off), whole or an error. */
+static int do_io(struct fio_thread *t, bool write, unsigned file, uint64_t off, size_t n)
 {
-    size_t n = (size_t)fio_cfg.block_size;
     ssize_t r;
 
     if (fio_cfg.io == FIO_IO_MMAP) {
@@ -436,7 +453,7 @@ static int do_io(struct fio_thread *t, bool write, unsigned file, uint64_t off)
         r = write ? pwrite(ft.fds[file], t->buf, n, (off_t)off)
                   : pread(ft.fds[file], t->buf, n, (off_t)off);
     while (r < 0 && errno == EINTR);
-    return r == (ssize_t)n ? SB_BI_OK : io_error(t, write, file, off, r);
+    return r == (ssize_t)n ? SB_BI_OK : io_error(t, write, file, off, n, r);
 }
 
 /* Read or write: fixed by the mode; rndrw keeps this thread's reads at
@@ -454,20 +471,25 @@ static bool pick_write(struct fio_thread *t)
     }
 }
 
-static void pick_place(struct fio_thread *t, unsigned *file, uint64_t *off)
+/* Where the next request goes; returns its length in bytes. */
+static size_t pick_place(struct fio_thread *t, unsigned *file, uint64_t *off)
 {
-    uint64_t bpf = fio_cfg.blocks_per_file;
+    uint64_t bpf = fio_cfg.blocks_per_file, m = fio_cfg.merge_blocks;
 
     if (fio_cfg.mode <= FIO_SEQRD) {
-        /* Sequential: one position over all files, shared, wrapping. */
-        uint64_t b = __atomic_fetch_add(&ft.next_block, 1, __ATOMIC_RELAXED) %
-                     (bpf * fio_cfg.nfiles);
-        *file = (unsigned)(b / bpf);
-        *off = b % bpf * fio_cfg.block_size;
-        return;
+        /* Sequential: one position over all files, shared, wrapping; a
+         * request of m blocks, the last of a file cut at its end. */
+        uint64_t cpf = fio_cfg.chunks_per_file;
+        uint64_t c = __atomic_fetch_add(&ft.next_block, 1, __ATOMIC_RELAXED) %
+                     (cpf * fio_cfg.nfiles);
+        uint64_t first = c % cpf * m;
+        *file = (unsigned)(c / cpf);
+        *off = first * fio_cfg.block_size;
+        return (size_t)((bpf - first < m ? bpf - first : m) * fio_cfg.block_size);
     }
     *file = (unsigned)(sb_rand_next_u64(t->rand) % fio_cfg.nfiles);
     *off = sb_rand_next_u64(t->rand) % bpf * fio_cfg.block_size;
+    return (size_t)fio_cfg.block_size;
 }
 
 int fio_event(void *ctx)
@@ -475,23 +497,24 @@ int fio_event(void *ctx)
     struct fio_thread *t = ctx;
     unsigned file;
     uint64_t off;
+    size_t len;
     bool write;
 
     if (t->fsync_left > 0)
         return async_drain(t) != SB_BI_OK ? SB_BI_ERROR
                                           : sync_file(t, fio_cfg.nfiles - t->fsync_left--);
     write = pick_write(t);
-    pick_place(t, &file, &off);
+    len = pick_place(t, &file, &off);
     if (write)
         t->writes++;
     else
         t->reads++;
     if (t->as != NULL) {
         /* Counted when the request completes (async_reap). */
-        if (async_submit(t, write, file, off) != SB_BI_OK)
+        if (async_submit(t, write, file, off, len) != SB_BI_OK)
             return SB_BI_ERROR;
     } else {
-        if (do_io(t, write, file, off) != SB_BI_OK)
+        if (do_io(t, write, file, off, len) != SB_BI_OK)
             return SB_BI_ERROR;
         if (write)
             t->c->writes++;

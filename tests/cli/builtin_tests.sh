@@ -251,12 +251,23 @@ os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
 io = dict(l.split(": ") for l in open("/proc/%d/io" % p.pid).read().split("\n") if l)
 print(p.wait(), io["read_bytes"], io["write_bytes"])
 PY
+# read_bytes/write_bytes are all of the process's block I/O: on a loaded
+# machine about one run in twenty also has pages of its binary read again
+# (or a page more written); such a run is tried again, up to 3 times (a
+# wrong count is never exact). tests/cli/fileio_kernel_tests.sh has more.
+wslack=0
+[ "${SB_SANITIZER:-}" != tsan ] || wslack=1048576
 for io in ${IO_MODES/mmap/}; do
-    read -r rc rb wb < <(timeout 60 python3 pio.py "$SB_BIN" fileio run "${FIO[@]}" \
-        --file-test-mode=rndrw --file-extra-flags=direct --file-fsync-freq=0 \
-        --file-fsync-end=off --file-io-mode="$io" --events=500 --time=0 --json="$d/r.json")
-    r=$(jget "$d/r.json" 'd["points"][0]["final"]["queries"]["reads"]')
-    w=$(jget "$d/r.json" 'd["points"][0]["final"]["queries"]["writes"]')
+    for try in 1 2 3; do
+        read -r rc rb wb < <(timeout 60 python3 pio.py "$SB_BIN" fileio run "${FIO[@]}" \
+            --file-test-mode=rndrw --file-extra-flags=direct --file-fsync-freq=0 \
+            --file-fsync-end=off --file-io-mode="$io" --events=500 --time=0 --json="$d/r.json")
+        r=$(jget "$d/r.json" 'd["points"][0]["final"]["queries"]["reads"]')
+        w=$(jget "$d/r.json" 'd["points"][0]["final"]["queries"]["writes"]')
+        [ "$rc" = 0 ] && [ "$rb" = $((r * 16384)) ] && [ "$wb" -ge $((w * 16384)) ] &&
+            [ "$wb" -le $((w * 16384 + wslack)) ] && break
+        echo "  ($io, try $try: read_bytes $rb, write_bytes $wb for $r reads, $w writes)"
+    done
     assert_eq "$rc" 0 "$io: exit status"
     assert_eq $((r + w)) 500 "$io: reads + writes"
     assert_gt "$w" 0 "$io: writes"
@@ -328,9 +339,9 @@ assert_exit 1
 assert_fatal "test_file.0 is 32768 bytes, smaller than the 1048576"
 
 tcase "fileio: what is not implemented is refused, never ignored"
-sb fileio run "${FIO[@]}" --file-test-mode=rndrd --file-merged-requests=4
+sb fileio run "${FIO[@]}" --file-test-mode=seqrd --file-merged-requests=-1
 assert_exit 1
-assert_fatal "--file-merged-requests=4 is not supported"
+assert_contains err "file-merged-requests"
 sb fileio run "${FIO[@]}" --file-test-mode=rndrd --file-extra-flags=nocache
 assert_exit 1
 assert_fatal "invalid value for --file-extra-flags: nocache"
