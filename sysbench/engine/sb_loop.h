@@ -24,6 +24,7 @@
 
 struct sb_run;
 struct sb_worker;
+struct sb_lua_shared;
 
 struct sb_loop {
     struct sb_run *run;            /* borrowed */
@@ -32,6 +33,7 @@ struct sb_loop {
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     /* Private to the loop's thread. */
+    struct sb_lua_shared *lua;     /* the Lua state its workers share */
     int epfd;
     bool no_pwait2;                /* the kernel lacks epoll_pwait2 */
     struct sb_worker **heap;       /* timed waits, earliest first */
