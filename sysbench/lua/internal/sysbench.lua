@@ -340,8 +340,38 @@ local function conn_require(E, P, name)
   return r
 end
 
+-- The body of a script runs once per connection, and the state has one C
+-- declaration namespace: a second ffi.cdef of the same struct would fail
+-- ("attempt to redefine"), a second ffi.metatype of the same type too. The
+-- state remembers what it declared and gives a repeat the first result
+-- (the metamethods are the first connection's: doc/design.md).
+local function share_ffi()
+  local cdef, metatype, typeof = ffi.cdef, ffi.metatype, ffi.typeof
+  local declared, typed = {}, {}
+  ffi.cdef = function(text, ...)
+    if type(text) ~= "string" or select("#", ...) > 0 then
+      return cdef(text, ...)
+    end
+    if not declared[text] then
+      cdef(text)
+      declared[text] = true
+    end
+  end
+  ffi.metatype = function(ct, mt)
+    local ok, id = pcall(function() return tonumber(typeof(ct)) end)
+    if not ok or id == nil then return metatype(ct, mt) end
+    local t = typed[id]
+    if t == nil then
+      t = metatype(ct, mt)
+      typed[id] = t
+    end
+    return t
+  end
+end
+
 -- Called once by sb_lua_shared.c, before the first connection.
 function sysbench.__shared_init()
+  share_ffi()
   for k in pairs(package.loaded) do builtin[k] = true end
   for k in pairs(package.preload) do builtin[k] = true end
   if type(sysbench.opt) == "table" then opt_mt = { __index = sysbench.opt } end
