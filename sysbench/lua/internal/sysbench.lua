@@ -348,21 +348,27 @@ end
 local function share_ffi()
   local cdef, metatype, typeof = ffi.cdef, ffi.metatype, ffi.typeof
   local declared, typed = {}, {}
+  -- Errors name the script's line, not this one.
+  local function call(f, ...)
+    local r = { pcall(f, ...) }
+    if not r[1] then error(r[2], 3) end
+    return unpack(r, 2, table.maxn(r))
+  end
   ffi.cdef = function(text, ...)
     if type(text) ~= "string" or select("#", ...) > 0 then
-      return cdef(text, ...)
+      return call(cdef, text, ...)
     end
     if not declared[text] then
-      cdef(text)
+      call(cdef, text)
       declared[text] = true
     end
   end
   ffi.metatype = function(ct, mt)
     local ok, id = pcall(function() return tonumber(typeof(ct)) end)
-    if not ok or id == nil then return metatype(ct, mt) end
+    if not ok or id == nil then return call(metatype, ct, mt) end
     local t = typed[id]
     if t == nil then
-      t = metatype(ct, mt)
+      t = call(metatype, ct, mt)
       typed[id] = t
     end
     return t
