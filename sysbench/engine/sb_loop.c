@@ -239,16 +239,21 @@ static bool wait_fd(struct sb_loop *l, struct sb_worker *w, struct sb_conn *con)
     return true;
 }
 
-/* A coroutine ended with an error: one line in w->err. */
+/* A coroutine ended with an error: one line in w->err. A memory error
+ * (also as the event loop's pcall raises it again, a string) leaves the
+ * connections' shared state unused from then on. */
 static void coroutine_error(struct sb_worker *w, int rc)
 {
-    if (rc == LUA_ERRMEM) {
-        snprintf(w->err, sizeof(w->err), "%s in event() of a multiplexed connection", SB_LUA_OOM);
-        return;
+    if (rc != LUA_ERRMEM) {
+        if (lua_type(w->co, -1) == LUA_TSTRING)
+            luaL_traceback(w->co, w->co, lua_tostring(w->co, -1), 0);
+        sb_lua_describe_error(w->co, w->err, sizeof(w->err));
+        if (!sb_lua_is_oom(w->err))
+            return;
     }
-    if (lua_type(w->co, -1) == LUA_TSTRING)
-        luaL_traceback(w->co, w->co, lua_tostring(w->co, -1), 0);
-    sb_lua_describe_error(w->co, w->err, sizeof(w->err));
+    if (w->conn.sh != NULL)
+        sb_lua_shared_oom(w->conn.sh);
+    snprintf(w->err, sizeof(w->err), "%s in event() of a multiplexed connection", SB_LUA_OOM);
 }
 
 /* Resumes w until it yields or ends; then files it where it waits. */

@@ -139,6 +139,11 @@ void sb_lua_shared_ready(struct sb_lua_shared *sh)
     lua_gc(sh->L, LUA_GCSETPAUSE, 200); /* Lua's default, for the run */
 }
 
+void sb_lua_shared_oom(struct sb_lua_shared *sh)
+{
+    sh->oom = true;
+}
+
 void sb_lua_shared_close(struct sb_lua_shared *sh)
 {
     if (sh == NULL)

@@ -56,6 +56,10 @@ void sb_lua_shared_ready(struct sb_lua_shared *sh);
  * that ran out of memory is given up instead (sb_lua_drop). NULL: none. */
 void sb_lua_shared_close(struct sb_lua_shared *sh);
 
+/* A connection's coroutine ran out of memory: the state is not used again
+ * (no thread_done of the others; given up, not closed, at the end). */
+void sb_lua_shared_oom(struct sb_lua_shared *sh);
+
 /*
  * Makes connection c (c->sh set by the caller) for thr (borrowed; must
  * outlive c): its globals, the legacy globals and the script body run

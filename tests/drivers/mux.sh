@@ -295,6 +295,28 @@ globals_per_connection() {
     done
 }
 
+# Running out of Lua memory in a multiplexed event: one FATAL line that
+# says so, exit 1; the state the connections share is not used again.
+cat >oom.lua <<'LUA'
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("SELECT 1")
+  if sysbench.tid == 1 then local s = string.rep("x", 2^31 - 1) end
+end
+LUA
+
+script_oom() {
+    local drv=$1 rc=0
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run m.txt m.err "${args[@]}" --threads=3 --client-threads=1 --time=2 oom.lua run || rc=$?
+    [ "$rc" -eq 1 ] || { sb_show m.txt m.err; sb_fail "exit $rc, expected 1"; return 1; }
+    sb_expect_one_line_error m.err \
+        'FATAL: out of memory \(Lua\) in event\(\) of a multiplexed connection' || return 1
+}
+
 sb_case mysql-mux-matches-threads mux_matches_threads mysql
 sb_case pgsql-mux-matches-threads mux_matches_threads pgsql
 sb_case mysql-mux-own-coroutine own_coroutine mysql
@@ -305,3 +327,4 @@ sb_case pgsql-mux-rate-per-connection rate_per_connection pgsql
 sb_case mysql-mux-script-error script_error mysql
 sb_case mysql-mux-globals-per-connection globals_per_connection mysql
 sb_case pgsql-mux-globals-per-connection globals_per_connection pgsql
+sb_case mysql-mux-script-oom script_oom mysql
