@@ -13,7 +13,6 @@
 
 #include "config/sb_config.h"
 #include "lua/sb_lua_call.h"
-#include "lua/sb_lua_internal.h"
 #include "lua/sb_lua_shared.h"
 
 struct sb_lua_shared {
@@ -24,8 +23,8 @@ struct sb_lua_shared {
     struct sb_lua_thread cur;
     int cur_env;                   /* its globals (registry), or LUA_NOREF */
     int conn_env_fn;               /* sysbench.__conn_env */
+    int conn_run_fn;               /* sysbench.__conn_run */
     int mux_run_fn;                /* sysbench.__mux_run */
-    int legacy;                    /* the legacy module's chunk */
     int script;                    /* the script's chunk, or LUA_NOREF */
     bool oom;                      /* ran out of memory: not used again */
 };
@@ -41,24 +40,6 @@ static int current_env(lua_State *L)
     else
         lua_rawgeti(L, LUA_REGISTRYINDEX, sh->cur_env);
     return 1;
-}
-
-/* Pushes the compiled chunk of the built-in module `name`. */
-static int load_builtin(lua_State *L, const char *name, char *err, size_t errlen)
-{
-    for (const struct sb_lua_module *m = sb_lua_internal_modules; m->name; m++) {
-        char chunk[128];
-        if (strcmp(m->name, name) != 0)
-            continue;
-        snprintf(chunk, sizeof(chunk), "@[builtin %s]", m->name);
-        if (luaL_loadbuffer(L, m->source, m->len, chunk) == 0)
-            return 0;
-        snprintf(err, errlen, "%s", lua_tostring(L, -1));
-        lua_pop(L, 1);
-        return -1;
-    }
-    snprintf(err, errlen, "built-in module %s is missing", name);
-    return -1;
 }
 
 /* sysbench.<name> of the state, kept by a registry reference. */
@@ -90,12 +71,11 @@ static int set_up(struct sb_lua_shared *sh, char *err, size_t errlen)
     if (sb_lua_pcall(L, 0, 0, err, errlen) != 0)
         return -1;
     sh->conn_env_fn = ref_field(L, "__conn_env", err, errlen);
+    sh->conn_run_fn = ref_field(L, "__conn_run", err, errlen);
     sh->mux_run_fn = ref_field(L, "__mux_run", err, errlen);
-    if (sh->conn_env_fn == LUA_NOREF || sh->mux_run_fn == LUA_NOREF)
+    if (sh->conn_env_fn == LUA_NOREF || sh->conn_run_fn == LUA_NOREF ||
+        sh->mux_run_fn == LUA_NOREF)
         return -1;
-    if (load_builtin(L, "sysbench.legacy", err, errlen) != 0)
-        return -1;
-    sh->legacy = luaL_ref(L, LUA_REGISTRYINDEX);
     if (sh->env->script_path != NULL || sh->env->script_text != NULL) {
         if (sb_lua_load_script(L, sh->env, err, errlen) != 0)
             return -1;
@@ -114,7 +94,7 @@ struct sb_lua_shared *sb_lua_shared_new(const struct sb_lua_env *env, char *err,
         return NULL;
     }
     sh->env = env;
-    sh->cur_env = sh->conn_env_fn = sh->mux_run_fn = sh->legacy = sh->script = LUA_NOREF;
+    sh->cur_env = sh->conn_env_fn = sh->conn_run_fn = sh->mux_run_fn = sh->script = LUA_NOREF;
     /* A worker's (os.exit fails, the set-up's collector); no generator of
      * its own: the connections' are bound to the thread. */
     sh->cur.tid = 0;
@@ -198,15 +178,21 @@ int sb_lua_conn_open(struct sb_lua_conn *c, const struct sb_lua_thread *thr, cha
     lua_pushinteger(L, (lua_Integer)tid);
     lua_pushinteger(L, (lua_Integer)sb_instance_gtid(&sb_cfg->instance,
                                                      sh->env->point->threads, tid));
-    lua_rawgeti(L, LUA_REGISTRYINDEX, sh->legacy);
-    if (sh->script != LUA_NOREF)
-        lua_rawgeti(L, LUA_REGISTRYINDEX, sh->script);
-    else
-        lua_pushnil(L);
-    if (call(sh, 4, 1, "the script body", thr->tid, err, errlen) != 0)
+    if (call(sh, 2, 1, "the script body", thr->tid, err, errlen) != 0)
         return -1;
     c->env = luaL_ref(L, LUA_REGISTRYINDEX);
     c->open = true;
+    if (sh->script == LUA_NOREF)
+        return 0;
+    /* The body runs as the connection (its db_* connection, its hooks). */
+    sh->cur_env = c->env;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, sh->conn_run_fn);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->env);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, sh->script);
+    if (call(sh, 2, 0, "the script body", thr->tid, err, errlen) != 0) {
+        sb_lua_conn_close(c);
+        return -1;
+    }
     return 0;
 }
 

@@ -41,8 +41,8 @@ struct sb_lua_conn {
 
 /*
  * Creates the shared state for env's script: libraries, built-in modules,
- * options, the script and the legacy module compiled. Returns NULL with
- * one line in err on failure. Borrows env.
+ * options (the legacy module's globals among them, shared), the script
+ * compiled. Returns NULL with one line in err on failure. Borrows env.
  */
 struct sb_lua_shared *sb_lua_shared_new(const struct sb_lua_env *env, char *err,
                                         size_t errlen);
@@ -62,8 +62,9 @@ void sb_lua_shared_oom(struct sb_lua_shared *sh);
 
 /*
  * Makes connection c (c->sh set by the caller) for thr (borrowed; must
- * outlive c): its globals, the legacy globals and the script body run
- * under them. Returns 0, or -1 with one line in err.
+ * outlive c): its globals (thread_id and an implicit db_* connection of
+ * its own among them), then the script body run under them. Returns 0,
+ * or -1 with one line in err.
  */
 int sb_lua_conn_open(struct sb_lua_conn *c, const struct sb_lua_thread *thr, char *err,
                      size_t errlen);

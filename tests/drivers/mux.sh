@@ -295,6 +295,48 @@ globals_per_connection() {
     done
 }
 
+# The 0.5 API's implicit connection (db_connect, db_query) is one per
+# connection also where the legacy globals are the shared state's: each
+# connection keeps its own server connection from thread_init on, and its
+# own thread_id.
+cat >legacy_conn.lua <<'LUA'
+local ID_SQL = db_driver == "pgsql" and "SELECT pg_backend_pid()" or "SELECT CONNECTION_ID()"
+
+local function my_server_id()
+  local rs = db_query(ID_SQL)
+  return tostring(rs:fetch_row()[1])
+end
+
+function thread_init()
+  db_connect()
+  my_id = my_server_id()
+end
+
+function event()
+  local id = my_server_id()
+  if id ~= my_id then
+    error(string.format("connection %d: implicit connection %s, expected %s", thread_id, id, my_id))
+  end
+  if thread_id ~= sysbench.tid then error("thread_id " .. tostring(thread_id)) end
+end
+
+function thread_done()
+  print(string.format("legacy%d=%s", thread_id, my_id))
+  db_disconnect()
+end
+LUA
+
+legacy_per_connection() {
+    local drv=$1
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run_ok "the run" l.txt l.err "${args[@]}" --threads=6 --client-threads=1 --time=2 \
+        legacy_conn.lua run || return 1
+    [ "$(grep -E '^legacy[0-5]=' l.txt | cut -d= -f2 | sort -u | wc -l)" -eq 6 ] ||
+        { sb_show l.txt; sb_fail "not 6 connections with server connections of their own"; return 1; }
+}
+
 # Running out of Lua memory in a multiplexed event: one FATAL line that
 # says so, exit 1; the state the connections share is not used again.
 cat >oom.lua <<'LUA'
@@ -328,3 +370,5 @@ sb_case mysql-mux-script-error script_error mysql
 sb_case mysql-mux-globals-per-connection globals_per_connection mysql
 sb_case pgsql-mux-globals-per-connection globals_per_connection pgsql
 sb_case mysql-mux-script-oom script_oom mysql
+sb_case mysql-mux-legacy-per-connection legacy_per_connection mysql
+sb_case pgsql-mux-legacy-per-connection legacy_per_connection pgsql

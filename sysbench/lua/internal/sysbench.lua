@@ -385,24 +385,24 @@ function sysbench.__shared_init()
   shared_G.getmetatable = conn_getmetatable
 end
 
--- The globals of connection tid: the legacy globals and the script body
--- (legacy and script: their compiled chunks) run under them. Returns them.
-function sysbench.__conn_env(tid, global_tid, legacy, script)
+-- The globals of connection tid (the legacy globals are the state's; its
+-- implicit db_* connection is per connection all the same).
+function sysbench.__conn_env(tid, global_tid)
   local E = {}
-  local S = raw_setmt({ tid = tid, global_tid = global_tid, hooks = {}, db = {},
+  local S = raw_setmt({ tid = tid, global_tid = global_tid, hooks = {},
                         opt = opt_mt and raw_setmt({}, opt_mt) }, sysbench_mt)
   local P = raw_setmt({ loaded = raw_setmt({}, loaded_mt) }, package_mt)
-  E._G, E.sysbench, E.package = E, S, P
+  E._G, E.sysbench, E.package, E.thread_id = E, S, P, tid
   E.require = function(name) return conn_require(E, P, name) end
   envs[E] = false
   raw_setmt(E, conn_mt)
-  setfenv(legacy, E)
-  legacy("sysbench.legacy")
-  if script ~= nil then
-    setfenv(script, E)
-    script()
-  end
   return E
+end
+
+-- Runs the script's compiled chunk under the connection's globals E.
+function sysbench.__conn_run(E, script)
+  setfenv(script, E)
+  script()
 end
 
 -- sysbench 1.0's legacy globals (sb_rand, db_query, thread_run, ...).
