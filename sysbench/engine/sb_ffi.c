@@ -239,17 +239,21 @@ void sb_rand_str(const char *fmt, char *buf)
 }
 
 /* ------------------------------------------------------------------------
- * sysbench.rand's own entry points (explicit generator, no TLS lookup)
+ * sysbench.rand's own entry points (explicit generator, no TLS lookup;
+ * NULL from a state shared by connections, sb_lua_shared.h: the thread's
+ * bound generator, the one of the connection that runs)
  * ------------------------------------------------------------------------ */
+
+#define SB_FFI_RAND(r) ((r) != NULL ? (r) : thread_rand())
 
 uint32_t sb_ffi_rand_wrapped(struct sb_rand *r, int dist, uint32_t a, uint32_t b)
 {
-    return sb_rand_next_wrapped(r, (enum sb_rand_dist)dist, a, b);
+    return sb_rand_next_wrapped(SB_FFI_RAND(r), (enum sb_rand_dist)dist, a, b);
 }
 
 uint32_t sb_ffi_rand_default(struct sb_rand *r, uint32_t a, uint32_t b)
 {
-    return sb_rand_next_wrapped_default(r, a, b);
+    return sb_rand_next_wrapped_default(SB_FFI_RAND(r), a, b);
 }
 
 /* r is unused: unique() is process-wide (see shared_unique). */
@@ -261,22 +265,22 @@ uint32_t sb_ffi_rand_unique(struct sb_rand *r)
 
 double sb_ffi_rand_double(struct sb_rand *r)
 {
-    return sb_rand_next_double(r);
+    return sb_rand_next_double(SB_FFI_RAND(r));
 }
 
 uint64_t sb_ffi_rand_u64(struct sb_rand *r)
 {
-    return sb_rand_next_u64(r);
+    return sb_rand_next_u64(SB_FFI_RAND(r));
 }
 
 size_t sb_ffi_rand_string(struct sb_rand *r, const char *fmt, size_t len, char *buf, size_t cap)
 {
-    return sb_rand_next_string(r, fmt, len, buf, cap);
+    return sb_rand_next_string(SB_FFI_RAND(r), fmt, len, buf, cap);
 }
 
 size_t sb_ffi_rand_varstring(struct sb_rand *r, size_t min, size_t max, char *buf, size_t cap)
 {
-    return sb_rand_next_varstring(r, min, max, buf, cap);
+    return sb_rand_next_varstring(SB_FFI_RAND(r), min, max, buf, cap);
 }
 
 /* ------------------------------------------------------------------------

@@ -26,6 +26,7 @@
 #include "config/sb_config.h"
 #include "drivers/sb_driver.h"
 #include "lua/sb_lua.h"
+#include "lua/sb_lua_shared.h"
 #include "engine/sb_run.h"
 #include "engine/sb_sampler.h"
 #include "core/sb_stop.h"
@@ -186,7 +187,13 @@ static struct sb_worker *heap_pop(struct sb_loop *l)
  * registry reference until its Lua state is closed. */
 static bool make_coroutine(struct sb_worker *w)
 {
-    lua_State *co = lua_newthread(w->L);
+    lua_State *co;
+
+    if (w->conn.sh != NULL) {
+        w->co = sb_lua_conn_coroutine(&w->conn, w->tid, w->err, sizeof(w->err));
+        return w->co != NULL;
+    }
+    co = lua_newthread(w->L);
 
     luaL_ref(w->L, LUA_REGISTRYINDEX);
     /* Raw lookups: outside lua_pcall a metamethod's error is a PANIC. */
@@ -232,27 +239,35 @@ static bool wait_fd(struct sb_loop *l, struct sb_worker *w, struct sb_conn *con)
     return true;
 }
 
-/* A coroutine ended with an error: one line in w->err. */
+/* A coroutine ended with an error: one line in w->err. A memory error
+ * (also as the event loop's pcall raises it again, a string) leaves the
+ * connections' shared state unused from then on. */
 static void coroutine_error(struct sb_worker *w, int rc)
 {
-    if (rc == LUA_ERRMEM) {
-        snprintf(w->err, sizeof(w->err), "%s in event() of a multiplexed connection", SB_LUA_OOM);
-        return;
+    if (rc != LUA_ERRMEM) {
+        if (lua_type(w->co, -1) == LUA_TSTRING)
+            luaL_traceback(w->co, w->co, lua_tostring(w->co, -1), 0);
+        sb_lua_describe_error(w->co, w->err, sizeof(w->err));
+        if (!sb_lua_is_oom(w->err))
+            return;
     }
-    if (lua_type(w->co, -1) == LUA_TSTRING)
-        luaL_traceback(w->co, w->co, lua_tostring(w->co, -1), 0);
-    sb_lua_describe_error(w->co, w->err, sizeof(w->err));
+    if (w->conn.sh != NULL)
+        sb_lua_shared_oom(w->conn.sh);
+    snprintf(w->err, sizeof(w->err), "%s in event() of a multiplexed connection", SB_LUA_OOM);
 }
 
 /* Resumes w until it yields or ends; then files it where it waits. */
 static void resume(struct sb_loop *l, struct sb_worker *w)
 {
-    int nargs = w->resumes == 0 ? 1 : 0;
+    /* First resume: the loop function's arguments are on the stack. */
+    int nargs = w->resumes == 0 ? lua_gettop(w->co) - 1 : 0;
     uint64_t t0 = sb_now_ns();
     int rc;
 
     w->resumes++;
     sb_ffi_rand_bind(&w->rand);
+    if (w->conn.sh != NULL)
+        sb_lua_conn_enter(&w->conn, &w->lt);
     rc = lua_resume(w->co, nargs);
     w->run_ns += sb_now_ns() - t0;
     if (rc == LUA_YIELD) {
@@ -384,29 +399,44 @@ static void share_cpu(struct sb_loop *l)
     }
 }
 
+/* The Lua state the loop's workers share (sb_lua_shared.h), unless the
+ * run stops during set-up; false with one line in err when it cannot be
+ * made. */
+static bool open_lua(struct sb_loop *l, char *err, size_t errlen)
+{
+    if (sb_stopping())
+        return true; /* sb_worker_open ends each worker unopened */
+    l->lua = sb_lua_shared_new(l->run->env, err, errlen);
+    return l->lua != NULL;
+}
+
 void *sb_loop_main(void *arg)
 {
     struct sb_loop *l = arg;
     struct sb_run *run = l->run;
     const struct sb_driver_ops *drv = run->env->driver;
     bool *ok = calloc(l->n ? l->n : 1, sizeof(*ok));
+    char lerr[sizeof(run->workers[0].err)] = "";
     bool set_up, go;
 
     if (drv != NULL && drv->thread_init != NULL)
         drv->thread_init();
     l->epfd = epoll_create1(EPOLL_CLOEXEC);
-    set_up = ok != NULL && l->epfd >= 0;
+    set_up = ok != NULL && l->epfd >= 0 && open_lua(l, lerr, sizeof(lerr));
     for (unsigned i = 0; i < l->n; i++) {
         struct sb_worker *w = &run->workers[l->first + i];
         if (set_up) {
+            w->conn.sh = l->lua;
             ok[i] = sb_worker_open(w);
             continue;
         }
-        snprintf(w->err, sizeof(w->err), "cannot set up the connection loop");
+        snprintf(w->err, sizeof(w->err), "%s",
+                 lerr[0] != '\0' ? lerr : "cannot set up the connection loop");
         sb_worker_fail(w);
         /* Not opened, yet ready: nobody waits for it. */
         __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
     }
+    sb_lua_shared_ready(l->lua);
     go = sb_worker_wait_go(run);
     if (go && set_up)
         run_all(l, ok);
@@ -415,6 +445,10 @@ void *sb_loop_main(void *arg)
     share_cpu(l);
     for (unsigned i = 0; i < l->n; i++)
         sb_worker_close(&run->workers[l->first + i], go && set_up && ok[i]);
+    /* Closes the connections the workers left, before the library's
+     * per-thread state goes. */
+    sb_lua_shared_close(l->lua);
+    l->lua = NULL;
     if (l->epfd >= 0)
         close(l->epfd);
     free(ok);

@@ -4,8 +4,9 @@
 /*
  * Connections multiplexed over a few OS threads. A loop is one thread that
  * runs a contiguous range of workers (connections, each with its own Lua
- * state, random stream, pacer and statistics, exactly as a worker thread
- * has them). Each worker's event loop runs in a Lua coroutine; it yields
+ * globals, random stream, pacer and statistics, exactly as a worker thread
+ * has them; their globals live in one Lua state per loop,
+ * sb_lua_shared.h). Each worker's event loop runs in a Lua coroutine; it yields
  * while a statement is in flight (the loop waits for its socket with
  * epoll) and while it waits for the next scheduled start (the loop keeps
  * a timer heap), so one thread keeps many connections busy and one wake-up
@@ -24,6 +25,7 @@
 
 struct sb_run;
 struct sb_worker;
+struct sb_lua_shared;
 
 struct sb_loop {
     struct sb_run *run;            /* borrowed */
@@ -32,6 +34,7 @@ struct sb_loop {
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     /* Private to the loop's thread. */
+    struct sb_lua_shared *lua;     /* the Lua state its workers share */
     int epfd;
     bool no_pwait2;                /* the kernel lacks epoll_pwait2 */
     struct sb_worker **heap;       /* timed waits, earliest first */

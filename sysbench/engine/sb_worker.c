@@ -15,6 +15,7 @@
 #include "engine/sb_run.h"
 #include "core/sb_stop.h"
 #include "engine/sb_sampler.h"
+#include "engine/sb_ffi_rand.h"
 #include "pure/sb_selfcheck.h"
 #include "results/sb_txlog.h"
 
@@ -439,6 +440,27 @@ static bool builtin_close(struct sb_worker *w, bool ok)
     return ok;
 }
 
+/* The worker's Lua: a state of its own, or its globals in the state its
+ * loop's connections share (sb_lua_shared.h), whose code draws from the
+ * generator bound to the thread. */
+static bool worker_lua_open(struct sb_worker *w)
+{
+    if (w->conn.sh == NULL) {
+        w->L = sb_lua_new_state(w->run->env, &w->lt, true, w->err, sizeof(w->err));
+        return w->L != NULL;
+    }
+    sb_ffi_rand_bind(&w->rand);
+    return sb_lua_conn_open(&w->conn, &w->lt, w->err, sizeof(w->err)) == 0;
+}
+
+static int worker_lua_call(struct sb_worker *w, const char *name, char *err, size_t errlen)
+{
+    if (w->conn.sh == NULL)
+        return sb_lua_call_global(w->L, name, w->tid, NULL, err, errlen);
+    sb_ffi_rand_bind(&w->rand);
+    return sb_lua_conn_call(&w->conn, &w->lt, name, w->tid, err, errlen);
+}
+
 bool sb_worker_open(struct sb_worker *w)
 {
     bool ok;
@@ -451,9 +473,8 @@ bool sb_worker_open(struct sb_worker *w)
         __atomic_fetch_add(&w->run->ready, 1, __ATOMIC_RELEASE);
         return false;
     }
-    w->L = sb_lua_new_state(w->run->env, &w->lt, true, w->err, sizeof(w->err));
-    ok = w->L != NULL;
-    if (ok && sb_lua_call_global(w->L, "thread_init", w->tid, NULL, w->err, sizeof(w->err)) != 0)
+    ok = worker_lua_open(w);
+    if (ok && worker_lua_call(w, "thread_init", w->err, sizeof(w->err)) != 0)
         ok = false;
     if (ok && w->run->env->builtin != NULL && !builtin_open(w))
         ok = false;
@@ -506,10 +527,9 @@ void sb_worker_close(struct sb_worker *w, bool ok)
      * (a second FATAL line); the state is still closed, which frees what
      * the failed code held (a finalizer that fails then ends the process
      * through the panic handler, without another line). */
-    if (w->L != NULL && !(sb_lua_is_oom(w->err) && !ok)) {
+    if ((w->L != NULL || w->conn.open) && !(sb_lua_is_oom(w->err) && !ok)) {
         char err2[1024];
-        if (sb_lua_call_global(w->L, "thread_done", w->tid, NULL, err2, sizeof(err2)) != 0 &&
-            ok) {
+        if (worker_lua_call(w, "thread_done", err2, sizeof(err2)) != 0 && ok) {
             snprintf(w->err, sizeof(w->err), "thread_done: %.900s", err2);
             fail(w);
         }
@@ -520,6 +540,8 @@ void sb_worker_close(struct sb_worker *w, bool ok)
      * per-thread state goes. */
     sb_lua_close(w->L);
     w->L = NULL;
+    if (w->conn.sh != NULL)
+        sb_lua_conn_close(&w->conn);
     w->co = NULL;
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);

@@ -14,6 +14,7 @@
 #include <lua.h>
 
 #include "lua/sb_lua.h"
+#include "lua/sb_lua_shared.h"
 #include "cpu/sb_cpu.h"
 #include "pure/sb_pacer.h"
 #include "pure/sb_rand.h"
@@ -89,6 +90,9 @@ struct sb_worker {
      * worker calls down it, so it needs no knowledge of the loop. */
     void (*loop_measure)(struct sb_loop *loop);
     lua_State *co;
+    /* Its globals in the Lua state its loop's connections share
+     * (sb_lua_shared.h; conn.sh NULL: L is a state of its own). */
+    struct sb_lua_conn conn;
     uint64_t wake_ns, wake_nominal;
     bool wake_then_stop;
     bool timer_wait;

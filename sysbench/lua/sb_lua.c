@@ -401,8 +401,13 @@ static void set_sysbench_values(lua_State *L, const struct sb_lua_env *env,
     lua_pushinteger(L, (lua_Integer)sb_instance_gtid(&sb_cfg->instance, env->point->threads,
                                                      thr->tid >= 0 ? (unsigned)thr->tid : 0));
     lua_setfield(L, -2, "global_tid");
-    lua_pushlightuserdata(L, thr->rand);
-    lua_setfield(L, -2, "__rand_state");
+    /* A state shared by connections has none (sb_lua_shared.h): the
+     * generator bound to the thread is the one of the connection that
+     * runs. */
+    if (thr->rand != NULL) {
+        lua_pushlightuserdata(L, thr->rand);
+        lua_setfield(L, -2, "__rand_state");
+    }
     lua_pushcfunction(L, lua_report_default);
     lua_setfield(L, -2, "report_default");
     lua_pushcfunction(L, lua_report_csv);
@@ -509,12 +514,10 @@ static void replace_exit(lua_State *L, const struct sb_lua_thread *thr)
     lua_pop(L, 1);
 }
 
-lua_State *sb_lua_new_state(const struct sb_lua_env *env,
-                            const struct sb_lua_thread *thr, bool with_opts,
-                            char *err, size_t errlen)
+lua_State *sb_lua_new_base(const struct sb_lua_env *env, const struct sb_lua_thread *thr,
+                           bool with_opts, char *err, size_t errlen)
 {
     lua_State *L = luaL_newstate();
-    int rc;
 
     if (L == NULL) {
         snprintf(err, errlen, "cannot create a Lua state: out of memory");
@@ -542,24 +545,46 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
 
     lua_getglobal(L, "require");
     lua_pushstring(L, "sysbench");
-    if (sb_lua_pcall(L, 1, 0, err, errlen) != 0)
-        goto fail;
+    if (sb_lua_pcall(L, 1, 0, err, errlen) != 0) {
+        sb_lua_close(L);
+        return NULL;
+    }
     /* After the built-in modules: option globals must not change what
      * they see. */
     if (with_opts)
         sb_lua_export_options(L, env);
+    return L;
+}
 
+int sb_lua_load_script(lua_State *L, const struct sb_lua_env *env, char *err, size_t errlen)
+{
+    int rc = load_script(L, env);
+
+    if (rc != 0) {
+        const char *msg = lua_tostring(L, -1);
+        if (rc == LUA_ERRFILE)
+            snprintf(err, errlen, "cannot open script '%s': %s", env->script_path,
+                     msg && strstr(msg, "No such file") ? "No such file or directory" : (msg ? msg : "?"));
+        else
+            snprintf(err, errlen, "%s", msg ? msg : "cannot load script");
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}
+
+lua_State *sb_lua_new_state(const struct sb_lua_env *env,
+                            const struct sb_lua_thread *thr, bool with_opts,
+                            char *err, size_t errlen)
+{
+    lua_State *L = sb_lua_new_base(env, thr, with_opts, err, errlen);
+    int rc;
+
+    if (L == NULL)
+        return NULL;
     if (env->script_path != NULL || env->script_text != NULL) {
-        rc = load_script(L, env);
-        if (rc != 0) {
-            const char *msg = lua_tostring(L, -1);
-            if (rc == LUA_ERRFILE)
-                snprintf(err, errlen, "cannot open script '%s': %s", env->script_path,
-                         msg && strstr(msg, "No such file") ? "No such file or directory" : (msg ? msg : "?"));
-            else
-                snprintf(err, errlen, "%s", msg ? msg : "cannot load script");
+        if (sb_lua_load_script(L, env, err, errlen) != 0)
             goto fail;
-        }
         /* Interpreted, as sb_lua_call_global: a signal can stop it. */
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
         rc = sb_lua_pcall(L, 0, 0, err, errlen);
@@ -575,8 +600,7 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
     }
     return L;
 fail:
-    sb_lua_interrupt_unregister(L);
-    lua_close(L);
+    sb_lua_close(L);
     return NULL;
 }
 

@@ -39,6 +39,19 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
                             const struct sb_lua_thread *thr, bool with_opts,
                             char *err, size_t errlen);
 
+/*
+ * The first steps of sb_lua_new_state, without the script: a state with
+ * the standard libraries, the built-in modules (run), the values for thr
+ * and, when with_opts is true, the options. NULL with one line in err on
+ * failure. Borrows env and thr as sb_lua_new_state does.
+ */
+lua_State *sb_lua_new_base(const struct sb_lua_env *env, const struct sb_lua_thread *thr,
+                           bool with_opts, char *err, size_t errlen);
+
+/* Compiles the script (env's file or text) and pushes its chunk,
+ * not run. Returns 0, or -1 with one line in err and nothing pushed. */
+int sb_lua_load_script(lua_State *L, const struct sb_lua_env *env, char *err, size_t errlen);
+
 /* Marks the main state as running a benchmark (init() to done() of every
  * point): os.exit() then raises an error instead of ending the process,
  * so that the report and the result files are still written. */

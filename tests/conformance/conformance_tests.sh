@@ -20,7 +20,10 @@
 # Environment: SB_BIN, SB_SRCDIR, SB_BUILDDIR as for the other suites;
 # SB_CONF_SCRIPTS the directory of 1.0's scripts (/usr/share/sysbench);
 # SB_CONF_PEER the reference binary (/usr/bin/sysbench); SB_CASE_TIMEOUT
-# the time budget in seconds of one sysbench invocation (60).
+# the time budget in seconds of one sysbench invocation (60);
+# SB_CONF_RUN_ARGS options added to every run step of this binary, e.g.
+# "--client-threads=2" for the connections multiplexed over client
+# threads that share a Lua state (not with --peer: 1.0 has no such option).
 
 if [ -z "${BASH_VERSION:-}" ]; then
     exec bash "$0" "$@"

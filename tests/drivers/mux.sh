@@ -209,6 +209,156 @@ script_error() {
     sb_expect_one_line_error e.err 'FATAL: .*err\.lua:5: boom from connection 2' || return 1
 }
 
+# Connections multiplexed by one client thread share its Lua state, each
+# with globals of its own (sb_lua_shared.h): globals set by the body and by
+# thread_init, upvalues, a module of the script's own (its upvalues and
+# globals, package.loaded), sysbench.tid, sysbench.opt, prepared
+# statements and sysbench.hooks stay per connection, under a strict-mode
+# metatable on _G; a struct the body declares with ffi.cdef. Any leak
+# between connections fails an assertion. The
+# same script passes with a thread per connection.
+cat >mod_leak.lua <<'LUA'
+local my_tid = sysbench.tid
+mod_loaded_by = sysbench.tid
+function mod_tid() return my_tid end
+return { tid = my_tid }
+LUA
+cat >leak.lua <<'LUA'
+local strict = { __index = function(_, k) error("strict: undefined global " .. tostring(k), 2) end }
+setmetatable(_G, strict)
+assert(getmetatable(_G) == strict, "getmetatable(_G)")
+local m = require("mod_leak")
+-- Run once per connection in one state: a struct declared again, a
+-- metatype set again (the state keeps the first).
+local ffi = require("ffi")
+ffi.cdef [[ struct mux_leak_point { int x; }; ]]
+local point_t = ffi.metatype("struct mux_leak_point", { __index = { twice = function(p) return 2 * p.x end } })
+assert(point_t(21):twice() == 42, "metatype")
+body_tid = sysbench.tid
+local upv = sysbench.tid
+sysbench.opt.leak_opt = sysbench.tid
+
+function thread_init()
+  mine = sysbench.tid
+  con = sysbench.sql.driver():connect()
+  st = con:prepare("SELECT " .. sysbench.tid)
+  hooked, events = 0, 0
+  local t = sysbench.tid
+  sysbench.hooks.sql_error_ignorable = function()
+    if t ~= sysbench.tid then error("hook of connection " .. t .. " called for " .. sysbench.tid) end
+    hooked = hooked + 1
+    return true
+  end
+end
+
+local function check(what, v)
+  if v ~= sysbench.tid then
+    error(string.format("connection %d sees %s = %s", sysbench.tid, what, tostring(v)))
+  end
+end
+
+function event()
+  check("mine", mine); check("body_tid", body_tid); check("upvalue", upv)
+  check("thread_id", thread_id); check("module upvalue", mod_tid())
+  check("module result", m.tid); check("module global", mod_loaded_by)
+  check("package.loaded", package.loaded.mod_leak.tid)
+  check("sysbench.opt", sysbench.opt.leak_opt)
+  events = events + 1
+  if events % 50 == 1 then
+    -- an error this connection's sql_error_ignorable hook accepts
+    con:query("SELECT * FROM no_such_table_mux_leak")
+  end
+  check("statement", tonumber(st:execute():fetch_row()[1]))
+  mine = sysbench.tid
+end
+
+function thread_done()
+  print(string.format("conn%d events=%d hooked=%d", sysbench.tid, events, hooked))
+  con:disconnect()
+end
+LUA
+
+globals_per_connection() {
+    local drv=$1 ct f
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    for ct in 1 0; do
+        f=g$ct
+        sb_run_ok "the run with --client-threads=$ct" $f.txt $f.err "${args[@]}" --threads=6 \
+            --client-threads=$ct --time=2 leak.lua run || return 1
+        if [ "$ct" = 1 ] && ! grep -q '^Client threads: 1' $f.txt; then
+            sb_show $f.txt; sb_fail "not multiplexed"; return 1
+        fi
+        [ "$(grep -cE '^conn[0-5] events=[1-9][0-9]* hooked=[1-9]' $f.txt)" -eq 6 ] ||
+            { sb_show $f.txt $f.err; sb_fail "not 6 connections with events and hooked errors"; return 1; }
+    done
+}
+
+# The 0.5 API's implicit connection (db_connect, db_query) is one per
+# connection also where the legacy globals are the shared state's: each
+# connection keeps its own server connection from thread_init on, and its
+# own thread_id.
+cat >legacy_conn.lua <<'LUA'
+local ID_SQL = db_driver == "pgsql" and "SELECT pg_backend_pid()" or "SELECT CONNECTION_ID()"
+
+local function my_server_id()
+  local rs = db_query(ID_SQL)
+  return tostring(rs:fetch_row()[1])
+end
+
+function thread_init()
+  db_connect()
+  my_id = my_server_id()
+end
+
+function event()
+  local id = my_server_id()
+  if id ~= my_id then
+    error(string.format("connection %d: implicit connection %s, expected %s", thread_id, id, my_id))
+  end
+  if thread_id ~= sysbench.tid then error("thread_id " .. tostring(thread_id)) end
+end
+
+function thread_done()
+  print(string.format("legacy%d=%s", thread_id, my_id))
+  db_disconnect()
+end
+LUA
+
+legacy_per_connection() {
+    local drv=$1
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run_ok "the run" l.txt l.err "${args[@]}" --threads=6 --client-threads=1 --time=2 \
+        legacy_conn.lua run || return 1
+    [ "$(grep -E '^legacy[0-5]=' l.txt | cut -d= -f2 | sort -u | wc -l)" -eq 6 ] ||
+        { sb_show l.txt; sb_fail "not 6 connections with server connections of their own"; return 1; }
+}
+
+# Running out of Lua memory in a multiplexed event: one FATAL line that
+# says so, exit 1; the state the connections share is not used again.
+cat >oom.lua <<'LUA'
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("SELECT 1")
+  if sysbench.tid == 1 then local s = string.rep("x", 2^31 - 1) end
+end
+LUA
+
+script_oom() {
+    local drv=$1 rc=0
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    sb_run m.txt m.err "${args[@]}" --threads=3 --client-threads=1 --time=2 oom.lua run || rc=$?
+    [ "$rc" -eq 1 ] || { sb_show m.txt m.err; sb_fail "exit $rc, expected 1"; return 1; }
+    sb_expect_one_line_error m.err \
+        'FATAL: out of memory \(Lua\) in event\(\) of a multiplexed connection' || return 1
+}
+
 sb_case mysql-mux-matches-threads mux_matches_threads mysql
 sb_case pgsql-mux-matches-threads mux_matches_threads pgsql
 sb_case mysql-mux-own-coroutine own_coroutine mysql
@@ -217,3 +367,8 @@ sb_case mysql-mux-own-thread-run own_thread_run mysql
 sb_case mysql-mux-rate-per-connection rate_per_connection mysql
 sb_case pgsql-mux-rate-per-connection rate_per_connection pgsql
 sb_case mysql-mux-script-error script_error mysql
+sb_case mysql-mux-globals-per-connection globals_per_connection mysql
+sb_case pgsql-mux-globals-per-connection globals_per_connection pgsql
+sb_case mysql-mux-script-oom script_oom mysql
+sb_case mysql-mux-legacy-per-connection legacy_per_connection mysql
+sb_case pgsql-mux-legacy-per-connection legacy_per_connection pgsql

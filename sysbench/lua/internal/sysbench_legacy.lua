@@ -2,7 +2,9 @@
 -- that its own bundled scripts still use): sb_rand*, thread_id, test, the
 -- db_* functions on one implicit connection per Lua state, the DB_ERROR_*
 -- constants, a default thread_run and ffi. Loaded in every state, after
--- the sysbench module and before the script.
+-- the sysbench module and before the script; where connections share a
+-- state, once for all of them (thread_id is then each one's own global,
+-- the sb_rand_uniq sequence is the client thread's, as 1.0 shares it).
 
 local ffi = require("ffi")
 local sysbench = sysbench
@@ -77,8 +79,27 @@ db.DB_ERROR_RESTART_TRANSACTION = 1
 db.DB_ERROR_FAILED = 2
 
 -- The state's one implicit connection (db_connect, or the first db_*
--- call that needs it).
-local con = nil
+-- call that needs it). Where connections share the state (sb_lua_shared.h)
+-- each has its own, kept by its globals' table (sysbench.__current_env,
+-- set up after this module loads).
+local state_con = nil
+local conn_cons = setmetatable({}, { __mode = "k" })
+
+local function current_env()
+  local f = rawget(sysbench, "__current_env")
+  return f and f()
+end
+
+local function get_con()
+  local E = current_env()
+  if E then return conn_cons[E] end
+  return state_con
+end
+
+local function set_con(c)
+  local E = current_env()
+  if E then conn_cons[E] = c else state_con = c end
+end
 
 -- db_driver names the --db-driver driver as soon as there is one (1.0
 -- sets it before prepare() and on db_connect).
@@ -90,22 +111,25 @@ end
 function db.connect()
   local drv = sql.driver()
   db_driver = drv:name()
-  if con == nil then
-    con = drv:connect()
+  if get_con() == nil then
+    set_con(drv:connect())
   end
 end
 
 local function connection()
+  local con = get_con()
   if con == nil then
     db.connect()
+    con = get_con()
   end
   return con
 end
 
 function db.disconnect()
+  local con = get_con()
   if con ~= nil then
     con:disconnect()
-    con = nil
+    set_con(nil)
   end
 end
 

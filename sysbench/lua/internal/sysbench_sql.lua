@@ -75,6 +75,7 @@ struct sb_lsql_param *sb_lsql_param_new(int type, long long maxlen);
 void sb_lsql_param_free(struct sb_lsql_param *p);
 int sb_lsql_param_rand_str(struct sb_lsql_param *p, void *rand, const char *fmt, size_t len);
 int sb_lsql_parse_int64(const char *s, int64_t *out);
+void *sb_ffi_rand_current(void);
 ]]
 
 do
@@ -112,13 +113,17 @@ local CLOSED, NOMEM = -1, -2
 -- serves its other connections meanwhile; anywhere else (a coroutine of
 -- the script's own, a yield across a C call) the statement is waited for
 -- in place.
+-- Where the connections of a client thread share one state
+-- (sb_lua_shared.h), each runs in a coroutine of its own: the set of
+-- them, weak so that an ended one goes.
 local co_running, co_yield = coroutine.running, coroutine.yield
-local mux_co = nil
+local mux_cos = setmetatable({}, { __mode = "k" })
 
 local function await(c)
   local o = PENDING
   while o == PENDING do
-    if mux_co == nil or co_running() ~= mux_co or not pcall(co_yield) then
+    local co = co_running()
+    if co == nil or not mux_cos[co] or not pcall(co_yield) then
       return C.sb_lsql_complete(c)
     end
     o = C.sb_lsql_continue(c)
@@ -217,7 +222,9 @@ end
 -- not the SQL error it was asked about: the bug is in the hook, and its
 -- message names the hook's own file and line.
 local function script_says_ignorable(e)
-  local sb = sysbench
+  -- Connections sharing the state: the hooks of the one that runs.
+  local G = sysbench.__current_env and sysbench.__current_env()
+  local sb = G and G.sysbench or sysbench
   local hooks = type(sb) == "table" and sb.hooks
   local f = type(hooks) == "table" and hooks.sql_error_ignorable
   if type(f) ~= "function" then return false end
@@ -592,8 +599,13 @@ local rand_state
 
 function param_methods.set_rand_str(self, fmt)
   if type(fmt) ~= "string" then fmt = check_string(fmt, "set_rand_str") end
-  if rand_state == nil then rand_state = ffi.cast("void *", sysbench.__rand_state) end
-  if C.sb_lsql_param_rand_str(self, rand_state, fmt, #fmt) ~= 0 then
+  if rand_state == nil then
+    -- A state shared by connections has none of its own (false): the
+    -- generator bound to the thread is the connection's that runs.
+    local r = sysbench.__rand_state
+    rand_state = r ~= nil and ffi.cast("void *", r) or false
+  end
+  if C.sb_lsql_param_rand_str(self, rand_state or C.sb_ffi_rand_current(), fmt, #fmt) ~= 0 then
     error("set_rand_str needs a CHAR or VARCHAR parameter", 2)
   end
 end
@@ -700,7 +712,7 @@ end
 
 -- Called by sysbench.__mux_run in the coroutine a loop runs (sb_loop.c).
 function sql.__set_coroutine(co)
-  mux_co = co
+  mux_cos[co] = true
 end
 
 return sql

@@ -207,8 +207,9 @@ conf_case() {
         conf_expect_rows "$drv" "sbtest$i" "$rows" || return 1
     done
 
+    # shellcheck disable=SC2086 # SB_CONF_RUN_ARGS: words, or nothing
     conf_step run run.out run.err "./$script.lua" "${common[@]}" \
-        "--time=$CONF_TIME" --report-interval=1 run || return 1
+        "--time=$CONF_TIME" --report-interval=1 ${SB_CONF_RUN_ARGS:-} run || return 1
     conf_check_report run.out || {
         conf_explain run.out run.err run
         return 1
