@@ -78,7 +78,7 @@ int sb_loop_init(struct sb_loop *loops, unsigned nloops, struct sb_run *run)
         l->epfd = -1;
         l->heap = calloc(l->n, sizeof(*l->heap));
         l->runq = calloc(l->n, sizeof(*l->runq));
-        if (l->heap == NULL || l->runq == NULL) {
+        if (l->heap == NULL || l->runq == NULL || sb_db_preconnect_init(&l->pre, l->n) != 0) {
             sb_loop_free(loops, i + 1);
             return -1;
         }
@@ -87,6 +87,7 @@ int sb_loop_init(struct sb_loop *loops, unsigned nloops, struct sb_run *run)
             w->loop = l;
             w->loop_measure = sb_loop_measure;
             w->db.nonblocking = true;
+            sb_db_preconnect_add(&l->pre, &w->db);
         }
         first += l->n;
     }
@@ -99,6 +100,7 @@ void sb_loop_free(struct sb_loop *loops, unsigned nloops)
         free(loops[i].heap);
         free(loops[i].runq);
         loops[i].heap = loops[i].runq = NULL;
+        sb_db_preconnect_free(&loops[i].pre);
     }
 }
 
@@ -415,6 +417,7 @@ void *sb_loop_main(void *arg)
     share_cpu(l);
     for (unsigned i = 0; i < l->n; i++)
         sb_worker_close(&run->workers[l->first + i], go && set_up && ok[i]);
+    sb_db_preconnect_release(&l->pre);
     if (l->epfd >= 0)
         close(l->epfd);
     free(ok);

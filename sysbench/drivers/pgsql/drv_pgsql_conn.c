@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,21 +269,15 @@ static bool sb_pgsql_connect_retryable(const char *msg)
     return false;
 }
 
-enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
+/* libpq's connection keywords for con (its host and port picked
+ * round-robin by con->index); keys and vals have room for 16. */
+static void sb_pgsql_params(const struct sb_conn *con, const char **keys, const char **vals)
 {
     const struct sb_pgsql_config *c = &sb_pgsql_cfg;
-    struct sb_pgsql_conn *cp;
-    const char *keys[16], *vals[16];
-    const char *host = c->hosts[con->index % c->nhosts];
-    const char *port = c->ports[con->index % c->nports];
     int k = 0;
 
-    cp = calloc(1, sizeof(*cp));
-    if (cp == NULL)
-        return sb_pgsql_oom(con);
-
-    keys[k] = "host"; vals[k++] = host;
-    keys[k] = "port"; vals[k++] = port;
+    keys[k] = "host"; vals[k++] = c->hosts[con->index % c->nhosts];
+    keys[k] = "port"; vals[k++] = c->ports[con->index % c->nports];
     if (c->user != NULL) { keys[k] = "user"; vals[k++] = c->user; }
     if (c->password != NULL) { keys[k] = "password"; vals[k++] = c->password; }
     if (c->db != NULL) { keys[k] = "dbname"; vals[k++] = c->db; }
@@ -295,7 +290,83 @@ enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     keys[k] = "connect_timeout"; vals[k++] = c->connect_timeout;
     keys[k] = "fallback_application_name"; vals[k++] = "sysbench";
     keys[k] = NULL; vals[k] = NULL;
+}
 
+/* A failed attempt (cp->pg not NULL): the error, classified, into con;
+ * cp freed. */
+static enum sb_db_status sb_pgsql_connect_failed(struct sb_conn *con, struct sb_pgsql_conn *cp)
+{
+    const char *msg = PQerrorMessage(cp->pg);
+    bool retry = sb_pgsql_connect_retryable(msg);
+    const char *state = retry ? "08001" : "";
+
+    /* Name the two usual mistakes by their SQLSTATEs so that scripts
+     * and reports can tell them apart. */
+    if (strstr(msg, "password authentication failed") != NULL)
+        state = "28P01";
+    else if (strstr(msg, "does not exist") != NULL && strstr(msg, "database") != NULL)
+        state = "3D000";
+    else if (!retry)
+        state = "08001";
+    /* libpq prefixes the reason with "connection to server at ...
+     * failed: "; keep it, the address is what a user needs to see. */
+    sb_pgsql_set_err(con, state, msg);
+    PQfinish(cp->pg);
+    free(cp);
+    con->priv = NULL;
+    return retry ? SB_DB_CONN_LOST : SB_DB_ERROR;
+}
+
+/* A connection libpq has made (cp->pg CONNECTION_OK): what sysbench
+ * checks and sets on it; con->priv = cp, or an error with cp freed. */
+static enum sb_db_status sb_pgsql_connected(struct sb_conn *con, struct sb_pgsql_conn *cp)
+{
+    const struct sb_pgsql_config *c = &sb_pgsql_cfg;
+    const char *host = c->hosts[con->index % c->nhosts];
+    const char *port = c->ports[con->index % c->nports];
+    const char *bad = NULL, *bad_state = "08001";
+
+    PQsetNoticeProcessor(cp->pg, sb_pgsql_no_notice, NULL);
+    /* libpq ignores sslmode on a Unix socket (its documented rule) and
+     * goes on in plain text: a mode that requires TLS refuses that, as
+     * over TCP, rather than run unencrypted. */
+    if (c->sslmode != NULL && (strcmp(c->sslmode, "require") == 0 ||
+                               strncmp(c->sslmode, "verify-", 7) == 0) &&
+        !PQsslInUse(cp->pg)) {
+        bad_state = "08004";
+        bad = host[0] == '/'
+              ? "the connection over the Unix socket is not encrypted (libpq uses no TLS on a socket), which --pgsql-sslmode requires: connect over TCP or use --pgsql-sslmode=prefer"
+              : "the connection is not encrypted, which --pgsql-sslmode requires";
+    }
+    /* Sends of a multiplexed connection must not block its thread
+     * either; blocking calls (PQexec) ignore this setting. */
+    else if (con->nonblocking && PQsetnonblocking(cp->pg, 1) != 0)
+        bad = PQerrorMessage(cp->pg);
+    if (bad != NULL) {
+        sb_pgsql_set_err(con, bad_state, bad);
+        PQfinish(cp->pg);
+        free(cp);
+        con->priv = NULL;
+        return SB_DB_ERROR;
+    }
+    if (host[0] == '/')
+        snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
+    else
+        snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%s", host, port);
+    cp->cancel = PQgetCancel(cp->pg);
+    con->priv = cp;
+    return SB_DB_OK;
+}
+
+enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
+{
+    struct sb_pgsql_conn *cp;
+    const char *keys[16], *vals[16];
+
+    cp = calloc(1, sizeof(*cp));
+    if (cp == NULL)
+        return sb_pgsql_oom(con);
+    sb_pgsql_params(con, keys, vals);
     /* expand_dbname 0: a database name containing '=' is a name, not a
      * connection string that could override the options above. */
     cp->pg = PQconnectdbParams(keys, vals, 0);
@@ -314,56 +385,67 @@ enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
         free(cp);
         return sb_pgsql_oom(con);
     }
-    if (PQstatus(cp->pg) != CONNECTION_OK) {
-        const char *msg = PQerrorMessage(cp->pg);
-        bool retry = sb_pgsql_connect_retryable(msg);
-        const char *state = retry ? "08001" : "";
+    if (PQstatus(cp->pg) != CONNECTION_OK)
+        return sb_pgsql_connect_failed(con, cp);
+    return sb_pgsql_connected(con, cp);
+}
 
-        /* Name the two usual mistakes by their SQLSTATEs so that scripts
-         * and reports can tell them apart. */
-        if (strstr(msg, "password authentication failed") != NULL)
-            state = "28P01";
-        else if (strstr(msg, "does not exist") != NULL && strstr(msg, "database") != NULL)
-            state = "3D000";
-        else if (!retry)
-            state = "08001";
-        /* libpq prefixes the reason with "connection to server at ...
-         * failed: "; keep it, the address is what a user needs to see. */
-        sb_pgsql_set_err(con, state, msg);
-        PQfinish(cp->pg);
-        free(cp);
-        return retry ? SB_DB_CONN_LOST : SB_DB_ERROR;
-    }
-    PQsetNoticeProcessor(cp->pg, sb_pgsql_no_notice, NULL);
-    /* Sends of a multiplexed connection must not block its thread
-     * either; blocking calls (PQexec) ignore this setting. */
-    if (con->nonblocking && PQsetnonblocking(cp->pg, 1) != 0) {
-        sb_pgsql_set_err(con, "08001", PQerrorMessage(cp->pg));
-        PQfinish(cp->pg);
-        free(cp);
-        return SB_DB_ERROR;
-    }
+/* The non-blocking connect waits for what PQconnectPoll asked for, on
+ * the socket libpq names now (it may change from one host or attempt to
+ * the next). */
+static enum sb_db_status sb_pgsql_connect_wait(struct sb_conn *con, PGconn *pg, short events)
+{
+    con->wait.fd = PQsocket(pg);
+    con->wait.events = events;
+    return SB_DB_PENDING;
+}
 
-    /* libpq ignores sslmode on a Unix socket (its documented rule) and
-     * goes on in plain text: a mode that requires TLS refuses that, as
-     * over TCP, rather than run unencrypted. */
-    if (c->sslmode != NULL && (strcmp(c->sslmode, "require") == 0 ||
-                               strncmp(c->sslmode, "verify-", 7) == 0) &&
-        !PQsslInUse(cp->pg)) {
-        sb_pgsql_set_err(con, "08004", host[0] == '/'
-                         ? "the connection over the Unix socket is not encrypted (libpq uses no TLS on a socket), which --pgsql-sslmode requires: connect over TCP or use --pgsql-sslmode=prefer"
-                         : "the connection is not encrypted, which --pgsql-sslmode requires");
-        PQfinish(cp->pg);
+enum sb_db_status sb_pgsql_connect_start(struct sb_conn *con)
+{
+    struct sb_pgsql_conn *cp;
+    const char *keys[16], *vals[16];
+
+    cp = calloc(1, sizeof(*cp));
+    if (cp == NULL)
+        return sb_pgsql_oom(con);
+    sb_pgsql_params(con, keys, vals);
+    cp->pg = PQconnectStartParams(keys, vals, 0);
+    if (cp->pg == NULL) {
         free(cp);
-        return SB_DB_ERROR;
+        return sb_pgsql_oom(con);
     }
-    if (host[0] == '/')
-        snprintf(cp->endpoint, sizeof(cp->endpoint), "unix:%s/.s.PGSQL.%s", host, port);
-    else
-        snprintf(cp->endpoint, sizeof(cp->endpoint), "tcp:%s:%s", host, port);
-    cp->cancel = PQgetCancel(cp->pg);
     con->priv = cp;
-    return SB_DB_OK;
+    if (PQstatus(cp->pg) == CONNECTION_BAD)
+        return sb_pgsql_connect_failed(con, cp);
+    /* libpq does not apply connect_timeout to a polled connect (its
+     * documentation of PQconnectPoll): the caller does, for the whole
+     * attempt. */
+    con->wait.timeout_ms = (unsigned)atoi(sb_pgsql_cfg.connect_timeout) * 1000u;
+    /* As if PQconnectPoll had asked to write (libpq's documented start). */
+    return sb_pgsql_connect_wait(con, cp->pg, POLLOUT);
+}
+
+enum sb_db_status sb_pgsql_connect_cont(struct sb_conn *con, bool timed_out)
+{
+    struct sb_pgsql_conn *cp = con->priv;
+
+    if (timed_out) {
+        sb_pgsql_set_err(con, "08001", "connection to the server timed out (timeout expired)");
+        PQfinish(cp->pg);
+        free(cp);
+        con->priv = NULL;
+        return SB_DB_CONN_LOST;
+    }
+    switch (PQconnectPoll(cp->pg)) {
+    case PGRES_POLLING_READING:
+        return sb_pgsql_connect_wait(con, cp->pg, POLLIN);
+    case PGRES_POLLING_WRITING:
+        return sb_pgsql_connect_wait(con, cp->pg, POLLOUT);
+    case PGRES_POLLING_OK:
+        return sb_pgsql_connected(con, cp);
+    default:
+        return sb_pgsql_connect_failed(con, cp);
+    }
 }
 
 void sb_pgsql_disconnect(struct sb_conn *con)

@@ -77,10 +77,13 @@ struct sb_pgsql_stmt {
 /* The driver's options ({NULL}-ended), for the ops table. */
 extern const struct sb_opt_def sb_pgsql_options[];
 
-/* The driver's init and done, connect and disconnect (sb_driver.h). */
+/* The driver's init and done, connect (blocking, or started and
+ * continued without blocking) and disconnect (sb_driver.h). */
 int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen);
 void sb_pgsql_done(void);
 enum sb_db_status sb_pgsql_connect(struct sb_conn *con);
+enum sb_db_status sb_pgsql_connect_start(struct sb_conn *con);
+enum sb_db_status sb_pgsql_connect_cont(struct sb_conn *con, bool timed_out);
 void sb_pgsql_disconnect(struct sb_conn *con);
 
 /* Copies msg's first non-empty line into dst (capacity cap), without
