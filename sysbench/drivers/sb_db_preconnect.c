@@ -34,6 +34,11 @@ void sb_db_preconnect_add(struct sb_db_preconnect *p, struct sb_db_counters *cou
     p->members[p->n++] = counters;
 }
 
+void sb_db_preconnect_end_setup(struct sb_db_preconnect *p)
+{
+    p->started = true;
+}
+
 void sb_db_preconnect_release(struct sb_db_preconnect *p)
 {
     for (unsigned i = 0; p->members != NULL && i < p->n; i++) {

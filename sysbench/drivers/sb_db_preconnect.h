@@ -15,7 +15,8 @@
  * (struct sb_db_counters, one per worker) in worker order. The first
  * sb_db_connect on any of them, from that worker's thread_init, opens the
  * connections of that worker and of every later worker of the batch
- * together with the driver's non-blocking connect (connect_start and
+ * together (during set-up only, before the run starts) with the driver's
+ * non-blocking connect (connect_start and
  * connect_cont: mysql_real_connect_start/_cont, PQconnectStartParams and
  * PQconnectPoll), at most SB_DB_PRECONNECT_INFLIGHT attempts at a time,
  * waiting with poll(). The caller gets its own connection; each later
@@ -55,6 +56,9 @@ int sb_db_preconnect_init(struct sb_db_preconnect *p, unsigned cap);
 /* Adds counters (borrowed, must outlive the batch) as the next member:
  * sets counters->pre and counters->pre_index. At most cap members. */
 void sb_db_preconnect_add(struct sb_db_preconnect *p, struct sb_db_counters *counters);
+/* Ends the set-up: a connect after it (a script connecting in event())
+ * opens one connection the usual way, instead of a batch. */
+void sb_db_preconnect_end_setup(struct sb_db_preconnect *p);
 /* Disconnects the connections the batch opened that nobody took (a
  * script that did not connect, a set-up stopped early). On the batch's
  * thread, before the driver's thread_done. */

@@ -409,6 +409,8 @@ void *sb_loop_main(void *arg)
         /* Not opened, yet ready: nobody waits for it. */
         __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
     }
+    /* Connections opened later (in event()) are opened one at a time. */
+    sb_db_preconnect_end_setup(&l->pre);
     go = sb_worker_wait_go(run);
     if (go && set_up)
         run_all(l, ok);
