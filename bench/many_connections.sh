@@ -101,9 +101,11 @@ run_tool() {
   local trx tps cpu rss
   trx=$(awk '/^ *transactions:/ {print $2; exit}' "$out.out")
   tps=$(awk '/^ *transactions:/ {gsub(/\(/,"",$3); print $3; exit}' "$out.out")
-  cpu=$(awk -v c0="${cpu0:-}" -v t="${trx:-0}" '{ if (c0 == "" || t == 0) print "n/a";
-        else printf "%.0f", ($1 + $2 - c0) / t * 1e6 }' "$out.time" 2>/dev/null || echo n/a)
-  rss=$(awk '{printf "%.0f", $4 / 1024}' "$out.time" 2>/dev/null || echo n/a)
+  # time(1) puts "Command exited with non-zero status N" (or "terminated
+  # by signal") before its line: the figures are on the last line.
+  cpu=$(tail -n 1 "$out.time" | awk -v c0="${cpu0:-}" -v t="${trx:-0}" '{ if (c0 == "" || t == 0) print "n/a";
+        else printf "%.0f", ($1 + $2 - c0) / t * 1e6 }' 2>/dev/null || echo n/a)
+  rss=$(tail -n 1 "$out.time" | awk '{printf "%.0f", $4 / 1024}' 2>/dev/null || echo n/a)
   printf '%s %s %s %s %s %s %s %s %s\n' "$srv" "$n" "$tool" "$r" "$started" "$rss" "$cpu" \
     "${tps:-0}" "$rc" >>"$WORK/rows"
   printf '%-6s %6s %-5s round %d: set-up %s s, RSS %s MB, CPU/trx %s us, %s trx/s, exit %d\n' \
