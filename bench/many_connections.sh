@@ -49,7 +49,7 @@ own_servers=0
 finish() {
   local rc=$?
   trap - EXIT INT TERM
-  (( own_servers )) && bash "$HARNESS" stop "$WORK/srv" >/dev/null 2>&1 || true
+  if (( own_servers )); then bash "$HARNESS" stop "$WORK/srv" >/dev/null 2>&1 || true; fi
   [[ "${KEEP:-0}" == 1 ]] && echo "outputs kept in $WORK" || rm -rf "$WORK"
   exit "$rc"
 }
@@ -79,7 +79,7 @@ proc_cpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($14 + $15) / hz}' 
 
 # run_tool TOOL SERVER N ROUND: one run; appends a row to $WORK/rows.
 run_tool() {
-  local tool=$1 srv=$2 n=$3 r=$4 bin rate out pid child t0 started=- cpu0= rc=0
+  local tool=$1 srv=$2 n=$3 r=$4 bin rate out pid child t0 started=- cpu0='' rc=0
   case $tool in ours) bin=$SB_BIN ;; base) bin=$BASE_BIN ;; peer) bin=$PEER_BIN ;; esac
   if [[ $tool == peer ]]; then rate=--rate=$TX_RATE; else rate=--tx-rate=$TX_RATE; fi
   out=$WORK/$tool.$srv.$n.$r
