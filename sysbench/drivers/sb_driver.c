@@ -17,6 +17,7 @@
 #include "config.h"
 #include "core/sb_clock.h"
 #include "drivers/sb_db_cancel.h"
+#include "drivers/sb_db_preconnect.h"
 #include "core/sb_log.h"
 #include "core/sb_stop.h"
 
@@ -304,29 +305,57 @@ static enum sb_db_status gated_connect(struct sb_conn *con)
     return st;
 }
 
-struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
-                              struct sb_db_counters *counters,
-                              struct sb_db_error *err)
+struct sb_conn *sb_db_conn_new(const struct sb_driver_ops *drv,
+                               struct sb_db_counters *counters)
 {
     struct sb_conn *con = calloc(1, sizeof(*con));
 
-    if (con == NULL) {
-        memset(err, 0, sizeof(*err));
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
+    if (con == NULL)
         return NULL;
-    }
     con->drv = drv;
     con->counters = counters;
     con->rs.con = con;
     con->index = __atomic_fetch_add(&connection_counter, 1, __ATOMIC_RELAXED);
     con->nonblocking = counters->nonblocking && drv->query_start != NULL &&
                        drv->execute_start != NULL && drv->resume != NULL;
+    return con;
+}
+
+void sb_db_conn_free_unopened(struct sb_conn *con)
+{
+    free(con);
+}
+
+enum sb_db_status sb_db_conn_open_blocking(struct sb_conn *con)
+{
+    return gated_connect(con);
+}
+
+void sb_db_conn_opened(struct sb_conn *con)
+{
+    sb_db_cancel_register(con);
+}
+
+struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
+                              struct sb_db_counters *counters,
+                              struct sb_db_error *err)
+{
+    struct sb_conn *con;
+
+    if (sb_db_preconnect_serves(drv, counters))
+        return sb_db_preconnect_take(drv, counters, err);
+    con = sb_db_conn_new(drv, counters);
+    if (con == NULL) {
+        memset(err, 0, sizeof(*err));
+        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        return NULL;
+    }
     if (gated_connect(con) != SB_DB_OK) {
         *err = con->err;
         free(con);
         return NULL;
     }
-    sb_db_cancel_register(con);
+    sb_db_conn_opened(con);
     return con;
 }
 

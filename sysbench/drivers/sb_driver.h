@@ -129,9 +129,16 @@ struct sb_db_counters {
      * flight before it yields to the multiplexer, which clears it. */
     bool nonblocking;
     struct sb_conn *waiting;
+    /* Set-up of many connections at once (sb_db_preconnect.h): the batch
+     * these counters belong to (NULL: none), their place in it, and the
+     * connection the batch opened for them, until a connect takes it. */
+    struct sb_db_preconnect *pre;
+    unsigned pre_index;
+    struct sb_conn *preopened;
 };
 
 struct sb_driver_ops;
+struct sb_db_preconnect;
 
 /*
  * What a connection driven without blocking waits for: readiness of fd
@@ -146,6 +153,9 @@ struct sb_db_wait {
      * another socket). */
     bool registered;
     uint64_t reg_gen;
+    /* A connect in flight (connect_start): how long the attempt may take
+     * in all, in milliseconds (0: no limit), set by connect_start. */
+    unsigned timeout_ms;
 };
 
 struct sb_conn {
@@ -197,6 +207,16 @@ struct sb_driver_ops {
 
     /* Opens con->priv; picks host/port/socket con->index round-robin. */
     enum sb_db_status (*connect)(struct sb_conn *con);
+    /* Non-blocking connect, NULL when the driver has none: connect_start
+     * begins what connect does and returns its outcome, or SB_DB_PENDING
+     * with con->wait set (fd, events, timeout_ms); connect_cont goes on
+     * once con->wait.fd is ready, or with timed_out once the attempt's
+     * timeout passed (it then fails), until it returns anything but
+     * SB_DB_PENDING. Only for a connection with con->nonblocking. On
+     * failure con->priv is freed; disconnect also abandons an attempt
+     * still in flight. */
+    enum sb_db_status (*connect_start)(struct sb_conn *con);
+    enum sb_db_status (*connect_cont)(struct sb_conn *con, bool timed_out);
     /* Closes con->priv (statements are already closed); never fails. */
     void (*disconnect)(struct sb_conn *con);
 

@@ -79,7 +79,7 @@ int sb_loop_init(struct sb_loop *loops, unsigned nloops, struct sb_run *run)
         l->epfd = -1;
         l->heap = calloc(l->n, sizeof(*l->heap));
         l->runq = calloc(l->n, sizeof(*l->runq));
-        if (l->heap == NULL || l->runq == NULL) {
+        if (l->heap == NULL || l->runq == NULL || sb_db_preconnect_init(&l->pre, l->n) != 0) {
             sb_loop_free(loops, i + 1);
             return -1;
         }
@@ -88,6 +88,7 @@ int sb_loop_init(struct sb_loop *loops, unsigned nloops, struct sb_run *run)
             w->loop = l;
             w->loop_measure = sb_loop_measure;
             w->db.nonblocking = true;
+            sb_db_preconnect_add(&l->pre, &w->db);
         }
         first += l->n;
     }
@@ -100,6 +101,7 @@ void sb_loop_free(struct sb_loop *loops, unsigned nloops)
         free(loops[i].heap);
         free(loops[i].runq);
         loops[i].heap = loops[i].runq = NULL;
+        sb_db_preconnect_free(&loops[i].pre);
     }
 }
 
@@ -437,6 +439,8 @@ void *sb_loop_main(void *arg)
         __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
     }
     sb_lua_shared_ready(l->lua);
+    /* Connections opened later (in event()) are opened one at a time. */
+    sb_db_preconnect_end_setup(&l->pre);
     go = sb_worker_wait_go(run);
     if (go && set_up)
         run_all(l, ok);
@@ -445,6 +449,7 @@ void *sb_loop_main(void *arg)
     share_cpu(l);
     for (unsigned i = 0; i < l->n; i++)
         sb_worker_close(&run->workers[l->first + i], go && set_up && ok[i]);
+    sb_db_preconnect_release(&l->pre);
     /* Closes the connections the workers left, before the library's
      * per-thread state goes. */
     sb_lua_shared_close(l->lua);

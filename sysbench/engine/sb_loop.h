@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "cpu/sb_cpu.h"
+#include "drivers/sb_db_preconnect.h"
 
 struct sb_run;
 struct sb_worker;
@@ -45,6 +46,8 @@ struct sb_loop {
     bool measuring;                /* CPU sampled for the measured window */
     struct sb_cpu_times cpu_start, cpu_end;
     uint64_t rq_wait_start, rq_wait_end;
+    /* Its workers' connections, set up together (sb_db_preconnect.h). */
+    struct sb_db_preconnect pre;
 };
 
 /*

@@ -100,6 +100,39 @@ expect_refused() {
     sb_expect_one_line_error err.txt "$pattern"
 }
 
+# Connections a client thread sets up together (sb_db_preconnect.h) do
+# their handshake in the driver's non-blocking connect: every one of them
+# must come up with TLS.
+cat >tlsmux.lua <<'LUA'
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  local q
+  if sysbench.opt.db_driver == "mysql" then
+    q = "SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS" ..
+        " WHERE VARIABLE_NAME = 'Ssl_version'"
+  else
+    q = "SELECT coalesce(version, 'none') FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+  end
+  local f = assert(io.open("tlsmux.txt", "a"))
+  f:write("TLS: ", tostring(con:query(q):fetch_row()[1]), "\n")
+  f:close()
+end
+function event() con:query("SELECT 1") end
+LUA
+
+# expect_tls_set_up DRIVER ARGS...: 60 connections on one client thread,
+# each with TLS 1.2 or 1.3.
+expect_tls_set_up() {
+    local drv=$1 n
+    shift
+    rm -f tlsmux.txt
+    # shellcheck disable=SC2046
+    sb_run_ok "sysbench" out.txt err.txt $(sb_driver_args "$drv") "$@" --threads=60 \
+        --client-threads=1 --tx-rate=60 --time=1 tlsmux.lua run || return 1
+    n=$(grep -c -E '^TLS: TLSv1\.[23]$' tlsmux.txt || true)
+    [ "$n" -eq 60 ] || { sb_show tlsmux.txt; sb_fail "$n of 60 connections with TLS"; return 1; }
+}
+
 tls_on
 sb_case mysql-ssl-off-is-plain expect_tls mysql "none none" --mysql-ssl=off
 sb_case mysql-ssl-preferred-uses-tls expect_tls mysql "TLSv1\.[23] .+" --mysql-ssl=preferred
@@ -119,8 +152,10 @@ sb_case mysql-ssl-on-over-the-socket-uses-tls expect_tls mysql "TLSv1\.[23] .+" 
     --mysql-ssl=on --mysql-socket="$SB_MYSQL_SOCKET"
 sb_case mysql-tls13-suite-is-used expect_tls mysql "TLSv1\.3 TLS_AES_128_GCM_SHA256" \
     --mysql-ssl=on --mysql-ssl-cipher=TLS_AES_128_GCM_SHA256
+sb_case mysql-ssl-on-connections-set-up-together expect_tls_set_up mysql --mysql-ssl=on
 
 export HOME="$PWD" # no ~/.postgresql of the machine's user
+sb_case pgsql-require-connections-set-up-together expect_tls_set_up pgsql --pgsql-sslmode=require
 sb_case pgsql-disable-is-plain expect_tls pgsql "none none" --pgsql-sslmode=disable
 sb_case pgsql-prefer-uses-tls expect_tls pgsql "TLSv1\.[23] .+" --pgsql-sslmode=prefer
 sb_case pgsql-verify-ca-with-sslrootcert expect_tls pgsql "TLSv1\.[23] .+" \

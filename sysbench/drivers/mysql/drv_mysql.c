@@ -25,6 +25,7 @@
 
 #include "drivers/mysql/drv_mysql.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include "core/sb_stop.h"
@@ -456,6 +457,20 @@ static enum sb_db_status sb_mysql_give_up(struct sb_mysql_conn *cp, enum sb_db_s
     return st;
 }
 
+/* A failed connect's error. Connector/C names the host but not the port
+ * ("Can't connect to server on '127.0.0.1' (111)"): the server tried is
+ * added, so the one error line says where it was refused. */
+static enum sb_db_status sb_mysql_connect_error(struct sb_conn *con, struct sb_mysql_conn *cp)
+{
+    enum sb_db_status st = sb_mysql_conn_error(con, cp->my);
+    size_t n = strlen(con->err.msg);
+
+    if (cp->have_endpoint && (con->err.sql_errno == SB_MY_CR_CONNECTION_ERROR ||
+                              con->err.sql_errno == SB_MY_CR_CONN_HOST_ERROR))
+        snprintf(con->err.msg + n, sizeof(con->err.msg) - n, " [server %s]", cp->endpoint);
+    return st;
+}
+
 /* The server accepted the connection and dropped it during the
  * handshake: 2013 at 'reading authorization packet' (a session killed by
  * an administrator's KILL USER, --reconnect=N connecting meanwhile). The
@@ -496,6 +511,9 @@ static void sb_mysql_add_server_hint(struct sb_conn *con, const char *host, cons
                  port, c->src_port);
 }
 
+static enum sb_db_status sb_mysql_connected(struct sb_conn *con, struct sb_mysql_conn *cp,
+                                            const char *host, const char *sock);
+
 static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
 {
     const struct sb_mysql_config *c = &sb_mysql_cfg;
@@ -521,7 +539,7 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) != NULL)
             break;
         if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping()) {
-            st = sb_mysql_conn_error(con, cp->my);
+            st = sb_mysql_connect_error(con, cp);
             sb_mysql_add_server_hint(con, host, sock, port);
             return sb_mysql_give_up(cp, st);
         }
@@ -533,6 +551,16 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
      * fails with EINPROGRESS (seen reconnecting to a restarted server). */
     if (con->nonblocking && sb_mysql_enable_nonblocking(cp->my) != 0)
         return sb_mysql_give_up(cp, sb_mysql_oom(con));
+    return sb_mysql_connected(con, cp, host, sock);
+}
+
+/* A handle the library has connected: what sysbench checks on it;
+ * con->priv = cp, or an error with the handle closed and cp freed. */
+static enum sb_db_status sb_mysql_connected(struct sb_conn *con, struct sb_mysql_conn *cp,
+                                            const char *host, const char *sock)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+
     /* Connector/C falls back to plain text when the server offers no TLS,
      * even when enforced, and over a Unix socket too: a mode that requires
      * TLS must not go on without it, whatever the transport (the man page
@@ -552,6 +580,98 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
     con->priv = cp;
     return SB_DB_OK;
 }
+
+#ifdef SB_MYSQL_ASYNC
+/* The non-blocking connect: Connector/C's mysql_real_connect_start and
+ * _cont, on a handle made non-blocking before it connects. */
+
+/* What the library waits for (MYSQL_WAIT_*) as poll events in con->wait;
+ * a wait for its timeout is the attempt's timeout, which the caller keeps. */
+static enum sb_db_status sb_mysql_connect_wait(struct sb_conn *con, MYSQL *my, int status)
+{
+    short ev = 0;
+
+    if (status & MYSQL_WAIT_READ)
+        ev |= POLLIN;
+    if (status & MYSQL_WAIT_WRITE)
+        ev |= POLLOUT;
+    if (status & MYSQL_WAIT_EXCEPT)
+        ev |= POLLPRI;
+    con->wait.fd = (int)mysql_get_socket(my);
+    con->wait.events = ev != 0 ? ev : POLLIN;
+    return SB_DB_PENDING;
+}
+
+/* The end of a non-blocking connect: ok, or the library's error. */
+static enum sb_db_status sb_mysql_connect_end(struct sb_conn *con, MYSQL *ret)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    const char *host = NULL, *sock = NULL;
+    unsigned port = 0;
+
+    con->priv = NULL;
+    if (ret == NULL)
+        return sb_mysql_give_up(cp, sb_mysql_connect_error(con, cp));
+    sb_mysql_pick_server(con, cp, &host, &sock, &port);
+    return sb_mysql_connected(con, cp, host, sock);
+}
+
+static enum sb_db_status sb_mysql_connect_start(struct sb_conn *con)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+    struct sb_mysql_conn *cp;
+    const char *host = NULL, *sock = NULL;
+    unsigned port = 0;
+    enum sb_db_status st;
+    MYSQL *ret = NULL;
+    int status;
+
+    if (c->dry_run)
+        return sb_mysql_connect(con);
+    cp = calloc(1, sizeof(*cp));
+    if (cp == NULL)
+        return sb_mysql_oom(con);
+    sb_mysql_pick_server(con, cp, &host, &sock, &port);
+    st = sb_mysql_new_handle(con, cp);
+    if (st != SB_DB_OK) {
+        free(cp);
+        return st;
+    }
+    if (sb_mysql_enable_nonblocking(cp->my) != 0)
+        return sb_mysql_give_up(cp, sb_mysql_oom(con));
+    con->priv = cp;
+    con->wait.timeout_ms = c->connect_timeout * 1000u;
+    status = mysql_real_connect_start(&ret, cp->my, host, c->user, c->password, c->db, port,
+                                      sock, 0);
+    if (status != 0)
+        return sb_mysql_connect_wait(con, cp->my, status);
+    return sb_mysql_connect_end(con, ret);
+}
+
+static enum sb_db_status sb_mysql_connect_cont(struct sb_conn *con, bool timed_out)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    MYSQL *ret = NULL;
+    int status = 0;
+
+    if (timed_out) {
+        sb_mysql_set_err(con, SB_MY_CR_CONN_HOST_ERROR, "HY000",
+                         "Can't connect to the server: timeout expired");
+        con->priv = NULL;
+        return sb_mysql_give_up(cp, SB_DB_CONN_LOST);
+    }
+    if (con->wait.events & POLLIN)
+        status |= MYSQL_WAIT_READ;
+    if (con->wait.events & POLLOUT)
+        status |= MYSQL_WAIT_WRITE;
+    if (con->wait.events & POLLPRI)
+        status |= MYSQL_WAIT_EXCEPT;
+    status = mysql_real_connect_cont(&ret, cp->my, status);
+    if (status != 0)
+        return sb_mysql_connect_wait(con, cp->my, status);
+    return sb_mysql_connect_end(con, ret);
+}
+#endif
 
 static void sb_mysql_disconnect(struct sb_conn *con)
 {
@@ -817,6 +937,10 @@ const struct sb_driver_ops sb_driver_mysql = {
     .thread_init = sb_mysql_thread_init,
     .thread_done = sb_mysql_thread_done,
     .connect = sb_mysql_connect,
+#ifdef SB_MYSQL_ASYNC
+    .connect_start = sb_mysql_connect_start,
+    .connect_cont = sb_mysql_connect_cont,
+#endif
     .disconnect = sb_mysql_disconnect,
     .query = sb_mysql_query,
     .prepare = sb_mysql_prepare,
