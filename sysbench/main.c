@@ -28,10 +28,10 @@
 #include "core/sb_log.h"
 #include "lua/sb_lua.h"
 #include "lua/sb_lua_interrupt.h"
-#include "results/sb_output.h"
+#include "results/sb_result_writer.h"
 #include "plot/sb_plot.h"
 #include "results/sb_repeat.h"
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 #include "results/sb_hgrm.h"
 #include "results/sb_txlog.h"
 #include "engine/sb_metrics_run.h"
@@ -281,7 +281,7 @@ static int infer_driver(struct sb_optset *general, const struct sb_optset *drv_s
  */
 static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main_rand)
 {
-    struct sb_output out;
+    struct sb_result_writer out;
     char err[1024];
     size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
     /* --find-max prints its own curve instead of the sweep table. */
@@ -302,7 +302,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
-    if (sb_output_open(&out, sb_cfg, err, sizeof(err)) != 0)
+    if (sb_result_writer_open(&out, sb_cfg, err, sizeof(err)) != 0)
         return die(err);
     /* Sweeps and repeats: a line per point (full reports at --verbosity=4). */
     out.brief = !sb_compat10() && sb_cfg->verbosity == SB_LOG_NOTICE &&
@@ -310,7 +310,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     /* So is a bad --plot name or a missing gnuplot. */
     if (sb_cfg->plot_file != NULL && sb_plot_check(sb_cfg->plot_file, err, sizeof(err)) != 0) {
         char ignored[256];
-        sb_output_close(&out, ignored, sizeof(ignored));
+        sb_result_writer_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
     if (sb_cfg->hgrm_file != NULL &&
@@ -318,12 +318,12 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
                       sb_cfg->find_max ? 0 : sb_cfg->nthread_list * nr * sb_cfg->repeat, err,
                       sizeof(err)) != 0) {
         char ignored[256];
-        sb_output_close(&out, ignored, sizeof(ignored));
+        sb_result_writer_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
     if (sb_metrics_run_begin(&mr, env, err, sizeof(err)) != 0) {
         char ignored[256];
-        sb_output_close(&out, ignored, sizeof(ignored));
+        sb_result_writer_close(&out, ignored, sizeof(ignored));
         return die(err);
     }
     if (sb_cfg->log_file != NULL) {
@@ -332,7 +332,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
                           sizeof(err)) != 0) {
             char ignored[256];
             sb_metrics_run_abandon(&mr);
-            sb_output_close(&out, ignored, sizeof(ignored));
+            sb_result_writer_close(&out, ignored, sizeof(ignored));
             return die(err);
         }
         out.txlog = &txlog;
@@ -344,14 +344,14 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         rc = rc ? rc : 1;
     }
     if (sweep && rc != 1)
-        sb_output_print_sweep(&out, stdout);
+        sb_result_writer_print_sweep(&out, stdout);
     if (rc == 0)
-        sb_output_set_end(&out, "completed", 0, NULL);
+        sb_result_writer_set_end(&out, "completed", 0, NULL);
     else if (rc > 128)
-        sb_output_set_end(&out, "interrupted", rc - 128, NULL);
+        sb_result_writer_set_end(&out, "interrupted", rc - 128, NULL);
     else
-        sb_output_set_end(&out, "failed", 0, sb_log_first_fatal());
-    if (sb_output_write_json(&out, env, err, sizeof(err)) != 0) {
+        sb_result_writer_set_end(&out, "failed", 0, sb_log_first_fatal());
+    if (sb_result_writer_write_json(&out, env, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }
@@ -370,7 +370,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_fatal("%s", err);
         rc = 1;
     }
-    if (sb_output_close(&out, err, sizeof(err)) != 0) {
+    if (sb_result_writer_close(&out, err, sizeof(err)) != 0) {
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }

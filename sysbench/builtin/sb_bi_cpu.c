@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "builtin/sb_bi_cpu.h"
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 #include "results/sb_stats.h"
 
 static const struct sb_opt_def cpu_options[] = {
@@ -74,7 +74,7 @@ static int cpu_thread_done(void *ctx)
     return 0;
 }
 
-static void cpu_report(const struct sb_point *p, FILE *out)
+static void cpu_report(const struct sb_point_result *p, FILE *out)
 {
     double secs = p->time_s > 0 ? p->time_s : 1;
 

@@ -19,7 +19,7 @@
 #include "core/sb_clock.h"
 #include "config/sb_config.h"
 #include "core/sb_log.h"
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 #include "results/sb_stats.h"
 
 static const struct sb_opt_def fileio_options[] = {
@@ -351,7 +351,7 @@ static int fileio_cleanup(char *err, size_t errlen)
     return 0;
 }
 
-static void fileio_report(const struct sb_point *p, FILE *out)
+static void fileio_report(const struct sb_point_result *p, FILE *out)
 {
     const struct sb_stats *t = p->total;
     double secs = p->time_s > 0 ? p->time_s : 1;

@@ -15,7 +15,7 @@
 
 #include "builtin/sb_bi_memory.h"
 #include "pure/sb_rand.h"
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 #include "results/sb_stats.h"
 
 static const struct sb_opt_def memory_options[] = {
@@ -246,7 +246,7 @@ static int memory_thread_done(void *ctx)
     return 0;
 }
 
-static void memory_report(const struct sb_point *p, FILE *out)
+static void memory_report(const struct sb_point_result *p, FILE *out)
 {
     double secs = p->time_s > 0 ? p->time_s : 1;
     uint64_t ev = p->total->c[SB_STAT_EVENTS];

@@ -26,7 +26,7 @@
 
 struct sb_rand;
 struct sb_db_counters;
-struct sb_point;
+struct sb_point_result;
 
 /* What event() returns. */
 enum sb_bi_status {
@@ -77,7 +77,7 @@ struct sb_builtin {
     int (*thread_done)(void *ctx);
     /* The test's report section, printed before "General statistics"
      * (may be NULL). p is the finished point. */
-    void (*report)(const struct sb_point *p, FILE *out);
+    void (*report)(const struct sb_point_result *p, FILE *out);
     /* Frees what configure() allocated (may be NULL); main thread, after
      * every command. */
     void (*finish)(void);

@@ -16,7 +16,7 @@
 
 #include "core/sb_log.h"
 #include "plot/sb_plot.h"
-#include "results/sb_resfile.h"
+#include "results/sb_result_file.h"
 #include "compare/sb_verdict.h"
 
 /* Percentiles shown at most (p95, p99 and those every file stored). */
@@ -35,7 +35,7 @@ struct metric {
     const char *title;      /* the table's heading */
     int decimals;           /* digits after the point for values >= 1 */
     double pct;             /* for latency tables: the percentile */
-    enum sb_result_fig fig;
+    enum sb_point_result_fig fig;
     bool higher_is_better;  /* throughput; latency and CPU are the reverse */
 };
 
@@ -125,7 +125,7 @@ static char **make_labels(const struct compare_args *a, char *err, size_t errlen
         goto oom;
     if (s == NULL) {
         for (n = 0; n < a->nfiles; n++)
-            if ((labels[n] = sb_resfile_default_label(a->files[n])) == NULL)
+            if ((labels[n] = sb_result_file_default_label(a->files[n])) == NULL)
                 goto oom;
         return labels;
     }
@@ -169,11 +169,11 @@ static void fmt_value(char *buf, size_t len, double v, int decimals)
 
 /* The verdict of result r against the first at key k; a NaN ratio where
  * either has no complete point. */
-static void judge_cell(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
+static void judge_cell(const struct metric *m, const struct sb_result_file_grid *g, size_t r,
                        size_t k, struct sb_verdict *v)
 {
-    const struct sb_point *a = sb_resfile_grid_cell(g, 0, k);
-    const struct sb_point *b = sb_resfile_grid_cell(g, r, k);
+    const struct sb_point_result *a = sb_result_file_grid_cell(g, 0, k);
+    const struct sb_point_result *b = sb_result_file_grid_cell(g, r, k);
 
     if (a == NULL || b == NULL) {
         sb_verdict_from_runs(NULL, 0, NULL, 0, false, m->higher_is_better, v);
@@ -184,10 +184,10 @@ static void judge_cell(const struct metric *m, const struct sb_resfile_grid *g, 
 
 /* The metric of result r at key k as the tables show it (the geometric
  * mean of the point's runs); NaN where r has no complete point. */
-static double value_at(const struct metric *m, const struct sb_resfile_grid *g, size_t r,
+static double value_at(const struct metric *m, const struct sb_result_file_grid *g, size_t r,
                        size_t k)
 {
-    const struct sb_point *p = sb_resfile_grid_cell(g, r, k);
+    const struct sb_point_result *p = sb_result_file_grid_cell(g, r, k);
 
     return p != NULL ? sb_verdict_value(p, m->fig, m->pct) : NAN;
 }
@@ -215,8 +215,8 @@ static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, ch
  * file's ratio to the first; when some ratio has an interval, also the
  * interval and the verdict. vs[r] holds file r's verdicts (r >= 1), this
  * table's at [t * nkeys + k]. Prints nothing when no file has a value. */
-static void print_table(FILE *out, const struct metric *m, const struct sb_resfile *res,
-                        const struct sb_resfile_grid *g, struct sb_verdict *const *vs, size_t t)
+static void print_table(FILE *out, const struct metric *m, const struct sb_result_file *res,
+                        const struct sb_result_file_grid *g, struct sb_verdict *const *vs, size_t t)
 {
     char cell[96], name[64], verdict[64];
     int kw = 7, vw[64], rw[64], cw[64], dw[64];
@@ -236,7 +236,7 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
             if (v != 0 && fabs(v) < 1)
                 decimals = m->decimals + 1;
         }
-        sb_resfile_key_name(g, k, name, sizeof(name));
+        sb_result_file_key_name(g, k, name, sizeof(name));
         kw = width_of(name, kw);
     }
     if (!any) {
@@ -262,7 +262,7 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
     }
     fputc('\n', out);
     for (size_t k = 0; k < g->nkeys; k++) {
-        sb_resfile_key_name(g, k, name, sizeof(name));
+        sb_result_file_key_name(g, k, name, sizeof(name));
         fprintf(out, "%*s", kw + 1, name);
         for (size_t r = 0; r < nres; r++) {
             fmt_value(cell, sizeof(cell), value_at(m, g, r, k), decimals);
@@ -286,13 +286,13 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resfi
 }
 
 /* Whether every complete point of every file stored percentile pct. */
-static bool all_stored(const struct sb_resfile *res, size_t n, double pct)
+static bool all_stored(const struct sb_result_file *res, size_t n, double pct)
 {
     for (size_t r = 0; r < n; r++) {
         for (size_t i = 0; i < res[r].npoints; i++) {
-            const struct sb_point *p = &res[r].points[i];
+            const struct sb_point_result *p = &res[r].points[i];
             bool found = false;
-            if (!sb_result_complete(p))
+            if (!sb_point_result_complete(p))
                 continue;
             for (size_t j = 0; j < p->nfile_pcts && !found; j++)
                 found = fabs(p->file_pcts[j] - pct) < 1e-9;
@@ -305,14 +305,14 @@ static bool all_stored(const struct sb_resfile *res, size_t n, double pct)
 
 /* The latency percentiles to show: 95 and 99, which the histogram always
  * gives, and any other that every file stored (its --percentile list). */
-static size_t shown_percentiles(const struct sb_resfile *res, size_t n, double *pcts)
+static size_t shown_percentiles(const struct sb_result_file *res, size_t n, double *pcts)
 {
     size_t np = 0;
 
     pcts[np++] = 95;
     pcts[np++] = 99;
     for (size_t i = 0; i < res[0].npoints && np < MAX_SHOWN_PCTS; i++) {
-        const struct sb_point *p = &res[0].points[i];
+        const struct sb_point_result *p = &res[0].points[i];
         for (size_t j = 0; j < p->nfile_pcts && np < MAX_SHOWN_PCTS; j++) {
             bool dup = false;
             for (size_t k = 0; k < np; k++)
@@ -331,7 +331,7 @@ static size_t shown_percentiles(const struct sb_resfile *res, size_t n, double *
     return np;
 }
 
-static void print_files(FILE *out, const struct sb_resfile *res, size_t n)
+static void print_files(FILE *out, const struct sb_result_file *res, size_t n)
 {
     int lw = 5, fw = 4;
 
@@ -355,32 +355,32 @@ static void print_files(FILE *out, const struct sb_resfile *res, size_t n)
 /* The tables compare prints, in order: throughput, each shown latency
  * percentile, each side's CPU. Returns how many (titles has room for
  * MAX_SHOWN_PCTS + 4). */
-static size_t make_metrics(const struct sb_resfile *res, size_t n, struct metric *ms,
+static size_t make_metrics(const struct sb_result_file *res, size_t n, struct metric *ms,
                            char (*titles)[128])
 {
     double pcts[MAX_SHOWN_PCTS];
     size_t np = shown_percentiles(res, n, pcts), nm = 0;
 
     ms[nm++] = (struct metric){"Throughput (transactions per second; higher is better)", 2, 0,
-                               SB_RESULT_TPS, true};
+                               SB_POINT_RESULT_TPS, true};
     for (size_t i = 0; i < np; i++) {
         snprintf(titles[i], sizeof(titles[i]),
                  "Response time, %gth percentile (ms; lower is better)", pcts[i]);
-        ms[nm++] = (struct metric){titles[i], 2, pcts[i], SB_RESULT_LATENCY, false};
+        ms[nm++] = (struct metric){titles[i], 2, pcts[i], SB_POINT_RESULT_LATENCY, false};
     }
     ms[nm++] = (struct metric){"CPU per transaction, client (us user+system; lower is better)", 1,
-                               0, SB_RESULT_CPU_CLIENT, false};
+                               0, SB_POINT_RESULT_CPU_CLIENT, false};
     ms[nm++] = (struct metric){"CPU per transaction, server (us user+system; lower is better)", 1,
-                               0, SB_RESULT_CPU_SERVER, false};
+                               0, SB_POINT_RESULT_CPU_SERVER, false};
     ms[nm++] = (struct metric){"CPU per transaction, whole machine (us busy; lower is better)", 1,
-                               0, SB_RESULT_CPU_MACHINE, false};
+                               0, SB_POINT_RESULT_CPU_MACHINE, false};
     return nm;
 }
 
 /* How the verdicts of each file against the first were reached: the
  * number of figures judged and the level of each interval, or why there
  * is none. */
-static void print_verdict_note(FILE *out, const struct sb_resfile *res, size_t n,
+static void print_verdict_note(FILE *out, const struct sb_result_file *res, size_t n,
                                const size_t *judged)
 {
     fprintf(out, "Values are the geometric mean of each point's runs (--repeat; a single run's own "
@@ -404,8 +404,8 @@ static void print_verdict_note(FILE *out, const struct sb_resfile *res, size_t n
 
 /* Judges every table's figures, file by file against the first, controls
  * each file's verdicts for their number, then prints the tables. */
-static void print_all(FILE *out, const struct sb_resfile *res, size_t n,
-                      const struct sb_resfile_grid *g)
+static void print_all(FILE *out, const struct sb_result_file *res, size_t n,
+                      const struct sb_result_file_grid *g)
 {
     struct metric ms[MAX_SHOWN_PCTS + 4];
     char titles[MAX_SHOWN_PCTS][128];
@@ -434,8 +434,8 @@ done:
 int sb_compare_main(int argc, char **argv, FILE *out)
 {
     struct compare_args a;
-    struct sb_resfile *res = NULL;
-    struct sb_resfile_grid g;
+    struct sb_result_file *res = NULL;
+    struct sb_result_file_grid g;
     char **labels = NULL, err[1024];
     size_t loaded = 0;
     int rc = 1;
@@ -461,9 +461,9 @@ int sb_compare_main(int argc, char **argv, FILE *out)
         goto fail;
     }
     for (; loaded < a.nfiles; loaded++)
-        if (sb_resfile_load(&res[loaded], a.files[loaded], labels[loaded], err, sizeof(err)) != 0)
+        if (sb_result_file_load(&res[loaded], a.files[loaded], labels[loaded], err, sizeof(err)) != 0)
             goto fail;
-    if (sb_resfile_grid_build(&g, res, a.nfiles) != 0) {
+    if (sb_result_file_grid_build(&g, res, a.nfiles) != 0) {
         snprintf(err, sizeof(err), "out of memory");
         goto fail;
     }
@@ -480,9 +480,9 @@ int sb_compare_main(int argc, char **argv, FILE *out)
 fail:
     sb_fatal("%s", err);
 done:
-    sb_resfile_grid_free(&g);
+    sb_result_file_grid_free(&g);
     for (size_t i = 0; i < loaded; i++)
-        sb_resfile_free(&res[i]);
+        sb_result_file_free(&res[i]);
     free(res);
     for (size_t i = 0; labels != NULL && i < a.nfiles; i++)
         free(labels[i]);

@@ -81,17 +81,17 @@ void sb_verdict_from_runs(const double *a, size_t na, const double *b, size_t nb
 
 /* Every run's figure f of point p into a new array (*n of them); NULL
  * when out of memory. */
-static double *runs_of(const struct sb_point *p, enum sb_result_fig f, double pct, size_t *n)
+static double *runs_of(const struct sb_point_result *p, enum sb_point_result_fig f, double pct, size_t *n)
 {
     /* A group holds at most its nreps runs, a single run one. */
     size_t max = p->nreps ? p->nreps : 1;
     double *v = malloc(max * sizeof(*v));
 
-    *n = v != NULL ? sb_result_fig_runs(p, f, pct, v, max) : 0;
+    *n = v != NULL ? sb_point_result_fig_runs(p, f, pct, v, max) : 0;
     return v;
 }
 
-double sb_verdict_value(const struct sb_point *p, enum sb_result_fig f, double pct)
+double sb_verdict_value(const struct sb_point_result *p, enum sb_point_result_fig f, double pct)
 {
     size_t n, runs;
     double *v = runs_of(p, f, pct, &n), x;
@@ -102,14 +102,14 @@ double sb_verdict_value(const struct sb_point *p, enum sb_result_fig f, double p
     return x;
 }
 
-void sb_verdict_judge(const struct sb_point *a, const struct sb_point *b,
-                      enum sb_result_fig f, double pct, bool higher_is_better,
+void sb_verdict_judge(const struct sb_point_result *a, const struct sb_point_result *b,
+                      enum sb_point_result_fig f, double pct, bool higher_is_better,
                       struct sb_verdict *out)
 {
     size_t na, nb;
     double *va = runs_of(a, f, pct, &na), *vb = runs_of(b, f, pct, &nb);
 
-    sb_verdict_from_runs(va, na, vb, nb, f == SB_RESULT_LATENCY, higher_is_better, out);
+    sb_verdict_from_runs(va, na, vb, nb, f == SB_POINT_RESULT_LATENCY, higher_is_better, out);
     free(va);
     free(vb);
 }

@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include "pure/sb_ci.h"
-#include "results/sb_resfile.h"
+#include "results/sb_result_file.h"
 
 /* The chance of any false verdict among the figures of one comparison. */
 #define SB_VERDICT_ALPHA 0.05
@@ -61,12 +61,12 @@ void sb_verdict_from_runs(const double *a, size_t na, const double *b, size_t nb
 /* The figure of point p that compare shows (percentile pct for latency):
  * the geometric mean of its runs as sb_verdict_from_runs takes it; NaN
  * when no run has it. */
-double sb_verdict_value(const struct sb_point *p, enum sb_result_fig f, double pct);
+double sb_verdict_value(const struct sb_point_result *p, enum sb_point_result_fig f, double pct);
 
 /* Judges figure f (percentile pct for latency) of point b against point
- * a from their runs (sb_result_fig_runs), as sb_verdict_from_runs. */
-void sb_verdict_judge(const struct sb_point *a, const struct sb_point *b,
-                      enum sb_result_fig f, double pct, bool higher_is_better,
+ * a from their runs (sb_point_result_fig_runs), as sb_verdict_from_runs. */
+void sb_verdict_judge(const struct sb_point_result *a, const struct sb_point_result *b,
+                      enum sb_point_result_fig f, double pct, bool higher_is_better,
                       struct sb_verdict *out);
 
 /*

@@ -253,7 +253,7 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
     if (nonneg(set, "time", &c->time_limit, err, errlen) != 0 ||
         nonneg(set, "warmup-time", &c->warmup_time, err, errlen) != 0 ||
         nonneg(set, "report-interval", &c->report_interval, err, errlen) != 0 ||
-        nonneg(set, "rate", &c->rate, err, errlen) != 0 ||
+        nonneg(set, "rate", &c->poisson_rate, err, errlen) != 0 ||
         nonneg(set, "tx-jitter", &c->tx_jitter_us, err, errlen) != 0 ||
         nonneg(set, "tx-spin", &c->tx_spin_us, err, errlen) != 0 ||
         nonneg(set, "sweep-cooldown", &c->sweep_cooldown, err, errlen) != 0 ||
@@ -272,12 +272,12 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
         load_checkpoints(set, err, errlen) != 0)
         return -1;
     /* SB_COMPAT=1.0: --tx-rate=N is 1.0.20's deprecated alias of --rate. */
-    if (sb_compat10() && c->rate == 0 && c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0) {
-        c->rate = c->tx_rate_list[0];
+    if (sb_compat10() && c->poisson_rate == 0 && c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0) {
+        c->poisson_rate = c->tx_rate_list[0];
         c->tx_rate_list[0] = 0;
     }
     /* --find-max chooses the rates itself, on one thread count. */
-    if (c->find_max && (c->rate > 0 || c->ntx_rate_list > 1 ||
+    if (c->find_max && (c->poisson_rate > 0 || c->ntx_rate_list > 1 ||
                         (c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0) ||
                         c->nthread_list > 1))
         return fail(err, errlen, "%s %s", "--find-max",
@@ -305,7 +305,7 @@ static int load_threading(const struct sb_optset *set, struct sb_config *c, char
     else
         return fail(err, errlen, "invalid value '%s' for --%s: expected catchup or skip",
                     Q(s), "tx-late");
-    if (c->rate > 0 && c->ntx_rate_list > 0 && c->tx_rate_list[0] > 0)
+    if (c->poisson_rate > 0 && c->ntx_rate_list > 0 && c->tx_rate_list[0] > 0)
         return fail(err, errlen, "%s and %s cannot be used together", "--rate", "--tx-rate");
     if (c->time_limit == 0 && c->events_limit == 0 && !allow_no_limit)
         return fail(err, errlen, "%s%s", "--time=0 and --events=0 would run forever: set a limit",

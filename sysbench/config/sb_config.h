@@ -50,7 +50,7 @@ struct sb_config {
     double tx_jitter_us;
     enum sb_late_policy late_policy;
     double tx_spin_us;        /* busy-wait the last microseconds */
-    double rate;              /* Poisson arrivals */
+    double poisson_rate;    /* --rate: Poisson arrivals */
 
     size_t thread_stack_size; /* 0 = the system default */
     /* --client-threads: loop threads multiplexing the connections

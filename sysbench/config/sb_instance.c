@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "core/sb_clock.h"
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 #include "core/sb_log.h"
 
 const struct sb_opt_def sb_instance_options[] = {

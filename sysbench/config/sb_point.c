@@ -19,7 +19,6 @@ struct sb_point_config sb_point_config_make(const struct sb_config *cfg, unsigne
     p.threads = threads;
     p.repeat = repeat > 0 ? repeat : 1;
     p.nrepeat = nrepeat > 0 ? nrepeat : 1;
-    p.rate = cfg->rate;
     /* With --instance=I/N this process holds 1/N of the rate, its
      * connections taking their places among all instances' (sb_instance.h). */
     if (tx_rate > 0) {
@@ -27,9 +26,9 @@ struct sb_point_config sb_point_config_make(const struct sb_config *cfg, unsigne
         p.tx_rate = tx_rate;
         p.target_tps = tx_rate / count;
         p.jitter_us = sb_pacer_jitter_us(tx_rate, threads * count, cfg->tx_jitter_us);
-    } else if (cfg->rate > 0) {
+    } else if (cfg->poisson_rate > 0) {
         p.mode = SB_PACE_POISSON;
-        p.target_tps = cfg->rate / count;
+        p.target_tps = cfg->poisson_rate / count;
     }
     return p;
 }

@@ -23,7 +23,6 @@ struct sb_point_config {
     unsigned threads;        /* this process's worker threads */
     enum sb_pace_mode mode;
     double tx_rate;          /* --tx-rate of the point, all instances; 0 without */
-    double rate;             /* --rate (Poisson), all instances; 0 without */
     /* This process's share of the target (rate over --instances), and the
      * effective --tx-jitter (sb_pacer_jitter_us); 0 in closed loop. */
     double target_tps;

@@ -5,7 +5,7 @@
  * A small JSON reader (RFC 8259): a recursive-descent parser that turns a
  * whole document into a tree of struct sb_jv nodes, for the commands that
  * read result files back (compare, the charts of a run). It is the
- * counterpart of the streaming writer in sb_json.h.
+ * counterpart of the streaming writer in sb_json_write.h.
  *
  * The parser is strict: one value per document (surrounding white space
  * allowed), no comments, no trailing commas, no leading zeros, no control

@@ -88,7 +88,7 @@ struct sb_value {
 struct sb_conn;
 
 /* The connection's current result set (one at a time, as in sysbench). */
-struct sb_result {
+struct sb_sql_result {
     struct sb_conn *con;
     bool active;           /* a result set with rows is open */
     uint64_t nrows;        /* number of rows (known when opened) */
@@ -163,7 +163,7 @@ struct sb_conn {
     void *priv;            /* driver's connection state */
     unsigned index;        /* connection number: picks the host round-robin */
     struct sb_db_error err;/* last error */
-    struct sb_result rs;   /* the current result set */
+    struct sb_sql_result rs;   /* the current result set */
     uint64_t generation;   /* bumped by every reconnect */
     struct sb_stmt *stmts; /* statements to re-prepare after a reconnect */
     /* The last sb_db_prepare lost the connection and re-opened it: its
@@ -224,14 +224,14 @@ struct sb_driver_ops {
      * nfields). The common layer has already freed the previous result,
      * so rs is inactive and empty on entry (the same holds for execute). */
     enum sb_db_status (*query)(struct sb_conn *con, const char *sql,
-                               size_t len, struct sb_result *rs);
+                               size_t len, struct sb_sql_result *rs);
 
     /* Server-side prepare of st->sql ('?' placeholders; the driver rewrites
      * them if its server wants another syntax). May set st->emulated and
      * return SB_DB_OK when the server cannot prepare this statement. */
     enum sb_db_status (*prepare)(struct sb_stmt *st);
     /* Executes a prepared statement with st->params. Opens rs if rows. */
-    enum sb_db_status (*execute)(struct sb_stmt *st, struct sb_result *rs);
+    enum sb_db_status (*execute)(struct sb_stmt *st, struct sb_sql_result *rs);
     /* Frees st->priv. */
     void (*close)(struct sb_stmt *st);
 
@@ -243,16 +243,16 @@ struct sb_driver_ops {
      * with con->wait set, after which resume is called once con->wait.fd
      * is ready, until it returns anything but SB_DB_PENDING. */
     enum sb_db_status (*query_start)(struct sb_conn *con, const char *sql,
-                                     size_t len, struct sb_result *rs);
-    enum sb_db_status (*execute_start)(struct sb_stmt *st, struct sb_result *rs);
-    enum sb_db_status (*resume)(struct sb_conn *con, struct sb_result *rs);
+                                     size_t len, struct sb_sql_result *rs);
+    enum sb_db_status (*execute_start)(struct sb_stmt *st, struct sb_sql_result *rs);
+    enum sb_db_status (*resume)(struct sb_conn *con, struct sb_sql_result *rs);
 
     /* Fills rs->row with the next row: returns 1, 0 at the end, -1 on error
      * (con->err set). */
-    int (*fetch_row)(struct sb_result *rs);
+    int (*fetch_row)(struct sb_sql_result *rs);
     /* Releases the driver's rows (rs->priv); called only for an active
      * set, which sb_db_free_result then empties and deactivates. */
-    void (*free_result)(struct sb_result *rs);
+    void (*free_result)(struct sb_sql_result *rs);
 
     /* Writes text, quoted as a string literal for this server (with the
      * surrounding quotes), to dst (capacity >= 2*len+3). Returns the length.

@@ -68,7 +68,7 @@ unsigned sb_loop_count(int client_threads, unsigned nthreads, bool driver_async,
 
 int sb_loop_init(struct sb_loop *loops, unsigned nloops, struct sb_run *run)
 {
-    unsigned per = run->nthreads / nloops, extra = run->nthreads % nloops, first = 0;
+    unsigned per = run->point.threads / nloops, extra = run->point.threads % nloops, first = 0;
 
     memset(loops, 0, nloops * sizeof(*loops));
     for (unsigned i = 0; i < nloops; i++) {

@@ -7,7 +7,7 @@
  * (results/sb_metrics.h), the HTTP listener (sb_metrics_http.h) and the
  * OpenMetrics file. main begins it before the first point and ends it
  * after the last; the reporter reaches the figures through
- * struct sb_output's metrics pointer (sb_metrics_run_figures).
+ * struct sb_result_writer's metrics pointer (sb_metrics_run_figures).
  */
 
 #include <stdbool.h>
@@ -36,7 +36,7 @@ struct sb_metrics_run {
 int sb_metrics_run_begin(struct sb_metrics_run *mr, const struct sb_lua_env *env, char *err,
                          size_t errlen);
 
-/* The figures to hand the reporter (struct sb_output's metrics), NULL
+/* The figures to hand the reporter (struct sb_result_writer's metrics), NULL
  * when off. */
 struct sb_metrics *sb_metrics_run_figures(struct sb_metrics_run *mr);
 

@@ -70,7 +70,7 @@ static bool check_rate_against_rtt(const struct sb_lua_env *env, struct sb_conn 
             "that send a statement cannot keep this schedule (lag will grow for the whole "
             "run); one statement each needs at least %.0f threads, or a lower rate",
             pc->mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
-            pc->mode == SB_PACE_POISSON ? pc->rate : pc->tx_rate, pc->threads,
+            pc->mode == SB_PACE_POISSON ? sb_cfg->poisson_rate : pc->tx_rate, pc->threads,
             period_ns / 1e3, SB_PROBE_RTT_TRIES, (double)best / 1e3, needed);
     return true;
 }

@@ -17,9 +17,9 @@
 #include "core/sb_progress.h"
 #include "engine/sb_loop.h"
 #include "lua/sb_lua_interrupt.h"
-#include "results/sb_output.h"
-#include "results/sb_report.h"
-#include "engine/sb_reporter.h"
+#include "results/sb_result_writer.h"
+#include "results/sb_text_report.h"
+#include "engine/sb_monitor.h"
 #include "results/sb_server_info.h"
 #include "builtin/sb_builtin.h"
 #include "core/sb_stop.h"
@@ -27,7 +27,7 @@
 #include "engine/sb_worker.h"
 
 static void print_header(const struct sb_run *run, const struct sb_lua_env *env,
-                         const struct sb_output *out)
+                         const struct sb_result_writer *out)
 {
     const struct sb_config *cfg = run->cfg;
     bool brief = out != NULL && out->brief;
@@ -35,7 +35,7 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env,
 
     if (cfg->verbosity < SB_LOG_NOTICE) /* sysbench 1.0: no header then */
         return;
-    /* A sweep or --repeat in brief (sb_output.h): the options once, then
+    /* A sweep or --repeat in brief (sb_result_writer.h): the options once, then
      * the caller's line per point, which names its threads and rate. */
     if (brief && npoints_before > 0) {
         printf("%s\n", out->point_title);
@@ -45,26 +45,26 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env,
     /* 1.0's banner already ends in a blank line. */
     printf("%sRunning the test with following options:\n", sb_compat10() ? "" : "\n");
     if (!brief)
-        printf("Number of threads: %u\n", run->nthreads);
+        printf("Number of threads: %u\n", run->point.threads);
     if (run->nloops > 0)
         printf("Client threads: %u (the connections are multiplexed)\n", run->nloops);
     if (env->driver != NULL && env->driver_reason != NULL && !sb_compat10())
         printf("Database driver: %s (%s)\n", env->driver->name, env->driver_reason);
-    if (run->mode == SB_PACE_FIXED && brief)
+    if (run->point.mode == SB_PACE_FIXED && brief)
         printf("Transaction rate: each thread on a fixed schedule (late policy %s)\n",
                cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
-    else if (run->mode == SB_PACE_FIXED)
+    else if (run->point.mode == SB_PACE_FIXED)
         printf("Target transaction rate: %.2f per second, each thread on a fixed schedule "
                "(period %.1f us, jitter %.1f us, late policy %s)\n",
-               run->rate, (double)run->nthreads / run->rate * 1e6, run->jitter_us,
+               run->point.target_tps, (double)run->point.threads / run->point.target_tps * 1e6, run->point.jitter_us,
                cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
-    else if (run->mode == SB_PACE_POISSON && brief)
+    else if (run->point.mode == SB_PACE_POISSON && brief)
         printf("Transaction rate: Poisson arrivals\n");
-    else if (run->mode == SB_PACE_POISSON)
-        printf("Target transaction rate: %.2f per second (Poisson arrivals)\n", run->rate);
+    else if (run->point.mode == SB_PACE_POISSON)
+        printf("Target transaction rate: %.2f per second (Poisson arrivals)\n", run->point.target_tps);
     if (cfg->instance.count > 1)
         printf("Instance %u of %u (connections %u to %u of %u)\n", cfg->instance.index,
-               cfg->instance.count, run->pace_base, run->pace_base + run->nthreads - 1,
+               cfg->instance.count, run->pace_base, run->pace_base + run->point.threads - 1,
                run->pace_threads);
     if (cfg->instance.start_at > 0)
         printf("Start at %.3f (seconds since the epoch)%s\n", cfg->instance.start_at,
@@ -126,7 +126,7 @@ static unsigned reap_workers(struct sb_run *run)
             left++;
         }
     }
-    for (unsigned i = 0; i < run->nthreads; i++) {
+    for (unsigned i = 0; i < run->point.threads; i++) {
         struct sb_worker *w = &run->workers[i];
         if (!w->started || w->loop != NULL)
             continue;
@@ -145,7 +145,7 @@ static unsigned reap_workers(struct sb_run *run)
  * and returns, and one caught in between is not stuck. */
 static bool all_returned(struct sb_run *run)
 {
-    if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads)
+    if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->point.threads)
         return false;
     for (unsigned i = 0; i < run->nloops; i++)
         if (run->loops[i].started && !__atomic_load_n(&run->loops[i].done, __ATOMIC_ACQUIRE))
@@ -242,7 +242,7 @@ static void not_started(struct sb_run *run, struct sb_worker *w, unsigned i, int
  * nobody waits for them. */
 static void not_needed(struct sb_run *run, unsigned from)
 {
-    for (unsigned i = from; i < run->nthreads; i++) {
+    for (unsigned i = from; i < run->point.threads; i++) {
         __atomic_store_n(&run->workers[i].done, 1, __ATOMIC_RELEASE);
         __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
         __atomic_fetch_add(&run->finished, 1, __ATOMIC_RELEASE);
@@ -276,7 +276,7 @@ static void start_threads(struct sb_run *run)
     if (run->cfg->thread_stack_size > 0)
         pthread_attr_setstacksize(&attr, run->cfg->thread_stack_size);
     start_loops(run, &attr);
-    for (unsigned i = 0; i < run->nthreads && run->nloops == 0; i++) {
+    for (unsigned i = 0; i < run->point.threads && run->nloops == 0; i++) {
         struct sb_worker *w = &run->workers[i];
         int rc;
         /* With thousands of threads this loop competes with the ones
@@ -366,11 +366,11 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
     /* Thousands of connections take a while: their progress on standard
      * error (sb_progress.h; silent for the first second on a terminal). */
     if (!sb_compat10()) {
-        sb_progress_begin("connecting", "connections", run->nthreads);
+        sb_progress_begin("connecting", "connections", run->point.threads);
         sb_progress_watch(&run->ready);
     }
     start_threads(run);
-    ready = sb_signal_wait_count(&run->ready, run->nthreads, SB_SIGNAL_GRACE_S);
+    ready = sb_signal_wait_count(&run->ready, run->point.threads, SB_SIGNAL_GRACE_S);
     sb_progress_end(NULL);
     if (!ready) {
         release_workers(run, false);
@@ -399,14 +399,14 @@ static int start_workers(struct sb_run *run, lua_State *L, const struct sb_lua_e
  * after a signal is not a failure: the signal says what happened. */
 static const char *worker_error(const struct sb_run *run)
 {
-    for (unsigned i = 0; i < run->nthreads; i++)
+    for (unsigned i = 0; i < run->point.threads; i++)
         if (run->workers[i].failed && !sb_lua_is_interrupt(run->workers[i].err))
             return run->workers[i].err;
     return NULL;
 }
 
 /* Sets the schedule and the measurement origin, just before "go". */
-static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_clock *c)
+static void set_clock(struct sb_run *run, struct sb_monitor *r, struct sb_run_clock *c)
 {
     const struct sb_config *cfg = run->cfg;
     bool brief = r->out != NULL && r->out->brief; /* a sweep's point: one line */
@@ -427,8 +427,8 @@ static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_c
      * jitter seconds long, and the window holds exactly rate x time
      * nominal slots. */
     run->t0_ns = now + SB_NS_PER_MS;
-    if (run->mode == SB_PACE_POISSON)
-        sb_arrivals_init(&run->arrivals, run->rate, run->t0_ns,
+    if (run->point.mode == SB_PACE_POISSON)
+        sb_arrivals_init(&run->arrivals, run->point.target_tps, run->t0_ns,
                          (cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL) +
                              cfg->instance.index * 0x100000001b3ULL, &cfg->rand);
     c->start = now;
@@ -440,8 +440,8 @@ static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_c
     if (cfg->verbosity >= SB_LOG_NOTICE && !brief)
         printf("Threads started!\n\n");
     fflush(stdout);
-    sb_reporter_start(r, c->warm_end ? c->warm_end
-                         : run->mode != SB_PACE_NONE ? run->t0_ns : now);
+    sb_monitor_start(r, c->warm_end ? c->warm_end
+                         : run->point.mode != SB_PACE_NONE ? run->t0_ns : now);
     if (cfg->report_interval > 0)
         c->next_report = r->start_ns + (uint64_t)(cfg->report_interval * 1e9);
     /* --time counts from the same origin as the reports, so the last
@@ -453,22 +453,22 @@ static void set_clock(struct sb_run *run, struct sb_reporter *r, struct sb_run_c
     run->window_start_ns = r->start_ns;
     run->window_end_ns = c->deadline;
     if (c->deadline != 0) {
-        uint64_t half_jitter = (uint64_t)(run->jitter_us * 500.0);
+        uint64_t half_jitter = (uint64_t)(run->point.jitter_us * 500.0);
         uint64_t tenth = (c->deadline - r->start_ns) / 10;
         run->late_grace_ns = half_jitter < tenth ? half_jitter : tenth;
     }
-    if (run->mode != SB_PACE_NONE)
+    if (run->point.mode != SB_PACE_NONE)
         sb_worker_start_pacing(run);
 }
 
 /* Allocates the run and its reporter for the point's workers. */
 static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
-                   const struct sb_point_config *point, lua_State *L, struct sb_output *out,
-                   struct sb_run **runp, struct sb_reporter **rp)
+                   const struct sb_point_config *point, lua_State *L, struct sb_result_writer *out,
+                   struct sb_run **runp, struct sb_monitor **rp)
 {
     unsigned n = point->threads;
     struct sb_run *run = calloc(1, sizeof(*run));
-    struct sb_reporter *r = calloc(1, sizeof(*r));
+    struct sb_monitor *r = calloc(1, sizeof(*r));
 
     *runp = run;
     *rp = r;
@@ -479,17 +479,12 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
     run->point_env = *env;
     run->point_env.point = &run->point;
     run->env = &run->point_env;
-    run->nthreads = n;
     /* With --instance=I/N this process holds 1/N of the rate, its
      * connections taking their places among all instances' (sb_instance.h). */
     run->pace_threads = n * cfg->instance.count;
     run->pace_base = n * cfg->instance.index;
-    run->mode = point->mode;
-    run->pace_rate = point->mode == SB_PACE_FIXED ? point->tx_rate : 0;
-    run->rate = point->target_tps;
-    run->jitter_us = point->jitter_us;
     run->workers = calloc(n, sizeof(*run->workers));
-    if (sb_reporter_init(r, run, L, out) != 0 || run->workers == NULL)
+    if (sb_monitor_init(r, run, L, out) != 0 || run->workers == NULL)
         return -1;
     run->nloops = sb_loop_count(cfg->client_threads, n,
                                 env->driver != NULL && env->driver->query_start != NULL,
@@ -501,7 +496,7 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
             struct sb_txlog_thread *t = malloc(sizeof(*t));
             if (t == NULL)
                 return -1;
-            sb_txlog_thread_init(t, out->txlog, (int)i, run->mode != SB_PACE_NONE);
+            sb_txlog_thread_init(t, out->txlog, (int)i, run->point.mode != SB_PACE_NONE);
             run->workers[i].txlog_buf = t;
         }
     }
@@ -521,7 +516,7 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
 }
 
 /* Frees what new_run allocated (either may be NULL, or partly built). */
-static void free_run(struct sb_run *run, struct sb_reporter *r)
+static void free_run(struct sb_run *run, struct sb_monitor *r)
 {
     if (run != NULL && run->workers != NULL) {
         pthread_mutex_destroy(&run->go_lock);
@@ -529,7 +524,7 @@ static void free_run(struct sb_run *run, struct sb_reporter *r)
         pthread_mutex_destroy(&run->arrivals_lock);
     }
     if (run != NULL && run->workers != NULL)
-        for (unsigned i = 0; i < run->nthreads; i++)
+        for (unsigned i = 0; i < run->point.threads; i++)
             free(run->workers[i].txlog_buf);
     if (run != NULL) {
         sb_loop_free(run->loops, run->nloops);
@@ -538,7 +533,7 @@ static void free_run(struct sb_run *run, struct sb_reporter *r)
     }
     free(run);
     if (r != NULL)
-        sb_reporter_free(r);
+        sb_monitor_free(r);
     free(r);
 }
 
@@ -556,7 +551,7 @@ struct run_server {
  * the result files. Returns 0, or the run's exit status, the run freed
  * unless a thread was abandoned.
  */
-static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_server *sv)
+static int begin_point(struct sb_run *run, struct sb_monitor *r, struct run_server *sv)
 {
     bool found, rate_warned;
     int rc;
@@ -577,7 +572,7 @@ static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_ser
     /* Said before the run: the first second's check would repeat it. */
     r->rate_checked = rate_warned;
     if (r->out != NULL &&
-        sb_output_begin_point(r->out, &run->point) == NULL) {
+        sb_result_writer_begin_point(r->out, &run->point) == NULL) {
         free_run(run, r);
         sb_fatal("out of memory");
         return 1;
@@ -591,12 +586,12 @@ static int begin_point(struct sb_run *run, struct sb_reporter *r, struct run_ser
  * is ready, or the run's exit status (nothing ran, no report), the run
  * freed unless a thread was abandoned.
  */
-static int launch(struct sb_run *run, struct sb_reporter *r, lua_State *L, pid_t **known,
+static int launch(struct sb_run *run, struct sb_monitor *r, lua_State *L, pid_t **known,
                   size_t *nknown)
 {
     int rc;
 
-    sb_worker_table_set(run->workers, run->nthreads);
+    sb_worker_table_set(run->workers, run->point.threads);
     /* The server's processes before the workers connect: the final sample
      * waits for the backends started after this to be reaped. */
     *nknown = sb_cpu_server_tree_pids(r->cpu_srv, known);
@@ -619,14 +614,14 @@ static int launch(struct sb_run *run, struct sb_reporter *r, lua_State *L, pid_t
  * processes started since `known` were noted (sv->label then says how a
  * restarted server was followed).
  */
-static void measure(struct sb_run *run, struct sb_reporter *r, struct sb_run_clock *clk,
+static void measure(struct sb_run *run, struct sb_monitor *r, struct sb_run_clock *clk,
                     struct sb_cpu_sample *cpu_before, struct sb_cpu_sample *cpu_after,
                     const pid_t *known, size_t nknown, struct run_server *sv)
 {
     set_clock(run, r, clk);
-    sb_reporter_begin_cpu(r, cpu_before);
+    sb_monitor_begin_cpu(r, cpu_before);
     release_workers(run, true);
-    sb_reporter_loop(r, clk, cpu_before);
+    sb_monitor_loop(r, clk, cpu_before);
     /* Workers that ended at the deadline may beat the reporter to it: the
      * last full second still counts. */
     if (!clk->deadline || r->sampler.next_ns <= clk->deadline)
@@ -637,7 +632,7 @@ static void measure(struct sb_run *run, struct sb_reporter *r, struct sb_run_clo
     join_workers(run, clk->deadline);
     /* The interval reports' JSON array ends with them, as sysbench 1.0's
      * ends with its reporting thread. */
-    sb_report_json_close(stdout);
+    sb_text_report_json_close(stdout);
     if (!sb_signal_abandoned())
         sb_cpu_server_settle(r->cpu_srv, known, nknown, 2.0);
     sb_cpu_sample(cpu_after, r->cpu_srv);
@@ -655,7 +650,7 @@ static bool all_restarted(const struct sb_run *run)
 {
     uint64_t completed = 0, restarts = 0;
 
-    for (unsigned i = 0; i < run->nthreads; i++) {
+    for (unsigned i = 0; i < run->point.threads; i++) {
         completed += run->workers[i].completed;
         restarts += run->workers[i].restarts;
     }
@@ -671,7 +666,7 @@ static bool all_restarted(const struct sb_run *run)
  * ran, done(), and the run freed (unless a thread was abandoned: done()
  * would clean up under its feet). Returns the run's exit status.
  */
-static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
+static int finish(struct sb_run *run, struct sb_monitor *r, lua_State *L,
                   const struct sb_run_clock *clk, struct sb_cpu_sample *cpu_before,
                   struct sb_cpu_sample *cpu_after, struct run_server *sv)
 {
@@ -681,7 +676,7 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     int rc;
 
     memset(&fin, 0, sizeof(fin));
-    for (unsigned i = 0; i < run->nthreads; i++)
+    for (unsigned i = 0; i < run->point.threads; i++)
         if (run->workers[i].end_ns > fin.end)
             fin.end = run->workers[i].end_ns;
     if (sb_signal_abandoned())
@@ -699,10 +694,10 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
     if (werr != NULL)
         sb_fatal("%s", werr);
     rc = werr != NULL || r->hook_failed || sb_signal_abandoned() ? 1 : 0;
-    if (sb_reporter_final(r, L, &fin) != 0)
+    if (sb_monitor_final(r, L, &fin) != 0)
         rc = 1;
     if (r->out != NULL)
-        sb_output_note_cancelled(r->out, fin.cancelled, fin.cut_at_deadline);
+        sb_result_writer_note_cancelled(r->out, fin.cancelled, fin.cut_at_deadline);
     /* done() would clean up under the feet of a thread left running. */
     if (!sb_signal_abandoned() && sb_lua_call_global(L, "done", -1, NULL, err, sizeof(err)) != 0 &&
         !(sb_signal_caught() != 0 && sb_lua_is_interrupt(err))) {
@@ -725,10 +720,10 @@ static int finish(struct sb_run *run, struct sb_reporter *r, lua_State *L,
 }
 
 int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
-                     const struct sb_point_config *point, struct sb_output *out)
+                     const struct sb_point_config *point, struct sb_result_writer *out)
 {
     struct sb_run *run;
-    struct sb_reporter *r;
+    struct sb_monitor *r;
     struct sb_run_clock clk;
     struct run_server sv;
     struct sb_cpu_sample cpu_before, cpu_after;

@@ -36,13 +36,8 @@ struct sb_run {
     struct sb_point_config point;
     struct sb_lua_env point_env;
     const struct sb_lua_env *env;  /* &point_env */
-    unsigned nthreads;             /* point.threads */
-    enum sb_pace_mode mode;        /* point.mode */
-    double rate;                   /* point.target_tps: this process's target */
-    double jitter_us;              /* point.jitter_us: effective --tx-jitter */
     /* --tx-rate over all instances: the schedule of connection
-     * pace_base + tid among pace_threads at pace_rate (sb_instance.h). */
-    double pace_rate;
+     * pace_base + tid among pace_threads at point.tx_rate (sb_instance.h). */
     unsigned pace_threads, pace_base;
     struct sb_worker *workers;
     /* Loop threads multiplexing the workers (sb_loop.h); none (0) when
@@ -71,7 +66,7 @@ struct sb_run {
     struct sb_arrivals arrivals;
 };
 
-struct sb_output;
+struct sb_result_writer;
 
 /*
  * Runs the "run" command once for `point` (copied: threads, target rate,
@@ -80,11 +75,11 @@ struct sb_output;
  * report_cumulative hook), done(). Returns 0, 1 on a fatal error (already
  * reported), or 128+signal when interrupted (the report of what ran is
  * still printed). out, if not NULL, receives the point: its intervals,
- * final figures, CPU report and the server version (sb_output.h); it is
+ * final figures, CPU report and the server version (sb_result_writer.h); it is
  * borrowed and used by the calling (main) thread only.
  */
 int sb_run_benchmark(lua_State *L, const struct sb_lua_env *env,
-                     const struct sb_point_config *point, struct sb_output *out);
+                     const struct sb_point_config *point, struct sb_result_writer *out);
 
 /* Runs a parallel command in env->point->threads threads, each with its own
  * state. Returns 0, 1 (error reported) or 128+signal: a signal ends it at

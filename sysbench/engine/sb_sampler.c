@@ -81,13 +81,13 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
     struct sb_selfcheck_in in;
 
     memset(&in, 0, sizeof(in));
-    in.threads = run->nthreads;
-    in.os_threads = run->nloops > 0 ? run->nloops : run->nthreads;
+    in.threads = run->point.threads;
+    in.os_threads = run->nloops > 0 ? run->nloops : run->point.threads;
     in.ncpus = cr->ncpus;
     in.wall_s = t;
     in.worker_cpu_s = tcpu != NULL ? 0 : -1;
     in.worker_wait_s = 0;
-    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++) {
+    for (unsigned i = 0; tcpu != NULL && i < run->point.threads; i++) {
         const struct sb_worker *w = &run->workers[i];
         in.worker_cpu_s += tcpu[i].user_s + tcpu[i].system_s;
         /* Only workers whose CPU figures are there (tcpu), with a wait. */
@@ -99,8 +99,8 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
         else if (in.worker_wait_s >= 0)
             in.worker_wait_s += (double)(w->rq_wait_end - w->rq_wait_start) / 1e9;
     }
-    in.rate_mode = run->mode;
-    in.target_tps = run->rate;
+    in.rate_mode = run->point.mode;
+    in.target_tps = run->point.target_tps;
     in.events = total->c[SB_STAT_EVENTS];
     in.achieved_tps = t > 0 ? (double)in.events / t : 0;
     in.lag_p99_s = (double)sb_hist_percentile(&total->lag, 99) / 1e9;

@@ -22,7 +22,7 @@
 #include "engine/sb_signal.h"
 #include "lua/sb_lua.h"
 #include "results/sb_repeat.h"
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 
 /* Sleeps `secs` seconds between two points or two repeats, so the server
  * settles (flushes, purges) before the next one. Returns false when a
@@ -43,7 +43,7 @@ static bool cooldown(double secs, const char *what)
     return !sb_stopping();
 }
 
-/* A sweep's or a repeat's header line in brief (sb_output.h): "point 2 of
+/* A sweep's or a repeat's header line in brief (sb_result_writer.h): "point 2 of
  * 4: threads=8, tx-rate=500, run 1 of 3 (about 40 s left)", into
  * c->out->point_title for the run to print. */
 static void point_header(const struct sb_sweep *c, double rate, unsigned rep, unsigned repeats)
@@ -169,9 +169,9 @@ static int findmax_run(void *p, double rate, bool again, struct sb_findmax_fig *
         c->group = first;
     fig->tps = fig->latency_ms = NAN;
     if (c->out->npoints > first) {
-        const struct sb_point *pt = &c->out->points[first];
-        fig->tps = pt->time_s > 0 ? sb_result_tps(pt) : NAN;
-        fig->latency_ms = sb_result_pct_ms(pt, sb_cfg->sla_pct);
+        const struct sb_point_result *pt = &c->out->points[first];
+        fig->tps = pt->time_s > 0 ? sb_point_result_tps(pt) : NAN;
+        fig->latency_ms = sb_point_result_pct_ms(pt, sb_cfg->sla_pct);
     }
     for (size_t i = c->group; i < c->out->npoints; i++) {
         c->out->points[i].cfg.repeat = (unsigned)(i - c->group + 1);

@@ -18,7 +18,7 @@
 #include "config/sb_lua_env.h"
 #include "pure/sb_findmax.h"
 #include "pure/sb_rand.h"
-#include "results/sb_output.h"
+#include "results/sb_result_writer.h"
 
 /* One run command's points, and where they stand: what each point's run
  * needs, also the --find-max callback's context. The caller fills the
@@ -27,7 +27,7 @@ struct sb_sweep {
     lua_State *L;
     struct sb_lua_env *env;
     struct sb_rand *main_rand;
-    struct sb_output *out;
+    struct sb_result_writer *out;
     unsigned threads;              /* the thread count of the points run next */
     bool started;                  /* a point ran before: cool down first */
     size_t group;                  /* --find-max: the first run of the current rate */

@@ -51,18 +51,18 @@ void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
     w->run = run;
     /* The stream of global connection I * threads + tid (sb_instance.h). */
     sb_rand_seed_stream(&w->rand, run->cfg->rand_seed,
-                        sb_instance_gtid(&run->cfg->instance, run->nthreads, (unsigned)tid),
+                        sb_instance_gtid(&run->cfg->instance, run->point.threads, (unsigned)tid),
                         &run->cfg->rand);
     sb_rand_seed_stream(&w->pace_rand, run->cfg->rand_seed,
                         SB_RAND_STREAM_PACER +
-                            sb_instance_gtid(&run->cfg->instance, run->nthreads, (unsigned)tid),
+                            sb_instance_gtid(&run->cfg->instance, run->point.threads, (unsigned)tid),
                         &run->cfg->rand);
     w->db.on_error = on_db_error;
     w->db.ctx = w;
     w->lt.tid = tid;
     w->lt.rand = &w->rand;
     w->lt.counters = &w->db;
-    w->pacing = run->mode != SB_PACE_NONE;
+    w->pacing = run->point.mode != SB_PACE_NONE;
     sb_stats_init_zeroed(&w->stats);
 }
 
@@ -105,18 +105,18 @@ static void reset_after_warmup(struct sb_worker *w, int epoch)
 
 void sb_worker_start_pacing(struct sb_run *run)
 {
-    for (unsigned i = 0; i < run->nthreads; i++) {
+    for (unsigned i = 0; i < run->point.threads; i++) {
         struct sb_worker *w = &run->workers[i];
-        if (run->mode == SB_PACE_FIXED)
-            sb_pacer_init(&w->pacer, run->pace_rate, run->pace_threads, run->pace_base + i,
-                          run->jitter_us,
+        if (run->point.mode == SB_PACE_FIXED)
+            sb_pacer_init(&w->pacer, run->point.tx_rate, run->pace_threads, run->pace_base + i,
+                          run->point.jitter_us,
                           run->cfg->late_policy, run->t0_ns);
         /* Without warmup every slot is in the window (none is before t0). */
         w->measured = run->window_start_ns <= run->t0_ns;
         /* The self-check's threshold of a late start, as it computes the
          * period (sb_selfcheck.c). */
-        w->client_late_ns = run->rate > 0
-            ? (uint64_t)(SB_SELFCHECK_LAG_SHARE * 1e9 * run->nthreads / run->rate) : UINT64_MAX;
+        w->client_late_ns = run->point.target_tps > 0
+            ? (uint64_t)(SB_SELFCHECK_LAG_SHARE * 1e9 * run->point.threads / run->point.target_tps) : UINT64_MAX;
     }
 }
 
@@ -126,7 +126,7 @@ uint64_t sb_worker_backlog(struct sb_run *run, uint64_t now)
 
     if (run->window_end_ns != 0 && now >= run->window_end_ns)
         now = run->window_end_ns - 1;
-    for (unsigned i = 0; i < run->nthreads; i++) {
+    for (unsigned i = 0; i < run->point.threads; i++) {
         struct sb_worker *w = &run->workers[i];
         uint64_t due = sb_pacer_due_count(&w->pacer, now);
         uint64_t taken = __atomic_load_n(&w->taken, __ATOMIC_RELAXED);
@@ -233,7 +233,7 @@ static enum sb_mux_next next_event(struct sb_worker *w, bool mux)
         return SB_MUX_GO;
     }
     now = sb_now_ns();
-    if (run->mode == SB_PACE_FIXED) {
+    if (run->point.mode == SB_PACE_FIXED) {
         due = take_fixed(w, now, &nominal, &backlog);
     } else {
         pthread_mutex_lock(&run->arrivals_lock);
@@ -389,7 +389,7 @@ static bool builtin_open(struct sb_worker *w)
 {
     const struct sb_builtin *b = w->run->env->builtin;
     struct sb_bi_thread t = {
-        .tid = w->tid, .nthreads = w->run->nthreads, .rand = &w->rand,
+        .tid = w->tid, .nthreads = w->run->point.threads, .rand = &w->rand,
         .counters = &w->db, .err = w->err, .errlen = sizeof(w->err)
     };
 

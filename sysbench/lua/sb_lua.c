@@ -20,7 +20,7 @@
 #include "lua/sb_lua_interrupt.h"
 #include "lua/sb_lua_internal.h"
 #include "config/sb_config.h"
-#include "results/sb_report.h"
+#include "results/sb_text_report.h"
 
 
 /* Globals are read raw: a script may give _G a metatable that raises on
@@ -255,7 +255,7 @@ static int lua_print_line(lua_State *L)
 /* ------------------------------------------------------------ reporters */
 
 /* Reads a report stat table (at idx) into s. */
-static void stat_from_table(lua_State *L, int idx, struct sb_report_stat *s)
+static void stat_from_table(lua_State *L, int idx, struct sb_text_report_stat *s)
 {
     memset(s, 0, sizeof(*s));
 #define GETN(field)                          \
@@ -279,29 +279,29 @@ static void stat_from_table(lua_State *L, int idx, struct sb_report_stat *s)
 
 static int lua_report_default(lua_State *L)
 {
-    struct sb_report_stat s;
+    struct sb_text_report_stat s;
     luaL_checktype(L, 1, LUA_TTABLE);
     stat_from_table(L, 1, &s);
-    sb_report_print_line_v1(&s, sb_cfg->npercentiles ? sb_cfg->percentiles[0] : 95,
+    sb_text_report_print_line_v1(&s, sb_cfg->npercentiles ? sb_cfg->percentiles[0] : 95,
                             stdout);
     return 0;
 }
 
 static int lua_report_csv(lua_State *L)
 {
-    struct sb_report_stat s;
+    struct sb_text_report_stat s;
     luaL_checktype(L, 1, LUA_TTABLE);
     stat_from_table(L, 1, &s);
-    sb_report_print_csv(&s, stdout);
+    sb_text_report_print_csv(&s, stdout);
     return 0;
 }
 
 static int lua_report_json(lua_State *L)
 {
-    struct sb_report_stat s;
+    struct sb_text_report_stat s;
     luaL_checktype(L, 1, LUA_TTABLE);
     stat_from_table(L, 1, &s);
-    sb_report_print_json(&s, stdout);
+    sb_text_report_print_json(&s, stdout);
     return 0;
 }
 

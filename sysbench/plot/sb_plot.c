@@ -85,9 +85,9 @@ int sb_plot_check(const char *path, char *err, size_t errlen)
 /* ------------------------------------------------------------ chart helpers */
 
 /* The complete point of result r at key k, or NULL: a gap in the chart. */
-const struct sb_point *sb_plot_cell(const struct sb_plot_charts *pl, size_t r, size_t k)
+const struct sb_point_result *sb_plot_cell(const struct sb_plot_charts *pl, size_t r, size_t k)
 {
-    return sb_resfile_grid_cell(pl->g, r, k);
+    return sb_result_file_grid_cell(pl->g, r, k);
 }
 
 /* The script name for titles when every file ran the same one. */
@@ -176,11 +176,11 @@ static void key_axis(struct sb_plot_charts *pl)
     sb_gnuplot_set_num(pl->job, "NK", (double)pl->g->nkeys);
     sb_gnuplot_array(pl->job, "KEY", pl->g->nkeys);
     for (size_t k = 0; k < pl->g->nkeys; k++) {
-        sb_resfile_key_name(pl->g, k, name, sizeof(name));
+        sb_result_file_key_name(pl->g, k, name, sizeof(name));
         sb_gnuplot_set_str_at(pl->job, "KEY", k + 1, name);
     }
     sb_gnuplot_set_str(pl->job, "XLABEL", pl->xnum ? "target rate (tx/s)"
-                                                   : sb_resfile_grid_axis(pl->g));
+                                                   : sb_result_file_grid_axis(pl->g));
     if (pl->xnum)
         rate_range(pl);
 }
@@ -197,7 +197,7 @@ static void result_labels(struct sb_plot_charts *pl)
 /* The title of a key in legends and panel titles: "4 threads". */
 void sb_plot_key_title(const struct sb_plot_charts *pl, size_t k, char *buf, size_t len)
 {
-    const struct sb_resfile_key *key = &pl->g->keys[k];
+    const struct sb_result_file_key *key = &pl->g->keys[k];
     char rate[64] = "";
 
     if (key->rate_mode != SB_PACE_NONE)
@@ -216,7 +216,7 @@ static bool any_repeats(const struct sb_plot_charts *pl)
 {
     for (size_t k = 0; k < pl->g->nkeys; k++)
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            const struct sb_point_result *p = sb_plot_cell(pl, r, k);
             if (p != NULL && p->nreps > 1)
                 return true;
         }
@@ -224,16 +224,16 @@ static bool any_repeats(const struct sb_plot_charts *pl)
 }
 
 /* The median throughput of point p's runs; NaN for a gap. */
-static double tps_of(const struct sb_point *p)
+static double tps_of(const struct sb_point_result *p)
 {
-    return p != NULL ? sb_result_fig_median(p, SB_RESULT_TPS, 0) : NAN;
+    return p != NULL ? sb_point_result_fig_median(p, SB_POINT_RESULT_TPS, 0) : NAN;
 }
 
 /* The slowest and the fastest run of point p (NaN when none). */
-static void tps_range(const struct sb_point *p, double *lo, double *hi)
+static void tps_range(const struct sb_point_result *p, double *lo, double *hi)
 {
     double v[1024];
-    size_t n = p != NULL ? sb_result_fig_runs(p, SB_RESULT_TPS, 0, v, 1024) : 0;
+    size_t n = p != NULL ? sb_point_result_fig_runs(p, SB_POINT_RESULT_TPS, 0, v, 1024) : 0;
 
     *lo = *hi = NAN;
     for (size_t i = 0; i < n; i++) {
@@ -256,7 +256,7 @@ enum fig {
 };
 
 /* Figure f of point p (NULL: a gap); NaN when it was not measured. */
-static double fig_of(const struct sb_point *p, enum fig f)
+static double fig_of(const struct sb_point_result *p, enum fig f)
 {
     const struct sb_cpu_figures *c;
 
@@ -267,7 +267,7 @@ static double fig_of(const struct sb_point *p, enum fig f)
         return tps_of(p);
     case FIG_P50:
     case FIG_P99:
-        return sb_result_fig_median(p, SB_RESULT_LATENCY, f == FIG_P50 ? 50 : 99);
+        return sb_point_result_fig_median(p, SB_POINT_RESULT_LATENCY, f == FIG_P50 ? 50 : 99);
     default:
         c = f <= FIG_TOTAL_CLIENT ? &p->cpu.client : &p->cpu.server;
         if (!c->measured)
@@ -283,13 +283,13 @@ static double fig_of(const struct sb_point *p, enum fig f)
  * otherwise. */
 static size_t group_len(const struct sb_plot_charts *pl, size_t i)
 {
-    const struct sb_resfile_key *a = &pl->g->keys[pl->order[i]];
+    const struct sb_result_file_key *a = &pl->g->keys[pl->order[i]];
     size_t n = 1;
 
     if (!pl->xnum || !sb_pace_rated(a->rate_mode))
         return 1;
     while (i + n < pl->g->nkeys) {
-        const struct sb_resfile_key *b = &pl->g->keys[pl->order[i + n]];
+        const struct sb_result_file_key *b = &pl->g->keys[pl->order[i + n]];
         if (!sb_pace_rated(b->rate_mode) || b->target_tps != a->target_tps)
             break;
         n++;
@@ -369,7 +369,7 @@ static void chart_throughput_rates(struct sb_plot_charts *pl, bool bars)
     for (size_t r = 0; r < pl->n; r++) {
         double closed = NAN;
         for (size_t k = 0; k < pl->g->nkeys && isnan(closed); k++) {
-            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            const struct sb_point_result *p = sb_plot_cell(pl, r, k);
             if (p != NULL && !sb_pace_rated(pl->g->keys[k].rate_mode))
                 closed = tps_of(p);
         }
@@ -393,7 +393,7 @@ static void chart_throughput(struct sb_plot_charts *pl)
     for (size_t k = 0; d != NULL && k < pl->g->nkeys; k++) {
         fprintf(d, "%zu", k);
         for (size_t r = 0; r < pl->n; r++) {
-            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            const struct sb_point_result *p = sb_plot_cell(pl, r, k);
             double lo, hi;
             tps_range(p, &lo, &hi);
             sb_plot_gp_num(d, tps_of(p));
@@ -600,11 +600,11 @@ static void chart_cpu(struct sb_plot_charts *pl)
 
     for (size_t r = 0; r < pl->n; r++)
         for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            const struct sb_point_result *p = sb_plot_cell(pl, r, k);
             /* A side that was not measured has NaN figures. */
-            if (p && !isnan(sb_result_cpu_us(p, SB_RESULT_CLIENT)))
+            if (p && !isnan(sb_point_result_cpu_us(p, SB_POINT_RESULT_CLIENT)))
                 has[0] = true;
-            if (p && !isnan(sb_result_cpu_us(p, SB_RESULT_SERVER)))
+            if (p && !isnan(sb_point_result_cpu_us(p, SB_POINT_RESULT_SERVER)))
                 has[1] = true;
         }
     nbars = pl->n * ((size_t)has[0] + (size_t)has[1]);
@@ -652,7 +652,7 @@ static bool rated_line(const struct sb_plot_charts *pl)
     for (size_t r = 0; r < pl->n; r++) {
         size_t m = 0;
         for (size_t k = 0; k < pl->g->nkeys; k++) {
-            const struct sb_point *p = sb_plot_cell(pl, r, k);
+            const struct sb_point_result *p = sb_plot_cell(pl, r, k);
             m += p != NULL && p->cfg.mode != SB_PACE_NONE;
         }
         if (m >= 2)
@@ -716,12 +716,12 @@ static void say_drawn(const struct sb_plot_charts *pl, const char *kept, FILE *o
     fflush(out);
 }
 
-int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *path,
+int sb_plot_write_marked(const struct sb_result_file *res, size_t n, const char *path,
                          const struct sb_plot_marks *marks, FILE *out, char *err,
                          size_t errlen)
 {
     struct sb_plot_charts pl;
-    struct sb_resfile_grid g;
+    struct sb_result_file_grid g;
     struct sb_gnuplot_job job;
     char stem[PATH_MAX], kept[PATH_MAX + 32] = "";
     const char *ext;
@@ -733,13 +733,13 @@ int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *pat
     split_path(path, stem, sizeof(stem), &ext, &pl.svg);
     for (int i = 0; i <= SB_PLOT_NCHARTS; i++)
         snprintf(pl.out[i], sizeof(pl.out[i]), "%.*s-%s%s", PATH_MAX - 32, stem, chart_names[i], ext);
-    if (sb_resfile_grid_build(&g, res, n) != 0 || g.nkeys == 0) {
-        sb_resfile_grid_free(&g);
+    if (sb_result_file_grid_build(&g, res, n) != 0 || g.nkeys == 0) {
+        sb_result_file_grid_free(&g);
         snprintf(err, errlen, "no points to plot");
         return -1;
     }
     if (sb_gnuplot_begin(&job, "charts.gp", err, errlen) != 0) {
-        sb_resfile_grid_free(&g);
+        sb_result_file_grid_free(&g);
         return -1;
     }
     pl.job = &job;
@@ -758,20 +758,20 @@ int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *pat
     free(pl.order);
     if (rc == 0)
         say_drawn(&pl, kept, out);
-    sb_resfile_grid_free(&g);
+    sb_result_file_grid_free(&g);
     return rc;
 }
 
-int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE *out,
+int sb_plot_write(const struct sb_result_file *res, size_t n, const char *path, FILE *out,
                   char *err, size_t errlen)
 {
     return sb_plot_write_marked(res, n, path, NULL, out, err, errlen);
 }
 
-int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
+int sb_plot_output(const struct sb_result_writer *o, const struct sb_lua_env *env, const char *path,
                    FILE *out, char *err, size_t errlen)
 {
-    struct sb_resfile r;
+    struct sb_result_file r;
     struct sb_jv *doc;
     char perr[512], *text = NULL, *label;
     size_t len = 0;
@@ -782,7 +782,7 @@ int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, cons
         snprintf(err, errlen, "cannot draw the --plot charts: %s", strerror(errno));
         return -1;
     }
-    rc = sb_output_write_json_to(o, env, mem, "in memory", err, errlen);
+    rc = sb_result_writer_write_json_to(o, env, mem, "in memory", err, errlen);
     if (fclose(mem) != 0 && rc == 0) {
         snprintf(err, errlen, "cannot draw the --plot charts: %s", strerror(errno));
         rc = -1;
@@ -797,14 +797,14 @@ int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, cons
         snprintf(err, errlen, "cannot read back the results for --plot: %s", perr);
         return -1;
     }
-    label = sb_resfile_default_label(o->json_path != NULL && *o->json_path ? o->json_path :
+    label = sb_result_file_default_label(o->json_path != NULL && *o->json_path ? o->json_path :
                                     env->script_path != NULL ? env->script_path : "run");
     if (label != NULL) {
         size_t l = strlen(label);
         if (l > 4 && strcmp(label + l - 4, ".lua") == 0)
             label[l - 4] = '\0';
     }
-    rc = label == NULL ? -1 : sb_resfile_from_json(&r, doc, "the run", label, err, errlen);
+    rc = label == NULL ? -1 : sb_result_file_from_json(&r, doc, "the run", label, err, errlen);
     if (label == NULL)
         snprintf(err, errlen, "out of memory");
     free(label);
@@ -822,7 +822,7 @@ int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, cons
         };
         rc = sb_plot_write_marked(&r, 1, path, fm ? &marks : NULL, out, err, errlen);
     }
-    sb_resfile_free(&r);
+    sb_result_file_free(&r);
     /* A single run also gets its time axis. */
     if (rc == 0 && o->npoints == 1)
         rc = sb_plot_timeline(&o->points[0], path, out, err, errlen);

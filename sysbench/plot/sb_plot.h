@@ -31,8 +31,8 @@
 #include <stdio.h>
 
 #include "config/sb_lua_env.h"
-#include "results/sb_output.h"
-#include "results/sb_resfile.h"
+#include "results/sb_result_writer.h"
+#include "results/sb_result_file.h"
 #include "plot/sb_plot_findmax.h"
 #include "plot/sb_plot_time.h"
 
@@ -52,7 +52,7 @@ int sb_plot_check(const char *path, char *err, size_t errlen);
  * returns 0. Returns 0, or -1 with one line in err (gnuplot missing, failed,
  * or did not write a file; the temporary directory could not be made).
  */
-int sb_plot_write(const struct sb_resfile *res, size_t n, const char *path, FILE *out,
+int sb_plot_write(const struct sb_result_file *res, size_t n, const char *path, FILE *out,
                   char *err, size_t errlen);
 
 /* What a --find-max search adds to the charts of its run: the SLA line
@@ -63,7 +63,7 @@ struct sb_plot_marks {
 
 /* sb_plot_write with the marks of a --find-max search (marks may be
  * NULL: none). */
-int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *path,
+int sb_plot_write_marked(const struct sb_result_file *res, size_t n, const char *path,
                          const struct sb_plot_marks *marks, FILE *out, char *err,
                          size_t errlen);
 
@@ -73,6 +73,6 @@ int sb_plot_write_marked(const struct sb_resfile *res, size_t n, const char *pat
  * the charts are exactly those of the --json file. The run is named after
  * the --json file, else the script. Returns 0, or -1 with one line in err.
  */
-int sb_plot_output(const struct sb_output *o, const struct sb_lua_env *env, const char *path,
+int sb_plot_output(const struct sb_result_writer *o, const struct sb_lua_env *env, const char *path,
                    FILE *out, char *err, size_t errlen);
 #endif /* SB_PLOT_H */

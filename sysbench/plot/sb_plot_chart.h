@@ -15,14 +15,14 @@
 
 #include "plot/sb_gnuplot.h"
 #include "plot/sb_plot.h"
-#include "results/sb_resfile.h"
+#include "results/sb_result_file.h"
 
 /* One invocation's charts. */
 struct sb_plot_charts {
     struct sb_gnuplot_job *job;
-    const struct sb_resfile *res;
+    const struct sb_result_file *res;
     size_t n;
-    const struct sb_resfile_grid *g;
+    const struct sb_result_file_grid *g;
     const struct sb_plot_marks *marks;
     bool svg;
     bool xnum;                         /* a rate sweep: x is the target rate */
@@ -34,7 +34,7 @@ struct sb_plot_charts {
 };
 
 /* The complete point of result r at key k, or NULL: a gap in the chart. */
-const struct sb_point *sb_plot_cell(const struct sb_plot_charts *pl, size_t r, size_t k);
+const struct sb_point_result *sb_plot_cell(const struct sb_plot_charts *pl, size_t r, size_t k);
 
 /* Starts chart `which` (an index of the chart names: 0 throughput, 1
  * relative, 2 cpu, 3 latency, 4 latency-throughput) of w x h pixels: its

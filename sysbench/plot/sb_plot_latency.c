@@ -18,7 +18,7 @@
 
 /* The response-time histogram of point p (NULL allowed), or NULL when p
  * has none (a file without buckets): no latency distribution to draw. */
-static const struct sb_hist *response_hist(const struct sb_point *p)
+static const struct sb_hist *response_hist(const struct sb_point_result *p)
 {
     return p != NULL && p->total != NULL && p->total->response.total > 0 ? &p->total->response
                                                                          : NULL;
@@ -53,7 +53,7 @@ static bool panel_shown(size_t k, size_t nkeys)
  * step ends at 1 - 1/count, the largest percentile the data can tell.
  * Returns the count of transactions (0 without a histogram).
  */
-static uint64_t latency_file(struct sb_plot_charts *pl, const char *name, const struct sb_point *p,
+static uint64_t latency_file(struct sb_plot_charts *pl, const char *name, const struct sb_point_result *p,
                              double *lo_ms, double *hi_ms)
 {
     const struct sb_hist *h = response_hist(p);
@@ -116,7 +116,7 @@ static uint64_t latency_curves(struct sb_plot_charts *pl, const size_t *key, siz
             size_t r = key[p] == SIZE_MAX ? 0 : c;
             size_t k = key[p] != SIZE_MAX ? key[p]
                        : pl->order[nc == pl->g->nkeys ? c : spread(c, pl->g->nkeys, nc)];
-            const struct sb_point *pt = sb_plot_cell(pl, r, k);
+            const struct sb_point_result *pt = sb_plot_cell(pl, r, k);
             uint64_t count;
             snprintf(name, sizeof(name), "lat_%zu_%zu.dat", p + 1, c + 1);
             count = latency_file(pl, name, pt, lo_ms, hi_ms);

@@ -30,7 +30,7 @@ static bool timeline_name(const char *path, char *buf, size_t len, bool *svg)
 }
 
 /* tl.dat: per interval the columns timeline.gp reads. */
-static void data_file(struct sb_gnuplot_job *j, const struct sb_point *p)
+static void data_file(struct sb_gnuplot_job *j, const struct sb_point_result *p)
 {
     FILE *f = sb_gnuplot_data(j, "tl.dat");
 
@@ -61,7 +61,7 @@ static void widen(double v, double *lo, double *hi)
 
 /* The chart: tl.dat, then timeline.gp with what was measured set before
  * it, so that it draws only panels and series with something to show. */
-static void write_chart(struct sb_gnuplot_job *j, const struct sb_point *p, const char *name,
+static void write_chart(struct sb_gnuplot_job *j, const struct sb_point_result *p, const char *name,
                         bool svg)
 {
     bool rate = p->cfg.mode != SB_PACE_NONE, client = false, server = false;
@@ -97,7 +97,7 @@ static void write_chart(struct sb_gnuplot_job *j, const struct sb_point *p, cons
     sb_gnuplot_template(j, "timeline.gp");
 }
 
-int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
+int sb_plot_timeline(const struct sb_point_result *p, const char *path, FILE *out, char *err,
                      size_t errlen)
 {
     char name[PATH_MAX], kept[PATH_MAX + 32] = "";

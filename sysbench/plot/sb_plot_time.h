@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 
 /*
  * The time axis of one point (sb_plot_time.c, timeline.gp):
@@ -15,7 +15,7 @@
  * --report-interval) it draws nothing and says so on out.
  * Returns 0, or -1 with one line in err.
  */
-int sb_plot_timeline(const struct sb_point *p, const char *path, FILE *out, char *err,
+int sb_plot_timeline(const struct sb_point_result *p, const char *path, FILE *out, char *err,
                      size_t errlen);
 
 #endif /* SB_PLOT_TIME_H */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 
 int sb_findmax_parse_sla(const char *text, bool required, double *pct, double *ms,
                          char *err, size_t errlen)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "results/sb_output.h"
+#include "results/sb_result_writer.h"
 #include "core/sb_safefile.h"
 
 /* Reporting levels per halving of the distance to 100%: HdrHistogram's
@@ -142,11 +142,11 @@ static int write_one(const struct sb_hist *h, const char *name, char *err, size_
     return sb_safefile_commit(&f, err, errlen);
 }
 
-int sb_hgrm_write_output(const struct sb_output *o, const char *path, FILE *out,
+int sb_hgrm_write_output(const struct sb_result_writer *o, const char *path, FILE *out,
                          char *err, size_t errlen)
 {
     for (size_t i = 0; i < o->npoints; i++) {
-        const struct sb_point *p = &o->points[i];
+        const struct sb_point_result *p = &o->points[i];
         char name[4096];
 
         if (p->total == NULL)

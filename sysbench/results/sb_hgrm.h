@@ -18,7 +18,7 @@
 
 #include "pure/sb_histogram.h"
 
-struct sb_output;
+struct sb_result_writer;
 
 /* Writes h to out with values divided by unit_ns (1e6: milliseconds).
  * Returns 0, or -1 when out reported a write error. */
@@ -39,7 +39,7 @@ int sb_hgrm_check(const char *path, size_t npoints, char *err, size_t errlen);
  * a symlink, never over a file that is not a histogram). Prints the names
  * written to out (may be NULL). Returns 0, or -1 with one line in err.
  */
-int sb_hgrm_write_output(const struct sb_output *o, const char *path, FILE *out,
+int sb_hgrm_write_output(const struct sb_result_writer *o, const char *path, FILE *out,
                          char *err, size_t errlen);
 
 #endif /* SB_HGRM_H */

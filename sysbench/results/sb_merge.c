@@ -369,7 +369,7 @@ static int merge_hist(struct merge *m, size_t p, const char *key, struct sb_hist
 }
 
 /* Writes h into the histogram object hv (buckets in the form of
- * sb_histjson.h). Returns 0, or -1 when out of memory. */
+ * sb_hist_json.h). Returns 0, or -1 when out of memory. */
 static int put_hist(struct sb_jv *hv, const struct sb_hist *h)
 {
     struct sb_jv *b;

@@ -44,7 +44,7 @@ bool sb_merge_requested(int argc, char **argv);
  */
 int sb_merge_main(int argc, char **argv, FILE *out);
 
-/* ---- shared by sb_merge.c and sb_merge_report.c (not for other modules) */
+/* ---- shared by sb_merge.c and sb_merge_print.c (not for other modules) */
 
 /* A writable member of object o (NULL when missing or o is no object). */
 struct sb_jv *sb_merge_get(struct sb_jv *o, const char *key);

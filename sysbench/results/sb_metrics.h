@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "config/sb_config.h"
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 
 /* One interval as published: the interval's figures in base units and
  * the counters accumulated over the invocation (every point of a sweep:

@@ -10,36 +10,36 @@
 #include <string.h>
 
 #include "pure/sb_histogram.h"
-#include "results/sb_output.h"
+#include "results/sb_result_writer.h"
 
 /* Which figure of a run. */
 enum fig_kind { FIG_TPS, FIG_QPS, FIG_LATENCY, FIG_CPU_CLIENT, FIG_CPU_SERVER, FIG_CPU_MACHINE };
 
 /* The figure of run p; NaN when the run is incomplete or the figure was
  * not measured. pct is the percentile of FIG_LATENCY. */
-static double figure(const struct sb_point *p, enum fig_kind k, double pct)
+static double figure(const struct sb_point_result *p, enum fig_kind k, double pct)
 {
     /* A run that measured no time has no rates (the model says 0). */
-    if (!sb_result_complete(p) || !(p->time_s > 0))
+    if (!sb_point_result_complete(p) || !(p->time_s > 0))
         return NAN;
     switch (k) {
     case FIG_TPS:
-        return sb_result_tps(p);
+        return sb_point_result_tps(p);
     case FIG_QPS:
-        return sb_result_qps(p);
+        return sb_point_result_qps(p);
     case FIG_LATENCY:
-        return sb_result_pct_ms(p, pct);
+        return sb_point_result_pct_ms(p, pct);
     case FIG_CPU_CLIENT:
-        return sb_result_cpu_us(p, SB_RESULT_CLIENT);
+        return sb_point_result_cpu_us(p, SB_POINT_RESULT_CLIENT);
     case FIG_CPU_SERVER:
-        return sb_result_cpu_us(p, SB_RESULT_SERVER);
+        return sb_point_result_cpu_us(p, SB_POINT_RESULT_SERVER);
     case FIG_CPU_MACHINE:
-        return sb_result_cpu_us(p, SB_RESULT_MACHINE);
+        return sb_point_result_cpu_us(p, SB_POINT_RESULT_MACHINE);
     }
     return NAN;
 }
 
-size_t sb_repeat_group_end(const struct sb_output *o, size_t first)
+size_t sb_repeat_group_end(const struct sb_result_writer *o, size_t first)
 {
     size_t i = first + 1;
 
@@ -59,7 +59,7 @@ void sb_repeat_summarize(const double *x, size_t n, bool percentile, struct sb_c
         s->lo /= 1 + 1.0 / (double)(1u << SB_HIST_SUB_BITS);
 }
 
-static void summarize(const struct sb_output *o, size_t first, size_t end, enum fig_kind k,
+static void summarize(const struct sb_result_writer *o, size_t first, size_t end, enum fig_kind k,
                       double pct, struct sb_ci_summary *s)
 {
     double *v = malloc((end > first ? end - first : 1) * sizeof(*v));
@@ -71,7 +71,7 @@ static void summarize(const struct sb_output *o, size_t first, size_t end, enum 
     free(v);
 }
 
-static size_t complete_runs(const struct sb_output *o, size_t first, size_t end)
+static size_t complete_runs(const struct sb_result_writer *o, size_t first, size_t end)
 {
     size_t n = 0;
 
@@ -94,10 +94,10 @@ static void print_row(FILE *out, const char *name, const struct sb_ci_summary *s
     fputc('\n', out);
 }
 
-void sb_repeat_print_group(const struct sb_output *o, size_t first, FILE *out)
+void sb_repeat_print_group(const struct sb_result_writer *o, size_t first, FILE *out)
 {
     size_t end = sb_repeat_group_end(o, first), n = complete_runs(o, first, end);
-    const struct sb_point *p = &o->points[first];
+    const struct sb_point_result *p = &o->points[first];
     struct sb_ci_summary s;
     char name[64];
 
@@ -143,9 +143,9 @@ static void json_summary(struct sb_json *j, const char *key, const struct sb_ci_
     sb_json_end_object(j);
 }
 
-static void json_group(struct sb_json *j, const struct sb_output *o, size_t first, size_t end)
+static void json_group(struct sb_json *j, const struct sb_result_writer *o, size_t first, size_t end)
 {
-    const struct sb_point *p = &o->points[first];
+    const struct sb_point_result *p = &o->points[first];
     struct sb_ci_summary s;
     char name[32];
 
@@ -181,7 +181,7 @@ static void json_group(struct sb_json *j, const struct sb_output *o, size_t firs
     sb_json_end_object(j);
 }
 
-void sb_repeat_json(struct sb_json *j, const struct sb_output *o)
+void sb_repeat_json(struct sb_json *j, const struct sb_result_writer *o)
 {
     sb_json_key(j, "repeat_summary");
     sb_json_begin_array(j);

@@ -18,10 +18,10 @@
 #include <stdio.h>
 
 #include "pure/sb_ci.h"
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 
-struct sb_output;
-struct sb_point;
+struct sb_result_writer;
+struct sb_point_result;
 
 /*
  * The summary of n runs' figure x (NaN for a run without it), as the
@@ -32,7 +32,7 @@ struct sb_point;
 void sb_repeat_summarize(const double *x, size_t n, bool percentile, struct sb_ci_summary *s);
 
 /* One point past the group of runs that starts at points[first]. */
-size_t sb_repeat_group_end(const struct sb_output *o, size_t first);
+size_t sb_repeat_group_end(const struct sb_result_writer *o, size_t first);
 
 /*
  * Prints the summary of the group starting at points[first] (a header
@@ -40,10 +40,10 @@ size_t sb_repeat_group_end(const struct sb_output *o, size_t first);
  * width relative to the median). Prints nothing when the group has fewer
  * than two complete runs.
  */
-void sb_repeat_print_group(const struct sb_output *o, size_t first, FILE *out);
+void sb_repeat_print_group(const struct sb_result_writer *o, size_t first, FILE *out);
 
 /* Writes "repeat_summary": [...] (groups of two or more runs only; an
  * empty array when there are none) into the open document object. */
-void sb_repeat_json(struct sb_json *j, const struct sb_output *o);
+void sb_repeat_json(struct sb_json *j, const struct sb_result_writer *o);
 
 #endif /* SB_REPEAT_H */

@@ -2,7 +2,7 @@
  * The run's context in a result file (doc/results.md): the tool and its
  * drivers, the times, the command line (secrets masked), every option
  * with its value and whether it was given, and the machine and server it
- * ran on. Written once per file by the result writer (sb_output.c).
+ * ran on. Written once per file by the result writer (sb_result_writer.c).
  */
 #include "config.h"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "config/sb_lua_env.h"
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 #include "results/sb_server_info.h"
 
 /* "tool": name, version, LuaJIT, allocator and the compiled-in drivers. */

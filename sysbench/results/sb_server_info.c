@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "drivers/sb_driver.h"
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 
 /* ------------------------------------------------------------ the rule */
 

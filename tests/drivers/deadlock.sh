@@ -92,7 +92,7 @@ forced_deadlock() {
     fi
     sb_expect_positive out.txt "transactions:" || return 1
     sb_expect_positive out.txt "ignored errors:" || return 1
-    n=$(sb_report_num out.txt "transactions:")
+    n=$(sb_text_report_num out.txt "transactions:")
     if [ "$v" != "$n $n " ]; then
         sb_fail "after $n transactions the rows hold '$v', expected '$n $n'"
         return 1
@@ -105,9 +105,9 @@ forced_deadlock() {
     fi
     # Every ignored error is a deadlock here; the totals must agree.
     n=$(sed -n "s/^[[:space:]]*ignored $code:[[:space:]]*\([0-9]*\).*/\1/p" out.txt)
-    if [ "$n" != "$(sb_report_num out.txt 'ignored errors:')" ]; then
+    if [ "$n" != "$(sb_text_report_num out.txt 'ignored errors:')" ]; then
         sb_show out.txt
-        sb_fail "ignored $code counts $n, ignored errors $(sb_report_num out.txt 'ignored errors:')"
+        sb_fail "ignored $code counts $n, ignored errors $(sb_text_report_num out.txt 'ignored errors:')"
         return 1
     fi
 }

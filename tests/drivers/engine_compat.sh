@@ -137,7 +137,7 @@ deadlock_no_hook() {
         return 1
     fi
     grep -q -E "^ +ignored $code: +[1-9]" out.txt || { sb_show out.txt; sb_fail "no ignored $code"; return 1; }
-    n=$(sb_report_num out.txt "transactions:")
+    n=$(sb_text_report_num out.txt "transactions:")
     [ "$v" = "$n $n " ] || { sb_fail "after $n transactions the rows hold '$v'"; return 1; }
 }
 

@@ -78,9 +78,9 @@ killed_mid_run() {
     sb_expect_positive out.txt "transactions:" || return 1
     sb_expect_positive out.txt "reconnects:" || return 1
     # One reconnect per killed session at most: nothing else went wrong.
-    if [ "$(sb_report_num out.txt 'reconnects:')" -gt $((k1 + k2)) ]; then
+    if [ "$(sb_text_report_num out.txt 'reconnects:')" -gt $((k1 + k2)) ]; then
         sb_show out.txt
-        sb_fail "$(sb_report_num out.txt 'reconnects:') reconnects for $((k1 + k2)) killed sessions"
+        sb_fail "$(sb_text_report_num out.txt 'reconnects:') reconnects for $((k1 + k2)) killed sessions"
         return 1
     fi
     if ! sed -n '/^Errors by code:/,/^$/p' out.txt | grep -E -q '^[[:space:]]+reconnect after [^:]+:[[:space:]]+[1-9]'; then
@@ -90,7 +90,7 @@ killed_mid_run() {
     fi
     # The by-code lines add up to the total.
     if [ "$(sed -n 's/^[[:space:]]*reconnect after [^:]*:[[:space:]]*\([0-9]*\).*/\1/p' out.txt |
-        awk '{s += $1} END {print s + 0}')" != "$(sb_report_num out.txt 'reconnects:')" ]; then
+        awk '{s += $1} END {print s + 0}')" != "$(sb_text_report_num out.txt 'reconnects:')" ]; then
         sb_show out.txt
         sb_fail "the reconnects by code do not add up to the total"
         return 1

@@ -100,7 +100,7 @@ legacy_deadlock() {
     fi
     sb_expect_positive out.txt "transactions:" || return 1
     sb_expect_positive out.txt "ignored errors:" || return 1
-    n=$(sb_report_num out.txt "transactions:")
+    n=$(sb_text_report_num out.txt "transactions:")
     commits=$(sed -n 's/^commits[0-9]*=//p' out.txt | awk '{ s += $1 } END { print s + 0 }')
     if [ "$commits" != "$n" ]; then
         sb_fail "the script committed $commits events, the report says $n"

@@ -78,7 +78,7 @@ mux_matches_threads() {
     sb_run_ok "the multiplexed run" m.txt m.err "${args[@]}" --threads=6 --client-threads=2 \
         --time=2 --rand-seed=7 --report-interval=1 --json=m.json mux.lua run || return 1
     grep -q '^Client threads: 2 ' m.txt || { sb_show m.txt; sb_fail "the run was not multiplexed"; return 1; }
-    n=$(sb_report_num m.txt "transactions:")
+    n=$(sb_text_report_num m.txt "transactions:")
     rows=$(sb_cli "$drv" "SELECT SUM(n), COUNT(*) FROM sbmux WHERE n > 0" | tr '\t' ' ')
     if [ "$rows" != "$n 6" ]; then
         sb_fail "the server counted '$rows' (updates, connections), the report $n transactions over 6"
@@ -130,8 +130,8 @@ own_coroutine() {
     args=($(sb_driver_args "$drv"))
     sb_run_ok "the run" o.txt o.err "${args[@]}" --threads=4 --client-threads=1 \
         --events=400 --time=0 own_co.lua run || return 1
-    [ "$(sb_report_num o.txt "transactions:")" = 400 ] || { sb_show o.txt; sb_fail "not 400 transactions"; return 1; }
-    [ "$(sb_report_num o.txt "read:")" = 400 ] || { sb_show o.txt; sb_fail "not 400 reads"; return 1; }
+    [ "$(sb_text_report_num o.txt "transactions:")" = 400 ] || { sb_show o.txt; sb_fail "not 400 transactions"; return 1; }
+    [ "$(sb_text_report_num o.txt "read:")" = 400 ] || { sb_show o.txt; sb_fail "not 400 reads"; return 1; }
 }
 
 # A script with its own thread_run sleeps where it likes: every
@@ -156,7 +156,7 @@ own_thread_run() {
     args=($(sb_driver_args "$drv"))
     sb_run_ok "the run" r.txt r.err "${args[@]}" --threads=3 --events=90 --time=0 own_run.lua run || return 1
     if grep -q '^Client threads:' r.txt; then sb_fail "a script thread_run was multiplexed"; return 1; fi
-    [ "$(sb_report_num r.txt "transactions:")" = 90 ] || { sb_show r.txt; sb_fail "not 90 transactions"; return 1; }
+    [ "$(sb_text_report_num r.txt "transactions:")" = 90 ] || { sb_show r.txt; sb_fail "not 90 transactions"; return 1; }
 }
 
 # --tx-rate: each connection keeps its own schedule, so over a whole

@@ -229,7 +229,7 @@ bulk_insert() {
     sb_run_ok run run.txt run.err "${args[@]}" --time=$RUN_SECONDS run || return 1
     check_report run.txt || return 1
     sb_expect_positive run.txt "write:" || return 1
-    events=$(sb_report_num run.txt "total number of events:")
+    events=$(sb_text_report_num run.txt "total number of events:")
     for n in 1 2 3 4; do
         read -r c d lo hi <<<"$(sb_cli "$drv" "SELECT COUNT(*), COUNT(DISTINCT id), MIN(id), MAX(id) FROM sbtest$n" | tr '\t' ' ')"
         echo "sbtest$n: $c rows, $d distinct, ids $lo..$hi"

@@ -176,7 +176,7 @@ pgbench_fields() {
     # One line per interval, in time order, summing to the transactions.
     [ "$(awk '$1 <= last { bad++ } { last = $1 } END { print bad + 0 }' sb_agg.log)" = 0 ] ||
         { sb_fail "aggregate lines not in time order"; return 1; }
-    ev=$(sb_report_num a.txt "total number of events:")
+    ev=$(sb_text_report_num a.txt "total number of events:")
     [ "$(awk '{ s += $2 } END { print s }' sb_agg.log)" = "$ev" ] ||
         { sb_fail "num_transactions do not sum to $ev"; return 1; }
     # With a rate: the lag columns are filled in both.

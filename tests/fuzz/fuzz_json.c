@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "core/sb_json_read.h"
-#include "results/sb_resfile.h"
+#include "results/sb_result_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -15,24 +15,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[512];
     struct sb_jv *doc = sb_jv_parse((const char *)data, size, err, sizeof(err));
-    struct sb_resfile res[2];
-    struct sb_resfile_grid g;
+    struct sb_result_file res[2];
+    struct sb_result_file_grid g;
 
     if (doc == NULL)
         return 0;
-    if (sb_resfile_from_json(&res[0], doc, "fuzz.json", "a", err, sizeof(err)) == 0) {
-        if (sb_resfile_from_json(&res[1], doc, "fuzz.json", "b", err, sizeof(err)) == 0) {
-            if (sb_resfile_grid_build(&g, res, 2) == 0) {
+    if (sb_result_file_from_json(&res[0], doc, "fuzz.json", "a", err, sizeof(err)) == 0) {
+        if (sb_result_file_from_json(&res[1], doc, "fuzz.json", "b", err, sizeof(err)) == 0) {
+            if (sb_result_file_grid_build(&g, res, 2) == 0) {
                 for (size_t k = 0; k < g.nkeys; k++) {
-                    const struct sb_point *p = sb_resfile_grid_cell(&g, 0, k);
+                    const struct sb_point_result *p = sb_result_file_grid_cell(&g, 0, k);
                     if (p != NULL)
-                        (void)sb_result_pct_ms(p, 99);
+                        (void)sb_point_result_pct_ms(p, 99);
                 }
-                sb_resfile_grid_free(&g);
+                sb_result_file_grid_free(&g);
             }
-            sb_resfile_free(&res[1]);
+            sb_result_file_free(&res[1]);
         }
-        sb_resfile_free(&res[0]);
+        sb_result_file_free(&res[0]);
     }
     sb_jv_free(doc);
     return 0;

@@ -41,7 +41,7 @@ static void sb_fuzz_check_limits(const struct sb_config *c)
     for (size_t i = 0; i < c->ncheckpoints; i++)
         sb_fuzz_require(c->checkpoints[i] * 1e9 + run * 1e9 < SB_FUZZ_MAX_NS,
                         "--report-checkpoints (s)", c->checkpoints[i]);
-    sb_fuzz_require(c->rate <= 1e9, "--rate", c->rate);
+    sb_fuzz_require(c->poisson_rate <= 1e9, "--rate", c->poisson_rate);
     for (size_t i = 0; i < c->ntx_rate_list; i++)
         sb_fuzz_require(c->tx_rate_list[i] <= 1e9, "--tx-rate", c->tx_rate_list[i]);
     sb_fuzz_require(c->instance.start_at * 1e9 < SB_FUZZ_MAX_NS, "--start-at",

@@ -124,9 +124,9 @@ sb_cli() {
     esac
 }
 
-# sb_report_num FILE LABEL: the first number after LABEL (for example
+# sb_text_report_num FILE LABEL: the first number after LABEL (for example
 # "transactions:") in a report, or nothing when the label is missing.
-sb_report_num() {
+sb_text_report_num() {
     awk -v label="$2" '{
         i = index($0, label)
         if (i > 0) {
@@ -142,7 +142,7 @@ sb_report_num() {
 # sb_expect_positive FILE LABEL: the report shows LABEL with a value > 0.
 sb_expect_positive() {
     local v
-    v=$(sb_report_num "$1" "$2")
+    v=$(sb_text_report_num "$1" "$2")
     if [ -z "$v" ]; then
         sb_show "$1"
         sb_fail "no '$2' in the report"

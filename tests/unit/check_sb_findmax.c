@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "pure/sb_findmax.h"
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 #include "core/sb_json_read.h"
 
 #define MAX_CALLS 256

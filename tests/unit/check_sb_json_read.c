@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 #include "core/sb_json_read.h"
 
 static struct sb_jv *parse(const char *s)

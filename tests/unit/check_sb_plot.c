@@ -3,7 +3,7 @@
  * script written for a small result file, the quoting of labels and file
  * names in it, and what happens when gnuplot is missing or fails.
  *
- * The results go in as a result file (sb_resfile_load), the public way in
+ * The results go in as a result file (sb_result_file_load), the public way in
  * that does not depend on the in-memory result structs. gnuplot is
  * replaced, through SB_GNUPLOT, by a shell script that keeps a copy of
  * the script it was given and of the data files beside it; the tests
@@ -96,7 +96,7 @@ struct fx {
     char tmpdir[96];
     char capture[96];
     char capdir[96];             /* the copy of gnuplot's directory */
-    struct sb_resfile res;
+    struct sb_result_file res;
 };
 
 static void write_file(const char *path, const char *text, mode_t mode)
@@ -138,7 +138,7 @@ static void fx_setup(struct fx *f, const char *label)
     snprintf(f->capdir, sizeof(f->capdir), "%s/captured", f->dir);
     snprintf(path, sizeof(path), "%s/result.json", f->dir);
     write_file(path, result_json, 0644);
-    ck_assert_msg(sb_resfile_load(&f->res, path, label, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_result_file_load(&f->res, path, label, err, sizeof(err)) == 0, "%s", err);
     fake_gnuplot(f, "", 0);
 }
 
@@ -164,7 +164,7 @@ static void remove_tree(const char *dir)
 
 static void fx_teardown(struct fx *f)
 {
-    sb_resfile_free(&f->res);
+    sb_result_file_free(&f->res);
     remove_tree(f->dir);
 }
 
@@ -486,7 +486,7 @@ START_TEST(test_timeline)
         {.time_s = 2, .tps = 20, .p50_ms = 1.25, .p99_ms = 3, .backlog = 2,
          .cpu_client_pct = 25, .cpu_server_pct = NAN},
     };
-    struct sb_point p = {.cfg = {.threads = 2, .mode = SB_PACE_NONE}, .intervals = iv,
+    struct sb_point_result p = {.cfg = {.threads = 2, .mode = SB_PACE_NONE}, .intervals = iv,
                          .nintervals = 2};
     char sub[128], path[192], chart[256], err[ERRLEN] = "", *out = NULL, *gp, *data, want[1024];
     size_t outlen = 0;
@@ -550,18 +550,18 @@ END_TEST
 
 /* Loads text as the result file name in f's directory into res. */
 static void load_text(const struct fx *f, const char *name, const char *text, const char *label,
-                      struct sb_resfile *res)
+                      struct sb_result_file *res)
 {
     char path[256], err[ERRLEN];
 
     snprintf(path, sizeof(path), "%s/%s", f->dir, name);
     write_file(path, text, 0644);
-    ck_assert_msg(sb_resfile_load(res, path, label, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_result_file_load(res, path, label, err, sizeof(err)) == 0, "%s", err);
 }
 
 /* Draws the charts of n results to DIR/c.png with the fake gnuplot (the
  * chart files made beforehand) and returns what was printed. */
-static char *draw(struct fx *f, const struct sb_resfile *res, size_t n,
+static char *draw(struct fx *f, const struct sb_result_file *res, size_t n,
                   const struct sb_plot_marks *marks)
 {
     char path[160], err[ERRLEN] = "", *out = NULL;
@@ -587,7 +587,7 @@ static char *draw(struct fx *f, const struct sb_resfile *res, size_t n,
 START_TEST(test_single_point)
 {
     struct fx f;
-    struct sb_resfile one;
+    struct sb_result_file one;
     char want[512], *out, *gp, *text = strdup(result_json);
     char *second = strstr(text, ",\n  {\"threads\": 4");
 
@@ -604,7 +604,7 @@ START_TEST(test_single_point)
     ck_assert_ptr_null(strstr(gp, "-relative.png"));
     ck_assert_ptr_null(strstr(gp, "-cpu.png"));
     free(gp);
-    sb_resfile_free(&one);
+    sb_result_file_free(&one);
 
     /* The same point without its histogram: nothing to draw. */
     unlink(f.capture);
@@ -617,7 +617,7 @@ START_TEST(test_single_point)
     free(out);
     ck_assert_int_ne(access(f.capture, F_OK), 0);
     ck_assert(dir_empty(f.tmpdir));
-    sb_resfile_free(&one);
+    sb_result_file_free(&one);
     free(text);
     fx_teardown(&f);
 }
@@ -631,7 +631,7 @@ END_TEST
 START_TEST(test_rate_sweep)
 {
     struct fx f;
-    struct sb_resfile fm;
+    struct sb_result_file fm;
     struct sb_plot_marks marks = {.sla_pct = 99, .sla_ms = 200, .rate_held = 400};
     char want[1024], *out, *gp, *data;
 
@@ -675,7 +675,7 @@ START_TEST(test_rate_sweep)
     gp = read_all(f.capture);
     ck_assert_ptr_nonnull(strstr(gp, "SLA_MS = NaN\nHELD = NaN\n"));
     free(gp);
-    sb_resfile_free(&fm);
+    sb_result_file_free(&fm);
     fx_teardown(&f);
 }
 END_TEST
@@ -685,7 +685,7 @@ END_TEST
 START_TEST(test_many_curves)
 {
     struct fx f;
-    struct sb_resfile many;
+    struct sb_result_file many;
     char *text = malloc(65536), *out, *gp;
     size_t used;
 
@@ -711,7 +711,7 @@ START_TEST(test_many_curves)
     ck_assert_ptr_nonnull(strstr(gp, "CT[12] = '2 threads at 1400 tx/s'\n"));
     ck_assert_ptr_null(strstr(gp, "CT[13]"));
     free(gp);
-    sb_resfile_free(&many);
+    sb_result_file_free(&many);
     free(text);
     fx_teardown(&f);
 }
@@ -722,7 +722,7 @@ END_TEST
 START_TEST(test_compare_one_point)
 {
     struct fx f;
-    struct sb_resfile two[2];
+    struct sb_result_file two[2];
     char *out, *gp, *text = strdup(result_json);
     char *second = strstr(text, ",\n  {\"threads\": 4");
 
@@ -747,8 +747,8 @@ START_TEST(test_compare_one_point)
     ck_assert_ptr_nonnull(strstr(gp, "PTITLE[1] = '1 thread'\n"));
     ck_assert_ptr_nonnull(strstr(gp, "if (NP == 1 && PTITLE[1] ne '') { set title TITLE.', '.PTITLE[1]"));
     free(gp);
-    sb_resfile_free(&two[0]);
-    sb_resfile_free(&two[1]);
+    sb_result_file_free(&two[0]);
+    sb_result_file_free(&two[1]);
     free(text);
     fx_teardown(&f);
 }
@@ -790,7 +790,7 @@ END_TEST
 START_TEST(test_real_templates)
 {
     struct fx f;
-    struct sb_resfile fm, two[2];
+    struct sb_result_file fm, two[2];
     struct sb_plot_marks marks = {.sla_pct = 99, .sla_ms = 200, .rate_held = 400};
     struct sb_interval iv[3] = {
         {.time_s = 1, .tps = 10, .p50_ms = 0.02, .p99_ms = 40, .lag_p99_ms = 1, .backlog = 0,
@@ -800,7 +800,7 @@ START_TEST(test_real_templates)
         {.time_s = 3, .tps = 20, .p50_ms = 0.03, .p99_ms = 30, .lag_p99_ms = 2, .backlog = 2,
          .cpu_client_pct = 25, .cpu_server_pct = NAN},
     };
-    struct sb_point p = {.cfg = {.threads = 2, .mode = SB_PACE_FIXED, .target_tps = 20},
+    struct sb_point_result p = {.cfg = {.threads = 2, .mode = SB_PACE_FIXED, .target_tps = 20},
                          .intervals = iv, .nintervals = 3};
     const char *names[] = {"throughput", "cpu", "latency", "latency-throughput", "timeline",
                            "find-max"};
@@ -837,7 +837,7 @@ START_TEST(test_real_templates)
     snprintf(chart, sizeof(chart), "%s/c-relative.svg", f.dir);
     ck_assert_msg(stat(chart, &st) == 0 && st.st_size > 0, "no %s", chart);
     free(out);
-    sb_resfile_free(&two[1]);
+    sb_result_file_free(&two[1]);
     ck_assert(dir_empty(f.tmpdir));
     fx_teardown(&f);
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 #include "results/sb_server_info.h"
 
 START_TEST(test_rule)

@@ -692,7 +692,7 @@ static void sb_mysql_disconnect(struct sb_conn *con)
 /* ------------------------------------------------------- plain queries */
 
 static enum sb_db_status sb_mysql_query(struct sb_conn *con, const char *sql,
-                                        size_t len, struct sb_result *rs)
+                                        size_t len, struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = con->priv;
 
@@ -706,7 +706,7 @@ static enum sb_db_status sb_mysql_query(struct sb_conn *con, const char *sql,
 }
 
 
-static int sb_mysql_fetch_row(struct sb_result *rs)
+static int sb_mysql_fetch_row(struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = rs->priv;
     MYSQL_ROW r;
@@ -737,7 +737,7 @@ static int sb_mysql_fetch_row(struct sb_result *rs)
     return 1;
 }
 
-static void sb_mysql_free_result(struct sb_result *rs)
+static void sb_mysql_free_result(struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = rs->priv;
 

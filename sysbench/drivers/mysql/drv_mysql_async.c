@@ -75,7 +75,7 @@ static int ready_status(const struct sb_conn *con)
 }
 
 /* mysql_store_result, started or continued; status 0 starts it. */
-static enum sb_db_status store(struct sb_conn *con, struct sb_result *rs, int status)
+static enum sb_db_status store(struct sb_conn *con, struct sb_sql_result *rs, int status)
 {
     struct sb_mysql_conn *cp = con->priv;
     MYSQL_RES *res = NULL;
@@ -89,7 +89,7 @@ static enum sb_db_status store(struct sb_conn *con, struct sb_result *rs, int st
 }
 
 /* The query was sent and answered (err: its result code). */
-static enum sb_db_status queried(struct sb_conn *con, struct sb_result *rs, int err)
+static enum sb_db_status queried(struct sb_conn *con, struct sb_sql_result *rs, int err)
 {
     struct sb_mysql_conn *cp = con->priv;
 
@@ -101,7 +101,7 @@ static enum sb_db_status queried(struct sb_conn *con, struct sb_result *rs, int 
 }
 
 enum sb_db_status sb_mysql_query_start(struct sb_conn *con, const char *sql, size_t len,
-                                       struct sb_result *rs)
+                                       struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = con->priv;
     int err = 0, status;
@@ -115,7 +115,7 @@ enum sb_db_status sb_mysql_query_start(struct sb_conn *con, const char *sql, siz
 }
 
 /* mysql_stmt_store_result of cp->ast, started or continued. */
-static enum sb_db_status stmt_store(struct sb_conn *con, struct sb_result *rs, int status)
+static enum sb_db_status stmt_store(struct sb_conn *con, struct sb_sql_result *rs, int status)
 {
     struct sb_mysql_conn *cp = con->priv;
     struct sb_stmt *st = cp->ast;
@@ -137,7 +137,7 @@ static enum sb_db_status stmt_store(struct sb_conn *con, struct sb_result *rs, i
 }
 
 /* The statement was executed (err: its result code). */
-static enum sb_db_status executed(struct sb_conn *con, struct sb_result *rs, int err)
+static enum sb_db_status executed(struct sb_conn *con, struct sb_sql_result *rs, int err)
 {
     struct sb_mysql_conn *cp = con->priv;
     struct sb_mysql_stmt *sp = cp->ast->priv;
@@ -154,7 +154,7 @@ static enum sb_db_status executed(struct sb_conn *con, struct sb_result *rs, int
     return stmt_store(con, rs, 0);
 }
 
-enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_result *rs)
+enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_sql_result *rs)
 {
     struct sb_conn *con = st->con;
     struct sb_mysql_conn *cp = con->priv;
@@ -174,7 +174,7 @@ enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_result *r
     return executed(con, rs, err);
 }
 
-enum sb_db_status sb_mysql_resume(struct sb_conn *con, struct sb_result *rs)
+enum sb_db_status sb_mysql_resume(struct sb_conn *con, struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = con->priv;
     int status = ready_status(con), err = 0;

@@ -14,9 +14,9 @@
 int sb_mysql_enable_nonblocking(MYSQL *my);
 #ifdef SB_MYSQL_ASYNC
 enum sb_db_status sb_mysql_query_start(struct sb_conn *con, const char *sql, size_t len,
-                                       struct sb_result *rs);
-enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_result *rs);
-enum sb_db_status sb_mysql_resume(struct sb_conn *con, struct sb_result *rs);
+                                       struct sb_sql_result *rs);
+enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_sql_result *rs);
+enum sb_db_status sb_mysql_resume(struct sb_conn *con, struct sb_sql_result *rs);
 #endif
 
 #endif /* SB_DRV_MYSQL_ASYNC_H */

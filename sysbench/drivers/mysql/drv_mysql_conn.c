@@ -74,7 +74,7 @@ void sb_mysql_drop_results(struct sb_mysql_conn *cp)
 }
 
 enum sb_db_status sb_mysql_take_result(struct sb_conn *con, MYSQL_RES *res,
-                                       struct sb_result *rs)
+                                       struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = con->priv;
     unsigned nf;

@@ -116,7 +116,7 @@ void sb_mysql_drop_results(struct sb_mysql_conn *cp);
 /* Turns the stored result of a plain query (NULL for none, or on a
  * failure the connection reports) into the connection's result set. */
 enum sb_db_status sb_mysql_take_result(struct sb_conn *con, MYSQL_RES *res,
-                                       struct sb_result *rs);
+                                       struct sb_sql_result *rs);
 
 /* Non-blocking statements (drv_mysql_async.h) need MariaDB Connector/C's
  * mysql_*_start/_cont API; not available with other client libraries. */

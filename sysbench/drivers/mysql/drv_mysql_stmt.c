@@ -242,7 +242,7 @@ static void sb_mysql_fill_params(struct sb_stmt *st, struct sb_mysql_stmt *sp)
     }
 }
 
-enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_result *rs)
+enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_sql_result *rs)
 {
     struct sb_conn *con = st->con;
     struct sb_mysql_stmt *sp = st->priv;
@@ -304,7 +304,7 @@ enum sb_db_status sb_mysql_stmt_bind_result(struct sb_stmt *st)
     return SB_DB_OK;
 }
 
-enum sb_db_status sb_mysql_stmt_stored(struct sb_stmt *st, struct sb_result *rs)
+enum sb_db_status sb_mysql_stmt_stored(struct sb_stmt *st, struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = st->con->priv;
     struct sb_mysql_stmt *sp = st->priv;
@@ -335,7 +335,7 @@ void sb_mysql_close(struct sb_stmt *st)
 
 /* ---------------------------------------------------------- result sets */
 
-int sb_mysql_fetch_stmt_row(struct sb_result *rs, struct sb_mysql_stmt *sp)
+int sb_mysql_fetch_stmt_row(struct sb_sql_result *rs, struct sb_mysql_stmt *sp)
 {
     int rc = mysql_stmt_fetch(sp->ps);
 

@@ -50,7 +50,7 @@ static void sb_pgsql_drop_result(struct sb_pgsql_conn *cp)
  * Takes ownership of res.
  */
 static enum sb_db_status sb_pgsql_take_result(struct sb_conn *con, PGresult *res,
-                                              struct sb_result *rs)
+                                              struct sb_sql_result *rs)
 {
     struct sb_pgsql_conn *cp = con->priv;
     unsigned nf;
@@ -88,7 +88,7 @@ static enum sb_db_status sb_pgsql_take_result(struct sb_conn *con, PGresult *res
     return SB_DB_OK;
 }
 
-static int sb_pgsql_fetch_row(struct sb_result *rs)
+static int sb_pgsql_fetch_row(struct sb_sql_result *rs)
 {
     struct sb_pgsql_conn *cp = rs->priv;
     int r;
@@ -112,7 +112,7 @@ static int sb_pgsql_fetch_row(struct sb_result *rs)
     return 1;
 }
 
-static void sb_pgsql_free_result(struct sb_result *rs)
+static void sb_pgsql_free_result(struct sb_sql_result *rs)
 {
     struct sb_pgsql_conn *cp = rs->priv;
 
@@ -149,7 +149,7 @@ static int sb_pgsql_copy_query(struct sb_pgsql_conn *cp, const char *sql, size_t
 }
 
 static enum sb_db_status sb_pgsql_query(struct sb_conn *con, const char *sql,
-                                        size_t len, struct sb_result *rs)
+                                        size_t len, struct sb_sql_result *rs)
 {
     struct sb_pgsql_conn *cp = con->priv;
 
@@ -341,7 +341,7 @@ static struct sb_pgsql_stmt *sb_pgsql_params(struct sb_stmt *st)
     return sp;
 }
 
-static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_result *rs)
+static enum sb_db_status sb_pgsql_execute(struct sb_stmt *st, struct sb_sql_result *rs)
 {
     struct sb_conn *con = st->con;
     struct sb_pgsql_conn *cp = con->priv;
@@ -372,7 +372,7 @@ static enum sb_db_status sb_pgsql_pending(struct sb_conn *con, short events)
  * has come, turns it into the connection's result set. Otherwise it waits
  * for more input.
  */
-static enum sb_db_status sb_pgsql_collect(struct sb_conn *con, struct sb_result *rs)
+static enum sb_db_status sb_pgsql_collect(struct sb_conn *con, struct sb_sql_result *rs)
 {
     struct sb_pgsql_conn *cp = con->priv;
 
@@ -418,7 +418,7 @@ static enum sb_db_status sb_pgsql_sent(struct sb_conn *con, int sent)
 }
 
 static enum sb_db_status sb_pgsql_query_start(struct sb_conn *con, const char *sql,
-                                              size_t len, struct sb_result *rs)
+                                              size_t len, struct sb_sql_result *rs)
 {
     struct sb_pgsql_conn *cp = con->priv;
 
@@ -428,7 +428,7 @@ static enum sb_db_status sb_pgsql_query_start(struct sb_conn *con, const char *s
     return sb_pgsql_sent(con, PQsendQuery(cp->pg, cp->qbuf));
 }
 
-static enum sb_db_status sb_pgsql_execute_start(struct sb_stmt *st, struct sb_result *rs)
+static enum sb_db_status sb_pgsql_execute_start(struct sb_stmt *st, struct sb_sql_result *rs)
 {
     struct sb_conn *con = st->con;
     struct sb_pgsql_conn *cp = con->priv;
@@ -455,7 +455,7 @@ static bool sb_pgsql_readable(struct sb_pgsql_conn *cp)
  * TLS record at a time), and a reply not complete after that read is read
  * again while the socket has more.
  */
-static enum sb_db_status sb_pgsql_resume(struct sb_conn *con, struct sb_result *rs)
+static enum sb_db_status sb_pgsql_resume(struct sb_conn *con, struct sb_sql_result *rs)
 {
     struct sb_pgsql_conn *cp = con->priv;
     enum sb_db_status st;

@@ -301,10 +301,10 @@ static void track_transaction(struct sqlite_conn *sc, sqlite3_stmt *stmt, bool w
 }
 
 static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
-                                   struct sb_result *rs);
+                                   struct sb_sql_result *rs);
 
 static enum sb_db_status run_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
-                                  struct sb_result *rs)
+                                  struct sb_sql_result *rs)
 {
     struct sqlite_conn *sc = con->priv;
     bool was_in = !sqlite3_get_autocommit(sc->db);
@@ -337,7 +337,7 @@ static bool is_plain_begin(const char *sql, size_t len)
 }
 
 static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
-                                   struct sb_result *rs)
+                                   struct sb_sql_result *rs)
 {
     struct sqlite_conn *sc = con->priv;
     struct rows *r = &sc->rows;
@@ -383,7 +383,7 @@ static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
 }
 
 static enum sb_db_status sqlite_query(struct sb_conn *con, const char *sql,
-                                      size_t len, struct sb_result *rs)
+                                      size_t len, struct sb_sql_result *rs)
 {
     struct sqlite_conn *sc = con->priv;
     const char *tail, *end;
@@ -428,7 +428,7 @@ static enum sb_db_status sqlite_prepare(struct sb_stmt *st)
     return SB_DB_OK;
 }
 
-static enum sb_db_status sqlite_execute(struct sb_stmt *st, struct sb_result *rs)
+static enum sb_db_status sqlite_execute(struct sb_stmt *st, struct sb_sql_result *rs)
 {
     struct sqlite_conn *sc = st->con->priv;
     sqlite3_stmt *stmt = st->priv;
@@ -472,7 +472,7 @@ static void sqlite_close(struct sb_stmt *st)
     st->priv = NULL;
 }
 
-static int sqlite_fetch_row(struct sb_result *rs)
+static int sqlite_fetch_row(struct sb_sql_result *rs)
 {
     struct rows *r = rs->priv;
 
@@ -489,7 +489,7 @@ static int sqlite_fetch_row(struct sb_result *rs)
 
 /* The rows live in the statement, which the next step or reset replaces:
  * nothing of the driver's own to release. */
-static void sqlite_free_result(struct sb_result *rs)
+static void sqlite_free_result(struct sb_sql_result *rs)
 {
     (void)rs;
 }

@@ -159,20 +159,20 @@ conf_check_report() {
     conf_field "$f" "^    execution time \\(avg/stddev\\): +${x}/${x}$" \
         "execution time (avg/stddev):" || return 1
 
-    r=$(sb_report_num "$f" "read:")
-    w=$(sb_report_num "$f" "write:")
-    o=$(sb_report_num "$f" "other:")
-    t=$(sb_report_num "$f" "total:")
+    r=$(sb_text_report_num "$f" "read:")
+    w=$(sb_text_report_num "$f" "write:")
+    o=$(sb_text_report_num "$f" "other:")
+    t=$(sb_text_report_num "$f" "total:")
     if [ $((r + w + o)) -ne "$t" ]; then
         sb_fail "report: read $r + write $w + other $o is not total $t"
         return 1
     fi
-    trx=$(sb_report_num "$f" "transactions:")
+    trx=$(sb_text_report_num "$f" "transactions:")
     if [ "$trx" -lt 1 ]; then
         sb_fail "report: no transactions"
         return 1
     fi
-    ign=$(sb_report_num "$f" "ignored errors:")
+    ign=$(sb_text_report_num "$f" "ignored errors:")
     if [ $((ign * 100)) -gt $((trx * CONF_MAX_IGNORED_PCT)) ]; then
         sb_fail "report: $ign ignored errors for $trx transactions (more than ${CONF_MAX_IGNORED_PCT}%)"
         return 1

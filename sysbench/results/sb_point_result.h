@@ -1,26 +1,26 @@
-#ifndef SB_RESULT_H
-#define SB_RESULT_H
+#ifndef SB_POINT_RESULT_H
+#define SB_POINT_RESULT_H
 
 /*
  * The result of one point: the one model of a point's figures, from the
  * worker statistics to the report, the JSON and CSV files, compare and
- * the charts. The writer (sb_output.c) builds a struct sb_point while
- * the point runs; the reader (sb_resfile.c) builds the same struct from
+ * the charts. The writer (sb_result_writer.c) builds a struct sb_point_result while
+ * the point runs; the reader (sb_result_file.c) builds the same struct from
  * a result file (doc/results.md). Figures derived from it (throughput,
  * percentiles, CPU per transaction, the interval series) are computed
  * by the functions below rather than stored, so the writer's tables and
  * the reader's comparisons give them by the same rules.
  *
- * The reporter (sb_reporter.c) builds the final figures of a point (and
- * of each --report-checkpoints report) as a struct sb_point too: the text
- * report prints it (sb_report_print_point) and the writer takes its final
- * figures over (sb_result_move_final), so what is printed and what is
+ * The reporter (sb_monitor.c) builds the final figures of a point (and
+ * of each --report-checkpoints report) as a struct sb_point_result too: the text
+ * report prints it (sb_text_report_print_point) and the writer takes its final
+ * figures over (sb_point_result_move_final), so what is printed and what is
  * stored are the same values.
  *
  * Ownership: a point owns its intervals, its total statistics, its
  * per-thread events, busy time and CPU figures, its self-check samples
- * and its repeat list, and sb_result_free releases them. Whoever holds
- * the array of points (struct sb_output, struct sb_resfile) owns the
+ * and its repeat list, and sb_point_result_free releases them. Whoever holds
+ * the array of points (struct sb_result_writer, struct sb_result_file) owns the
  * points themselves.
  */
 
@@ -36,7 +36,7 @@
 
 /* One interval report (--report-interval) of a point. Rates are per
  * second over the interval; latencies are at the point's percentiles
- * (struct sb_point's pcts). */
+ * (struct sb_point_result's pcts). */
 struct sb_interval {
     double time_s;             /* end of the interval, seconds since the
                                   start of measurement */
@@ -57,7 +57,7 @@ struct sb_interval {
 };
 
 /* One point of a sweep (a single run is a sweep of one point). */
-struct sb_point {
+struct sb_point_result {
     /* What the point ran with (a copy of the run's frozen point config):
      * threads, rate mode, this process's target (0 without a rate),
      * effective jitter (--tx-rate only), repeat of nrepeat. */
@@ -114,7 +114,7 @@ struct sb_point {
      * one point. The writer groups its runs by index (sb_repeat.h) and
      * leaves these empty. */
     bool grouped;
-    const struct sb_point **reps;   /* owned array of borrowed points */
+    const struct sb_point_result **reps;   /* owned array of borrowed points */
     size_t nreps;
 };
 
@@ -126,7 +126,7 @@ struct sb_point {
  * (freeing any final figures it had) and src no longer owns them; the
  * other fields of both are left alone. Cannot fail.
  */
-void sb_result_move_final(struct sb_point *dst, struct sb_point *src);
+void sb_point_result_move_final(struct sb_point_result *dst, struct sb_point_result *src);
 
 struct sb_jv;
 
@@ -138,23 +138,23 @@ struct sb_jv;
  * stored percentiles. The self-check and repeat grouping are not read
  * (the resfile groups runs itself). ncpus is the file's online CPU count
  * (0 unknown). Fields the file lacks are NaN or empty. Returns 0, or -1
- * when out of memory; p then owns what was read so far (sb_result_free).
+ * when out of memory; p then owns what was read so far (sb_point_result_free).
  */
-int sb_result_read_json(struct sb_point *p, const struct sb_jv *pj, unsigned ncpus);
+int sb_point_result_read_json(struct sb_point_result *p, const struct sb_jv *pj, unsigned ncpus);
 
 /* Frees what p owns and empties those fields; p itself is the caller's. */
-void sb_result_free(struct sb_point *p);
+void sb_point_result_free(struct sb_point_result *p);
 
 /* Whether p has final figures. */
-bool sb_result_complete(const struct sb_point *p);
+bool sb_point_result_complete(const struct sb_point_result *p);
 
 /* Transactions per second over the point; NaN when incomplete, 0 when it
  * measured no time (as the result file writes it). A point read back
  * gives the rate its file stored (NaN when absent). */
-double sb_result_tps(const struct sb_point *p);
+double sb_point_result_tps(const struct sb_point_result *p);
 
-/* Queries of every kind per second; NaN and 0 as sb_result_tps. */
-double sb_result_qps(const struct sb_point *p);
+/* Queries of every kind per second; NaN and 0 as sb_point_result_tps. */
+double sb_point_result_qps(const struct sb_point_result *p);
 
 /*
  * The pct-th percentile of the point's response time in milliseconds,
@@ -164,50 +164,50 @@ double sb_result_qps(const struct sb_point *p);
  * (an empty one, or a file without buckets) it falls back to the stored
  * percentile map; NaN when neither has it or p is incomplete.
  */
-double sb_result_pct_ms(const struct sb_point *p, double pct);
+double sb_point_result_pct_ms(const struct sb_point_result *p, double pct);
 
 /* Which side's CPU figures. */
-enum sb_result_side {
-    SB_RESULT_CLIENT,
-    SB_RESULT_SERVER,
-    SB_RESULT_MACHINE
+enum sb_point_result_side {
+    SB_POINT_RESULT_CLIENT,
+    SB_POINT_RESULT_SERVER,
+    SB_POINT_RESULT_MACHINE
 };
 
 /* CPU microseconds per transaction of a side over the point (the
- * machine's busy time for SB_RESULT_MACHINE); NaN when not measured. */
-double sb_result_cpu_us(const struct sb_point *p, enum sb_result_side side);
+ * machine's busy time for SB_POINT_RESULT_MACHINE); NaN when not measured. */
+double sb_point_result_cpu_us(const struct sb_point_result *p, enum sb_point_result_side side);
 
 /* CPU microseconds per transaction of the client or the server over
  * interval i, from its share of all CPUs and its throughput; NaN when
  * not measured, without transactions or without p->ncpus. */
-double sb_result_iv_cpu_us(const struct sb_point *p, size_t i, enum sb_result_side side);
+double sb_point_result_iv_cpu_us(const struct sb_point_result *p, size_t i, enum sb_point_result_side side);
 
-/* A figure of a run, for sb_result_fig and its relatives. */
-enum sb_result_fig {
-    SB_RESULT_TPS,
-    SB_RESULT_LATENCY,       /* response time at a percentile, ms */
-    SB_RESULT_CPU_CLIENT,    /* us per transaction */
-    SB_RESULT_CPU_SERVER,
-    SB_RESULT_CPU_MACHINE
+/* A figure of a run, for sb_point_result_fig and its relatives. */
+enum sb_point_result_fig {
+    SB_POINT_RESULT_TPS,
+    SB_POINT_RESULT_LATENCY,       /* response time at a percentile, ms */
+    SB_POINT_RESULT_CPU_CLIENT,    /* us per transaction */
+    SB_POINT_RESULT_CPU_SERVER,
+    SB_POINT_RESULT_CPU_MACHINE
 };
 
 /* Figure f (percentile pct for latency) of run p alone; NaN when absent
  * or p is incomplete. */
-double sb_result_fig(const struct sb_point *p, enum sb_result_fig f, double pct);
+double sb_point_result_fig(const struct sb_point_result *p, enum sb_point_result_fig f, double pct);
 
 /* Figure f of every run of p's group (p alone without repeats) into out
  * (room for max); returns how many were written. */
-size_t sb_result_fig_runs(const struct sb_point *p, enum sb_result_fig f, double pct,
+size_t sb_point_result_fig_runs(const struct sb_point_result *p, enum sb_point_result_fig f, double pct,
                           double *out, size_t max);
 
-/* The median of sb_result_fig_runs, ignoring NaN: the figure tables and
+/* The median of sb_point_result_fig_runs, ignoring NaN: the figure tables and
  * charts show. NaN when no run has it. */
-double sb_result_fig_median(const struct sb_point *p, enum sb_result_fig f, double pct);
+double sb_point_result_fig_median(const struct sb_point_result *p, enum sb_point_result_fig f, double pct);
 
 /* Figure f per interval of run p into out (room for max); 0 when p has
  * no intervals or no such figure per interval (the machine's CPU, a
  * percentile the intervals do not have). */
-size_t sb_result_fig_intervals(const struct sb_point *p, enum sb_result_fig f, double pct,
+size_t sb_point_result_fig_intervals(const struct sb_point_result *p, enum sb_point_result_fig f, double pct,
                                double *out, size_t max);
 
-#endif /* SB_RESULT_H */
+#endif /* SB_POINT_RESULT_H */

@@ -1,9 +1,9 @@
 /*
- * Result files read back; see sb_resfile.h.
+ * Result files read back; see sb_result_file.h.
  */
 #include "config.h"
 
-#include "results/sb_resfile.h"
+#include "results/sb_result_file.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,10 +18,10 @@ static char *dup_or_empty(const char *s)
 /* Folds the later runs of each --repeat group into its first run: a run
  * with repeat k > 1 belongs to the nearest earlier run with repeat 1 and
  * the same threads and rate. */
-static int group_repeats(struct sb_resfile *r)
+static int group_repeats(struct sb_result_file *r)
 {
     for (size_t i = 0; i < r->npoints; i++) {
-        struct sb_point *p = &r->points[i];
+        struct sb_point_result *p = &r->points[i];
         size_t n = 1;
 
         if (p->cfg.repeat != 1)
@@ -45,7 +45,7 @@ static int group_repeats(struct sb_resfile *r)
 
 /* Largest value accepted for a rate, a latency or a CPU figure: far above
  * anything a machine measures, far below where arithmetic loses meaning. */
-#define SB_RESFILE_MAX_VALUE 1e15
+#define SB_RESULT_FILE_MAX_VALUE 1e15
 
 /* A number field at path under v: absent, null or a string is "not
  * measured" and passes; a number must be finite and within [min, max]. */
@@ -77,7 +77,7 @@ static int validate_point(const struct sb_jv *p, size_t i, const char *file, cha
     };
     const struct sb_jv *fin = sb_jv_get(p, "final");
     const struct sb_jv *pm = sb_jv_path(fin, "latency_ms.response.percentiles");
-    const double max = SB_RESFILE_MAX_VALUE;
+    const double max = SB_RESULT_FILE_MAX_VALUE;
     char path[128];
 
     if (check_num(p, "threads", 1, 1e7, file, i, err, errlen) != 0 ||
@@ -120,7 +120,7 @@ static char *script_name(const char *script)
     return s;
 }
 
-int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const char *path,
+int sb_result_file_from_json(struct sb_result_file *r, const struct sb_jv *doc, const char *path,
                         const char *label, char *err, size_t errlen)
 {
     const char *fmt = sb_jv_str(sb_jv_get(doc, "format"));
@@ -133,14 +133,14 @@ int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const ch
                  path);
         return -1;
     }
-    if (sb_jv_num(ver) != SB_RESFILE_FORMAT_VERSION) {
+    if (sb_jv_num(ver) != SB_RESULT_FILE_FORMAT_VERSION) {
         char v[64];
         if (ver != NULL && ver->type == SB_JV_NUMBER)
             snprintf(v, sizeof(v), "%g", ver->number);
         else
             snprintf(v, sizeof(v), "%s", ver == NULL ? "missing" : "not a number");
         snprintf(err, errlen, "'%s' has format_version %s; this sysbench reads version %d", path,
-                 v, SB_RESFILE_FORMAT_VERSION);
+                 v, SB_RESULT_FILE_FORMAT_VERSION);
         return -1;
     }
     if (sb_jv_len(pts) == 0) {
@@ -163,7 +163,7 @@ int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const ch
     for (size_t i = 0; i < pts->n; i++) {
         double ncpus = sb_jv_num(sb_jv_path(doc, "environment.cpu.online"));
         r->npoints++;
-        if (sb_result_read_json(&r->points[i], &pts->items[i],
+        if (sb_point_result_read_json(&r->points[i], &pts->items[i],
                                 ncpus >= 1 && ncpus < 1e7 ? (unsigned)ncpus : 0) != 0)
             goto oom;
     }
@@ -171,12 +171,12 @@ int sb_resfile_from_json(struct sb_resfile *r, const struct sb_jv *doc, const ch
         goto oom;
     return 0;
 oom:
-    sb_resfile_free(r);
+    sb_result_file_free(r);
     snprintf(err, errlen, "cannot read '%s': out of memory", path);
     return -1;
 }
 
-int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
+int sb_result_file_load(struct sb_result_file *r, const char *path, const char *label,
                    char *err, size_t errlen)
 {
     struct sb_jv *doc = sb_jv_parse_file(path, err, errlen);
@@ -185,15 +185,15 @@ int sb_resfile_load(struct sb_resfile *r, const char *path, const char *label,
     memset(r, 0, sizeof(*r));
     if (doc == NULL)
         return -1;
-    rc = sb_resfile_from_json(r, doc, path, label, err, errlen);
+    rc = sb_result_file_from_json(r, doc, path, label, err, errlen);
     sb_jv_free(doc);
     return rc;
 }
 
-void sb_resfile_free(struct sb_resfile *r)
+void sb_result_file_free(struct sb_result_file *r)
 {
     for (size_t i = 0; i < r->npoints; i++)
-        sb_result_free(&r->points[i]);
+        sb_point_result_free(&r->points[i]);
     free(r->points);
     free(r->path);
     free(r->label);
@@ -204,7 +204,7 @@ void sb_resfile_free(struct sb_resfile *r)
     memset(r, 0, sizeof(*r));
 }
 
-char *sb_resfile_default_label(const char *path)
+char *sb_result_file_default_label(const char *path)
 {
     const char *base = strrchr(path, '/');
     char *s;
@@ -226,7 +226,7 @@ static bool same_rate(double a, double b)
 
 /* One point of one result while the grid is built. */
 struct grid_ent {
-    const struct sb_point *p;
+    const struct sb_point_result *p;
     size_t r, i;        /* result and index of the point in it */
     size_t group;       /* pair (threads, rate) number, in key order */
     unsigned occ;       /* earlier points of result r in the same group */
@@ -281,7 +281,7 @@ static int ent_by_key(const void *pa, const void *pb)
     return cmp_size(a->r, b->r);
 }
 
-static bool same_pair(const struct sb_point *a, const struct sb_point *b)
+static bool same_pair(const struct sb_point_result *a, const struct sb_point_result *b)
 {
     return a->cfg.threads == b->cfg.threads &&
            sb_pace_rated(a->cfg.mode) == sb_pace_rated(b->cfg.mode) &&
@@ -308,7 +308,7 @@ static void group_entries(struct grid_ent *e, size_t total)
     qsort(e, total, sizeof(*e), ent_by_key);
 }
 
-int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *res, size_t n)
+int sb_result_file_grid_build(struct sb_result_file_grid *g, const struct sb_result_file *res, size_t n)
 {
     size_t total = 0, k = 0;
     struct grid_ent *e;
@@ -321,7 +321,7 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
     e = calloc(total ? total : 1, sizeof(*e));
     if (g->keys == NULL || e == NULL) {
         free(e);
-        sb_resfile_grid_free(g);
+        sb_result_file_grid_free(g);
         return -1;
     }
     for (size_t r = 0; r < n; r++)
@@ -337,7 +337,7 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
     group_entries(e, total);
     for (k = 0; k < total; k++) {
         if (k == 0 || e[k].group != e[k - 1].group || e[k].occ != e[k - 1].occ) {
-            struct sb_resfile_key *key = &g->keys[g->nkeys++];
+            struct sb_result_file_key *key = &g->keys[g->nkeys++];
             key->threads = e[k].p->cfg.threads;
             key->rate_mode = e[k].p->cfg.mode;
             key->target_tps = sb_pace_rated(e[k].p->cfg.mode) ? e[k].p->cfg.target_tps : NAN;
@@ -347,7 +347,7 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
     g->cells = calloc(n * g->nkeys + 1, sizeof(*g->cells));
     if (g->cells == NULL) {
         free(e);
-        sb_resfile_grid_free(g);
+        sb_result_file_grid_free(g);
         return -1;
     }
     for (size_t key = 0, k2 = 0; k2 < total; k2++) {
@@ -368,16 +368,16 @@ int sb_resfile_grid_build(struct sb_resfile_grid *g, const struct sb_resfile *re
     return 0;
 }
 
-const struct sb_point *sb_resfile_grid_cell(const struct sb_resfile_grid *g, size_t r,
+const struct sb_point_result *sb_result_file_grid_cell(const struct sb_result_file_grid *g, size_t r,
                                                   size_t k)
 {
-    const struct sb_point *p =
+    const struct sb_point_result *p =
         r < g->nres && k < g->nkeys ? g->cells[r * g->nkeys + k] : NULL;
 
-    return p != NULL && sb_result_complete(p) ? p : NULL;
+    return p != NULL && sb_point_result_complete(p) ? p : NULL;
 }
 
-static void rate_name(char *buf, size_t len, const struct sb_resfile_key *k)
+static void rate_name(char *buf, size_t len, const struct sb_result_file_key *k)
 {
     if (sb_pace_rated(k->rate_mode))
         snprintf(buf, len, "%g", k->target_tps);
@@ -385,9 +385,9 @@ static void rate_name(char *buf, size_t len, const struct sb_resfile_key *k)
         snprintf(buf, len, "max");
 }
 
-void sb_resfile_key_name(const struct sb_resfile_grid *g, size_t k, char *buf, size_t len)
+void sb_result_file_key_name(const struct sb_result_file_grid *g, size_t k, char *buf, size_t len)
 {
-    const struct sb_resfile_key *key = &g->keys[k];
+    const struct sb_result_file_key *key = &g->keys[k];
     char rate[64];
 
     rate_name(rate, sizeof(rate), key);
@@ -403,7 +403,7 @@ void sb_resfile_key_name(const struct sb_resfile_grid *g, size_t k, char *buf, s
     }
 }
 
-const char *sb_resfile_grid_axis(const struct sb_resfile_grid *g)
+const char *sb_result_file_grid_axis(const struct sb_result_file_grid *g)
 {
     if (g->rates_vary && !g->threads_vary)
         return "target rate (tx/s)";
@@ -412,7 +412,7 @@ const char *sb_resfile_grid_axis(const struct sb_resfile_grid *g)
     return "threads";
 }
 
-void sb_resfile_grid_free(struct sb_resfile_grid *g)
+void sb_result_file_grid_free(struct sb_result_file_grid *g)
 {
     free(g->keys);
     free(g->cells);

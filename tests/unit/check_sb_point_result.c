@@ -1,6 +1,6 @@
 /*
  * Unit tests for the result model of one point: the text report printed
- * from a hand-built struct sb_point, the same point's final figures
+ * from a hand-built struct sb_point_result, the same point's final figures
  * stored by the result files and written as JSON, the JSON read back through the result-file
  * reader (sb_resfile) with the same figures, and the compare command
  * reading such a file. Beyond one point: the report's error, reconnect,
@@ -18,11 +18,11 @@
 #include "compare/sb_compare.h"
 #include "config/sb_config.h"
 #include "core/sb_options.h"
-#include "results/sb_output.h"
+#include "results/sb_result_writer.h"
 #include "config/sb_point.h"
-#include "results/sb_report.h"
-#include "results/sb_resfile.h"
-#include "results/sb_result.h"
+#include "results/sb_text_report.h"
+#include "results/sb_result_file.h"
+#include "results/sb_point_result.h"
 
 /* A point of 4 threads at --tx-rate 200 that ran 10 s: 1000 events,
  * 14 reads, 4 writes and 2 other queries each; response times 1..1000 ms
@@ -35,7 +35,7 @@ static const double pcts[] = {95, 99};
 /* Builds the point and the report options of that run. p borrows the
  * static total and per-thread arrays (tests change total in place);
  * output_of hands the result files owned copies. */
-static void build_point(struct sb_point *p, struct sb_report_opts *ro,
+static void build_point(struct sb_point_result *p, struct sb_text_report_opts *ro,
                         struct sb_point_config *pc)
 {
     sb_stats_reset(&total);
@@ -73,14 +73,14 @@ static void build_point(struct sb_point *p, struct sb_report_opts *ro,
     ro->sql = true;
 }
 
-static char *report_text(const struct sb_point *p, const struct sb_report_opts *ro)
+static char *report_text(const struct sb_point_result *p, const struct sb_text_report_opts *ro)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&text, &len);
 
     ck_assert_ptr_nonnull(fp);
-    sb_report_print_point(p, ro, fp);
+    sb_text_report_print_point(p, ro, fp);
     fclose(fp);
     return text;
 }
@@ -88,9 +88,9 @@ static char *report_text(const struct sb_point *p, const struct sb_report_opts *
 /* Stores the final figures of p in the current point of o, as the
  * reporter does, from an owned copy of p's borrowed total (the result
  * files take over what they are handed). */
-static void end_point_of(struct sb_output *o, const struct sb_point *p)
+static void end_point_of(struct sb_result_writer *o, const struct sb_point_result *p)
 {
-    struct sb_point q = *p;
+    struct sb_point_result q = *p;
 
     q.total = sb_stats_new();
     ck_assert_ptr_nonnull(q.total);
@@ -98,7 +98,7 @@ static void end_point_of(struct sb_output *o, const struct sb_point *p)
     q.thread_events = NULL;
     q.thread_busy = NULL;
     q.nthread_events = 0;
-    ck_assert_int_eq(sb_output_end_point(o, &q), 0);
+    ck_assert_int_eq(sb_result_writer_end_point(o, &q), 0);
     ck_assert_ptr_null(q.total);
 }
 
@@ -116,8 +116,8 @@ static double field_after(const char *text, const char *label)
 
 START_TEST(text_report_from_point)
 {
-    struct sb_point p;
-    struct sb_report_opts ro;
+    struct sb_point_result p;
+    struct sb_text_report_opts ro;
     struct sb_point_config pc;
     char *t;
 
@@ -158,7 +158,7 @@ END_TEST
 
 /* The output of one point from the result p: begin_point with pc, then
  * end_point with p, as the run does. */
-static void output_of(struct sb_output *o, const struct sb_point *p,
+static void output_of(struct sb_result_writer *o, const struct sb_point_result *p,
                       const struct sb_point_config *pc)
 {
     struct sb_config cfg;
@@ -168,14 +168,14 @@ static void output_of(struct sb_output *o, const struct sb_point *p,
     cfg.npercentiles = 2;
     cfg.percentiles[0] = 95;
     cfg.percentiles[1] = 99;
-    ck_assert_int_eq(sb_output_open(o, &cfg, err, sizeof(err)), 0);
-    ck_assert_ptr_nonnull(sb_output_begin_point(o, pc));
+    ck_assert_int_eq(sb_result_writer_open(o, &cfg, err, sizeof(err)), 0);
+    ck_assert_ptr_nonnull(sb_result_writer_begin_point(o, pc));
     end_point_of(o, p);
-    sb_output_set_end(o, "completed", 0, NULL);
+    sb_result_writer_set_end(o, "completed", 0, NULL);
 }
 
 /* The JSON document of o, as --json writes it. */
-static char *json_of(const struct sb_output *o)
+static char *json_of(const struct sb_result_writer *o)
 {
     struct sb_optset general;
     struct sb_lua_env env;
@@ -192,30 +192,30 @@ static char *json_of(const struct sb_output *o)
     env.argv = argv;
     env.script_path = "check.lua";
     env.command = "run";
-    ck_assert_int_eq(sb_output_write_json_to(o, &env, fp, "memory", err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_result_writer_write_json_to(o, &env, fp, "memory", err, sizeof(err)), 0);
     fclose(fp);
     sb_optset_free(&general);
     return text;
 }
 
-static void load_back(struct sb_resfile *r, const char *json)
+static void load_back(struct sb_result_file *r, const char *json)
 {
     char err[256];
     struct sb_jv *doc = sb_jv_parse(json, strlen(json), err, sizeof(err));
 
     ck_assert_msg(doc != NULL, "%s", err);
-    ck_assert_msg(sb_resfile_from_json(r, doc, "memory", "a", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_result_file_from_json(r, doc, "memory", "a", err, sizeof(err)) == 0, "%s", err);
     sb_jv_free(doc);
 }
 
 START_TEST(json_round_trip)
 {
-    struct sb_point f;
-    struct sb_report_opts ro;
+    struct sb_point_result f;
+    struct sb_text_report_opts ro;
     struct sb_point_config pc;
-    struct sb_output o;
-    struct sb_resfile r;
-    const struct sb_point *p;
+    struct sb_result_writer o;
+    struct sb_result_file r;
+    const struct sb_point_result *p;
     char *json, err[256];
 
     build_point(&f, &ro, &pc);
@@ -233,14 +233,14 @@ START_TEST(json_round_trip)
     ck_assert_double_eq_tol(p->cfg.jitter_us, pc.jitter_us, 1e-9);
     ck_assert_uint_eq(p->cfg.repeat, 2);
     ck_assert_uint_eq(p->cfg.nrepeat, 3);
-    ck_assert(sb_result_complete(p));
-    ck_assert_double_eq_tol(sb_result_tps(p), 100, 1e-9);
-    ck_assert_double_eq_tol(sb_result_qps(p), 2000, 1e-9);
+    ck_assert(sb_point_result_complete(p));
+    ck_assert_double_eq_tol(sb_point_result_tps(p), 100, 1e-9);
+    ck_assert_double_eq_tol(sb_point_result_qps(p), 2000, 1e-9);
     /* The percentiles read back agree with the run's own rule: the same
      * histogram gives the same figure the report printed. */
-    ck_assert_double_eq_tol(sb_result_pct_ms(p, 95),
+    ck_assert_double_eq_tol(sb_point_result_pct_ms(p, 95),
                             (double)sb_hist_percentile(&total.response, 95) / 1e6, 1e-9);
-    ck_assert_double_eq_tol(sb_result_pct_ms(p, 99),
+    ck_assert_double_eq_tol(sb_point_result_pct_ms(p, 99),
                             (double)sb_hist_percentile(&total.response, 99) / 1e6, 1e-9);
     /* The counters and the histogram come back as the run had them. */
     ck_assert_uint_eq(p->total->c[SB_STAT_EVENTS], total.c[SB_STAT_EVENTS]);
@@ -248,10 +248,10 @@ START_TEST(json_round_trip)
     ck_assert_uint_eq(p->total->response.total, total.response.total);
     /* Nothing measured on the CPU side: NaN, not zero. */
     ck_assert(!p->cpu.server.measured);
-    ck_assert(isnan(sb_result_cpu_us(p, SB_RESULT_SERVER)));
-    sb_resfile_free(&r);
+    ck_assert(isnan(sb_point_result_cpu_us(p, SB_POINT_RESULT_SERVER)));
+    sb_result_file_free(&r);
     free(json);
-    ck_assert_int_eq(sb_output_close(&o, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_result_writer_close(&o, err, sizeof(err)), 0);
 
     /* Poisson and closed loop keep their modes through the file. */
     pc.mode = f.cfg.mode = SB_PACE_POISSON;
@@ -261,18 +261,18 @@ START_TEST(json_round_trip)
     ck_assert_int_eq(r.points[0].cfg.mode, SB_PACE_POISSON);
     ck_assert_double_eq_tol(r.points[0].cfg.target_tps, 200, 1e-9);
     ck_assert_double_eq_tol(r.points[0].cfg.jitter_us, 0, 1e-9);
-    sb_resfile_free(&r);
+    sb_result_file_free(&r);
     free(json);
-    sb_output_close(&o, err, sizeof(err));
+    sb_result_writer_close(&o, err, sizeof(err));
     pc.mode = f.cfg.mode = SB_PACE_NONE;
     output_of(&o, &f, &pc);
     json = json_of(&o);
     load_back(&r, json);
     ck_assert_int_eq(r.points[0].cfg.mode, SB_PACE_NONE);
     ck_assert_double_eq_tol(r.points[0].cfg.target_tps, 0, 1e-9);
-    sb_resfile_free(&r);
+    sb_result_file_free(&r);
     free(json);
-    sb_output_close(&o, err, sizeof(err));
+    sb_result_writer_close(&o, err, sizeof(err));
 }
 END_TEST
 
@@ -322,18 +322,18 @@ static char *compare_output(int argc, char **argv, int *rc)
 
 START_TEST(compare_reads_the_file)
 {
-    struct sb_point f;
-    struct sb_report_opts ro;
+    struct sb_point_result f;
+    struct sb_text_report_opts ro;
     struct sb_point_config pc;
-    struct sb_output o;
-    struct sb_resfile r;
+    struct sb_result_writer o;
+    struct sb_result_file r;
     char a[64], b[64], err[256], *json, *out;
     int rc;
 
     build_point(&f, &ro, &pc);
     output_of(&o, &f, &pc);
     json = json_of(&o);
-    sb_output_close(&o, err, sizeof(err));
+    sb_result_writer_close(&o, err, sizeof(err));
     temp_file(json, a, sizeof(a));
     free(json);
     /* The second file: the same point at twice the events. */
@@ -341,17 +341,17 @@ START_TEST(compare_reads_the_file)
     thread_events[0] = 1250;
     output_of(&o, &f, &pc);
     json = json_of(&o);
-    sb_output_close(&o, err, sizeof(err));
+    sb_result_writer_close(&o, err, sizeof(err));
     temp_file(json, b, sizeof(b));
     free(json);
     thread_events[0] = 250;
 
     /* The reader compare uses, from the file. */
-    ck_assert_msg(sb_resfile_load(&r, a, "one", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_result_file_load(&r, a, "one", err, sizeof(err)) == 0, "%s", err);
     ck_assert_uint_eq(r.npoints, 1);
-    ck_assert_double_eq_tol(sb_result_tps(&r.points[0]), 100, 1e-9);
+    ck_assert_double_eq_tol(sb_point_result_tps(&r.points[0]), 100, 1e-9);
     ck_assert_int_eq(r.points[0].cfg.mode, SB_PACE_FIXED);
-    sb_resfile_free(&r);
+    sb_result_file_free(&r);
     {
         char *argv[] = {"sysbench", "compare", a, b, "--labels=one,two", NULL};
         out = compare_output(5, argv, &rc);
@@ -399,8 +399,8 @@ static const char *line_of(const char *text, const char *prefix, char *buf, size
  * span; the lines byte for byte where sysbench 1.0's parsers read them. */
 START_TEST(text_report_errors_and_rates)
 {
-    struct sb_point f;
-    struct sb_report_opts ro;
+    struct sb_point_result f;
+    struct sb_text_report_opts ro;
     struct sb_point_config pc;
     struct sb_db_error deadlock, gone;
     char line[256], *t;
@@ -509,12 +509,12 @@ static struct sb_interval interval_of(unsigned threads, unsigned k)
  * each; the final figures are build_point's with the events scaled by
  * the thread count (and by scale[i] when scale is not NULL). With csv
  * set, the output also writes the CSV. */
-static void sweep_output(struct sb_output *o, const char *csv, const double *scale)
+static void sweep_output(struct sb_result_writer *o, const char *csv, const double *scale)
 {
     static const unsigned threads[] = {1, 2, 4};
     struct sb_config cfg;
-    struct sb_point f;
-    struct sb_report_opts ro;
+    struct sb_point_result f;
+    struct sb_text_report_opts ro;
     struct sb_point_config pc;
     char err[256];
 
@@ -523,27 +523,27 @@ static void sweep_output(struct sb_output *o, const char *csv, const double *sca
     cfg.percentiles[0] = 95;
     cfg.percentiles[1] = 99;
     cfg.csv_file = csv;
-    ck_assert_msg(sb_output_open(o, &cfg, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_result_writer_open(o, &cfg, err, sizeof(err)) == 0, "%s", err);
     for (size_t i = 0; i < 3; i++) {
         build_point(&f, &ro, &pc);
         pc.mode = f.cfg.mode = SB_PACE_NONE;
         pc.tx_rate = pc.target_tps = f.cfg.target_tps = 0;
         pc.threads = f.cfg.threads = threads[i];
         total.c[SB_STAT_EVENTS] = (uint64_t)(1000 * threads[i] * (scale ? scale[i] : 1));
-        ck_assert_ptr_nonnull(sb_output_begin_point(o, &pc));
+        ck_assert_ptr_nonnull(sb_result_writer_begin_point(o, &pc));
         for (unsigned k = 1; k <= 3; k++) {
             struct sb_interval iv = interval_of(threads[i], k);
-            ck_assert_int_eq(sb_output_add_interval(o, &iv), 0);
+            ck_assert_int_eq(sb_result_writer_add_interval(o, &iv), 0);
         }
         end_point_of(o, &f);
     }
-    sb_output_set_end(o, "completed", 0, NULL);
+    sb_result_writer_set_end(o, "completed", 0, NULL);
 }
 
 START_TEST(json_sweep_round_trip)
 {
-    struct sb_output o;
-    struct sb_resfile r;
+    struct sb_result_writer o;
+    struct sb_result_file r;
     struct sb_jv *doc;
     char *json, err[256];
 
@@ -552,25 +552,25 @@ START_TEST(json_sweep_round_trip)
     load_back(&r, json);
     ck_assert_uint_eq(r.npoints, 3);
     for (size_t i = 0; i < 3; i++) {
-        const struct sb_point *p = &r.points[i];
+        const struct sb_point_result *p = &r.points[i];
         unsigned th = 1u << i;
         double v[8];
 
         ck_assert_uint_eq(p->cfg.threads, th);
         ck_assert_int_eq(p->cfg.mode, SB_PACE_NONE);
-        ck_assert(sb_result_complete(p));
-        ck_assert_double_eq_tol(sb_result_tps(p), 100.0 * th, 1e-9);
+        ck_assert(sb_point_result_complete(p));
+        ck_assert_double_eq_tol(sb_point_result_tps(p), 100.0 * th, 1e-9);
         ck_assert_uint_eq(p->nintervals, 3);
-        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_TPS, 0, v, 8), 3);
+        ck_assert_uint_eq(sb_point_result_fig_intervals(p, SB_POINT_RESULT_TPS, 0, v, 8), 3);
         for (unsigned k = 1; k <= 3; k++)
             ck_assert_double_eq_tol(v[k - 1], 100.0 * th + k, 1e-9);
-        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_LATENCY, 99, v, 8), 3);
+        ck_assert_uint_eq(sb_point_result_fig_intervals(p, SB_POINT_RESULT_LATENCY, 99, v, 8), 3);
         for (unsigned k = 1; k <= 3; k++)
             ck_assert_double_eq_tol(v[k - 1], 20.0 * th + k, 1e-9);
-        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_LATENCY, 95, v, 8), 3);
+        ck_assert_uint_eq(sb_point_result_fig_intervals(p, SB_POINT_RESULT_LATENCY, 95, v, 8), 3);
         ck_assert_double_eq_tol(v[2], 10.0 * th + 3, 1e-9);
         /* No server measured: NaN per interval, not 0. */
-        ck_assert_uint_eq(sb_result_fig_intervals(p, SB_RESULT_CPU_SERVER, 0, v, 8), 3);
+        ck_assert_uint_eq(sb_point_result_fig_intervals(p, SB_POINT_RESULT_CPU_SERVER, 0, v, 8), 3);
         ck_assert(isnan(v[0]));
         /* The reader fills the writer's own interval struct. */
         ck_assert_double_eq_tol(p->intervals[2].time_s, 3, 1e-9);
@@ -579,7 +579,7 @@ START_TEST(json_sweep_round_trip)
         ck_assert_uint_eq(p->intervals[2].backlog, 3);
         ck_assert(isnan(p->intervals[2].cpu_server_pct));
     }
-    sb_resfile_free(&r);
+    sb_result_file_free(&r);
 
     /* The interval fields the reader does not copy, from the document. */
     doc = sb_jv_parse(json, strlen(json), err, sizeof(err));
@@ -610,7 +610,7 @@ START_TEST(json_sweep_round_trip)
     ck_assert_str_eq(sb_jv_str(sb_jv_path(doc, "ended.status")), "completed");
     sb_jv_free(doc);
     free(json);
-    ck_assert_int_eq(sb_output_close(&o, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_result_writer_close(&o, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -637,7 +637,7 @@ static int split_csv(char *line, char **fields, int max)
  * lag and backlog), then the row saying how the run ended. */
 START_TEST(csv_sweep_read_back)
 {
-    struct sb_output o;
+    struct sb_result_writer o;
     struct sb_lua_env env;
     char dir[] = "/tmp/check_sb_result_csv_XXXXXX", path[128], line[512], err[256];
     FILE *fp;
@@ -648,8 +648,8 @@ START_TEST(csv_sweep_read_back)
     sweep_output(&o, path, NULL);
     memset(&env, 0, sizeof(env));
     /* No --json: this writes the CSV's last line only. */
-    ck_assert_int_eq(sb_output_write_json(&o, &env, err, sizeof(err)), 0);
-    ck_assert_msg(sb_output_close(&o, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_int_eq(sb_result_writer_write_json(&o, &env, err, sizeof(err)), 0);
+    ck_assert_msg(sb_result_writer_close(&o, err, sizeof(err)) == 0, "%s", err);
 
     fp = fopen(path, "r");
     ck_assert_ptr_nonnull(fp);
@@ -697,19 +697,19 @@ END_TEST
 START_TEST(compare_sweep_ratios)
 {
     static const double scale[] = {1.5, 0.75, 1.0};
-    struct sb_output o;
+    struct sb_result_writer o;
     char a[64], b[64], err[256], *json, *out;
     const char *p;
     int rc;
 
     sweep_output(&o, NULL, NULL);
     json = json_of(&o);
-    sb_output_close(&o, err, sizeof(err));
+    sb_result_writer_close(&o, err, sizeof(err));
     temp_file(json, a, sizeof(a));
     free(json);
     sweep_output(&o, NULL, scale);
     json = json_of(&o);
-    sb_output_close(&o, err, sizeof(err));
+    sb_result_writer_close(&o, err, sizeof(err));
     temp_file(json, b, sizeof(b));
     free(json);
     {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 
 struct sb_jv *sb_merge_get(struct sb_jv *o, const char *key)
 {

@@ -1,7 +1,7 @@
 /*
- * Text and JSON forms of the self-check; see sb_selfcheck_report.h.
+ * Text and JSON forms of the self-check; see sb_selfcheck_write.h.
  */
-#include "results/sb_selfcheck_report.h"
+#include "results/sb_selfcheck_write.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-#ifndef SB_REPORT_H
-#define SB_REPORT_H
+#ifndef SB_TEXT_REPORT_H
+#define SB_TEXT_REPORT_H
 
 /*
  * Text reports in sysbench 1.0's format (doc/design.md, "Results"), so
@@ -18,7 +18,7 @@
 
 /* The figures of one report, as the Lua report hooks receive them
  * (counts, not rates; times in seconds). */
-struct sb_report_stat {
+struct sb_text_report_stat {
     double threads_running;
     double time_interval;
     double time_total;
@@ -29,7 +29,7 @@ struct sb_report_stat {
 };
 
 /* New trailing fields of an interval line. */
-struct sb_report_extra {
+struct sb_text_report_extra {
     bool sql;                 /* print tps/qps rather than eps */
     double pct;               /* which percentile latency_pct is */
     enum sb_pace_mode rate_mode; /* trailing rate fields unless SB_PACE_NONE */
@@ -51,45 +51,45 @@ struct sb_report_extra {
  * "cpu (client/server %): C/S". x may be NULL (defaults: SQL fields shown
  * when any query was counted, 95th percentile, no trailing fields).
  */
-void sb_report_print_line(const struct sb_report_stat *s,
-                          const struct sb_report_extra *x, FILE *out);
+void sb_text_report_print_line(const struct sb_text_report_stat *s,
+                          const struct sb_text_report_extra *x, FILE *out);
 
 /* "time,threads,tps,qps,reads,writes,other,latency,errors,reconnects". */
-void sb_report_print_csv(const struct sb_report_stat *s, FILE *out);
+void sb_text_report_print_csv(const struct sb_text_report_stat *s, FILE *out);
 
 /*
  * sysbench.report_default: sysbench 1.0's line, always in the tps/qps form
  * and with its "err/s 0.00" spelling; pct labels the latency percentile.
  */
-void sb_report_print_line_v1(const struct sb_report_stat *s, double pct, FILE *out);
+void sb_text_report_print_line_v1(const struct sb_text_report_stat *s, double pct, FILE *out);
 
 /* Which report a hook is being called for; report_json keeps one JSON
  * array per kind, as sysbench 1.0 keeps one per reporting Lua state, so
  * an array of another kind still open is closed first (on out). */
-enum sb_report_kind {
-    SB_REPORT_INTERVAL = 1,
-    SB_REPORT_CHECKPOINT,
-    SB_REPORT_FINAL
+enum sb_text_report_kind {
+    SB_TEXT_REPORT_INTERVAL = 1,
+    SB_TEXT_REPORT_CHECKPOINT,
+    SB_TEXT_REPORT_FINAL
 };
-void sb_report_set_kind(enum sb_report_kind kind, FILE *out);
+void sb_text_report_set_kind(enum sb_text_report_kind kind, FILE *out);
 
 /*
  * sysbench.report_json: one pretty-printed object, in sysbench 1.0's
  * layout, inside a "[ ... ]" array: the first object of a kind opens the
- * array, later ones are separated by commas, and sb_report_json_close (or
+ * array, later ones are separated by commas, and sb_text_report_json_close (or
  * an object of another kind) closes it.
  */
-void sb_report_print_json(const struct sb_report_stat *s, FILE *out);
-void sb_report_json_close(FILE *out);
+void sb_text_report_print_json(const struct sb_text_report_stat *s, FILE *out);
+void sb_text_report_json_close(FILE *out);
 
-struct sb_point;
+struct sb_point_result;
 
 /*
  * How the text report presents a point: choices of the run's options and
- * of the report being printed, not facts of the point (sb_result.h). The
+ * of the report being printed, not facts of the point (sb_point_result.h). The
  * caller owns the percentile list.
  */
-struct sb_report_opts {
+struct sb_text_report_opts {
     const double *percentiles;     /* the --percentile list */
     size_t npercentiles;
     bool histogram;                /* --histogram */
@@ -97,7 +97,7 @@ struct sb_report_opts {
     /* Seconds the counters cover when less than the point's time_s (since
      * the last --report-checkpoints report); 0 means time_s. */
     double interval_s;
-    /* The rate sections go into the summary block (sb_report_print_summary)
+    /* The rate sections go into the summary block (sb_text_report_print_summary)
      * instead of after Threads fairness. */
     bool brief;
 };
@@ -105,8 +105,8 @@ struct sb_report_opts {
 /* Prints the final report of p (or a checkpoint's): SQL statistics (if
  * o->sql), General statistics, Latency (ms), optional histogram, Threads
  * fairness, then the new sections (errors by code; schedule, service time
- * and lag in p's rate mode). p must be complete (sb_result_complete). */
-void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts *o,
+ * and lag in p's rate mode). p must be complete (sb_point_result_complete). */
+void sb_text_report_print_point(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                            FILE *out);
 
 /*
@@ -119,7 +119,7 @@ void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts
  * measured; the self-check verdict with what to do about each flag
  * (sb_selfcheck_print_brief). p must be complete, with its CPU report.
  */
-void sb_report_print_summary(const struct sb_point *p, const struct sb_report_opts *o,
+void sb_text_report_print_summary(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                              FILE *out);
 
 /*
@@ -130,7 +130,7 @@ void sb_report_print_summary(const struct sb_point *p, const struct sb_report_op
  * self-check OK" (the target and lag in rate modes, qps with o->sql,
  * errors when any, CPU sides when measured). p must be complete.
  */
-void sb_report_print_point_line(const struct sb_point *p, const struct sb_report_opts *o,
+void sb_text_report_print_point_line(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                                 FILE *out);
 
 /*
@@ -141,13 +141,13 @@ void sb_report_print_point_line(const struct sb_point *p, const struct sb_report
  * NULL) adds the worker threads' own share of the client and how evenly
  * it is spread over them.
  */
-void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
+void sb_text_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
                          const struct sb_cpu_thread *threads, unsigned nthreads,
                          FILE *out);
 
 /* Fills a stat from merged interval statistics. */
-void sb_report_stat_from(struct sb_report_stat *s, const struct sb_stats *st,
+void sb_text_report_stat_from(struct sb_text_report_stat *s, const struct sb_stats *st,
                          double interval, double total, unsigned threads,
                          double pct);
 
-#endif /* SB_REPORT_H */
+#endif /* SB_TEXT_REPORT_H */

@@ -1,5 +1,5 @@
-#ifndef SB_JSON_H
-#define SB_JSON_H
+#ifndef SB_JSON_WRITE_H
+#define SB_JSON_WRITE_H
 
 /*
  * A streaming JSON writer (RFC 8259) that writes straight to a FILE: no
@@ -103,4 +103,4 @@ void sb_json_kv_null(struct sb_json *j, const char *key);
  */
 char *sb_json_format_double(double v, char *buf, size_t len);
 
-#endif /* SB_JSON_H */
+#endif /* SB_JSON_WRITE_H */

@@ -1,8 +1,8 @@
 /*
  * The reporter of a benchmark run: intervals, checkpoints, the final
- * report; see sb_reporter.h.
+ * report; see sb_monitor.h.
  */
-#include "engine/sb_reporter.h"
+#include "engine/sb_monitor.h"
 #include "config/sb_instance.h"
 #include "builtin/sb_builtin.h"
 
@@ -14,10 +14,10 @@
 #include "core/sb_clock.h"
 #include "core/sb_log.h"
 #include "results/sb_metrics.h"
-#include "results/sb_output.h"
-#include "results/sb_report.h"
-#include "results/sb_result.h"
-#include "results/sb_selfcheck_report.h"
+#include "results/sb_result_writer.h"
+#include "results/sb_text_report.h"
+#include "results/sb_point_result.h"
+#include "results/sb_selfcheck_write.h"
 #include "core/sb_stop.h"
 #include "engine/sb_worker.h"
 #include "pure/sb_histogram.h"
@@ -29,7 +29,7 @@ static double secs(uint64_t ns)
 
 /* A restarted server is measured again from the sample it was found
  * with: the current interval starts there for the server's CPU. */
-static void watch_server(struct sb_reporter *r, uint64_t now)
+static void watch_server(struct sb_monitor *r, uint64_t now)
 {
     struct sb_cpu_times fresh;
     size_t nprocs;
@@ -47,11 +47,11 @@ static uint64_t backlog_now(struct sb_run *run, uint64_t now)
     /* Only slots of the window count: none due after its end. */
     if (run->window_end_ns != 0 && now >= run->window_end_ns)
         now = run->window_end_ns - 1;
-    if (run->mode == SB_PACE_POISSON) {
+    if (run->point.mode == SB_PACE_POISSON) {
         pthread_mutex_lock(&run->arrivals_lock);
         b = sb_arrivals_backlog(&run->arrivals, now);
         pthread_mutex_unlock(&run->arrivals_lock);
-    } else if (run->mode == SB_PACE_FIXED) {
+    } else if (run->point.mode == SB_PACE_FIXED) {
         /* Slots due by their nominal time and not yet started. */
         b = sb_worker_backlog(run, now);
     }
@@ -72,7 +72,7 @@ static bool has_hook(lua_State *L, const char *name)
 }
 
 /* Pushes a report stat as the Lua table scripts' hooks receive. */
-static void push_stat(lua_State *L, const struct sb_report_stat *s, bool final)
+static void push_stat(lua_State *L, const struct sb_text_report_stat *s, bool final)
 {
     lua_newtable(L);
 #define SETN(field)                    \
@@ -100,11 +100,11 @@ static void push_stat(lua_State *L, const struct sb_report_stat *s, bool final)
 #undef SETN
 }
 
-static int call_hook(lua_State *L, const char *name, const struct sb_report_stat *s,
-                     bool final, enum sb_report_kind kind)
+static int call_hook(lua_State *L, const char *name, const struct sb_text_report_stat *s,
+                     bool final, enum sb_text_report_kind kind)
 {
     char err[1024];
-    sb_report_set_kind(kind, stdout);
+    sb_text_report_set_kind(kind, stdout);
     lua_pushstring(L, "sysbench");
     lua_rawget(L, LUA_GLOBALSINDEX);
     sb_lua_rawfield(L, -1, "hooks");
@@ -133,17 +133,17 @@ static void stats_clear(struct sb_stats *s)
  * Within an epoch the set of such workers only grows and their counters
  * only grow, so the difference of two totals is what happened in between.
  */
-static void sum_workers(struct sb_reporter *r, int epoch, struct sb_stats *total,
+static void sum_workers(struct sb_monitor *r, int epoch, struct sb_stats *total,
                         uint64_t *ev, double *busy)
 {
     struct sb_run *run = r->run;
 
     stats_clear(total);
-    for (unsigned i = 0; i < run->nthreads; i++) {
+    for (unsigned i = 0; i < run->point.threads; i++) {
         const struct sb_stats *st = &run->workers[i].stats;
         /* Time inside events is the sum of service times, which the
          * closed loop records as response times. */
-        const struct sb_hist *in = run->mode != SB_PACE_NONE ? &st->service : &st->response;
+        const struct sb_hist *in = run->point.mode != SB_PACE_NONE ? &st->service : &st->response;
         bool counts = __atomic_load_n(&run->workers[i].epoch, __ATOMIC_ACQUIRE) == epoch;
 
         if (ev != NULL) {
@@ -157,7 +157,7 @@ static void sum_workers(struct sb_reporter *r, int epoch, struct sb_stats *total
 
 /* Sets r->delta to what every worker did since the last report, counting a
  * worker whose statistics still belong to warmup as empty. */
-static void collect(struct sb_reporter *r)
+static void collect(struct sb_monitor *r)
 {
     int epoch = __atomic_load_n(&r->run->epoch, __ATOMIC_ACQUIRE);
 
@@ -171,10 +171,10 @@ static void collect(struct sb_reporter *r)
 }
 
 /* Hands one interval to the result files (--json, --csv). */
-static void record_interval(struct sb_reporter *r, const struct sb_report_stat *s,
+static void record_interval(struct sb_monitor *r, const struct sb_text_report_stat *s,
                             uint64_t backlog, double cpu_client, double cpu_server)
 {
-    struct sb_output *o = r->out;
+    struct sb_result_writer *o = r->out;
     struct sb_interval iv;
     double t = s->time_interval;
 
@@ -205,11 +205,11 @@ static void record_interval(struct sb_reporter *r, const struct sb_report_stat *
     iv.lag_p99_ms = (double)sb_hist_percentile(&r->delta.lag, 99) / 1e6;
     iv.cpu_client_pct = cpu_client;
     iv.cpu_server_pct = cpu_server;
-    if (sb_output_add_interval(o, &iv) != 0)
+    if (sb_result_writer_add_interval(o, &iv) != 0)
         sb_warn("out of memory: an interval is missing from the result files");
     if (o->metrics != NULL)
         sb_metrics_publish(o->metrics, &iv, o->pcts, o->npcts, (unsigned)o->npoints,
-                           r->run->nthreads, r->run->mode != SB_PACE_NONE, r->run->rate);
+                           r->run->point.threads, r->run->point.mode != SB_PACE_NONE, r->run->point.target_tps);
 }
 
 /*
@@ -217,13 +217,13 @@ static void record_interval(struct sb_reporter *r, const struct sb_report_stat *
  * tick, not with `now`: when the main thread wakes late on a loaded machine
  * a label rounded from `now` could repeat or skip a second.
  */
-static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
+static void interval_report(struct sb_monitor *r, uint64_t now, uint64_t tick)
 {
     struct sb_run *run = r->run;
     const struct sb_config *cfg = run->cfg;
     double pct = cfg->npercentiles ? cfg->percentiles[0] : 95;
-    struct sb_report_stat s;
-    struct sb_report_extra x;
+    struct sb_text_report_stat s;
+    struct sb_text_report_extra x;
     uint64_t backlog;
     struct sb_cpu_sample cpu_now;
     struct sb_cpu_report cr;
@@ -232,13 +232,13 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
     collect(r);
     if (sb_stats_queries(&r->delta) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
-    sb_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
-                        run->nthreads, cfg->npercentiles ? pct : 0);
+    sb_text_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
+                        run->point.threads, cfg->npercentiles ? pct : 0);
     backlog = backlog_now(run, now);
     if (backlog > r->max_backlog)
         r->max_backlog = backlog;
     s.queue_length = (double)backlog;
-    s.concurrency = run->nthreads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
+    s.concurrency = run->point.threads - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
     r->last_ns = now;
     sb_cpu_sample(&cpu_now, r->cpu_srv);
     sb_server_watch_note(&r->srv_watch, &cpu_now, now);
@@ -250,7 +250,7 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
     if (r->hook) {
         /* One error line, not one per interval: the run stops, and its
          * final report still shows what ran. */
-        if (call_hook(r->L, "report_intermediate", &s, false, SB_REPORT_INTERVAL) != 0) {
+        if (call_hook(r->L, "report_intermediate", &s, false, SB_TEXT_REPORT_INTERVAL) != 0) {
             r->hook = false;
             r->hook_failed = true;
             sb_request_stop(SB_STOP_ERROR);
@@ -260,8 +260,8 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
     memset(&x, 0, sizeof(x));
     x.sql = r->sql;
     x.pct = pct;
-    x.rate_mode = run->mode;
-    x.target_tps = run->rate;
+    x.rate_mode = run->point.mode;
+    x.target_tps = run->point.target_tps;
     x.lag_pct_ms = (double)sb_hist_percentile(&r->delta.lag, pct) / 1e6;
     x.backlog = backlog;
     x.cpu = true;
@@ -281,16 +281,16 @@ static void interval_report(struct sb_reporter *r, uint64_t now, uint64_t tick)
                s.latency_pct * 1000, s.errors / s.time_interval,
                s.reconnects / s.time_interval);
     else if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
-        sb_report_print_line(&s, &x, stdout);
+        sb_text_report_print_line(&s, &x, stdout);
 }
 
 /* Everything since the last checkpoint (all of it without checkpoints),
  * merged over workers, with each worker's events and time inside events
  * (ev, busy: nthreads entries); with advance, now becomes the checkpoint. */
-static void gather(struct sb_reporter *r, bool advance, struct sb_stats *total, uint64_t *ev,
+static void gather(struct sb_monitor *r, bool advance, struct sb_stats *total, uint64_t *ev,
                    double *busy)
 {
-    unsigned n = r->run->nthreads;
+    unsigned n = r->run->point.threads;
     int epoch = __atomic_load_n(&r->run->epoch, __ATOMIC_ACQUIRE);
 
     if (r->ckpt_ev == NULL) {
@@ -323,12 +323,12 @@ static void gather(struct sb_reporter *r, bool advance, struct sb_stats *total, 
  * Starts the point a checkpoint or the final report prints from: the
  * run's frozen config, empty totals and per-thread arrays for gather()
  * to fill, the largest backlog so far. p owns what it holds (freed by
- * sb_result_free, also after a failure). Returns 0, or -1 when out of
+ * sb_point_result_free, also after a failure). Returns 0, or -1 when out of
  * memory.
  */
-static int new_point(struct sb_point *p, const struct sb_reporter *r)
+static int new_point(struct sb_point_result *p, const struct sb_monitor *r)
 {
-    unsigned n = r->run->nthreads;
+    unsigned n = r->run->point.threads;
 
     memset(p, 0, sizeof(*p));
     p->cfg = r->run->point;
@@ -345,8 +345,8 @@ static int new_point(struct sb_point *p, const struct sb_reporter *r)
 
 /* How the text report presents the run's points: the --percentile list
  * (borrowed from the configuration), --histogram, and the SQL section
- * once any query was counted; interval_s as struct sb_report_opts. */
-static void report_opts(struct sb_report_opts *o, const struct sb_reporter *r,
+ * once any query was counted; interval_s as struct sb_text_report_opts. */
+static void report_opts(struct sb_text_report_opts *o, const struct sb_monitor *r,
                         double interval_s)
 {
     const struct sb_config *cfg = r->run->cfg;
@@ -365,12 +365,12 @@ static void report_opts(struct sb_report_opts *o, const struct sb_reporter *r,
  * when the script has one, after which the counters start again, as in
  * sysbench 1.0. The label is the checkpoint's scheduled second.
  */
-static void checkpoint_report(struct sb_reporter *r, uint64_t now, double label_s)
+static void checkpoint_report(struct sb_monitor *r, uint64_t now, double label_s)
 {
     struct sb_run *run = r->run;
     const struct sb_config *cfg = run->cfg;
-    unsigned n = run->nthreads;
-    struct sb_point p; /* a temporary point, freed below */
+    unsigned n = run->point.threads;
+    struct sb_point_result p; /* a temporary point, freed below */
     double since = secs(now - r->ckpt_ns), t = secs(now - r->start_ns);
 
     if (new_point(&p, r) != 0) {
@@ -382,35 +382,35 @@ static void checkpoint_report(struct sb_reporter *r, uint64_t now, double label_
     /* fileio counts its reads and writes as queries: not SQL. */
     if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
-    sb_report_set_kind(SB_REPORT_CHECKPOINT, stdout);
+    sb_text_report_set_kind(SB_TEXT_REPORT_CHECKPOINT, stdout);
     if (cfg->verbosity >= SB_LOG_NOTICE) /* below: only the script's output */
         printf("[ %.0fs ] Checkpoint report:\n", label_s);
     if (has_hook(r->L, "report_cumulative")) {
-        struct sb_report_stat s;
-        sb_report_stat_from(&s, p.total, since, t, n,
+        struct sb_text_report_stat s;
+        sb_text_report_stat_from(&s, p.total, since, t, n,
                             cfg->npercentiles ? cfg->percentiles[0] : 0);
         s.threads_running = n - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
         /* As report_intermediate: one error line and the run stops, not
          * the same error at every checkpoint. */
-        if (call_hook(r->L, "report_cumulative", &s, true, SB_REPORT_CHECKPOINT) != 0) {
+        if (call_hook(r->L, "report_cumulative", &s, true, SB_TEXT_REPORT_CHECKPOINT) != 0) {
             r->hook_failed = true;
             r->cumulative_failed = true;
             sb_request_stop(SB_STOP_ERROR);
         }
     } else if (cfg->verbosity >= SB_LOG_NOTICE) {
-        struct sb_report_opts o;
+        struct sb_text_report_opts o;
         report_opts(&o, r, since);
         printf("\n");
-        sb_report_print_point(&p, &o, stdout);
+        sb_text_report_print_point(&p, &o, stdout);
     }
     fflush(stdout);
 out:
     r->ckpt_ns = now;
-    sb_result_free(&p);
+    sb_point_result_free(&p);
 }
 
 /* When the next --report-checkpoints report is due, 0 when none is left. */
-static uint64_t next_checkpoint(const struct sb_reporter *r)
+static uint64_t next_checkpoint(const struct sb_monitor *r)
 {
     const struct sb_config *cfg = r->run->cfg;
     if (r->next_ckpt >= cfg->ncheckpoints)
@@ -418,10 +418,10 @@ static uint64_t next_checkpoint(const struct sb_reporter *r)
     return r->start_ns + (uint64_t)(cfg->checkpoints[r->next_ckpt] * 1e9);
 }
 
-int sb_reporter_init(struct sb_reporter *r, struct sb_run *run, lua_State *L,
-                     struct sb_output *out)
+int sb_monitor_init(struct sb_monitor *r, struct sb_run *run, lua_State *L,
+                     struct sb_result_writer *out)
 {
-    unsigned n = run->nthreads;
+    unsigned n = run->point.threads;
 
     r->run = run;
     r->L = L;
@@ -440,14 +440,14 @@ int sb_reporter_init(struct sb_reporter *r, struct sb_run *run, lua_State *L,
     return 0;
 }
 
-void sb_reporter_free(struct sb_reporter *r)
+void sb_monitor_free(struct sb_monitor *r)
 {
     free(r->ckpt_ev);
     free(r->ckpt_busy);
     sb_sampler_free(&r->sampler);
 }
 
-void sb_reporter_start(struct sb_reporter *r, uint64_t start_ns)
+void sb_monitor_start(struct sb_monitor *r, uint64_t start_ns)
 {
     r->start_ns = r->last_ns = start_ns;
     r->ckpt_ns = r->start_ns;
@@ -456,10 +456,10 @@ void sb_reporter_start(struct sb_reporter *r, uint64_t start_ns)
      * result file's start is the same instant. */
     r->epoch0_s = sb_instance_unix_of(r->start_ns);
     if (r->out != NULL)
-        sb_output_set_start(r->out, r->epoch0_s);
+        sb_result_writer_set_start(r->out, r->epoch0_s);
 }
 
-void sb_reporter_begin_cpu(struct sb_reporter *r, struct sb_cpu_sample *cpu_before)
+void sb_monitor_begin_cpu(struct sb_monitor *r, struct sb_cpu_sample *cpu_before)
 {
     sb_cpu_sample(cpu_before, r->cpu_srv);
     r->cpu_prev = *cpu_before;
@@ -467,13 +467,13 @@ void sb_reporter_begin_cpu(struct sb_reporter *r, struct sb_cpu_sample *cpu_befo
 }
 
 /* Warmup is over: the workers' statistics start again. */
-static void end_warmup(struct sb_run *run, struct sb_reporter *r,
+static void end_warmup(struct sb_run *run, struct sb_monitor *r,
                        struct sb_cpu_sample *cpu_before)
 {
     /* In rate modes each worker starts its window itself, at its first
      * slot due at or after the end of warmup. */
     __atomic_fetch_add(&run->epoch, 1, __ATOMIC_RELEASE);
-    sb_reporter_begin_cpu(r, cpu_before);
+    sb_monitor_begin_cpu(r, cpu_before);
 }
 
 /*
@@ -485,7 +485,7 @@ static void end_warmup(struct sb_run *run, struct sb_reporter *r,
  * the first second's figure; under half the target is beyond what a slow
  * start (a cold cache, connections warming up) explains in one second.
  */
-static void check_rate_reachable(struct sb_reporter *r)
+static void check_rate_reachable(struct sb_monitor *r)
 {
     const struct sb_run *run = r->run;
     double tps;
@@ -495,29 +495,29 @@ static void check_rate_reachable(struct sb_reporter *r)
     r->rate_checked = true;
     /* SB_COMPAT=1.0 prints 1.0's output, which has no such line;
      * --find-max probes past what the threads reach on purpose. */
-    if (!sb_pace_rated(run->mode) || !(run->rate > 0) || sb_compat10() || run->cfg->find_max)
+    if (!sb_pace_rated(run->point.mode) || !(run->point.target_tps > 0) || sb_compat10() || run->cfg->find_max)
         return;
     tps = r->sampler.tps[0];
-    if (tps >= 0.5 * run->rate)
+    if (tps >= 0.5 * run->point.target_tps)
         return;
     sb_warn("%s=%.15g is out of reach so far: in the first second the %u thread(s) completed "
             "%.0f events (%.1f%% of the target); at that pace the schedule falls further "
             "behind every second and lag grows for the whole run: use more --threads or a "
-            "lower rate", run->mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
-            run->mode == SB_PACE_POISSON ? run->point.rate : run->point.tx_rate, run->nthreads,
-            tps, 100.0 * tps / run->rate);
+            "lower rate", run->point.mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
+            run->point.mode == SB_PACE_POISSON ? run->cfg->poisson_rate : run->point.tx_rate, run->point.threads,
+            tps, 100.0 * tps / run->point.target_tps);
 }
 
 /* The main thread is the reporter and the timekeeper until the workers
  * finish or a stop is requested. */
-void sb_reporter_loop(struct sb_reporter *r, struct sb_run_clock *c,
+void sb_monitor_loop(struct sb_monitor *r, struct sb_run_clock *c,
                       struct sb_cpu_sample *cpu_before)
 {
     struct sb_run *run = r->run;
     const struct sb_config *cfg = run->cfg;
     uint64_t now = c->start;
 
-    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->nthreads) {
+    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->point.threads) {
         uint64_t wake = now + 100 * SB_NS_PER_MS;
         if (c->warm_end && c->warm_end < wake)
             wake = c->warm_end;
@@ -561,9 +561,9 @@ void sb_reporter_loop(struct sb_reporter *r, struct sb_run_clock *c,
  * for workers that never left warmup or never finished. */
 static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t *ev)
 {
-    struct sb_cpu_thread *tcpu = calloc(run->nthreads, sizeof(*tcpu));
+    struct sb_cpu_thread *tcpu = calloc(run->point.threads, sizeof(*tcpu));
 
-    for (unsigned i = 0; tcpu != NULL && i < run->nthreads; i++) {
+    for (unsigned i = 0; tcpu != NULL && i < run->point.threads; i++) {
         const struct sb_worker *w = &run->workers[i];
         if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) != run->epoch ||
             !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) || !w->started)
@@ -577,19 +577,19 @@ static struct sb_cpu_thread *thread_cpu(const struct sb_run *run, const uint64_t
 
 /* Hands the point's final figures (the ones the text report printed) to
  * the result files, which take them over from p. */
-static void record_final(struct sb_reporter *r, struct sb_point *p,
+static void record_final(struct sb_monitor *r, struct sb_point_result *p,
                          const struct sb_final_in *in)
 {
     const struct sb_lua_env *env = r->run->env;
 
-    if (sb_output_end_point(r->out, p) != 0)
+    if (sb_result_writer_end_point(r->out, p) != 0)
         sb_warn("out of memory: a point's final figures are missing from the result files");
     /* Only a script that ran queries used the driver; one that did not
      * says nothing about any server. */
     if (r->sql && env->driver != NULL) {
-        sb_output_set_server(r->out, env->driver->name, in->server_version);
+        sb_result_writer_set_server(r->out, env->driver->name, in->server_version);
         if (in->server_info != NULL)
-            sb_output_set_server_info(r->out, in->server_info);
+            sb_result_writer_set_server_info(r->out, in->server_info);
     }
 }
 
@@ -598,28 +598,28 @@ static void record_final(struct sb_reporter *r, struct sb_point *p,
 static int call_cumulative(lua_State *L, const struct sb_config *cfg,
                            const struct sb_stats *total, double since, double t, unsigned n)
 {
-    struct sb_report_stat s;
+    struct sb_text_report_stat s;
     int rc;
 
-    sb_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
+    sb_text_report_stat_from(&s, total, since, t, n, cfg->npercentiles ? cfg->percentiles[0] : 0);
     /* Every worker has finished: sysbench 1.0 reports 0 here. */
     s.threads_running = 0;
-    rc = call_hook(L, "report_cumulative", &s, true, SB_REPORT_FINAL);
-    sb_report_json_close(stdout);
+    rc = call_hook(L, "report_cumulative", &s, true, SB_TEXT_REPORT_FINAL);
+    sb_text_report_json_close(stdout);
     return rc;
 }
 
 /* The largest backlog of the run into r->max_backlog: at a late start
  * (exact), or what was left due at the end of the window when the
  * workers never caught up. */
-static void final_backlog(struct sb_reporter *r, uint64_t end)
+static void final_backlog(struct sb_monitor *r, uint64_t end)
 {
     struct sb_run *run = r->run;
     uint64_t b = backlog_now(run, end);
 
-    if (run->mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
+    if (run->point.mode == SB_PACE_POISSON && run->arrivals.max_backlog > b)
         b = run->arrivals.max_backlog;
-    for (unsigned i = 0; i < run->nthreads; i++)
+    for (unsigned i = 0; i < run->point.threads; i++)
         if (run->workers[i].measured && run->workers[i].max_backlog > b)
             b = run->workers[i].max_backlog;
     if (b > r->max_backlog)
@@ -628,14 +628,14 @@ static void final_backlog(struct sb_reporter *r, uint64_t end)
 
 /* Completes the final point p (gathered, time_s set) with the CPU report,
  * the per-thread CPU times, the self-check and how the run ended. */
-static void finish_point(struct sb_reporter *r, struct sb_point *p,
+static void finish_point(struct sb_monitor *r, struct sb_point_result *p,
                          const struct sb_final_in *in)
 {
     struct sb_run *run = r->run;
     size_t ntps = r->sampler.ntps;
 
     p->thread_cpu = thread_cpu(run, p->thread_events);
-    p->nthread_cpu = p->thread_cpu != NULL ? run->nthreads : 0;
+    p->nthread_cpu = p->thread_cpu != NULL ? run->point.threads : 0;
     p->interrupted = sb_stop_reason() == SB_STOP_SIGNAL;
     snprintf(p->server_label, sizeof(p->server_label), "%s", in->cpu_label);
     sb_cpu_compute(in->cpu_before, in->cpu_after, p->total->c[SB_STAT_EVENTS], &p->cpu);
@@ -651,12 +651,12 @@ static void finish_point(struct sb_reporter *r, struct sb_point *p,
     }
 }
 
-/* The final report; see sb_reporter.h. */
-int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final_in *in)
+/* The final report; see sb_monitor.h. */
+int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_in *in)
 {
     const struct sb_config *cfg = r->run->cfg;
-    struct sb_point p; /* the point's result: printed, then stored */
-    struct sb_report_opts o;
+    struct sb_point_result p; /* the point's result: printed, then stored */
+    struct sb_text_report_opts o;
     /* A run ended by --time is measured over exactly that window: a
      * worker asleep until a slot beyond the deadline notices the stop only
      * when it wakes, and that wait is not benchmark time. */
@@ -668,7 +668,7 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     final_backlog(r, in->end);
     if (new_point(&p, r) != 0) {
         sb_fatal("out of memory: no final report");
-        sb_result_free(&p);
+        sb_point_result_free(&p);
         return -1;
     }
     gather(r, false, p.total, p.thread_events, p.thread_busy);
@@ -695,18 +695,18 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         printf(" \n");
     }
     if (cfg->verbosity >= SB_LOG_NOTICE && r->out != NULL && r->out->brief) {
-        /* A point of a sweep or a repeat: one line (sb_output.h). */
+        /* A point of a sweep or a repeat: one line (sb_result_writer.h). */
         finish_point(r, &p, in);
         use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
         if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s,
-                                        r->run->nthreads) != 0)
+                                        r->run->point.threads) != 0)
             rc = -1;
         report_opts(&o, r, since);
         if (!use_hook || rc != 0)
-            sb_report_print_point_line(&p, &o, stdout);
+            sb_text_report_print_point_line(&p, &o, stdout);
         record_final(r, &p, in);
         fflush(stdout);
-        sb_result_free(&p);
+        sb_point_result_free(&p);
         return rc;
     }
     if (cfg->verbosity >= SB_LOG_NOTICE) {
@@ -719,7 +719,7 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
     }
     finish_point(r, &p, in);
     use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
-    if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s, r->run->nthreads) != 0)
+    if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s, r->run->point.threads) != 0)
         rc = -1;
     /* A report_cumulative hook that failed printed at most part of a
      * report: the built-in one still shows what the run measured. */
@@ -728,17 +728,17 @@ int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final
         /* Our sections in full at --verbosity=4, else one summary block;
          * SB_COMPAT=1.0: 1.0's sections only. */
         o.brief = !sb_compat10() && cfg->verbosity < SB_LOG_INFO;
-        sb_report_print_point(&p, &o, stdout);
+        sb_text_report_print_point(&p, &o, stdout);
         if (o.brief) {
-            sb_report_print_summary(&p, &o, stdout);
+            sb_text_report_print_summary(&p, &o, stdout);
         } else if (!sb_compat10()) {
-            sb_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
+            sb_text_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
             sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
         }
     }
     if (r->out != NULL)
         record_final(r, &p, in);
     fflush(stdout);
-    sb_result_free(&p);
+    sb_point_result_free(&p);
     return rc;
 }

@@ -1,5 +1,5 @@
-#ifndef SB_SELFCHECK_REPORT_H
-#define SB_SELFCHECK_REPORT_H
+#ifndef SB_SELFCHECK_WRITE_H
+#define SB_SELFCHECK_WRITE_H
 
 /*
  * The self-check (sb_selfcheck.h) as people and machines read it: the
@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 #include "pure/sb_selfcheck.h"
 
 /* What the flagged figures are, for the section's last line. */
@@ -46,4 +46,4 @@ void sb_selfcheck_print_run(const struct sb_selfcheck *c, const struct sb_stats 
 void sb_selfcheck_json(struct sb_json *j, const struct sb_selfcheck *c, const double *tps,
                        size_t ntps, double sample_s);
 
-#endif /* SB_SELFCHECK_REPORT_H */
+#endif /* SB_SELFCHECK_WRITE_H */

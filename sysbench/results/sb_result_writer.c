@@ -1,10 +1,10 @@
 /*
  * Result collection, the JSON and CSV result files and the sweep table;
- * see sb_output.h and doc/results.md (the schema).
+ * see sb_result_writer.h and doc/results.md (the schema).
  */
 #include "config.h"
 
-#include "results/sb_output.h"
+#include "results/sb_result_writer.h"
 #include "results/sb_repeat.h"
 #include "pure/sb_findmax.h"
 
@@ -20,16 +20,16 @@
 #include "drivers/sb_driver.h"
 #include "pure/sb_histogram.h"
 #include "config/sb_instance.h"
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 #include "core/sb_log.h"
 #include "core/sb_safefile.h"
-#include "results/sb_selfcheck_report.h"
-#include "results/sb_histjson.h"
+#include "results/sb_selfcheck_write.h"
+#include "results/sb_hist_json.h"
 #include "results/sb_run_context.h"
 
 /* Bump when a field changes meaning or goes away; adding fields does not
  * change it, so readers must ignore fields they do not know. */
-#define SB_OUTPUT_FORMAT_VERSION 1
+#define SB_RESULT_WRITER_FORMAT_VERSION 1
 
 static double per_sec(double n, double t)
 {
@@ -49,7 +49,7 @@ static void pct_name(char *buf, size_t len, double pct)
 
 /* ------------------------------------------------------------- collecting */
 
-static void write_csv_header(struct sb_output *o)
+static void write_csv_header(struct sb_result_writer *o)
 {
     char p[32];
 
@@ -60,7 +60,7 @@ static void write_csv_header(struct sb_output *o)
     fflush(o->csv);
 }
 
-int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
+int sb_result_writer_open(struct sb_result_writer *o, const struct sb_config *cfg,
                    char *err, size_t errlen)
 {
     memset(o, 0, sizeof(*o));
@@ -78,7 +78,7 @@ int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
         snprintf(err, errlen, "--json and --csv name the same file '%s'", o->json_path);
         return -1;
     }
-    /* Temporary files renamed by sb_output_close: an earlier result is
+    /* Temporary files renamed by sb_result_writer_close: an earlier result is
      * never truncated before the run, nor anything not ours replaced. */
     if (o->json_path != NULL && *o->json_path) {
         if (sb_safefile_open(&o->json_file, o->json_path, "--json",
@@ -99,14 +99,14 @@ int sb_output_open(struct sb_output *o, const struct sb_config *cfg,
     return 0;
 }
 
-struct sb_point *sb_output_begin_point(struct sb_output *o, const struct sb_point_config *pc)
+struct sb_point_result *sb_result_writer_begin_point(struct sb_result_writer *o, const struct sb_point_config *pc)
 {
-    struct sb_point *p;
+    struct sb_point_result *p;
     long online;
 
     if (o->npoints == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 4;
-        struct sb_point *np = realloc(o->points, cap * sizeof(*np));
+        struct sb_point_result *np = realloc(o->points, cap * sizeof(*np));
         if (np == NULL)
             return NULL;
         o->points = np;
@@ -139,7 +139,7 @@ static void csv_num(FILE *out, double v, bool last)
     fputc(last ? '\n' : ',', out);
 }
 
-static void write_csv_row(struct sb_output *o, const struct sb_point *p,
+static void write_csv_row(struct sb_result_writer *o, const struct sb_point_result *p,
                           const struct sb_interval *iv)
 {
     FILE *f = o->csv;
@@ -172,9 +172,9 @@ static void write_csv_row(struct sb_output *o, const struct sb_point *p,
         o->write_failed = true;
 }
 
-int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv)
+int sb_result_writer_add_interval(struct sb_result_writer *o, const struct sb_interval *iv)
 {
-    struct sb_point *p;
+    struct sb_point_result *p;
 
     if (o->npoints == 0)
         return -1;
@@ -193,21 +193,21 @@ int sb_output_add_interval(struct sb_output *o, const struct sb_interval *iv)
     return 0;
 }
 
-int sb_output_end_point(struct sb_output *o, struct sb_point *p)
+int sb_result_writer_end_point(struct sb_result_writer *o, struct sb_point_result *p)
 {
     if (o->npoints == 0)
         return -1;
-    sb_result_move_final(&o->points[o->npoints - 1], p);
+    sb_point_result_move_final(&o->points[o->npoints - 1], p);
     return 0;
 }
 
-void sb_output_set_start(struct sb_output *o, double unix_s)
+void sb_result_writer_set_start(struct sb_result_writer *o, double unix_s)
 {
     if (o->npoints > 0)
         o->points[o->npoints - 1].start_unix_s = unix_s;
 }
 
-void sb_output_set_server(struct sb_output *o, const char *driver, const char *version)
+void sb_result_writer_set_server(struct sb_result_writer *o, const char *driver, const char *version)
 {
     if (driver != NULL && o->driver_name[0] == '\0')
         snprintf(o->driver_name, sizeof(o->driver_name), "%s", driver);
@@ -215,7 +215,7 @@ void sb_output_set_server(struct sb_output *o, const char *driver, const char *v
         snprintf(o->server_version, sizeof(o->server_version), "%s", version);
 }
 
-void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si)
+void sb_result_writer_set_server_info(struct sb_result_writer *o, struct sb_server_info *si)
 {
     char diff[512];
 
@@ -226,7 +226,7 @@ void sb_output_set_server_info(struct sb_output *o, struct sb_server_info *si)
                 "first point's server", diff);
 }
 
-void sb_output_set_end(struct sb_output *o, const char *status, int signal,
+void sb_result_writer_set_end(struct sb_result_writer *o, const char *status, int signal,
                        const char *error)
 {
     o->end_status = status;
@@ -234,7 +234,7 @@ void sb_output_set_end(struct sb_output *o, const char *status, int signal,
     snprintf(o->end_error, sizeof(o->end_error), "%s", error ? error : "");
 }
 
-void sb_output_note_cancelled(struct sb_output *o, uint64_t n, bool at_deadline)
+void sb_result_writer_note_cancelled(struct sb_result_writer *o, uint64_t n, bool at_deadline)
 {
     o->cancelled += n;
     if (at_deadline && n > 0)
@@ -262,7 +262,7 @@ static void csv_text(FILE *out, const char *text)
  * deadline and cancelled (the JSON's "ended" object), every other field
  * empty: a plain CSV reader reads it as one more row, which the
  * non-empty "ended" field tells apart from the interval rows. */
-static void write_csv_end(struct sb_output *o)
+static void write_csv_end(struct sb_result_writer *o)
 {
     char ended[sizeof(o->end_error) + 32];
     const char *deadline = "";
@@ -286,7 +286,7 @@ static void write_csv_end(struct sb_output *o)
         o->write_failed = true;
 }
 
-static void json_end(struct sb_json *j, const struct sb_output *o)
+static void json_end(struct sb_json *j, const struct sb_result_writer *o)
 {
     sb_json_key(j, "ended");
     if (o->end_status == NULL) {
@@ -312,7 +312,7 @@ static void json_end(struct sb_json *j, const struct sb_output *o)
 /* Whether some point holds a measurement (final figures or an interval):
  * a run that failed before measuring (connection refused, a wrong
  * password, an error in init()) has only a "failed" record to write. */
-static bool measured(const struct sb_output *o)
+static bool measured(const struct sb_result_writer *o)
 {
     for (size_t i = 0; i < o->npoints; i++)
         if (o->points[i].total != NULL || o->points[i].nintervals > 0)
@@ -323,7 +323,7 @@ static bool measured(const struct sb_output *o)
 /* An earlier result file is replaced only by something measured: a run
  * that measured nothing keeps it byte for byte (and says so), and writes
  * its "failed" record only where there was no file. */
-static bool keeps_earlier(const struct sb_output *o, const struct sb_safefile *f)
+static bool keeps_earlier(const struct sb_result_writer *o, const struct sb_safefile *f)
 {
     struct stat st;
 
@@ -333,12 +333,12 @@ static bool keeps_earlier(const struct sb_output *o, const struct sb_safefile *f
     return true;
 }
 
-int sb_output_close(struct sb_output *o, char *err, size_t errlen)
+int sb_result_writer_close(struct sb_result_writer *o, char *err, size_t errlen)
 {
     int rc = 0;
 
     /* Results are published only once the run wrote its JSON document
-     * (sb_output_write_json); an aborted start leaves no file behind. */
+     * (sb_result_writer_write_json); an aborted start leaves no file behind. */
     if (o->csv != NULL) {
         if (!o->finished || keeps_earlier(o, &o->csv_file)) {
             sb_safefile_abandon(&o->csv_file);
@@ -366,7 +366,7 @@ int sb_output_close(struct sb_output *o, char *err, size_t errlen)
         o->json = NULL;
     }
     for (size_t i = 0; i < o->npoints; i++)
-        sb_result_free(&o->points[i]);
+        sb_point_result_free(&o->points[i]);
     free(o->points);
     o->points = NULL;
     o->npoints = o->cap = 0;
@@ -385,15 +385,15 @@ static void cpu_cell(char *buf, size_t len, bool measured, double us)
         snprintf(buf, len, "n/a");
 }
 
-void sb_output_print_sweep(const struct sb_output *o, FILE *out)
+void sb_result_writer_print_sweep(const struct sb_result_writer *o, FILE *out)
 {
-    const struct sb_point *first = NULL;
+    const struct sb_point_result *first = NULL;
     double base;
     bool show_rate = false;
     size_t done = 0;
 
     for (size_t i = 0; i < o->npoints; i++) {
-        if (!sb_result_complete(&o->points[i]))
+        if (!sb_point_result_complete(&o->points[i]))
             continue;
         if (first == NULL)
             first = &o->points[i];
@@ -403,7 +403,7 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     }
     if (first == NULL)
         return;
-    base = sb_result_tps(first);
+    base = sb_point_result_tps(first);
     /* A full report ends in a blank line; a point's line does not. */
     fprintf(out, "%sSweep summary (%zu point%s; latency in ms, CPU in us per transaction):\n",
             o->brief && o->points[o->npoints - 1].cfg.nrepeat <= 1 ? "\n" : "", done,
@@ -414,15 +414,15 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
     fprintf(out, " %11s %12s %9s %9s %10s %10s %10s %9s  %s\n", "tps", "qps", "p95", "p99",
             "cpu client", "cpu server", "cpu mach.", "relative", "self-check");
     for (size_t i = 0; i < o->npoints; i++) {
-        const struct sb_point *p = &o->points[i];
+        const struct sb_point_result *p = &o->points[i];
         const struct sb_stats *t = p->total;
         double tps, qps;
         char cl[32], sv[32], mc[32], rel[32], flags[128];
 
-        if (!sb_result_complete(p))
+        if (!sb_point_result_complete(p))
             continue;
-        tps = sb_result_tps(p);
-        qps = sb_result_qps(p);
+        tps = sb_point_result_tps(p);
+        qps = sb_point_result_qps(p);
         cpu_cell(cl, sizeof(cl), p->cpu.client.measured, p->cpu.client.total_us_per_tx);
         cpu_cell(sv, sizeof(sv), p->cpu.server.measured, p->cpu.server.total_us_per_tx);
         cpu_cell(mc, sizeof(mc), p->cpu.machine.measured, p->cpu.machine.busy_us_per_tx);
@@ -449,7 +449,7 @@ void sb_output_print_sweep(const struct sb_output *o, FILE *out)
 
 /* ---------------------------------------------------------- JSON: points */
 
-static void json_pct_map(struct sb_json *j, const char *key, const struct sb_output *o,
+static void json_pct_map(struct sb_json *j, const char *key, const struct sb_result_writer *o,
                          const double *ms)
 {
     char p[32];
@@ -463,7 +463,7 @@ static void json_pct_map(struct sb_json *j, const char *key, const struct sb_out
     sb_json_end_object(j);
 }
 
-static void json_interval(struct sb_json *j, const struct sb_output *o,
+static void json_interval(struct sb_json *j, const struct sb_result_writer *o,
                           const struct sb_interval *iv)
 {
     sb_json_begin_object(j);
@@ -497,7 +497,7 @@ static void json_interval(struct sb_json *j, const struct sb_output *o,
 }
 
 /* min/avg/max/sum and the percentiles of one latency histogram, in ms. */
-static void json_latency(struct sb_json *j, const char *key, const struct sb_output *o,
+static void json_latency(struct sb_json *j, const char *key, const struct sb_result_writer *o,
                          const struct sb_hist *h)
 {
     double ms[SB_MAX_PERCENTILES];
@@ -539,7 +539,7 @@ static void json_errors(struct sb_json *j, const struct sb_stats *t, double secs
     sb_json_end_object(j);
 }
 
-static void json_rate(struct sb_json *j, const struct sb_point *p)
+static void json_rate(struct sb_json *j, const struct sb_point_result *p)
 {
     const struct sb_stats *t = p->total;
     uint64_t ev = t->c[SB_STAT_EVENTS];
@@ -576,7 +576,7 @@ static void json_cpu_figures(struct sb_json *j, const char *key, const struct sb
     sb_json_end_object(j);
 }
 
-static void json_cpu(struct sb_json *j, const struct sb_point *p)
+static void json_cpu(struct sb_json *j, const struct sb_point_result *p)
 {
     const struct sb_cpu_report *c = &p->cpu;
     const struct sb_cpu_machine_figures *m = &c->machine;
@@ -617,7 +617,7 @@ static void json_cpu(struct sb_json *j, const struct sb_point *p)
     sb_json_end_object(j);
 }
 
-static void json_final(struct sb_json *j, const struct sb_output *o, const struct sb_point *p)
+static void json_final(struct sb_json *j, const struct sb_result_writer *o, const struct sb_point_result *p)
 {
     const struct sb_stats *t = p->total;
     uint64_t q = sb_stats_queries(t);
@@ -647,7 +647,7 @@ static void json_final(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_end_object(j);
 }
 
-static void json_point(struct sb_json *j, const struct sb_output *o, const struct sb_point *p,
+static void json_point(struct sb_json *j, const struct sb_result_writer *o, const struct sb_point_result *p,
                        size_t index)
 {
     sb_json_begin_object(j);
@@ -657,7 +657,7 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_kv_uint(j, "repeats", p->cfg.nrepeat);
     sb_json_kv_string(j, "rate_mode", sb_pace_mode_name(p->cfg.mode));
     sb_json_kv_double(j, "target_tps", p->cfg.mode != SB_PACE_NONE ? p->cfg.target_tps : NAN);
-    sb_json_kv_bool(j, "complete", sb_result_complete(p));
+    sb_json_kv_bool(j, "complete", sb_point_result_complete(p));
     sb_json_kv_bool(j, "interrupted", p->interrupted);
     /* Absolute time of the measurement start: intervals of several
      * instances are aligned on it by `sysbench merge`. */
@@ -667,16 +667,16 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     for (size_t i = 0; i < p->nintervals; i++)
         json_interval(j, o, &p->intervals[i]);
     sb_json_end_array(j);
-    if (sb_result_complete(p)) {
+    if (sb_point_result_complete(p)) {
         json_final(j, o, p);
-        sb_histjson_write(j, "histogram", "response", &p->total->response);
+        sb_hist_json_write(j, "histogram", "response", &p->total->response);
         /* Service time and lag are recorded in rate modes only (closed
          * loop: both equal the response time, already above). */
         sb_json_key(j, "histograms");
         sb_json_begin_object(j);
         if (p->cfg.mode != SB_PACE_NONE) {
-            sb_histjson_write(j, "service", "service", &p->total->service);
-            sb_histjson_write(j, "lag", "lag", &p->total->lag);
+            sb_hist_json_write(j, "service", "service", &p->total->service);
+            sb_hist_json_write(j, "lag", "lag", &p->total->lag);
         }
         sb_json_end_object(j);
         if (p->has_selfcheck)
@@ -689,7 +689,7 @@ static void json_point(struct sb_json *j, const struct sb_output *o, const struc
     sb_json_end_object(j);
 }
 
-int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
+int sb_result_writer_write_json(struct sb_result_writer *o, const struct sb_lua_env *env,
                          char *err, size_t errlen)
 {
     o->finished = true;
@@ -697,7 +697,7 @@ int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
         write_csv_end(o);
     if (o->json == NULL)
         return 0;
-    if (sb_output_write_json_to(o, env, o->json, o->json_path, err, errlen) != 0) {
+    if (sb_result_writer_write_json_to(o, env, o->json, o->json_path, err, errlen) != 0) {
         /* Said once: committing it at close would report the same
          * failure again (a full disk gave two FATAL lines). */
         sb_safefile_abandon(&o->json_file);
@@ -707,7 +707,7 @@ int sb_output_write_json(struct sb_output *o, const struct sb_lua_env *env,
     return 0;
 }
 
-int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *env, FILE *fp,
+int sb_result_writer_write_json_to(const struct sb_result_writer *o, const struct sb_lua_env *env, FILE *fp,
                             const char *name, char *err, size_t errlen)
 {
     struct sb_json j;
@@ -715,7 +715,7 @@ int sb_output_write_json_to(const struct sb_output *o, const struct sb_lua_env *
     sb_json_init(&j, fp, true);
     sb_json_begin_object(&j);
     sb_json_kv_string(&j, "format", "sysbench-result");
-    sb_json_kv_int(&j, "format_version", SB_OUTPUT_FORMAT_VERSION);
+    sb_json_kv_int(&j, "format_version", SB_RESULT_WRITER_FORMAT_VERSION);
     sb_run_context_tool(&j);
     sb_run_context_time(&j, "started_at", o->started);
     sb_run_context_time(&j, "finished_at", time(NULL));

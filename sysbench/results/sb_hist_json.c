@@ -1,9 +1,9 @@
 /*
- * Histograms in result files; see sb_histjson.h.
+ * Histograms in result files; see sb_hist_json.h.
  */
-#include "results/sb_histjson.h"
+#include "results/sb_hist_json.h"
 
-void sb_histjson_write(struct sb_json *j, const char *key, const char *of,
+void sb_hist_json_write(struct sb_json *j, const char *key, const char *of,
                        const struct sb_hist *h)
 {
     sb_json_key(j, key);

@@ -1,10 +1,10 @@
 /*
  * The result of one point and the figures derived from it; see
- * sb_result.h.
+ * sb_point_result.h.
  */
 #include "config.h"
 
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 /* Empties the fields of p's final figures that own memory, without
  * freeing it (it has moved elsewhere, or was freed). */
-static void forget_final(struct sb_point *p)
+static void forget_final(struct sb_point_result *p)
 {
     p->total = NULL;
     p->thread_events = NULL;
@@ -27,7 +27,7 @@ static void forget_final(struct sb_point *p)
 }
 
 /* Frees the final figures p owns and empties those fields. */
-static void free_final(struct sb_point *p)
+static void free_final(struct sb_point_result *p)
 {
     sb_stats_free(p->total);
     free(p->thread_events);
@@ -37,7 +37,7 @@ static void free_final(struct sb_point *p)
     forget_final(p);
 }
 
-void sb_result_move_final(struct sb_point *dst, struct sb_point *src)
+void sb_point_result_move_final(struct sb_point_result *dst, struct sb_point_result *src)
 {
     free_final(dst);
     dst->total = src->total;
@@ -60,7 +60,7 @@ void sb_result_move_final(struct sb_point *dst, struct sb_point *src)
     forget_final(src);
 }
 
-void sb_result_free(struct sb_point *p)
+void sb_point_result_free(struct sb_point_result *p)
 {
     free_final(p);
     free(p->intervals);
@@ -70,38 +70,38 @@ void sb_result_free(struct sb_point *p)
     p->nintervals = p->cap = p->nreps = 0;
 }
 
-bool sb_result_complete(const struct sb_point *p)
+bool sb_point_result_complete(const struct sb_point_result *p)
 {
     return p->total != NULL;
 }
 
 /* Per second over the point; 0 without time, as the writer stores it. */
-static double per_point_s(const struct sb_point *p, double n)
+static double per_point_s(const struct sb_point_result *p, double n)
 {
     return p->time_s > 0 ? n / p->time_s : 0;
 }
 
-double sb_result_tps(const struct sb_point *p)
+double sb_point_result_tps(const struct sb_point_result *p)
 {
-    if (!sb_result_complete(p))
+    if (!sb_point_result_complete(p))
         return NAN;
     if (p->read_back)
         return p->file_tps;
     return per_point_s(p, (double)p->total->c[SB_STAT_EVENTS]);
 }
 
-double sb_result_qps(const struct sb_point *p)
+double sb_point_result_qps(const struct sb_point_result *p)
 {
-    if (!sb_result_complete(p))
+    if (!sb_point_result_complete(p))
         return NAN;
     if (p->read_back)
         return p->file_qps;
     return per_point_s(p, (double)sb_stats_queries(p->total));
 }
 
-double sb_result_pct_ms(const struct sb_point *p, double pct)
+double sb_point_result_pct_ms(const struct sb_point_result *p, double pct)
 {
-    if (!sb_result_complete(p))
+    if (!sb_point_result_complete(p))
         return NAN;
     if (p->total->response.total > 0)
         return (double)sb_hist_percentile(&p->total->response, pct) / 1e6;
@@ -112,26 +112,26 @@ double sb_result_pct_ms(const struct sb_point *p, double pct)
     return NAN;
 }
 
-double sb_result_cpu_us(const struct sb_point *p, enum sb_result_side side)
+double sb_point_result_cpu_us(const struct sb_point_result *p, enum sb_point_result_side side)
 {
     const struct sb_cpu_report *c = &p->cpu;
 
     switch (side) {
-    case SB_RESULT_CLIENT:
+    case SB_POINT_RESULT_CLIENT:
         return c->client.measured ? c->client.total_us_per_tx : NAN;
-    case SB_RESULT_SERVER:
+    case SB_POINT_RESULT_SERVER:
         return c->server.measured ? c->server.total_us_per_tx : NAN;
-    case SB_RESULT_MACHINE:
+    case SB_POINT_RESULT_MACHINE:
         return c->machine.measured ? c->machine.busy_us_per_tx : NAN;
     }
     return NAN;
 }
 
-double sb_result_iv_cpu_us(const struct sb_point *p, size_t i, enum sb_result_side side)
+double sb_point_result_iv_cpu_us(const struct sb_point_result *p, size_t i, enum sb_point_result_side side)
 {
     const struct sb_interval *iv = &p->intervals[i];
-    double pct = side == SB_RESULT_CLIENT ? iv->cpu_client_pct
-                 : side == SB_RESULT_SERVER ? iv->cpu_server_pct : NAN;
+    double pct = side == SB_POINT_RESULT_CLIENT ? iv->cpu_client_pct
+                 : side == SB_POINT_RESULT_SERVER ? iv->cpu_server_pct : NAN;
 
     /* A share of all CPUs times their number is CPU seconds per second;
      * per transaction and in microseconds that is pct / 100 * 1e6 / tps. */
@@ -140,37 +140,37 @@ double sb_result_iv_cpu_us(const struct sb_point *p, size_t i, enum sb_result_si
     return pct * (double)p->ncpus * 1e4 / iv->tps;
 }
 
-double sb_result_fig(const struct sb_point *p, enum sb_result_fig f, double pct)
+double sb_point_result_fig(const struct sb_point_result *p, enum sb_point_result_fig f, double pct)
 {
-    if (!sb_result_complete(p))
+    if (!sb_point_result_complete(p))
         return NAN;
     switch (f) {
-    case SB_RESULT_TPS:
-        return sb_result_tps(p);
-    case SB_RESULT_LATENCY:
-        return sb_result_pct_ms(p, pct);
-    case SB_RESULT_CPU_CLIENT:
-        return sb_result_cpu_us(p, SB_RESULT_CLIENT);
-    case SB_RESULT_CPU_SERVER:
-        return sb_result_cpu_us(p, SB_RESULT_SERVER);
-    case SB_RESULT_CPU_MACHINE:
-        return sb_result_cpu_us(p, SB_RESULT_MACHINE);
+    case SB_POINT_RESULT_TPS:
+        return sb_point_result_tps(p);
+    case SB_POINT_RESULT_LATENCY:
+        return sb_point_result_pct_ms(p, pct);
+    case SB_POINT_RESULT_CPU_CLIENT:
+        return sb_point_result_cpu_us(p, SB_POINT_RESULT_CLIENT);
+    case SB_POINT_RESULT_CPU_SERVER:
+        return sb_point_result_cpu_us(p, SB_POINT_RESULT_SERVER);
+    case SB_POINT_RESULT_CPU_MACHINE:
+        return sb_point_result_cpu_us(p, SB_POINT_RESULT_MACHINE);
     }
     return NAN;
 }
 
-size_t sb_result_fig_runs(const struct sb_point *p, enum sb_result_fig f, double pct,
+size_t sb_point_result_fig_runs(const struct sb_point_result *p, enum sb_point_result_fig f, double pct,
                           double *out, size_t max)
 {
     size_t n = 0;
 
     if (p->nreps == 0) {
         if (max > 0)
-            out[n++] = sb_result_fig(p, f, pct);
+            out[n++] = sb_point_result_fig(p, f, pct);
         return n;
     }
     for (size_t i = 0; i < p->nreps && n < max; i++)
-        out[n++] = sb_result_fig(p->reps[i], f, pct);
+        out[n++] = sb_point_result_fig(p->reps[i], f, pct);
     return n;
 }
 
@@ -180,10 +180,10 @@ static int cmp_dbl(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double sb_result_fig_median(const struct sb_point *p, enum sb_result_fig f, double pct)
+double sb_point_result_fig_median(const struct sb_point_result *p, enum sb_point_result_fig f, double pct)
 {
     double v[1024];
-    size_t n = sb_result_fig_runs(p, f, pct, v, 1024), m = 0;
+    size_t n = sb_point_result_fig_runs(p, f, pct, v, 1024), m = 0;
 
     for (size_t i = 0; i < n; i++)
         if (!isnan(v[i]))
@@ -195,7 +195,7 @@ double sb_result_fig_median(const struct sb_point *p, enum sb_result_fig f, doub
 }
 
 /* Index of pct in the point's interval percentiles, or npcts. */
-static size_t iv_pct_index(const struct sb_point *p, double pct)
+static size_t iv_pct_index(const struct sb_point_result *p, double pct)
 {
     size_t j = 0;
 
@@ -204,29 +204,29 @@ static size_t iv_pct_index(const struct sb_point *p, double pct)
     return j;
 }
 
-size_t sb_result_fig_intervals(const struct sb_point *p, enum sb_result_fig f, double pct,
+size_t sb_point_result_fig_intervals(const struct sb_point_result *p, enum sb_point_result_fig f, double pct,
                                double *out, size_t max)
 {
     size_t n = p->nintervals < max ? p->nintervals : max;
     size_t j = iv_pct_index(p, pct);
 
-    if (f == SB_RESULT_CPU_MACHINE || (f == SB_RESULT_LATENCY && j == p->npcts))
+    if (f == SB_POINT_RESULT_CPU_MACHINE || (f == SB_POINT_RESULT_LATENCY && j == p->npcts))
         return 0;
     for (size_t i = 0; i < n; i++) {
         switch (f) {
-        case SB_RESULT_TPS:
+        case SB_POINT_RESULT_TPS:
             out[i] = p->intervals[i].tps;
             break;
-        case SB_RESULT_CPU_CLIENT:
-            out[i] = sb_result_iv_cpu_us(p, i, SB_RESULT_CLIENT);
+        case SB_POINT_RESULT_CPU_CLIENT:
+            out[i] = sb_point_result_iv_cpu_us(p, i, SB_POINT_RESULT_CLIENT);
             break;
-        case SB_RESULT_CPU_SERVER:
-            out[i] = sb_result_iv_cpu_us(p, i, SB_RESULT_SERVER);
+        case SB_POINT_RESULT_CPU_SERVER:
+            out[i] = sb_point_result_iv_cpu_us(p, i, SB_POINT_RESULT_SERVER);
             break;
-        case SB_RESULT_LATENCY:
+        case SB_POINT_RESULT_LATENCY:
             out[i] = p->intervals[i].latency_ms[j];
             break;
-        case SB_RESULT_CPU_MACHINE:
+        case SB_POINT_RESULT_CPU_MACHINE:
             return 0;
         }
     }

@@ -1,5 +1,5 @@
-#ifndef SB_HISTJSON_H
-#define SB_HISTJSON_H
+#ifndef SB_HIST_JSON_H
+#define SB_HIST_JSON_H
 
 /*
  * A latency histogram in result files (doc/results.md, "points[].histogram"):
@@ -12,10 +12,10 @@
  */
 
 #include "pure/sb_histogram.h"
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 
 /* Writes key: {"of": of, "unit": "ns", ...} into the object j is in. */
-void sb_histjson_write(struct sb_json *j, const char *key, const char *of,
+void sb_hist_json_write(struct sb_json *j, const char *key, const char *of,
                        const struct sb_hist *h);
 
-#endif /* SB_HISTJSON_H */
+#endif /* SB_HIST_JSON_H */

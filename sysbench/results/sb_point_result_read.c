@@ -1,12 +1,12 @@
 /*
- * A point of a result file read back into the model (struct sb_point);
- * see sb_result.h. Unknown fields are ignored, as the schema asks of
+ * A point of a result file read back into the model (struct sb_point_result);
+ * see sb_point_result.h. Unknown fields are ignored, as the schema asks of
  * readers; figures a file does not have are NaN (or empty histograms),
  * never an error, so a hand-edited file loses only what it broke.
  */
 #include "config.h"
 
-#include "results/sb_result.h"
+#include "results/sb_point_result.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,7 +66,7 @@ static void read_machine(struct sb_cpu_machine_figures *m, const struct sb_jv *m
 }
 
 /* final.cpu: the report, the server label and the worker threads. */
-static int read_cpu(struct sb_point *p, const struct sb_jv *cj)
+static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
 {
     const struct sb_jv *th = sb_jv_get(cj, "threads");
     size_t n = sb_jv_len(th);
@@ -144,7 +144,7 @@ static void read_codes(struct sb_stats *t, const struct sb_jv *codes)
 }
 
 /* The total statistics of a complete point: counters, codes, histograms. */
-static int read_total(struct sb_point *p, const struct sb_jv *pj, const struct sb_jv *fin)
+static int read_total(struct sb_point_result *p, const struct sb_jv *pj, const struct sb_jv *fin)
 {
     struct sb_stats *t = sb_stats_new();
 
@@ -167,7 +167,7 @@ static int read_total(struct sb_point *p, const struct sb_jv *pj, const struct s
 }
 
 /* The final response-time percentiles as the file stored them. */
-static void read_file_pcts(struct sb_point *p, const struct sb_jv *pm)
+static void read_file_pcts(struct sb_point_result *p, const struct sb_jv *pm)
 {
     for (size_t i = 0; pm != NULL && pm->type == SB_JV_OBJECT && i < pm->n &&
                        p->nfile_pcts < SB_MAX_PERCENTILES; i++) {
@@ -180,7 +180,7 @@ static void read_file_pcts(struct sb_point *p, const struct sb_jv *pm)
 }
 
 /* A percentile map of an interval ("latency_ms", "lag_ms") at p->pcts. */
-static void read_iv_map(const struct sb_point *p, const struct sb_jv *m, double *ms)
+static void read_iv_map(const struct sb_point_result *p, const struct sb_jv *m, double *ms)
 {
     for (size_t j = 0; j < p->npcts; j++) {
         char key[32];
@@ -189,7 +189,7 @@ static void read_iv_map(const struct sb_point *p, const struct sb_jv *m, double 
     }
 }
 
-static void read_interval(const struct sb_point *p, struct sb_interval *iv,
+static void read_interval(const struct sb_point_result *p, struct sb_interval *iv,
                           const struct sb_jv *ij)
 {
     double th = sb_jv_num(sb_jv_get(ij, "threads"));
@@ -217,7 +217,7 @@ static void read_interval(const struct sb_point *p, struct sb_interval *iv,
 }
 
 /* The interval series; the percentiles are the first interval's keys. */
-static int read_intervals(struct sb_point *p, const struct sb_jv *ivs)
+static int read_intervals(struct sb_point_result *p, const struct sb_jv *ivs)
 {
     size_t n = sb_jv_len(ivs);
     const struct sb_jv *lm = sb_jv_path(ivs, "0.latency_ms");
@@ -238,7 +238,7 @@ static int read_intervals(struct sb_point *p, const struct sb_jv *ivs)
 }
 
 /* What the point ran with: threads, rate mode and target, repeat. */
-static void read_config(struct sb_point *p, const struct sb_jv *pj)
+static void read_config(struct sb_point_result *p, const struct sb_jv *pj)
 {
     const char *mode = sb_jv_str(sb_jv_get(pj, "rate_mode"));
     double th = sb_jv_num(sb_jv_get(pj, "threads"));
@@ -252,7 +252,7 @@ static void read_config(struct sb_point *p, const struct sb_jv *pj)
     p->cfg.nrepeat = get_count(sb_jv_get(pj, "repeats"));
 }
 
-int sb_result_read_json(struct sb_point *p, const struct sb_jv *pj, unsigned ncpus)
+int sb_point_result_read_json(struct sb_point_result *p, const struct sb_jv *pj, unsigned ncpus)
 {
     const struct sb_jv *fin = sb_jv_get(pj, "final");
     double jitter = sb_jv_num(sb_jv_path(fin, "rate.jitter_us"));

@@ -1,7 +1,7 @@
 /*
- * Streaming JSON writer; see sb_json.h.
+ * Streaming JSON writer; see sb_json_write.h.
  */
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 
 #include <inttypes.h>
 #include <math.h>

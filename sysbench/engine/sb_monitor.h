@@ -1,5 +1,5 @@
-#ifndef SB_REPORTER_H
-#define SB_REPORTER_H
+#ifndef SB_MONITOR_H
+#define SB_MONITOR_H
 
 /*
  * The reporter of one benchmark run (sb_run.h): the main thread's side of
@@ -8,7 +8,7 @@
  * --report-checkpoints reports and the final report (or the
  * report_cumulative hook), keeps the run's time (warmup, --time), follows
  * the server's CPU and hands every figure to the result files. The
- * formatting of the reports themselves is sb_report.h's.
+ * formatting of the reports themselves is sb_text_report.h's.
  *
  * Everything here runs in the main thread only.
  */
@@ -22,12 +22,12 @@
 #include "engine/sb_sampler.h"
 #include "results/sb_stats.h"
 
-struct sb_output;
+struct sb_result_writer;
 
 /* Everything the reporter keeps between intervals. sb_run.c sets up the
  * CPU accounting (cpu_srv, cpu_prev, srv_watch) and reads the times and
  * flags; the rest is the reporter's own. */
-struct sb_reporter {
+struct sb_monitor {
     struct sb_run *run;
     lua_State *L;
     /* Intervals are differences of totals over the workers: the total
@@ -41,7 +41,7 @@ struct sb_reporter {
     uint64_t max_backlog;
     bool sql;                  /* any query seen: tps/qps format */
     bool hook;                 /* the script replaces interval reports */
-    struct sb_output *out;     /* result collector, or NULL */
+    struct sb_result_writer *out;     /* result collector, or NULL */
     struct sb_cpu_server *cpu_srv; /* NULL: server not measured */
     struct sb_cpu_sample cpu_prev; /* taken at the start of the interval */
     struct sb_server_watch srv_watch; /* follows a restarted server */
@@ -92,26 +92,26 @@ struct sb_final_in {
  * set: the per-worker snapshots, the self-check sampler, and whether the
  * script of the main state L has a report_intermediate hook. run, L and
  * out (NULL: no result files) are borrowed. Returns 0, or -1 when out of
- * memory (r is then partly built: sb_reporter_free it).
+ * memory (r is then partly built: sb_monitor_free it).
  */
-int sb_reporter_init(struct sb_reporter *r, struct sb_run *run, lua_State *L,
-                     struct sb_output *out);
+int sb_monitor_init(struct sb_monitor *r, struct sb_run *run, lua_State *L,
+                     struct sb_result_writer *out);
 
-/* Frees what sb_reporter_init allocated (not r itself); r may be zeroed
+/* Frees what sb_monitor_init allocated (not r itself); r may be zeroed
  * or partly built. */
-void sb_reporter_free(struct sb_reporter *r);
+void sb_monitor_free(struct sb_monitor *r);
 
 /*
  * Sets the measurement origin to start_ns: the intervals, checkpoints and
  * self-check samples count from it, and the result files' absolute times
  * are taken from the wall clock now.
  */
-void sb_reporter_start(struct sb_reporter *r, uint64_t start_ns);
+void sb_monitor_start(struct sb_monitor *r, uint64_t start_ns);
 
 /* Takes the CPU sample the measured window starts from (into *cpu_before,
  * which must outlive the run's final report) and starts following the
  * server from it. */
-void sb_reporter_begin_cpu(struct sb_reporter *r, struct sb_cpu_sample *cpu_before);
+void sb_monitor_begin_cpu(struct sb_monitor *r, struct sb_cpu_sample *cpu_before);
 
 /*
  * The main loop of a run: reports intervals and checkpoints, ends warmup
@@ -119,7 +119,7 @@ void sb_reporter_begin_cpu(struct sb_reporter *r, struct sb_cpu_sample *cpu_befo
  * and requests the stop at c->deadline, until the workers finish or a
  * stop is requested. c is updated as its times pass.
  */
-void sb_reporter_loop(struct sb_reporter *r, struct sb_run_clock *c,
+void sb_monitor_loop(struct sb_monitor *r, struct sb_run_clock *c,
                       struct sb_cpu_sample *cpu_before);
 
 /*
@@ -129,6 +129,6 @@ void sb_reporter_loop(struct sb_reporter *r, struct sb_run_clock *c,
  * files. Returns 0, or -1 when the hook failed or memory ran out (the
  * error is reported).
  */
-int sb_reporter_final(struct sb_reporter *r, lua_State *L, const struct sb_final_in *in);
+int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_in *in);
 
-#endif /* SB_REPORTER_H */
+#endif /* SB_MONITOR_H */

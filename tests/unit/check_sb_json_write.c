@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sb_json.h"
+#include "core/sb_json_write.h"
 
 /* A writer on a memory stream; take() ends the document and returns the
  * text (owned by the caller) and the result of sb_json_finish. */

@@ -1,11 +1,11 @@
 /*
- * Text reports; see sb_report.h. Column positions copy sysbench 1.0's
+ * Text reports; see sb_text_report.h. Column positions copy sysbench 1.0's
  * output (values at column 41, latency values right-aligned at column 53)
  * because parsers written for it split on those layouts.
  */
-#include "results/sb_report.h"
-#include "results/sb_result.h"
-#include "results/sb_selfcheck_report.h"
+#include "results/sb_text_report.h"
+#include "results/sb_point_result.h"
+#include "results/sb_selfcheck_write.h"
 #include "pure/sb_selfcheck.h"
 #include "core/sb_log.h"
 
@@ -18,7 +18,7 @@ static double per_sec(double n, double t)
     return t > 0 ? n / t : 0;
 }
 
-void sb_report_stat_from(struct sb_report_stat *s, const struct sb_stats *st,
+void sb_text_report_stat_from(struct sb_text_report_stat *s, const struct sb_stats *st,
                          double interval, double total, unsigned threads,
                          double pct)
 {
@@ -46,8 +46,8 @@ static void pct_label(char *buf, size_t len, double pct)
     snprintf(buf, len, "%g", pct);
 }
 
-void sb_report_print_line(const struct sb_report_stat *s,
-                          const struct sb_report_extra *x, FILE *out)
+void sb_text_report_print_line(const struct sb_text_report_stat *s,
+                          const struct sb_text_report_extra *x, FILE *out)
 {
     double t = s->time_interval;
     double q = s->reads + s->writes + s->other;
@@ -84,7 +84,7 @@ void sb_report_print_line(const struct sb_report_stat *s,
     fflush(out);
 }
 
-void sb_report_print_line_v1(const struct sb_report_stat *s, double pct, FILE *out)
+void sb_text_report_print_line_v1(const struct sb_text_report_stat *s, double pct, FILE *out)
 {
     double t = s->time_interval;
     char pl[32];
@@ -101,7 +101,7 @@ void sb_report_print_line_v1(const struct sb_report_stat *s, double pct, FILE *o
     fflush(out);
 }
 
-void sb_report_print_csv(const struct sb_report_stat *s, FILE *out)
+void sb_text_report_print_csv(const struct sb_text_report_stat *s, FILE *out)
 {
     double t = s->time_interval;
     fprintf(out, "%.0f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", s->time_total,
@@ -114,11 +114,11 @@ void sb_report_print_csv(const struct sb_report_stat *s, FILE *out)
 
 /* The JSON array report_json objects go into: which kind of report opened
  * it, 0 when none is open. Only the main thread reports. */
-static enum sb_report_kind json_open;
-static enum sb_report_kind report_kind = SB_REPORT_INTERVAL;
+static enum sb_text_report_kind json_open;
+static enum sb_text_report_kind report_kind = SB_TEXT_REPORT_INTERVAL;
 
 
-void sb_report_json_close(FILE *out)
+void sb_text_report_json_close(FILE *out)
 {
     if (json_open == 0)
         return;
@@ -127,14 +127,14 @@ void sb_report_json_close(FILE *out)
     json_open = 0;
 }
 
-void sb_report_set_kind(enum sb_report_kind kind, FILE *out)
+void sb_text_report_set_kind(enum sb_text_report_kind kind, FILE *out)
 {
     if (json_open != 0 && json_open != kind)
-        sb_report_json_close(out);
+        sb_text_report_json_close(out);
     report_kind = kind;
 }
 
-void sb_report_print_json(const struct sb_report_stat *s, FILE *out)
+void sb_text_report_print_json(const struct sb_text_report_stat *s, FILE *out)
 {
     double t = s->time_interval;
 
@@ -266,7 +266,7 @@ static void print_sql_stats(const struct sb_stats *t, double secs, FILE *out)
     fputc('\n', out);
 }
 
-static void print_latency(const struct sb_point *p, const struct sb_report_opts *o,
+static void print_latency(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                           FILE *out)
 {
     const struct sb_hist *h = &p->total->response;
@@ -278,14 +278,14 @@ static void print_latency(const struct sb_point *p, const struct sb_report_opts 
     print_percentiles(out, h, o->percentiles, o->npercentiles);
     lat_field(out, "sum:", (double)h->sum_ns / 1e6);
     fputc('\n', out);
-    if (o->histogram && !sb_compat10()) { /* 1.0's place: sb_reporter.c */
+    if (o->histogram && !sb_compat10()) { /* 1.0's place: sb_monitor.c */
         fprintf(out, "Latency histogram (values are in milliseconds)\n");
         sb_hist_print(h, out);
         fputc('\n', out);
     }
 }
 
-static void print_fairness(const struct sb_point *p, FILE *out)
+static void print_fairness(const struct sb_point_result *p, FILE *out)
 {
     double evs[4096], avg, sd;
     unsigned n = p->nthread_events < 4096 ? p->nthread_events : 4096;
@@ -303,7 +303,7 @@ static void print_fairness(const struct sb_point *p, FILE *out)
 /* The paced-run sections: how close the run came to its target rate, and
  * the service time and start lag that separate the client's queueing from
  * the server's. */
-static void print_rate(const struct sb_point *p, const struct sb_report_opts *o,
+static void print_rate(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                        double secs, FILE *out)
 {
     const struct sb_stats *t = p->total;
@@ -337,7 +337,7 @@ static void print_rate(const struct sb_point *p, const struct sb_report_opts *o,
     fputc('\n', out);
 }
 
-void sb_report_print_point(const struct sb_point *p, const struct sb_report_opts *o,
+void sb_text_report_print_point(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                            FILE *out)
 {
     const struct sb_stats *t = p->total;
@@ -366,7 +366,7 @@ static void avg_pct_max(char *buf, size_t len, const struct sb_hist *h, double p
 }
 
 /* The rate lines of the summary: print_rate's figures in four lines. */
-static void summary_rate(const struct sb_point *p, double secs, double pct, FILE *out)
+static void summary_rate(const struct sb_point_result *p, double secs, double pct, FILE *out)
 {
     const struct sb_stats *t = p->total;
     const struct sb_point_config *pc = &p->cfg;
@@ -410,7 +410,7 @@ static void cpu_sides(char *buf, size_t len, bool labels, const char *fmt, doubl
         snprintf(buf, len, "%s, %s, %s", f[0], f[1], f[2]);
 }
 
-void sb_report_print_summary(const struct sb_point *p, const struct sb_report_opts *o,
+void sb_text_report_print_summary(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                              FILE *out)
 {
     const struct sb_cpu_report *c = &p->cpu;
@@ -445,7 +445,7 @@ static void cpu_row(FILE *out, const char *label, bool measured, double user,
     fprintf(out, "    %-34s%10.1f %10.1f %10.1f %7.2f%%\n", label, user, sys, total, util);
 }
 
-void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
+void sb_text_report_print_cpu(const struct sb_cpu_report *c, const char *server_label,
                          const struct sb_cpu_thread *threads, unsigned nthreads,
                          FILE *out)
 {
@@ -496,7 +496,7 @@ void sb_report_print_cpu(const struct sb_cpu_report *c, const char *server_label
     fflush(out);
 }
 
-void sb_report_print_point_line(const struct sb_point *p, const struct sb_report_opts *o,
+void sb_text_report_print_point_line(const struct sb_point_result *p, const struct sb_text_report_opts *o,
                                 FILE *out)
 {
     double secs = o->interval_s > 0 ? o->interval_s : p->time_s;
