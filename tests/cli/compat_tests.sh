@@ -575,7 +575,7 @@ assert_not_contains out "[testname]"
 assert_contains out "  --tx-rate=[LIST,...]"
 
 tcase "SB_COMPAT=1.0: bundled OLTP help as 1.0.20 (file name, descriptions)"
-SB_COMPAT=1.0 sb "$(dirname "$SB_BIN")/lua/oltp_read_write.lua" help
+SB_COMPAT=1.0 sb "$SB_SRCDIR/sysbench/lua/oltp_read_write.lua" help
 assert_exit 0
 assert_eq "$(sed -n 3p out)" "oltp_read_write.lua options:" "header"
 assert_contains out "  --tables=N                    Number of tables [1]"
