@@ -2,7 +2,7 @@
  * Unit tests for the result model of one point: the text report printed
  * from a hand-built struct sb_point_result, the same point's final figures
  * stored by the result files and written as JSON, the JSON read back through the result-file
- * reader (sb_resfile) with the same figures, and the compare command
+ * reader (sb_result_file) with the same figures, and the compare command
  * reading such a file. Beyond one point: the report's error, reconnect,
  * code and rate lines as sysbench 1.0's parsers read them; a sweep of
  * three points with intervals through JSON and through CSV; compare's
