@@ -838,6 +838,7 @@ START_TEST(test_real_templates)
     ck_assert_msg(stat(chart, &st) == 0 && st.st_size > 0, "no %s", chart);
     free(out);
     sb_result_file_free(&two[1]);
+    sb_result_file_free(&fm); /* two[0] is a copy of it */
     ck_assert(dir_empty(f.tmpdir));
     fx_teardown(&f);
 }
