@@ -2,8 +2,11 @@
  * libFuzzer harness: script loading. The input is a Lua chunk, loaded into
  * a state built like the main state (sb_lua_new_state: standard libraries,
  * built-in modules, sysbench.*) and run. A prelude gives it an instruction
- * budget (a count hook that, once spent, fails every further instruction,
- * so pcall cannot swallow it) and removes what could touch the machine
+ * budget and a memory budget (a hook on every instruction that, once
+ * either is spent, fails every further one, so pcall cannot swallow it;
+ * LuaJIT here is GC64, so nothing else bounds a script's memory, and
+ * string.rep, which allocates any size in one instruction, is bounded
+ * itself) and removes what could touch the machine
  * (os, io, file loading, require and FFI), so a fuzzed chunk cannot delete
  * files, run commands or exit the fuzzer.
  */
@@ -18,10 +21,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char prelude[] =
-    "local sethook, jit_ = debug.sethook, jit "
+    "local sethook, jit_, gc, rep = debug.sethook, jit, collectgarbage, string.rep "
     "if jit_ then jit_.off() end "
-    "sethook(function() sethook(function() error('instruction budget spent', 0) end, '', 1) "
-    "error('instruction budget spent', 0) end, '', 200000) "
+    "local n = 0 "
+    "sethook(function() n = n + 1 "
+    "if n > 200000 then error('instruction budget spent', 0) end "
+    "if gc('count') > 262144 then error('memory budget spent', 0) end end, '', 1) "
+    "string.rep = function(s, k, sep) "
+    "if (#tostring(s) + #tostring(sep or '')) * (tonumber(k) or 0) > 67108864 then "
+    "error('string.rep: over the harness memory budget', 0) end return rep(s, k, sep) end "
     "os, io, dofile, loadfile, require, package, debug, jit, ffi = nil "
     "collectgarbage = nil "
     "local load, loadstring, string = load, loadstring, string "
