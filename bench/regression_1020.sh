@@ -71,6 +71,7 @@ if [ -z "$scriptdir" ]; then
 fi
 
 work=$(mktemp -d /tmp/sb1020.XXXXXX)
+chmod 755 "$work"   # the PostgreSQL server runs as postgres and must reach its directory
 srv=
 cleanup() {
     if [ -n "$srv" ]; then
