@@ -2,10 +2,13 @@
 #define SB_WORKER_H
 
 /*
- * A worker is one benchmark thread and everything it owns: its Lua state,
- * random generator, pacer, database counters and statistics. Nothing
- * mutable is shared between workers except the stop flag and, in --rate
- * mode, the Poisson arrival sequence (behind its own mutex in the run).
+ * A worker is one benchmark thread (or one connection a loop thread
+ * multiplexes, sb_loop.h) and everything it owns: its Lua state, random
+ * generator, pacer, database counters and statistics (a slot of its own,
+ * or its loop's, below). Nothing mutable is shared between workers except
+ * the stop flag, a loop's statistics slot (one writer thread all the
+ * same) and, in --rate mode, the Poisson arrival sequence (behind its own
+ * mutex in the run).
  */
 
 #include <pthread.h>
