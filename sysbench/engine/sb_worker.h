@@ -43,8 +43,12 @@ enum sb_mux_next {
  * connections per-connection histograms were 28 KB resident each.
  */
 struct sb_stats_slot {
-    struct sb_stats stats;
     int epoch;                     /* run->epoch when stats were reset */
+    struct sb_stats stats;
+    /* Slots of worker threads lie side by side (sb_run.c): the epoch and
+     * counters each writer touches on every event start a slot, and this
+     * keeps them off the previous slot's last cache line. */
+    char pad[64];
 };
 
 struct sb_worker {
