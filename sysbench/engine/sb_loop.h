@@ -4,17 +4,20 @@
 /*
  * Connections multiplexed over a few OS threads. A loop is one thread that
  * runs a contiguous range of workers (connections, each with its own Lua
- * globals, random stream, pacer and statistics, exactly as a worker thread
- * has them; their globals live in one Lua state per loop,
+ * globals, random stream and pacer, exactly as a worker thread has them; their globals live in one Lua state per loop,
  * sb_lua_shared.h). Each worker's event loop runs in a Lua coroutine; it yields
  * while a statement is in flight (the loop waits for its socket with
  * epoll) and while it waits for the next scheduled start (the loop keeps
  * a timer heap), so one thread keeps many connections busy and one wake-up
  * serves every reply that has arrived.
  *
- * What stays per connection: statistics, schedule, random numbers, Lua
- * globals. The thread's CPU time is shared out among its connections in
- * proportion to the time each one's coroutine ran.
+ * What stays per connection: schedule, random numbers, Lua globals, and
+ * each connection's event count and time inside events. The statistics
+ * (counters, error codes, histograms) live once per loop, in a slot its
+ * connections share (struct sb_stats_slot, sb_worker.h; the run assigns
+ * it); the reporter merges loops, not connections. The thread's CPU time
+ * is shared out among its connections in proportion to the time each
+ * one's coroutine ran.
  */
 
 #include <pthread.h>

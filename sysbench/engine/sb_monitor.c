@@ -127,11 +127,12 @@ static void stats_clear(struct sb_stats *s)
 }
 
 /*
- * Sets total to the statistics of every worker whose statistics belong to
- * the run's current epoch, and, when ev and busy are given, each worker's
- * events and seconds inside events (0 for a worker still in warmup).
- * Within an epoch the set of such workers only grows and their counters
- * only grow, so the difference of two totals is what happened in between.
+ * Sets total to the statistics of every slot (a worker thread's, or a
+ * loop's shared by its connections) that belongs to the run's current
+ * epoch, and, when ev and busy are given, each worker's events and
+ * seconds inside events (0 for a worker still in warmup). Within an epoch
+ * the set of such slots and workers only grows and their counters only
+ * grow, so the difference of two totals is what happened in between.
  */
 static void sum_workers(struct sb_monitor *r, int epoch, struct sb_stats *total,
                         uint64_t *ev, double *busy)
@@ -139,19 +140,15 @@ static void sum_workers(struct sb_monitor *r, int epoch, struct sb_stats *total,
     struct sb_run *run = r->run;
 
     stats_clear(total);
-    for (unsigned i = 0; i < run->point.threads; i++) {
-        const struct sb_stats *st = &run->workers[i].stats;
-        /* Time inside events is the sum of service times, which the
-         * closed loop records as response times. */
-        const struct sb_hist *in = run->point.mode != SB_PACE_NONE ? &st->service : &st->response;
-        bool counts = __atomic_load_n(&run->workers[i].epoch, __ATOMIC_ACQUIRE) == epoch;
+    for (unsigned i = 0; i < run->nslots; i++)
+        if (__atomic_load_n(&run->slots[i].epoch, __ATOMIC_ACQUIRE) == epoch)
+            sb_stats_accumulate(total, &run->slots[i].stats);
+    for (unsigned i = 0; ev != NULL && i < run->point.threads; i++) {
+        const struct sb_worker *w = &run->workers[i];
+        bool counts = __atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) == epoch;
 
-        if (ev != NULL) {
-            ev[i] = counts ? __atomic_load_n(&st->c[SB_STAT_EVENTS], __ATOMIC_RELAXED) : 0;
-            busy[i] = counts ? secs(__atomic_load_n(&in->sum_ns, __ATOMIC_RELAXED)) : 0;
-        }
-        if (counts)
-            sb_stats_accumulate(total, st);
+        ev[i] = counts ? __atomic_load_n(&w->events, __ATOMIC_RELAXED) : 0;
+        busy[i] = counts ? secs(__atomic_load_n(&w->busy_ns, __ATOMIC_RELAXED)) : 0;
     }
 }
 
@@ -517,7 +514,13 @@ void sb_monitor_loop(struct sb_monitor *r, struct sb_run_clock *c,
     const struct sb_config *cfg = run->cfg;
     uint64_t now = c->start;
 
-    while (!sb_stopping() && __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->point.threads) {
+    /* --events reached (SB_STOP_EVENTS) is not the end: the events
+     * already claimed finish, retries included, and the stop measure()
+     * requests next would replace that reason and cut their retries off
+     * (a run of --events=3000 whose every event retried once reported
+     * 2,995 transactions for 3,000 ignored errors). */
+    while ((!sb_stopping() || sb_stop_reason() == SB_STOP_EVENTS) &&
+           __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->point.threads) {
         uint64_t wake = now + 100 * SB_NS_PER_MS;
         if (c->warm_end && c->warm_end < wake)
             wake = c->warm_end;

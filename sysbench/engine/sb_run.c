@@ -461,6 +461,28 @@ static void set_clock(struct sb_run *run, struct sb_monitor *r, struct sb_run_cl
         sb_worker_start_pacing(run);
 }
 
+/* The statistics slots: each worker thread's own, or one per loop shared
+ * by its connections (sb_worker.h). calloc'd, so that a histogram's pages
+ * stay untouched until used. Returns 0, or -1 when out of memory. */
+static int new_slots(struct sb_run *run)
+{
+    run->nslots = run->nloops > 0 ? run->nloops : run->point.threads;
+    run->slots = calloc(run->nslots ? run->nslots : 1, sizeof(*run->slots));
+    if (run->slots == NULL)
+        return -1;
+    for (unsigned i = 0; i < run->nslots; i++)
+        sb_stats_init_zeroed(&run->slots[i].stats);
+    if (run->nloops == 0) {
+        for (unsigned i = 0; i < run->point.threads; i++)
+            run->workers[i].slot = &run->slots[i];
+        return 0;
+    }
+    for (unsigned i = 0; i < run->nloops; i++)
+        for (unsigned j = 0; j < run->loops[i].n; j++)
+            run->workers[run->loops[i].first + j].slot = &run->slots[i];
+    return 0;
+}
+
 /* Allocates the run and its reporter for the point's workers. */
 static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
                    const struct sb_point_config *point, lua_State *L, struct sb_result_writer *out,
@@ -509,6 +531,8 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
             return -1;
         }
     }
+    if (new_slots(run) != 0)
+        return -1;
     pthread_mutex_init(&run->go_lock, NULL);
     pthread_cond_init(&run->go_cond, NULL);
     pthread_mutex_init(&run->arrivals_lock, NULL);
@@ -529,6 +553,7 @@ static void free_run(struct sb_run *run, struct sb_monitor *r)
     if (run != NULL) {
         sb_loop_free(run->loops, run->nloops);
         free(run->loops);
+        free(run->slots);
         free(run->workers);
     }
     free(run);

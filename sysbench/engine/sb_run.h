@@ -44,6 +44,10 @@ struct sb_run {
      * every worker has a thread of its own. */
     struct sb_loop *loops;
     unsigned nloops;
+    /* The statistics (sb_worker.h): one slot per worker thread, or one
+     * per loop when connections are multiplexed; readers merge these. */
+    struct sb_stats_slot *slots;
+    unsigned nslots;
     uint64_t t0_ns;                /* schedule start, set before "go" */
     /* Rate modes: the measured window, set before "go". A slot belongs to
      * it when its nominal time is in [start, end); end 0: no --time. */

@@ -27,16 +27,18 @@ void sb_sampler_start(struct sb_sampler *s, uint64_t start_ns)
     s->next_ns = start_ns + s->step_ns;
 }
 
-/* Events finished since the previous sample, over every worker whose
- * statistics belong to the measured run (as the reporter's collect()). */
+/* Events finished since the previous sample, over every statistics slot
+ * that belongs to the measured run (as the reporter's collect()). */
 static uint64_t new_events(struct sb_sampler *s, struct sb_run *run)
 {
     int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
     uint64_t sum = 0;
 
-    for (unsigned i = 0; i < s->nworkers; i++) {
-        struct sb_worker *w = &run->workers[i];
-        int we = __atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE);
+    /* Per statistics slot (a worker thread's, or a loop's): nslots is at
+     * most the number of workers the arrays were sized for. */
+    for (unsigned i = 0; i < run->nslots && i < s->nworkers; i++) {
+        const struct sb_stats_slot *sl = &run->slots[i];
+        int we = __atomic_load_n(&sl->epoch, __ATOMIC_ACQUIRE);
         uint64_t ev;
         if (we != epoch)
             continue;
@@ -44,7 +46,7 @@ static uint64_t new_events(struct sb_sampler *s, struct sb_run *run)
             s->prev[i] = 0;
             s->prev_epoch[i] = we;
         }
-        ev = __atomic_load_n(&w->stats.c[SB_STAT_EVENTS], __ATOMIC_RELAXED);
+        ev = __atomic_load_n(&sl->stats.c[SB_STAT_EVENTS], __ATOMIC_RELAXED);
         if (ev >= s->prev[i])
             sum += ev - s->prev[i];
         s->prev[i] = ev;

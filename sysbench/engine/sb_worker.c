@@ -36,17 +36,29 @@ struct sb_worker *sb_worker_get(int tid)
     return &worker_table[tid];
 }
 
+/* The statistics w records into, or NULL when w's events belong to
+ * another epoch than its slot's: a multiplexed connection still in warmup,
+ * or ending an event it began in warmup, after another connection of its
+ * loop reset their slot. A worker thread's slot always has its epoch. */
+static struct sb_stats *rec(struct sb_worker *w)
+{
+    return w->slot->epoch == w->epoch ? &w->slot->stats : NULL;
+}
+
 static void on_db_error(void *ctx, const struct sb_db_error *err, bool reconnect)
 {
     struct sb_worker *w = ctx;
-    sb_stats_count_code(&w->stats, err, reconnect);
+    struct sb_stats *s = rec(w);
+    if (s != NULL)
+        sb_stats_count_code(s, err, reconnect);
 }
 
 void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
 {
-    /* w is zeroed already (calloc): clearing its 110 KB of histograms
-     * again touched every page, 440 MB at 4,000 threads, seconds of page
-     * faults before the first thread started, deaf to SIGINT. */
+    /* w is zeroed already (calloc). Its statistics are a slot of the
+     * run's (new_slots in sb_run.c), calloc'd as well: clearing 110 KB of
+     * histograms per worker touched every page, 440 MB at 4,000
+     * threads, seconds of page faults before the first thread started. */
     w->tid = tid;
     w->run = run;
     /* The stream of global connection I * threads + tid (sb_instance.h). */
@@ -63,12 +75,29 @@ void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
     w->lt.rand = &w->rand;
     w->lt.counters = &w->db;
     w->pacing = run->point.mode != SB_PACE_NONE;
-    sb_stats_init_zeroed(&w->stats);
+}
+
+/* A shared slot gets what is new in one SQL counter since *pub. */
+static void publish_new(struct sb_stats *s, enum sb_counter c, uint64_t now, uint64_t *pub)
+{
+    if (s != NULL && now != *pub)
+        sb_stats_add(s, c, now - *pub);
+    *pub = now;
 }
 
 void sb_worker_publish(struct sb_worker *w)
 {
-    struct sb_stats *s = &w->stats;
+    struct sb_stats *s = &w->slot->stats;
+
+    if (w->loop != NULL) {
+        s = rec(w);
+        publish_new(s, SB_STAT_READS, w->db.reads, &w->pub_reads);
+        publish_new(s, SB_STAT_WRITES, w->db.writes, &w->pub_writes);
+        publish_new(s, SB_STAT_OTHER, w->db.other, &w->pub_other);
+        publish_new(s, SB_STAT_ERRORS, w->db.errors, &w->pub_errors);
+        publish_new(s, SB_STAT_RECONNECTS, w->db.reconnects, &w->pub_reconnects);
+        return;
+    }
     /* Plain stores of values only this thread changes. */
     __atomic_store_n(&s->c[SB_STAT_READS], w->db.reads, __ATOMIC_RELAXED);
     __atomic_store_n(&s->c[SB_STAT_WRITES], w->db.writes, __ATOMIC_RELAXED);
@@ -93,9 +122,22 @@ static void arm_txlog(struct sb_worker *w)
  * no event of the window is lost and none of warmup is kept. */
 static void reset_after_warmup(struct sb_worker *w, int epoch)
 {
+    struct sb_stats_slot *slot = w->slot;
+
     w->db.reads = w->db.writes = w->db.other = 0;
     w->db.errors = w->db.reconnects = 0;
-    sb_stats_reset(&w->stats);
+    w->pub_reads = w->pub_writes = w->pub_other = 0;
+    w->pub_errors = w->pub_reconnects = 0;
+    /* A loop's slot is reset once, by the first of its connections to
+     * reach the new epoch. No other connection of the loop is inside
+     * sb_worker_event_stop then (they all run on this thread), and the
+     * ones still in an event begun before are not recorded (rec). */
+    if (w->loop == NULL || slot->epoch < epoch) {
+        sb_stats_reset(&slot->stats);
+        __atomic_store_n(&slot->epoch, epoch, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&w->events, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->busy_ns, 0, __ATOMIC_RELAXED);
     w->max_backlog = 0;
     w->measured = true;
     arm_txlog(w);
@@ -194,8 +236,8 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
     *nominal = w->pacer.nominal_ns;
     if (!w->measured && *nominal >= run->window_start_ns)
         reset_after_warmup(w, 1);
-    if (w->pacer.skipped != skipped)
-        sb_stats_add(&w->stats, SB_STAT_SKIPPED, w->pacer.skipped - skipped);
+    if (w->pacer.skipped != skipped && rec(w) != NULL)
+        sb_stats_add(rec(w), SB_STAT_SKIPPED, w->pacer.skipped - skipped);
     return due;
 }
 
@@ -257,9 +299,10 @@ static enum sb_mux_next next_event(struct sb_worker *w, bool mux)
     }
     /* Response and lag are measured from the due time. */
     __atomic_store_n(&w->due_ns, due, __ATOMIC_RELAXED);
-    if (due < now)
-        sb_stats_add(&w->stats, SB_STAT_LATE, 1);
-    else if (mux)
+    if (due < now) {
+        if (rec(w) != NULL)
+            sb_stats_add(rec(w), SB_STAT_LATE, 1);
+    } else if (mux)
         return mux_wait(w, due, nominal, false);
     else if (!wait_until(run, due, nominal))
         return SB_MUX_STOP;
@@ -318,17 +361,24 @@ void sb_worker_event_stop(struct sb_worker *w)
      * and the lag is 0. */
     uint64_t response = end - w->due_ns;
     uint64_t lag = w->start_ns > w->due_ns ? w->start_ns - w->due_ns : 0;
+    uint64_t busy = w->pacing ? end - w->start_ns : response;
+    struct sb_stats *s = rec(w);
 
-    sb_hist_record(&w->stats.response, response);
-    if (w->pacing) {
-        sb_hist_record(&w->stats.service, end - w->start_ns);
-        sb_hist_record(&w->stats.lag, lag);
-        sb_stats_add(&w->stats, SB_STAT_CLIENT_DELAY_NS, w->client_delay_ns);
-        if (w->client_delay_ns > w->client_late_ns)
-            sb_stats_add(&w->stats, SB_STAT_CLIENT_LATE, 1);
-        w->prev_end_ns = end;
+    if (s != NULL) {
+        sb_hist_record(&s->response, response);
+        if (w->pacing) {
+            sb_hist_record(&s->service, busy);
+            sb_hist_record(&s->lag, lag);
+            sb_stats_add(s, SB_STAT_CLIENT_DELAY_NS, w->client_delay_ns);
+            if (w->client_delay_ns > w->client_late_ns)
+                sb_stats_add(s, SB_STAT_CLIENT_LATE, 1);
+        }
+        sb_stats_add(s, SB_STAT_EVENTS, 1);
     }
-    sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
+    if (w->pacing)
+        w->prev_end_ns = end;
+    __atomic_store_n(&w->events, w->events + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->busy_ns, w->busy_ns + busy, __ATOMIC_RELAXED);
     w->completed++;
     sb_worker_publish(w);
     if (w->txlog != NULL)
@@ -349,7 +399,11 @@ bool sb_ffi_stop_requested(void)
 
 void sb_worker_count_trx(struct sb_worker *w)
 {
-    sb_stats_add(&w->stats, SB_STAT_EVENTS, 1);
+    struct sb_stats *s = rec(w);
+
+    if (s != NULL)
+        sb_stats_add(s, SB_STAT_EVENTS, 1);
+    __atomic_store_n(&w->events, w->events + 1, __ATOMIC_RELAXED);
 }
 
 void sb_worker_measure_cpu(struct sb_worker *w)
@@ -495,9 +549,19 @@ void sb_worker_begin(struct sb_worker *w)
 {
     struct sb_run *run = w->run;
 
-    /* The reporter reads w->epoch concurrently (sb_stats.h). */
-    __atomic_store_n(&w->epoch, __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE),
-                     __ATOMIC_RELEASE);
+    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+
+    /* The reporter reads the epochs concurrently (sb_stats.h). A worker
+     * thread's slot keeps what thread_init recorded, as it always did; a
+     * loop's slot is reset when its first connection begins in a later
+     * epoch than the slot's, as in reset_after_warmup. */
+    if (w->loop == NULL) {
+        __atomic_store_n(&w->slot->epoch, epoch, __ATOMIC_RELEASE);
+    } else if (w->slot->epoch < epoch) {
+        sb_stats_reset(&w->slot->stats);
+        __atomic_store_n(&w->slot->epoch, epoch, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
     if (w->loop == NULL) {
         sb_cpu_sample_this_thread(&w->cpu_start);
         w->rq_wait_start = sb_sampler_thread_wait();

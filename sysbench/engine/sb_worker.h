@@ -2,10 +2,13 @@
 #define SB_WORKER_H
 
 /*
- * A worker is one benchmark thread and everything it owns: its Lua state,
- * random generator, pacer, database counters and statistics. Nothing
- * mutable is shared between workers except the stop flag and, in --rate
- * mode, the Poisson arrival sequence (behind its own mutex in the run).
+ * A worker is one benchmark thread (or one connection a loop thread
+ * multiplexes, sb_loop.h) and everything it owns: its Lua state, random
+ * generator, pacer, database counters and statistics (a slot of its own,
+ * or its loop's, below). Nothing mutable is shared between workers except
+ * the stop flag, a loop's statistics slot (one writer thread all the
+ * same) and, in --rate mode, the Poisson arrival sequence (behind its own
+ * mutex in the run).
  */
 
 #include <pthread.h>
@@ -32,6 +35,22 @@ enum sb_mux_next {
     SB_MUX_YIELD_GO = 3    /* yield once (fairness), then run it */
 };
 
+/*
+ * Statistics and the epoch they belong to (sb_stats.h, rule 3): a worker
+ * thread's own, or one shared by every connection a loop multiplexes
+ * (sb_loop.h), which all run on the loop's thread, so a slot still has
+ * one writer. The reporter merges slots, not connections: at 10,000
+ * connections per-connection histograms were 28 KB resident each.
+ */
+struct sb_stats_slot {
+    int epoch;                     /* run->epoch when stats were reset */
+    struct sb_stats stats;
+    /* Slots of worker threads lie side by side (sb_run.c): the epoch and
+     * counters each writer touches on every event start a slot, and this
+     * keeps them off the previous slot's last cache line. */
+    char pad[64];
+};
+
 struct sb_worker {
     int tid;
     struct sb_run *run;            /* borrowed, shared, read-mostly */
@@ -44,12 +63,20 @@ struct sb_worker {
     struct sb_pacer pacer;
     struct sb_db_counters db;      /* counted by the SQL layer */
     struct sb_lua_thread lt;       /* what this worker's Lua state sees */
-    /* stats, epoch and due_ns are read by the reporter while this worker
-     * runs: written only by this worker and only with atomic stores, under
-     * the protocol described in sb_stats.h. Every other field is private
-     * until the thread is joined. */
-    struct sb_stats stats;         /* written only by this worker */
-    int epoch;                     /* run->epoch when stats were reset */
+    /* slot's contents, epoch, events and busy_ns are read by the
+     * reporter while this worker runs: written only by the thread running
+     * this worker and only with atomic stores, under the protocol
+     * described in sb_stats.h. Every other field is private until the
+     * thread is joined. */
+    struct sb_stats_slot *slot;    /* borrowed from the run */
+    int epoch;                     /* run->epoch when this worker reset */
+    /* This connection's own events and time inside events (service time
+     * in rate modes, response time otherwise) since its reset, for the
+     * report's per-connection fairness. */
+    uint64_t events, busy_ns;
+    /* A multiplexed worker's SQL counters already added to its shared
+     * slot (sb_worker_publish adds what is new). */
+    uint64_t pub_reads, pub_writes, pub_other, pub_errors, pub_reconnects;
     uint64_t due_ns;               /* due time of the current event */
     uint64_t start_ns;             /* actual start of the current event */
     uint64_t end_ns;               /* when the thread finished */
@@ -127,8 +154,8 @@ void sb_worker_start_pacing(struct sb_run *run);
  */
 uint64_t sb_worker_backlog(struct sb_run *run, uint64_t now);
 
-/* Initialises w for thread tid of run (not yet started). w must be all
- * zero bytes (calloc): its histogram pages are left untouched. */
+/* Initialises w for thread tid of run (not yet started); w->slot is set
+ * by the run before it starts. w must be all zero bytes (calloc). */
 void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid);
 
 /*
@@ -195,7 +222,8 @@ void sb_worker_count_trx(struct sb_worker *w);
  * not count: the events other threads already claimed still finish. */
 bool sb_ffi_stop_requested(void);
 
-/* Publishes the SQL layer's counters into the statistics. */
+/* Publishes the SQL layer's counters into the worker's slot (a shared
+ * slot gets what is new since the last call). */
 void sb_worker_publish(struct sb_worker *w);
 
 #endif /* SB_WORKER_H */

@@ -2,26 +2,34 @@
 #define SB_STATS_H
 
 /*
- * Per-thread statistics. Each worker owns one struct sb_stats and is its
- * only writer; the reporter and the main thread read it concurrently with
- * relaxed atomic loads (sb_stats_snapshot) and merge snapshots themselves.
+ * Per-thread statistics. Each struct sb_stats has one writer thread: a
+ * worker thread's own, or a loop thread's, shared by every connection the
+ * loop multiplexes (they all run on its thread, one at a time; the engine
+ * keeps them in a struct sb_stats_slot, sb_worker.h). The reporter and
+ * the main thread read it concurrently with relaxed atomic loads
+ * (sb_stats_snapshot) and merge snapshots themselves.
  * Nothing here takes a lock, and the hot path does no read-modify-write
  * atomics, so threads never contend on a shared cache line.
  *
- * Reader/writer protocol (the worker writes, the reporter reads):
+ * Reader/writer protocol (the writer thread writes, the reporter reads):
  *  1. Every field a reader may load while the owner runs is written with an
  *     atomic store and read with an atomic load: counters c[], every
- *     histogram field, codes[].count, and the worker's epoch and due_ns.
- *     There is no plain write to any of them once the worker thread starts.
+ *     histogram field, codes[].count, the slot's epoch, and each worker's
+ *     epoch, events, busy time and due_ns.
+ *     There is no plain write to any of them once the writer thread starts.
  *  2. codes[i].code/.reconnect are written once, before ncodes is raised
  *     with a release store; readers load ncodes with acquire and only read
  *     entries below it, which are immutable from then on.
  *  3. Resets (end of warmup) are fenced by the epoch: only the reporter
  *     raises run->epoch; a worker seeing a new run->epoch resets its
- *     statistics and then stores its own epoch with release. The reporter
- *     loads the worker's epoch with acquire and skips the worker until it
- *     equals run->epoch, so it never diffs a snapshot against one taken
- *     before the reset.
+ *     statistics (a shared slot once, by the first of its connections to
+ *     see it, between two of that connection's events) and then stores
+ *     the slot's epoch with release; each worker stores its own epoch
+ *     with release after resetting its own counters. A connection whose
+ *     epoch differs from its slot's records nothing into it. The reporter
+ *     loads the epochs with acquire and skips a slot (or a worker's own
+ *     counters) until it equals run->epoch, so it never diffs a snapshot
+ *     against one taken before the reset.
  *  4. A snapshot is per-field consistent, not a single instant: counters
  *     and histograms may be a few events apart, which only moves those
  *     in-flight events to the next interval. A seqlock would give one

@@ -364,6 +364,76 @@ script_oom() {
         'FATAL: out of memory \(Lua\) in event\(\) of a multiplexed connection' || return 1
 }
 
+# The statistics of multiplexed connections live once per client thread
+# (sb_worker.h, struct sb_stats_slot) and the report merges them per
+# thread: nothing may be lost or counted twice. Every event fails once
+# with an ignored error (a missing table) and then succeeds, so a run of N
+# events has N ignored errors of that code. With --events the multiplexed
+# run must report what the thread-per-connection run does: events, reads,
+# errors and errors per code, per-connection events that add up to the
+# total ("Threads fairness" over every connection). A timed run with
+# warmup and intervals (statistics reset while other connections of the
+# same thread are inside events) keeps the same invariants.
+cat >merge.lua <<'LUA'
+local con, failed
+function thread_init() con = sysbench.sql.driver():connect() failed = false end
+function thread_done() con:disconnect() end
+function event()
+  if not failed then
+    failed = true
+    con:query("SELECT n FROM no_such_table_mux_merge")
+  end
+  failed = false
+  con:query("SELECT 1")
+end
+LUA
+
+# merge_figures FILE: events reads ignored by_code_sum nconn conn_events_sum
+merge_figures() {
+    python3 - "$1" <<'EOF'
+import json, sys
+f = json.load(open(sys.argv[1]))["points"][0]["final"]
+ev = [x["events"] for x in f["cpu"]["threads"]]
+codes = [c["count"] for c in f["errors"]["by_code"] if c["kind"] == "ignored"]
+print(f["events"], f["queries"]["reads"], f["errors"]["ignored"], sum(codes), len(ev), sum(ev))
+EOF
+}
+
+merge_per_thread() {
+    local drv=$1 ct m t rate ev ig codes nc sum
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(sb_driver_args "$drv"))
+    args+=("--db-ignore-errors=1146,42P01")
+    for ct in 2 0; do
+        sb_run_ok "the run with --client-threads=$ct" e$ct.txt e$ct.err "${args[@]}" --threads=9 \
+            --client-threads=$ct --events=3000 --time=0 --json=e$ct.json merge.lua run || return 1
+    done
+    grep -q '^Client threads: 2 ' e2.txt || { sb_show e2.txt; sb_fail "the run was not multiplexed"; return 1; }
+    m=$(merge_figures e2.json) && t=$(merge_figures e0.json) || return 1
+    if [ "$m" != "3000 3000 3000 3000 9 3000" ] || [ "$t" != "$m" ]; then
+        sb_fail "events reads errors by-code connections per-connection-sum: multiplexed '$m', threads '$t'"
+        return 1
+    fi
+    [ "$(grep -c 'events (avg/stddev): *333.3333/' e2.txt)" -eq 1 ] ||
+        { sb_show e2.txt; sb_fail "fairness is not over 9 connections"; return 1; }
+    # Closed loop, then --tx-rate (where each connection's statistics
+    # start with its first slot of the window, not when warmup ends).
+    for rate in "" --tx-rate=900; do
+        # shellcheck disable=SC2086 # $rate: no argument, or one
+        sb_run_ok "the timed run ${rate:-closed}" w.txt w.err "${args[@]}" --threads=9 --client-threads=2 \
+            --time=3 --warmup-time=1 --report-interval=1 --json=w.json $rate merge.lua run || return 1
+        read -r ev _ ig codes nc sum <<<"$(merge_figures w.json)"
+        # A run cut by --time may leave one failed attempt per connection
+        # without its successful retry.
+        if [ "$ev" -le 0 ] || [ "$nc" != 9 ] || [ "$sum" != "$ev" ] || [ "$codes" != "$ig" ] ||
+            [ "$ig" -lt "$ev" ] || [ "$ig" -gt $((ev + 9)) ]; then
+            sb_fail "${rate:-closed}: events $ev, ignored errors $ig (by code $codes), per-connection sum $sum over $nc"
+            return 1
+        fi
+    done
+}
+
 sb_case mysql-mux-matches-threads mux_matches_threads mysql
 sb_case pgsql-mux-matches-threads mux_matches_threads pgsql
 sb_case mysql-mux-own-coroutine own_coroutine mysql
@@ -377,3 +447,5 @@ sb_case pgsql-mux-globals-per-connection globals_per_connection pgsql
 sb_case mysql-mux-script-oom script_oom mysql
 sb_case mysql-mux-legacy-per-connection legacy_per_connection mysql
 sb_case pgsql-mux-legacy-per-connection legacy_per_connection pgsql
+sb_case mysql-mux-merge-per-thread merge_per_thread mysql
+sb_case pgsql-mux-merge-per-thread merge_per_thread pgsql

@@ -750,6 +750,43 @@ START_TEST(compare_sweep_ratios)
 }
 END_TEST
 
+/* "Threads fairness" covers every connection: 10,000 multiplexed
+ * connections are 10,000 entries (a copy on the stack once stopped at
+ * 4,096, leaving out the connections past it). */
+START_TEST(fairness_every_connection)
+{
+    enum { N = 10000, HEAD = 4096 };
+    static uint64_t ev[N];
+    static double busy[N];
+    struct sb_point_result p;
+    struct sb_text_report_opts ro;
+    struct sb_point_config pc;
+    double avg = (HEAD * 1.0 + (N - HEAD) * 3.0) / N;
+    double sd = sqrt((HEAD * (1 - avg) * (1 - avg) + (N - HEAD) * (3 - avg) * (3 - avg)) / N);
+    char *t, *line, want[96];
+
+    for (unsigned i = 0; i < N; i++) {
+        ev[i] = i < HEAD ? 1 : 3;
+        busy[i] = i < HEAD ? 0.5 : 1.5;
+    }
+    build_point(&p, &ro, &pc);
+    p.thread_events = ev;
+    p.thread_busy = busy;
+    p.nthread_events = N;
+    t = report_text(&p, &ro);
+    line = strstr(t, "events (avg/stddev):");
+    ck_assert_ptr_nonnull(line);
+    snprintf(want, sizeof(want), "%.4f/%3.2f\n", avg, sd);
+    ck_assert_msg(strncmp(line + strlen("events (avg/stddev):") +
+                              strspn(line + strlen("events (avg/stddev):"), " "),
+                          want, strlen(want)) == 0,
+                  "want %s in:\n%s", want, t);
+    ck_assert_double_eq_tol(field_after(t, "execution time (avg/stddev):"),
+                            (HEAD * 0.5 + (N - HEAD) * 1.5) / N, 1e-4);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sb_result");
@@ -758,6 +795,7 @@ int main(void)
     int failed;
 
     tcase_add_test(tc, text_report_from_point);
+    tcase_add_test(tc, fairness_every_connection);
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, pace_mode_names);
     tcase_add_test(tc, compare_reads_the_file);
