@@ -41,28 +41,16 @@ static bool pct_key(const char *key, double *pct)
     return *end == '\0' && end != key;
 }
 
-static void read_cpu_figures(struct sb_cpu_figures *c, const struct sb_jv *side)
+/* A CPU figures object: returns its "measured" and sets the doubles of
+ * figs that list f names (NaN when not measured). */
+static bool read_cpu_object(void *figs, const struct sb_point_result_cpu_field *f,
+                            const struct sb_jv *side)
 {
-    c->measured = sb_jv_true(sb_jv_get(side, "measured"));
-    c->cpu_s = c->measured ? sb_jv_num(sb_jv_get(side, "cpu_s")) : NAN;
-    c->user_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "user_us_per_tx")) : NAN;
-    c->system_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "system_us_per_tx")) : NAN;
-    c->total_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "total_us_per_tx")) : NAN;
-    c->util_pct = c->measured ? sb_jv_num(sb_jv_get(side, "util_pct")) : NAN;
-}
+    bool measured = sb_jv_true(sb_jv_get(side, "measured"));
 
-static void read_machine(struct sb_cpu_machine_figures *m, const struct sb_jv *mj)
-{
-    m->measured = sb_jv_true(sb_jv_get(mj, "measured"));
-    m->user_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "user_us_per_tx")) : NAN;
-    m->system_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "system_us_per_tx")) : NAN;
-    m->busy_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "busy_us_per_tx")) : NAN;
-    m->util_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "util_pct")) : NAN;
-    m->user_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "user_pct")) : NAN;
-    m->system_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "system_pct")) : NAN;
-    m->iowait_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "iowait_pct")) : NAN;
-    m->steal_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "steal_pct")) : NAN;
-    m->idle_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "idle_pct")) : NAN;
+    for (; f->key != NULL; f++)
+        *(double *)((char *)figs + f->offset) = measured ? sb_jv_num(sb_jv_get(side, f->key)) : NAN;
+    return measured;
 }
 
 /* final.cpu: the report, the server label and the worker threads. */
@@ -76,9 +64,12 @@ static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
     p->cpu.elapsed_s = sb_jv_num(sb_jv_get(cj, "elapsed_s"));
     p->cpu.ncpus = ncpus >= 1 && ncpus < 1e7 ? (unsigned)ncpus : 0;
     p->cpu.transactions = get_u64(sb_jv_get(cj, "transactions"));
-    read_cpu_figures(&p->cpu.client, sb_jv_get(cj, "client"));
-    read_cpu_figures(&p->cpu.server, sb_jv_get(cj, "server"));
-    read_machine(&p->cpu.machine, sb_jv_get(cj, "machine"));
+    p->cpu.client.measured = read_cpu_object(&p->cpu.client, sb_point_result_cpu_fields,
+                                             sb_jv_get(cj, "client"));
+    p->cpu.server.measured = read_cpu_object(&p->cpu.server, sb_point_result_cpu_fields,
+                                             sb_jv_get(cj, "server"));
+    p->cpu.machine.measured = read_cpu_object(&p->cpu.machine, sb_point_result_machine_fields,
+                                              sb_jv_get(cj, "machine"));
     snprintf(p->server_label, sizeof(p->server_label), "%s", label ? label : "");
     if (n == 0 || n > 1e7)
         return 0;
