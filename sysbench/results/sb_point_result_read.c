@@ -180,31 +180,33 @@ static void read_iv_map(const struct sb_point_result *p, const struct sb_jv *m, 
     }
 }
 
+/* The doubles of an interval by their path in the file (NaN when absent). */
+#define IV_FIELD(path, m) { path, offsetof(struct sb_interval, m) }
+static const struct {
+    const char *path;
+    size_t off;
+} iv_fields[] = {
+    IV_FIELD("time_s", time_s), IV_FIELD("epoch_s", epoch_s),
+    IV_FIELD("interval_s", interval_s), IV_FIELD("tps", tps), IV_FIELD("qps.total", qps),
+    IV_FIELD("qps.reads", reads_ps), IV_FIELD("qps.writes", writes_ps),
+    IV_FIELD("qps.other", other_ps), IV_FIELD("errors_per_s", errors_ps),
+    IV_FIELD("reconnects_per_s", reconnects_ps), IV_FIELD("latency_p50_ms", p50_ms),
+    IV_FIELD("latency_p99_ms", p99_ms), IV_FIELD("lag_p99_ms", lag_p99_ms),
+    IV_FIELD("cpu_pct.client", cpu_client_pct), IV_FIELD("cpu_pct.server", cpu_server_pct),
+};
+
 static void read_interval(const struct sb_point_result *p, struct sb_interval *iv,
                           const struct sb_jv *ij)
 {
     double th = sb_jv_num(sb_jv_get(ij, "threads"));
 
-    iv->time_s = sb_jv_num(sb_jv_get(ij, "time_s"));
-    iv->epoch_s = sb_jv_num(sb_jv_get(ij, "epoch_s"));
-    iv->interval_s = sb_jv_num(sb_jv_get(ij, "interval_s"));
+    for (size_t i = 0; i < sizeof(iv_fields) / sizeof(iv_fields[0]); i++)
+        *(double *)((char *)iv + iv_fields[i].off) = sb_jv_num(sb_jv_path(ij, iv_fields[i].path));
     iv->threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
     iv->events = get_u64(sb_jv_get(ij, "events"));
-    iv->tps = sb_jv_num(sb_jv_get(ij, "tps"));
-    iv->qps = sb_jv_num(sb_jv_path(ij, "qps.total"));
-    iv->reads_ps = sb_jv_num(sb_jv_path(ij, "qps.reads"));
-    iv->writes_ps = sb_jv_num(sb_jv_path(ij, "qps.writes"));
-    iv->other_ps = sb_jv_num(sb_jv_path(ij, "qps.other"));
-    iv->errors_ps = sb_jv_num(sb_jv_get(ij, "errors_per_s"));
-    iv->reconnects_ps = sb_jv_num(sb_jv_get(ij, "reconnects_per_s"));
     read_iv_map(p, sb_jv_get(ij, "latency_ms"), iv->latency_ms);
     read_iv_map(p, sb_jv_get(ij, "lag_ms"), iv->lag_ms);
     iv->backlog = get_u64(sb_jv_get(ij, "backlog"));
-    iv->p50_ms = sb_jv_num(sb_jv_get(ij, "latency_p50_ms"));
-    iv->p99_ms = sb_jv_num(sb_jv_get(ij, "latency_p99_ms"));
-    iv->lag_p99_ms = sb_jv_num(sb_jv_get(ij, "lag_p99_ms"));
-    iv->cpu_client_pct = sb_jv_num(sb_jv_path(ij, "cpu_pct.client"));
-    iv->cpu_server_pct = sb_jv_num(sb_jv_path(ij, "cpu_pct.server"));
 }
 
 /* The interval series; the percentiles are the first interval's keys. */
