@@ -41,28 +41,16 @@ static bool pct_key(const char *key, double *pct)
     return *end == '\0' && end != key;
 }
 
-static void read_cpu_figures(struct sb_cpu_figures *c, const struct sb_jv *side)
+/* A CPU figures object: returns its "measured" and sets the doubles of
+ * figs that list f names (NaN when not measured). */
+static bool read_cpu_object(void *figs, const struct sb_point_result_cpu_field *f,
+                            const struct sb_jv *side)
 {
-    c->measured = sb_jv_true(sb_jv_get(side, "measured"));
-    c->cpu_s = c->measured ? sb_jv_num(sb_jv_get(side, "cpu_s")) : NAN;
-    c->user_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "user_us_per_tx")) : NAN;
-    c->system_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "system_us_per_tx")) : NAN;
-    c->total_us_per_tx = c->measured ? sb_jv_num(sb_jv_get(side, "total_us_per_tx")) : NAN;
-    c->util_pct = c->measured ? sb_jv_num(sb_jv_get(side, "util_pct")) : NAN;
-}
+    bool measured = sb_jv_true(sb_jv_get(side, "measured"));
 
-static void read_machine(struct sb_cpu_machine_figures *m, const struct sb_jv *mj)
-{
-    m->measured = sb_jv_true(sb_jv_get(mj, "measured"));
-    m->user_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "user_us_per_tx")) : NAN;
-    m->system_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "system_us_per_tx")) : NAN;
-    m->busy_us_per_tx = m->measured ? sb_jv_num(sb_jv_get(mj, "busy_us_per_tx")) : NAN;
-    m->util_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "util_pct")) : NAN;
-    m->user_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "user_pct")) : NAN;
-    m->system_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "system_pct")) : NAN;
-    m->iowait_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "iowait_pct")) : NAN;
-    m->steal_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "steal_pct")) : NAN;
-    m->idle_pct = m->measured ? sb_jv_num(sb_jv_get(mj, "idle_pct")) : NAN;
+    for (; f->key != NULL; f++)
+        *(double *)((char *)figs + f->offset) = measured ? sb_jv_num(sb_jv_get(side, f->key)) : NAN;
+    return measured;
 }
 
 /* final.cpu: the report, the server label and the worker threads. */
@@ -76,9 +64,12 @@ static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
     p->cpu.elapsed_s = sb_jv_num(sb_jv_get(cj, "elapsed_s"));
     p->cpu.ncpus = ncpus >= 1 && ncpus < 1e7 ? (unsigned)ncpus : 0;
     p->cpu.transactions = get_u64(sb_jv_get(cj, "transactions"));
-    read_cpu_figures(&p->cpu.client, sb_jv_get(cj, "client"));
-    read_cpu_figures(&p->cpu.server, sb_jv_get(cj, "server"));
-    read_machine(&p->cpu.machine, sb_jv_get(cj, "machine"));
+    p->cpu.client.measured = read_cpu_object(&p->cpu.client, sb_point_result_cpu_fields,
+                                             sb_jv_get(cj, "client"));
+    p->cpu.server.measured = read_cpu_object(&p->cpu.server, sb_point_result_cpu_fields,
+                                             sb_jv_get(cj, "server"));
+    p->cpu.machine.measured = read_cpu_object(&p->cpu.machine, sb_point_result_machine_fields,
+                                              sb_jv_get(cj, "machine"));
     snprintf(p->server_label, sizeof(p->server_label), "%s", label ? label : "");
     if (n == 0 || n > 1e7)
         return 0;
@@ -189,31 +180,33 @@ static void read_iv_map(const struct sb_point_result *p, const struct sb_jv *m, 
     }
 }
 
+/* The doubles of an interval by their path in the file (NaN when absent). */
+#define IV_FIELD(path, m) { path, offsetof(struct sb_interval, m) }
+static const struct {
+    const char *path;
+    size_t off;
+} iv_fields[] = {
+    IV_FIELD("time_s", time_s), IV_FIELD("epoch_s", epoch_s),
+    IV_FIELD("interval_s", interval_s), IV_FIELD("tps", tps), IV_FIELD("qps.total", qps),
+    IV_FIELD("qps.reads", reads_ps), IV_FIELD("qps.writes", writes_ps),
+    IV_FIELD("qps.other", other_ps), IV_FIELD("errors_per_s", errors_ps),
+    IV_FIELD("reconnects_per_s", reconnects_ps), IV_FIELD("latency_p50_ms", p50_ms),
+    IV_FIELD("latency_p99_ms", p99_ms), IV_FIELD("lag_p99_ms", lag_p99_ms),
+    IV_FIELD("cpu_pct.client", cpu_client_pct), IV_FIELD("cpu_pct.server", cpu_server_pct),
+};
+
 static void read_interval(const struct sb_point_result *p, struct sb_interval *iv,
                           const struct sb_jv *ij)
 {
     double th = sb_jv_num(sb_jv_get(ij, "threads"));
 
-    iv->time_s = sb_jv_num(sb_jv_get(ij, "time_s"));
-    iv->epoch_s = sb_jv_num(sb_jv_get(ij, "epoch_s"));
-    iv->interval_s = sb_jv_num(sb_jv_get(ij, "interval_s"));
+    for (size_t i = 0; i < sizeof(iv_fields) / sizeof(iv_fields[0]); i++)
+        *(double *)((char *)iv + iv_fields[i].off) = sb_jv_num(sb_jv_path(ij, iv_fields[i].path));
     iv->threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
     iv->events = get_u64(sb_jv_get(ij, "events"));
-    iv->tps = sb_jv_num(sb_jv_get(ij, "tps"));
-    iv->qps = sb_jv_num(sb_jv_path(ij, "qps.total"));
-    iv->reads_ps = sb_jv_num(sb_jv_path(ij, "qps.reads"));
-    iv->writes_ps = sb_jv_num(sb_jv_path(ij, "qps.writes"));
-    iv->other_ps = sb_jv_num(sb_jv_path(ij, "qps.other"));
-    iv->errors_ps = sb_jv_num(sb_jv_get(ij, "errors_per_s"));
-    iv->reconnects_ps = sb_jv_num(sb_jv_get(ij, "reconnects_per_s"));
     read_iv_map(p, sb_jv_get(ij, "latency_ms"), iv->latency_ms);
     read_iv_map(p, sb_jv_get(ij, "lag_ms"), iv->lag_ms);
     iv->backlog = get_u64(sb_jv_get(ij, "backlog"));
-    iv->p50_ms = sb_jv_num(sb_jv_get(ij, "latency_p50_ms"));
-    iv->p99_ms = sb_jv_num(sb_jv_get(ij, "latency_p99_ms"));
-    iv->lag_p99_ms = sb_jv_num(sb_jv_get(ij, "lag_p99_ms"));
-    iv->cpu_client_pct = sb_jv_num(sb_jv_path(ij, "cpu_pct.client"));
-    iv->cpu_server_pct = sb_jv_num(sb_jv_path(ij, "cpu_pct.server"));
 }
 
 /* The interval series; the percentiles are the first interval's keys. */

@@ -563,24 +563,23 @@ static void json_rate(struct sb_json *j, const struct sb_point_result *p)
     sb_json_end_object(j);
 }
 
-static void json_cpu_figures(struct sb_json *j, const char *key, const struct sb_cpu_figures *f)
+/* A CPU figures object: "measured", then the doubles of figs that list
+ * f names (NaN, written as null, when not measured). */
+static void json_cpu_figures(struct sb_json *j, const char *key, bool measured, const void *figs,
+                             const struct sb_point_result_cpu_field *f)
 {
     sb_json_key(j, key);
     sb_json_begin_object(j);
-    sb_json_kv_bool(j, "measured", f->measured);
-    sb_json_kv_double(j, "cpu_s", f->measured ? f->cpu_s : NAN);
-    sb_json_kv_double(j, "user_us_per_tx", f->measured ? f->user_us_per_tx : NAN);
-    sb_json_kv_double(j, "system_us_per_tx", f->measured ? f->system_us_per_tx : NAN);
-    sb_json_kv_double(j, "total_us_per_tx", f->measured ? f->total_us_per_tx : NAN);
-    sb_json_kv_double(j, "util_pct", f->measured ? f->util_pct : NAN);
+    sb_json_kv_bool(j, "measured", measured);
+    for (; f->key != NULL; f++)
+        sb_json_kv_double(j, f->key,
+                          measured ? *(const double *)((const char *)figs + f->offset) : NAN);
     sb_json_end_object(j);
 }
 
 static void json_cpu(struct sb_json *j, const struct sb_point_result *p)
 {
     const struct sb_cpu_report *c = &p->cpu;
-    const struct sb_cpu_machine_figures *m = &c->machine;
-    double na = NAN;
 
     sb_json_key(j, "cpu");
     sb_json_begin_object(j);
@@ -588,7 +587,7 @@ static void json_cpu(struct sb_json *j, const struct sb_point_result *p)
     sb_json_kv_uint(j, "ncpus", c->ncpus);
     sb_json_kv_uint(j, "transactions", c->transactions);
     sb_json_kv_string(j, "server_processes", p->server_label);
-    json_cpu_figures(j, "client", &c->client);
+    json_cpu_figures(j, "client", c->client.measured, &c->client, sb_point_result_cpu_fields);
     sb_json_key(j, "threads");
     sb_json_begin_array(j);
     for (unsigned i = 0; i < p->nthread_cpu; i++) {
@@ -600,20 +599,8 @@ static void json_cpu(struct sb_json *j, const struct sb_point_result *p)
         sb_json_end_object(j);
     }
     sb_json_end_array(j);
-    json_cpu_figures(j, "server", &c->server);
-    sb_json_key(j, "machine");
-    sb_json_begin_object(j);
-    sb_json_kv_bool(j, "measured", m->measured);
-    sb_json_kv_double(j, "user_us_per_tx", m->measured ? m->user_us_per_tx : na);
-    sb_json_kv_double(j, "system_us_per_tx", m->measured ? m->system_us_per_tx : na);
-    sb_json_kv_double(j, "busy_us_per_tx", m->measured ? m->busy_us_per_tx : na);
-    sb_json_kv_double(j, "util_pct", m->measured ? m->util_pct : na);
-    sb_json_kv_double(j, "user_pct", m->measured ? m->user_pct : na);
-    sb_json_kv_double(j, "system_pct", m->measured ? m->system_pct : na);
-    sb_json_kv_double(j, "iowait_pct", m->measured ? m->iowait_pct : na);
-    sb_json_kv_double(j, "steal_pct", m->measured ? m->steal_pct : na);
-    sb_json_kv_double(j, "idle_pct", m->measured ? m->idle_pct : na);
-    sb_json_end_object(j);
+    json_cpu_figures(j, "server", c->server.measured, &c->server, sb_point_result_cpu_fields);
+    json_cpu_figures(j, "machine", c->machine.measured, &c->machine, sb_point_result_machine_fields);
     sb_json_end_object(j);
 }
 

@@ -4,6 +4,7 @@
 #include "results/sb_selfcheck_write.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "results/sb_stats.h"
@@ -282,29 +283,60 @@ static void json_trend(struct sb_json *j, const struct sb_trend *t, const double
     sb_json_end_object(j);
 }
 
-static void json_client(struct sb_json *j, const struct sb_selfcheck *c)
+/* A figure of struct sb_selfcheck written under its member's name: the
+ * sections below are lists of these, in the order the file shows them. */
+struct sc_field {
+    const char *key;
+    size_t off;   /* of the member in struct sb_selfcheck */
+    bool is_bool; /* a bool member, else a double */
+};
+
+#define SC_DOUBLE(m) { #m, offsetof(struct sb_selfcheck, m), false }
+#define SC_BOOL(m) { #m, offsetof(struct sb_selfcheck, m), true }
+
+static const struct sc_field client_fields[] = {
+    SC_BOOL(in_process), SC_DOUBLE(client_delay_mean_ms), SC_DOUBLE(client_late_pct),
+    SC_BOOL(client_late), SC_DOUBLE(worker_cpu_pct), SC_DOUBLE(worker_busy_pct),
+    SC_DOUBLE(worker_wait_pct), SC_BOOL(cpu_bound), SC_DOUBLE(client_demand_pct),
+    SC_BOOL(demand_bound), { NULL, 0, false }
+};
+
+static const struct sc_field server_fields[] = {
+    SC_DOUBLE(period_ms), SC_DOUBLE(service_mean_ms), SC_DOUBLE(utilisation_pct),
+    SC_DOUBLE(client_tx_pct), SC_DOUBLE(lag_p99_ms), SC_DOUBLE(lag_pct_of_period),
+    SC_BOOL(lag_bound), SC_DOUBLE(achieved_pct), SC_BOOL(rate_short), { NULL, 0, false }
+};
+
+static const struct sc_field contention_fields[] = {
+    SC_DOUBLE(machine_cpu_pct), SC_DOUBLE(client_cpu_pct), SC_DOUBLE(server_cpu_pct),
+    SC_DOUBLE(other_cpu_pct), SC_BOOL(others_dominant), { NULL, 0, false }
+};
+
+/* Opens the object of a section: its key, then whether it is flagged. */
+static void json_section(struct sb_json *j, const char *key, const struct sb_selfcheck *c,
+                         unsigned flag)
 {
-    sb_json_key(j, "client_bound");
+    sb_json_key(j, key);
     sb_json_begin_object(j);
-    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_CLIENT_BOUND) != 0);
-    sb_json_kv_bool(j, "in_process", c->in_process);
-    sb_json_kv_double(j, "client_delay_mean_ms", c->client_delay_mean_ms);
-    sb_json_kv_double(j, "client_late_pct", c->client_late_pct);
-    sb_json_kv_bool(j, "client_late", c->client_late);
-    sb_json_kv_double(j, "worker_cpu_pct", c->worker_cpu_pct);
-    sb_json_kv_double(j, "worker_busy_pct", c->worker_busy_pct);
-    sb_json_kv_double(j, "worker_wait_pct", c->worker_wait_pct);
-    sb_json_kv_bool(j, "cpu_bound", c->cpu_bound);
-    sb_json_kv_double(j, "client_demand_pct", c->client_demand_pct);
-    sb_json_kv_bool(j, "demand_bound", c->demand_bound);
-    sb_json_end_object(j);
+    sb_json_kv_bool(j, "flagged", (c->flags & flag) != 0);
+}
+
+/* The members of c that f lists (up to its NULL key). */
+static void json_fields(struct sb_json *j, const struct sb_selfcheck *c,
+                        const struct sc_field *f)
+{
+    for (; f->key != NULL; f++) {
+        const char *m = (const char *)c + f->off;
+        if (f->is_bool)
+            sb_json_kv_bool(j, f->key, *(const bool *)m);
+        else
+            sb_json_kv_double(j, f->key, *(const double *)m);
+    }
 }
 
 static void json_server(struct sb_json *j, const struct sb_selfcheck *c)
 {
-    sb_json_key(j, "server_bound");
-    sb_json_begin_object(j);
-    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_SERVER_BOUND) != 0);
+    json_section(j, "server_bound", c, SB_SELFCHECK_SERVER_BOUND);
     if (c->flags & SB_SELFCHECK_SERVER_BOUND)
         sb_json_kv_string(j, "cause", sb_selfcheck_cause_name(c->cause));
     else
@@ -313,50 +345,43 @@ static void json_server(struct sb_json *j, const struct sb_selfcheck *c)
         sb_json_kv_uint(j, "suggest_threads", c->suggest_threads);
     else
         sb_json_kv_null(j, "suggest_threads");
-    sb_json_kv_double(j, "period_ms", c->period_ms);
-    sb_json_kv_double(j, "service_mean_ms", c->service_mean_ms);
-    sb_json_kv_double(j, "utilisation_pct", c->utilisation_pct);
-    sb_json_kv_double(j, "client_tx_pct", c->client_tx_pct);
-    sb_json_kv_double(j, "lag_p99_ms", c->lag_p99_ms);
-    sb_json_kv_double(j, "lag_pct_of_period", c->lag_pct_of_period);
-    sb_json_kv_bool(j, "lag_bound", c->lag_bound);
-    sb_json_kv_double(j, "achieved_pct", c->achieved_pct);
-    sb_json_kv_bool(j, "rate_short", c->rate_short);
-    sb_json_end_object(j);
-}
-
-static void json_contention(struct sb_json *j, const struct sb_selfcheck *c)
-{
-    sb_json_key(j, "contention");
-    sb_json_begin_object(j);
-    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_CONTENTION) != 0);
-    sb_json_kv_double(j, "machine_cpu_pct", c->machine_cpu_pct);
-    sb_json_kv_double(j, "client_cpu_pct", c->client_cpu_pct);
-    sb_json_kv_double(j, "server_cpu_pct", c->server_cpu_pct);
-    sb_json_kv_double(j, "other_cpu_pct", c->other_cpu_pct);
-    sb_json_kv_bool(j, "others_dominant", c->others_dominant);
+    json_fields(j, c, server_fields);
     sb_json_end_object(j);
 }
 
 static void json_thresholds(struct sb_json *j)
 {
+    /* count: written as an integer, as the constant is one. */
+    const struct {
+        const char *key;
+        double v;
+        bool count;
+    } t[] = {
+        { "worker_busy_pct", 100 * SB_SELFCHECK_CPU_SHARE, false },
+        { "client_demand_pct", 100 * SB_SELFCHECK_CPU_SHARE, false },
+        { "client_late_of_period_pct", 100 * SB_SELFCHECK_LAG_SHARE, false },
+        { "client_late_pct", 100 * SB_SELFCHECK_LATE_SHARE, false },
+        { "min_late_starts", SB_SELFCHECK_MIN_LATE, true },
+        { "lag_pct_of_period", 100 * SB_SELFCHECK_LAG_SHARE, false },
+        { "achieved_pct", 100 * SB_SELFCHECK_RATE_SHARE, false },
+        { "utilisation_pct", 100 * SB_SELFCHECK_UTIL_SHARE, false },
+        { "client_tx_pct", 100 * SB_SELFCHECK_CLIENT_TX_SHARE, false },
+        { "server_saturated_pct", 100 * SB_SELFCHECK_SERVER_SAT, false },
+        { "other_cpu_pct", 100 * SB_SELFCHECK_OTHER_SHARE, false },
+        { "worker_wait_pct", 100 * SB_SELFCHECK_WAIT_SHARE, false },
+        { "change_pct", 100 * SB_SELFCHECK_MIN_CHANGE, false },
+        { "min_samples", SB_SELFCHECK_MIN_INTERVALS, true },
+        { "ignored_pct", 100 * SB_SELFCHECK_ERROR_SHARE, false },
+    };
+
     sb_json_key(j, "thresholds");
     sb_json_begin_object(j);
-    sb_json_kv_double(j, "worker_busy_pct", 100 * SB_SELFCHECK_CPU_SHARE);
-    sb_json_kv_double(j, "client_demand_pct", 100 * SB_SELFCHECK_CPU_SHARE);
-    sb_json_kv_double(j, "client_late_of_period_pct", 100 * SB_SELFCHECK_LAG_SHARE);
-    sb_json_kv_double(j, "client_late_pct", 100 * SB_SELFCHECK_LATE_SHARE);
-    sb_json_kv_uint(j, "min_late_starts", SB_SELFCHECK_MIN_LATE);
-    sb_json_kv_double(j, "lag_pct_of_period", 100 * SB_SELFCHECK_LAG_SHARE);
-    sb_json_kv_double(j, "achieved_pct", 100 * SB_SELFCHECK_RATE_SHARE);
-    sb_json_kv_double(j, "utilisation_pct", 100 * SB_SELFCHECK_UTIL_SHARE);
-    sb_json_kv_double(j, "client_tx_pct", 100 * SB_SELFCHECK_CLIENT_TX_SHARE);
-    sb_json_kv_double(j, "server_saturated_pct", 100 * SB_SELFCHECK_SERVER_SAT);
-    sb_json_kv_double(j, "other_cpu_pct", 100 * SB_SELFCHECK_OTHER_SHARE);
-    sb_json_kv_double(j, "worker_wait_pct", 100 * SB_SELFCHECK_WAIT_SHARE);
-    sb_json_kv_double(j, "change_pct", 100 * SB_SELFCHECK_MIN_CHANGE);
-    sb_json_kv_uint(j, "min_samples", SB_SELFCHECK_MIN_INTERVALS);
-    sb_json_kv_double(j, "ignored_pct", 100 * SB_SELFCHECK_ERROR_SHARE);
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        if (t[i].count)
+            sb_json_kv_uint(j, t[i].key, (uint64_t)t[i].v);
+        else
+            sb_json_kv_double(j, t[i].key, t[i].v);
+    }
     sb_json_end_object(j);
 }
 
@@ -367,13 +392,15 @@ void sb_selfcheck_json(struct sb_json *j, const struct sb_selfcheck *c, const do
     sb_json_begin_object(j);
     sb_json_kv_bool(j, "ok", c->flags == 0);
     json_flags(j, c->flags);
-    json_client(j, c);
+    json_section(j, "client_bound", c, SB_SELFCHECK_CLIENT_BOUND);
+    json_fields(j, c, client_fields);
+    sb_json_end_object(j);
     json_server(j, c);
-    json_contention(j, c);
+    json_section(j, "contention", c, SB_SELFCHECK_CONTENTION);
+    json_fields(j, c, contention_fields);
+    sb_json_end_object(j);
     json_trend(j, &c->trend, tps, ntps, sample_s);
-    sb_json_key(j, "errors");
-    sb_json_begin_object(j);
-    sb_json_kv_bool(j, "flagged", (c->flags & SB_SELFCHECK_ERROR_DOMINATED) != 0);
+    json_section(j, "errors", c, SB_SELFCHECK_ERROR_DOMINATED);
     sb_json_kv_double(j, "ignored_pct", c->error_pct);
     sb_json_end_object(j);
     json_thresholds(j);

@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=/dev/null
 . "$SB_CASE_LIB"
+# shellcheck source=../harness/connect_lib.sh
+. "${SB_CASE_LIB%/*}/connect_lib.sh"
 
 cat >connect.lua <<'LUA'
 local con = sysbench.sql.driver():connect()
@@ -13,25 +15,12 @@ print("connected")
 con:disconnect()
 LUA
 
-# A port nothing listens on: the first free one above the MariaDB port.
-closed_port() {
-    local p=$(( SB_MYSQL_PORT + 1 ))
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do
-        p=$((p + 1))
-    done
-    echo "$p"
-}
-
 # expect_connect_failure PATTERN SECRET ARGS...
 expect_connect_failure() {
     local pattern=$1 secret=$2 rc=0
     shift 2
     sb_run out.txt err.txt "$@" connect.lua || rc=$?
-    if [ "$rc" -ne 1 ]; then
-        sb_show out.txt err.txt
-        sb_fail "expected exit status 1, got $rc"
-        return 1
-    fi
+    expect_exit_1 "$rc" || return 1
     if grep -q '^connected' out.txt; then
         sb_fail "the script ran past connect()"
         return 1
@@ -64,7 +53,7 @@ wrong_port() {
     if [ "$drv" = mysql ]; then common=$mysql_common; else common=$pgsql_common; fi
     # shellcheck disable=SC2086
     expect_connect_failure "[Cc]onnect|[Rr]efused" "sbpass" \
-        $common --"$drv"-port="$(closed_port)" --"$drv"-password=sbpass
+        $common --"$drv"-port="$(closed_port "$SB_MYSQL_PORT")" --"$drv"-password=sbpass
 }
 
 missing_database() {
@@ -85,15 +74,7 @@ server_limit() {
     fi
 }
 
-cat >count_init.lua <<'LUA'
-function thread_init()
-  local f = assert(io.open("inits.txt", "a"))
-  f:write("x\n")
-  f:close()
-  con = sysbench.sql.driver():connect()
-end
-function event() end
-LUA
+write_count_init_lua
 
 # More connections than the server takes, opened by one client thread (in
 # order): the refusal is one line and exit 1, and no connection is tried
@@ -108,11 +89,7 @@ over_limit() {
     # shellcheck disable=SC2046
     sb_run out.txt err.txt $(sb_driver_args "$drv") --threads="$n" --client-threads=1 \
         --time=2 count_init.lua run || rc=$?
-    if [ "$rc" -ne 1 ]; then
-        sb_show out.txt err.txt
-        sb_fail "expected exit status 1, got $rc"
-        return 1
-    fi
+    expect_exit_1 "$rc" || return 1
     sb_expect_one_line_error err.txt "[Tt]oo many|connection slots" || return 1
     local tried
     tried=$(wc -l <inits.txt)

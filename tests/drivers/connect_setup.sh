@@ -8,6 +8,8 @@
 set -euo pipefail
 # shellcheck source=/dev/null
 . "$SB_CASE_LIB"
+# shellcheck source=../harness/connect_lib.sh
+. "${SB_CASE_LIB%/*}/connect_lib.sh"
 
 # The bound of attempts in flight (SB_DB_PRECONNECT_INFLIGHT).
 INFLIGHT=32
@@ -45,15 +47,7 @@ function event()
 end
 LUA
 
-cat >count_init.lua <<'LUA'
-function thread_init()
-  local f = assert(io.open("inits.txt", "a"))
-  f:write("x\n")
-  f:close()
-  con = sysbench.sql.driver():connect()
-end
-function event() end
-LUA
+write_count_init_lua
 
 # The debug line of a set-up: "connections: N opened together by one
 # client thread in S s, at most M in flight, R retried blocking".
@@ -109,15 +103,6 @@ connect_later() {
     sb_expect_positive out.txt 'transactions:' || return 1
 }
 
-# A port nothing listens on: the first free one above the server's.
-closed_port() {
-    local p=$(( $1 + 1 ))
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do
-        p=$((p + 1))
-    done
-    echo "$p"
-}
-
 # Refused: exit 1, one line naming 127.0.0.1 and the port, no other
 # worker's thread_init ran, and promptly.
 refused() {
@@ -130,11 +115,7 @@ refused() {
     sb_run out.txt err.txt $common --threads=$CONNS --client-threads=1 --time=2 \
         count_init.lua run || rc=$?
     t1=$(date +%s)
-    if [ "$rc" -ne 1 ]; then
-        sb_show out.txt err.txt
-        sb_fail "expected exit status 1, got $rc"
-        return 1
-    fi
+    expect_exit_1 "$rc" || return 1
     sb_expect_one_line_error err.txt "127\.0\.0\.1.*$port|$port.*127\.0\.0\.1" || return 1
     [ "$(wc -l <inits.txt)" -le 1 ] || { sb_fail "$(wc -l <inits.txt) thread_init calls after the refusal"; return 1; }
     [ $((t1 - t0)) -le 10 ] || { sb_fail "took $((t1 - t0)) s to give up"; return 1; }

@@ -11,6 +11,8 @@
 set -euo pipefail
 # shellcheck source=/dev/null
 . "$SB_CASE_LIB"
+# shellcheck source=../harness/connect_lib.sh
+. "${SB_CASE_LIB%/*}/connect_lib.sh"
 
 # Nothing from the environment this runs in may choose a server here.
 unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGSSLMODE \
@@ -27,15 +29,6 @@ local user, db, port = con:query_row(q)
 print(string.format("who=%s db=%s port=%s", user, db, port))
 con:disconnect()
 LUA
-
-# A port nothing listens on: the first free one above the MariaDB port.
-closed_port() {
-    local p=$(( SB_MYSQL_PORT + 1 ))
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do
-        p=$((p + 1))
-    done
-    echo "$p"
-}
 
 # expect_who OUT LINE: the who.lua line in OUT is LINE.
 expect_who() {
@@ -108,7 +101,7 @@ EOF
 # Options win over the variables; the error names what chose the server.
 pg_options_win() {
     local closed rc=0
-    closed=$(closed_port)
+    closed=$(closed_port "$SB_MYSQL_PORT")
     PGHOST=127.0.0.1 PGPORT=$closed PGUSER=nobody PGDATABASE=nowhere \
         sb_run_ok "options over env" out.txt err.txt $SB_PGSQL_ARGS --db-driver=pgsql who.lua || return 1
     expect_who out.txt "who=sbtest db=sbtest port=$SB_PGSQL_PORT" || return 1
@@ -122,7 +115,7 @@ pg_options_win() {
 # Neither option nor variable: 1.0's defaults (localhost, the port given).
 pg_defaults() {
     local closed rc=0
-    closed=$(closed_port)
+    closed=$(closed_port "$SB_MYSQL_PORT")
     sb_run out.txt err.txt --db-driver=pgsql --pgsql-port="$closed" who.lua || rc=$?
     [ "$rc" -eq 1 ] || { sb_show out.txt err.txt; sb_fail "exit $rc, expected 1"; return 1; }
     expect_fail_line err.txt "\"localhost\" .*port $closed failed: .*\\(host set by the default, port by --pgsql-port;"
@@ -193,7 +186,7 @@ my_socket() {
 
 my_refused() {
     local closed rc=0
-    closed=$(closed_port)
+    closed=$(closed_port "$SB_MYSQL_PORT")
     sb_run out.txt err.txt --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$closed" \
         --mysql-password=sbpass who.lua || rc=$?
     [ "$rc" -eq 1 ] || { sb_show out.txt err.txt; sb_fail "exit $rc, expected 1"; return 1; }

@@ -399,7 +399,35 @@ static enum sb_db_status sb_pgsql_connected(struct sb_conn *con, struct sb_pgsql
     return SB_DB_OK;
 }
 
-enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
+/* PQconnectdbParams, tried again when a backend is terminated while it
+ * starts up (pg_terminate_backend of an administrator, --reconnect=N
+ * connecting meanwhile): the server is there, so at most 3 more times. */
+static PGconn *sb_pgsql_connectdb(const char *const *keys, const char *const *vals,
+                                  int expand_dbname)
+{
+    PGconn *pg = PQconnectdbParams(keys, vals, expand_dbname);
+
+    for (unsigned attempt = 0; pg != NULL && PQstatus(pg) != CONNECTION_OK &&
+                               attempt < 3 && !sb_stopping() &&
+                               strstr(PQerrorMessage(pg), "terminating connection") != NULL;
+         attempt++) {
+        PQfinish(pg);
+        usleep(10000u << attempt);
+        pg = PQconnectdbParams(keys, vals, expand_dbname);
+    }
+    return pg;
+}
+
+/* What the blocking and the polled connect share: con->priv = a new
+ * connection whose libpq connection open (sb_pgsql_connectdb or
+ * PQconnectStartParams) made or started from the options; SB_DB_OK,
+ * or the error set with nothing left allocated. CONNECTION_BAD is the
+ * failure of both (libpq's documentation: a blocking connect ends OK
+ * or BAD, a started one is BAD only when it cannot even start). */
+static enum sb_db_status sb_pgsql_open(struct sb_conn *con,
+                                       PGconn *(*open)(const char *const *keys,
+                                                       const char *const *vals,
+                                                       int expand_dbname))
 {
     struct sb_pgsql_conn *cp;
     const char *keys[16], *vals[16];
@@ -410,25 +438,22 @@ enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
     sb_pgsql_params(con, keys, vals);
     /* expand_dbname 0: a database name containing '=' is a name, not a
      * connection string that could override the options above. */
-    cp->pg = PQconnectdbParams(keys, vals, 0);
-    /* A backend terminated while it starts up (pg_terminate_backend of an
-     * administrator, --reconnect=N connecting meanwhile): the server is
-     * there, so try again, at most 3 more times. */
-    for (unsigned attempt = 0; cp->pg != NULL && PQstatus(cp->pg) != CONNECTION_OK &&
-                               attempt < 3 && !sb_stopping() &&
-                               strstr(PQerrorMessage(cp->pg), "terminating connection") != NULL;
-         attempt++) {
-        PQfinish(cp->pg);
-        usleep(10000u << attempt);
-        cp->pg = PQconnectdbParams(keys, vals, 0);
-    }
+    cp->pg = open(keys, vals, 0);
     if (cp->pg == NULL) {
         free(cp);
         return sb_pgsql_oom(con);
     }
-    if (PQstatus(cp->pg) != CONNECTION_OK)
+    con->priv = cp;
+    if (PQstatus(cp->pg) == CONNECTION_BAD)
         return sb_pgsql_connect_failed(con, cp);
-    return sb_pgsql_connected(con, cp);
+    return SB_DB_OK;
+}
+
+enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
+{
+    enum sb_db_status st = sb_pgsql_open(con, sb_pgsql_connectdb);
+
+    return st != SB_DB_OK ? st : sb_pgsql_connected(con, con->priv);
 }
 
 /* The non-blocking connect waits for what PQconnectPoll asked for, on
@@ -443,21 +468,11 @@ static enum sb_db_status sb_pgsql_connect_wait(struct sb_conn *con, PGconn *pg, 
 
 enum sb_db_status sb_pgsql_connect_start(struct sb_conn *con)
 {
-    struct sb_pgsql_conn *cp;
-    const char *keys[16], *vals[16];
+    enum sb_db_status st = sb_pgsql_open(con, PQconnectStartParams);
+    const struct sb_pgsql_conn *cp = con->priv;
 
-    cp = calloc(1, sizeof(*cp));
-    if (cp == NULL)
-        return sb_pgsql_oom(con);
-    sb_pgsql_params(con, keys, vals);
-    cp->pg = PQconnectStartParams(keys, vals, 0);
-    if (cp->pg == NULL) {
-        free(cp);
-        return sb_pgsql_oom(con);
-    }
-    con->priv = cp;
-    if (PQstatus(cp->pg) == CONNECTION_BAD)
-        return sb_pgsql_connect_failed(con, cp);
+    if (st != SB_DB_OK)
+        return st;
     /* libpq does not apply connect_timeout to a polled connect (its
      * documentation of PQconnectPoll): the caller does, for the whole
      * attempt. */
