@@ -31,6 +31,12 @@ struct sb_run;
 struct sb_worker;
 struct sb_lua_shared;
 
+/* A timed wait in a loop's heap: the worker and when it wakes. */
+struct sb_loop_timer {
+    uint64_t wake_ns;
+    struct sb_worker *w;
+};
+
 struct sb_loop {
     struct sb_run *run;            /* borrowed */
     unsigned first, n;             /* its workers: run->workers[first..+n) */
@@ -41,7 +47,7 @@ struct sb_loop {
     struct sb_lua_shared *lua;     /* the Lua state its workers share */
     int epfd;
     bool no_pwait2;                /* the kernel lacks epoll_pwait2 */
-    struct sb_worker **heap;       /* timed waits, earliest first */
+    struct sb_loop_timer *heap;    /* timed waits, earliest first */
     unsigned nheap;
     struct sb_worker **runq;       /* ready to resume, a ring of n */
     unsigned rq_head, rq_len;

@@ -124,7 +124,6 @@ struct sb_worker {
     bool wake_then_stop;
     bool timer_wait;
     bool fd_wait;
-    unsigned heap_idx;
     uint64_t run_ns;
     uint64_t resumes, resumes_seen;
     /* Events the built-in loop completed (warmup included) and retried
