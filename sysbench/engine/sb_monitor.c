@@ -283,9 +283,9 @@ static void interval_report(struct sb_monitor *r, uint64_t now, uint64_t tick)
 
 /* Everything since the last checkpoint (all of it without checkpoints),
  * merged over workers, with each worker's events and time inside events
- * (ev, busy: nthreads entries); with advance, now becomes the checkpoint. */
-static void gather(struct sb_monitor *r, bool advance, struct sb_stats *total, uint64_t *ev,
-                   double *busy)
+ * (ev, busy: nthreads entries). r->cur keeps the snapshot it diffed, for
+ * advance_checkpoint. */
+static void gather(struct sb_monitor *r, struct sb_stats *total, uint64_t *ev, double *busy)
 {
     unsigned n = r->run->point.threads;
     int epoch = __atomic_load_n(&r->run->epoch, __ATOMIC_ACQUIRE);
@@ -303,17 +303,24 @@ static void gather(struct sb_monitor *r, bool advance, struct sb_stats *total, u
     sum_workers(r, epoch, &r->cur, ev, busy);
     sb_stats_diff(total, &r->cur, &r->ckpt);
     for (unsigned i = 0; i < n; i++) {
-        uint64_t e = ev[i];
-        double b = busy[i];
-        ev[i] = e >= r->ckpt_ev[i] ? e - r->ckpt_ev[i] : 0;
-        busy[i] = b >= r->ckpt_busy[i] ? b - r->ckpt_busy[i] : 0;
-        if (advance) {
-            r->ckpt_ev[i] = e;
-            r->ckpt_busy[i] = b;
-        }
+        ev[i] = ev[i] >= r->ckpt_ev[i] ? ev[i] - r->ckpt_ev[i] : 0;
+        busy[i] = busy[i] >= r->ckpt_busy[i] ? busy[i] - r->ckpt_busy[i] : 0;
     }
-    if (advance)
-        r->ckpt = r->cur;
+}
+
+/* A checkpoint was reported: what gather() just returned
+ * (ev, busy: each worker's share since the previous checkpoint) becomes
+ * the new starting point. Not called when the report failed, so that the
+ * final report still counts what no report showed. */
+static void advance_checkpoint(struct sb_monitor *r, const uint64_t *ev, const double *busy)
+{
+    if (r->ckpt_ev == NULL)
+        return;
+    for (unsigned i = 0; i < r->run->point.threads; i++) {
+        r->ckpt_ev[i] += ev[i];
+        r->ckpt_busy[i] += busy[i];
+    }
+    r->ckpt = r->cur;
 }
 
 /*
@@ -374,7 +381,7 @@ static void checkpoint_report(struct sb_monitor *r, uint64_t now, double label_s
         sb_warn("out of memory: checkpoint report at %gs skipped", label_s);
         goto out;
     }
-    gather(r, true, p.total, p.thread_events, p.thread_busy);
+    gather(r, p.total, p.thread_events, p.thread_busy);
     p.time_s = t;
     /* fileio counts its reads and writes as queries: not SQL. */
     if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
@@ -393,6 +400,7 @@ static void checkpoint_report(struct sb_monitor *r, uint64_t now, double label_s
             r->hook_failed = true;
             r->cumulative_failed = true;
             sb_request_stop(SB_STOP_ERROR);
+            goto failed;
         }
     } else if (cfg->verbosity >= SB_LOG_NOTICE) {
         struct sb_text_report_opts o;
@@ -400,9 +408,11 @@ static void checkpoint_report(struct sb_monitor *r, uint64_t now, double label_s
         printf("\n");
         sb_text_report_print_point(&p, &o, stdout);
     }
-    fflush(stdout);
+    advance_checkpoint(r, p.thread_events, p.thread_busy);
 out:
     r->ckpt_ns = now;
+failed:
+    fflush(stdout);
     sb_point_result_free(&p);
 }
 
@@ -674,7 +684,7 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
         sb_point_result_free(&p);
         return -1;
     }
-    gather(r, false, p.total, p.thread_events, p.thread_busy);
+    gather(r, p.total, p.thread_events, p.thread_busy);
     /* A run that ended during --warmup-time stops before the measured
      * start: it measured 0 s (the unsigned difference wrapped to 5e11 s). */
     p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
