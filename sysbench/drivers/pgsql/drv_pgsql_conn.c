@@ -525,6 +525,7 @@ void sb_pgsql_disconnect(struct sb_conn *con)
     PQfinish(cp->pg);
     free(cp->row);
     free(cp->qbuf);
+    free(cp->dealloc);
     free(cp);
     con->priv = NULL;
 }

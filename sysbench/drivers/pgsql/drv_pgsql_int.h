@@ -67,6 +67,11 @@ struct sb_pgsql_conn {
     /* Made at connect: PQcancel may then be called from any thread
      * (libpq documents it as thread-safe and async-signal-safe). */
     PGcancel *cancel;
+    /* "DEALLOCATE n;" of statements closed since the last statement,
+     * sent in one round trip before the next one, dropped with the
+     * session if the connection ends first (sb_pgsql_close). */
+    char *dealloc;
+    size_t dealloc_len, dealloc_cap;
 };
 
 struct sb_pgsql_stmt {
