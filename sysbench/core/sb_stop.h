@@ -49,6 +49,14 @@ static inline enum sb_stop_reason sb_stop_reason(void)
     return (enum sb_stop_reason)__atomic_load_n(&sb_stop_reason_value, __ATOMIC_SEQ_CST);
 }
 
+/* True once a stop ends the events already claimed too: any reason but
+ * SB_STOP_EVENTS, after which claimed events still finish and retry. */
+static inline bool sb_stop_claimed(void)
+{
+    enum sb_stop_reason r = sb_stop_reason();
+    return r != SB_STOP_NONE && r != SB_STOP_EVENTS;
+}
+
 /* Clears the flag between the points of a sweep (no threads running). */
 static inline void sb_stop_reset(void)
 {

@@ -4,8 +4,9 @@
 /*
  * Connections multiplexed over a few OS threads. A loop is one thread that
  * runs a contiguous range of workers (connections, each with its own Lua
- * globals, random stream and pacer, exactly as a worker thread has them; their globals live in one Lua state per loop,
- * sb_lua_shared.h). Each worker's event loop runs in a Lua coroutine; it yields
+ * globals, random stream and pacer, exactly as a worker thread has them;
+ * their globals live in one Lua state per loop, sb_lua_shared.h). Each
+ * worker's event loop runs in a Lua coroutine; it yields
  * while a statement is in flight (the loop waits for its socket with
  * epoll) and while it waits for the next scheduled start (the loop keeps
  * a timer heap), so one thread keeps many connections busy and one wake-up

@@ -524,12 +524,12 @@ void sb_monitor_loop(struct sb_monitor *r, struct sb_run_clock *c,
     const struct sb_config *cfg = run->cfg;
     uint64_t now = c->start;
 
-    /* --events reached (SB_STOP_EVENTS) is not the end: the events
-     * already claimed finish, retries included, and the stop measure()
-     * requests next would replace that reason and cut their retries off
-     * (a run of --events=3000 whose every event retried once reported
-     * 2,995 transactions for 3,000 ignored errors). */
-    while ((!sb_stopping() || sb_stop_reason() == SB_STOP_EVENTS) &&
+    /* --events reached is not the end: the events already claimed
+     * finish, retries included, and the stop measure() requests next
+     * would replace that reason and cut their retries off (a run of
+     * --events=3000 whose every event retried once reported 2,995
+     * transactions for 3,000 ignored errors). */
+    while (!sb_stop_claimed() &&
            __atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->point.threads) {
         uint64_t wake = now + 100 * SB_NS_PER_MS;
         if (c->warm_end && c->warm_end < wake)

@@ -117,24 +117,32 @@ static void arm_txlog(struct sb_worker *w)
     sb_txlog_start(w->txlog_buf);
 }
 
+/* A loop's shared slot enters epoch: reset once, by the first of its
+ * connections to get there. No other connection of the loop is inside
+ * sb_worker_event_stop then (they all run on this thread), and the ones
+ * still in an event begun before record nothing (rec). */
+static void enter_shared_epoch(struct sb_stats_slot *slot, int epoch)
+{
+    if (slot->epoch < epoch) {
+        sb_stats_reset(&slot->stats);
+        __atomic_store_n(&slot->epoch, epoch, __ATOMIC_RELEASE);
+    }
+}
+
 /* Warmup is over: forget everything measured so far. In rate modes this
  * happens when the worker takes its first slot of the measured window, so
  * no event of the window is lost and none of warmup is kept. */
 static void reset_after_warmup(struct sb_worker *w, int epoch)
 {
-    struct sb_stats_slot *slot = w->slot;
-
     w->db.reads = w->db.writes = w->db.other = 0;
     w->db.errors = w->db.reconnects = 0;
     w->pub_reads = w->pub_writes = w->pub_other = 0;
     w->pub_errors = w->pub_reconnects = 0;
-    /* A loop's slot is reset once, by the first of its connections to
-     * reach the new epoch. No other connection of the loop is inside
-     * sb_worker_event_stop then (they all run on this thread), and the
-     * ones still in an event begun before are not recorded (rec). */
-    if (w->loop == NULL || slot->epoch < epoch) {
-        sb_stats_reset(&slot->stats);
-        __atomic_store_n(&slot->epoch, epoch, __ATOMIC_RELEASE);
+    if (w->loop == NULL) {
+        sb_stats_reset(&w->slot->stats);
+        __atomic_store_n(&w->slot->epoch, epoch, __ATOMIC_RELEASE);
+    } else {
+        enter_shared_epoch(w->slot, epoch);
     }
     __atomic_store_n(&w->events, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&w->busy_ns, 0, __ATOMIC_RELAXED);
@@ -221,6 +229,7 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
     struct sb_run *run = w->run;
     uint64_t skipped = w->pacer.skipped;
     uint64_t due;
+    struct sb_stats *s;
 
     /* Warmup is over and this worker is behind: its slots before the
      * window are warmup backlog, dropped so the window starts on time. */
@@ -236,8 +245,9 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
     *nominal = w->pacer.nominal_ns;
     if (!w->measured && *nominal >= run->window_start_ns)
         reset_after_warmup(w, 1);
-    if (w->pacer.skipped != skipped && rec(w) != NULL)
-        sb_stats_add(rec(w), SB_STAT_SKIPPED, w->pacer.skipped - skipped);
+    s = rec(w);
+    if (w->pacer.skipped != skipped && s != NULL)
+        sb_stats_add(s, SB_STAT_SKIPPED, w->pacer.skipped - skipped);
     return due;
 }
 
@@ -300,8 +310,9 @@ static enum sb_mux_next next_event(struct sb_worker *w, bool mux)
     /* Response and lag are measured from the due time. */
     __atomic_store_n(&w->due_ns, due, __ATOMIC_RELAXED);
     if (due < now) {
-        if (rec(w) != NULL)
-            sb_stats_add(rec(w), SB_STAT_LATE, 1);
+        struct sb_stats *s = rec(w);
+        if (s != NULL)
+            sb_stats_add(s, SB_STAT_LATE, 1);
     } else if (mux)
         return mux_wait(w, due, nominal, false);
     else if (!wait_until(run, due, nominal))
@@ -393,8 +404,7 @@ static void fail(struct sb_worker *w)
 
 bool sb_ffi_stop_requested(void)
 {
-    enum sb_stop_reason r = sb_stop_reason();
-    return r != SB_STOP_NONE && r != SB_STOP_EVENTS;
+    return sb_stop_claimed();
 }
 
 void sb_worker_count_trx(struct sb_worker *w)
@@ -552,15 +562,11 @@ void sb_worker_begin(struct sb_worker *w)
     int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
 
     /* The reporter reads the epochs concurrently (sb_stats.h). A worker
-     * thread's slot keeps what thread_init recorded, as it always did; a
-     * loop's slot is reset when its first connection begins in a later
-     * epoch than the slot's, as in reset_after_warmup. */
-    if (w->loop == NULL) {
+     * thread's slot keeps what thread_init recorded, as it always did. */
+    if (w->loop == NULL)
         __atomic_store_n(&w->slot->epoch, epoch, __ATOMIC_RELEASE);
-    } else if (w->slot->epoch < epoch) {
-        sb_stats_reset(&w->slot->stats);
-        __atomic_store_n(&w->slot->epoch, epoch, __ATOMIC_RELEASE);
-    }
+    else
+        enter_shared_epoch(w->slot, epoch);
     __atomic_store_n(&w->epoch, epoch, __ATOMIC_RELEASE);
     if (w->loop == NULL) {
         sb_cpu_sample_this_thread(&w->cpu_start);
