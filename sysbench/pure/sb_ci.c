@@ -241,6 +241,14 @@ void sb_ci_ratio_at_level(struct sb_ci_ratio *r, double level)
     r->hi = exp(r->d + t * r->se);
 }
 
+double sb_ci_detectable(double se, double df, double level, double power)
+{
+    if (!isfinite(se) || se < 0 || !(df > 0) || !(level > 0 && level < 1) ||
+        !(power > 0 && power < 1))
+        return NAN;
+    return exp((sb_ci_t_quantile(0.5 + level / 2, df) + sb_ci_t_quantile(power, df)) * se) - 1;
+}
+
 enum sb_ci_verdict sb_ci_judge(const struct sb_ci_ratio *r, bool higher_is_better)
 {
     if (isnan(r->lo) || isnan(r->hi))

@@ -86,6 +86,15 @@ void sb_ci_ratio_hsu(struct sb_ci_ratio *r);
  */
 void sb_ci_ratio_at_level(struct sb_ci_ratio *r, double level);
 
+/*
+ * The smallest change a comparison with standard error se (of a log
+ * ratio, df degrees of freedom) finds with probability power (e.g. 0.8)
+ * by a two-sided test whose interval is at confidence level `level`:
+ * exp((t(1/2 + level/2, df) + t(power, df)) se) - 1, as a fraction
+ * (0.05 = 5%). NaN for a se or df that is not usable.
+ */
+double sb_ci_detectable(double se, double df, double level, double power);
+
 enum sb_ci_verdict {
     SB_CI_UNKNOWN = 0,        /* no interval */
     SB_CI_SAME,               /* interval contains 1 */
