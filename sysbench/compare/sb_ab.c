@@ -181,6 +181,8 @@ void sb_ab_analyse(struct sb_ab *ab, bool final)
         else
             sb_seq_decide(&fig->est, m > 0 ? AB_ALPHA / (double)m : AB_ALPHA, widen,
                           ab->args->margin, true, &fig->dec);
+        fig->dec.detectable = sb_seq_detectable(&fig->est, f == ab->primary ? ab->nominal
+                                                : m > 0 ? AB_ALPHA / (double)m : AB_ALPHA, widen);
         fig->verdict = fig->present ? verdict_name(&fig->dec, f) : "-";
     }
 }

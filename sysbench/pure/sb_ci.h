@@ -89,9 +89,12 @@ void sb_ci_ratio_at_level(struct sb_ci_ratio *r, double level);
 /*
  * The smallest change a comparison with standard error se (of a log
  * ratio, df degrees of freedom) finds with probability power (e.g. 0.8)
- * by a two-sided test whose interval is at confidence level `level`:
- * exp((t(1/2 + level/2, df) + t(power, df)) se) - 1, as a fraction
- * (0.05 = 5%). NaN for a se or df that is not usable.
+ * by a two-sided t test whose interval is at confidence level `level`,
+ * as a fraction (0.05 = 5%): exp(lambda se) - 1 with lambda the
+ * noncentrality at which the noncentral t exceeds the critical value
+ * with that probability (computed exactly, by integration, rather than
+ * by the t(level) + t(power) rule, which overstates power at few
+ * degrees of freedom). NaN for a se or df that is not usable.
  */
 double sb_ci_detectable(double se, double df, double level, double power);
 

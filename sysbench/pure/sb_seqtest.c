@@ -282,6 +282,13 @@ int sb_seq_estimate(const double *x, const bool *a_first, size_t n, struct sb_se
     return 0;
 }
 
+double sb_seq_detectable(const struct sb_seq_est *e, double nominal, double widen)
+{
+    if (!(widen >= 1))
+        widen = 1;
+    return widen * (1 + sb_ci_detectable(e->se, e->df, 1 - nominal, SB_SEQ_POWER)) - 1;
+}
+
 void sb_seq_decide(const struct sb_seq_est *e, double nominal, double widen, double margin,
                    bool final, struct sb_seq_decision *out)
 {
@@ -299,7 +306,6 @@ void sb_seq_decide(const struct sb_seq_est *e, double nominal, double widen, dou
     tc = e->se > 0 ? sb_ci_t_quantile(1 - nominal / 2, e->df) : 0;
     out->lo = exp(e->d - tc * e->se) / widen;
     out->hi = exp(e->d + tc * e->se) * widen;
-    out->detectable = widen * (1 + sb_ci_detectable(e->se, e->df, out->level, SB_SEQ_POWER)) - 1;
     if (out->lo > 1 || out->hi < 1)
         out->v = SB_SEQ_DIFFERENT;
     else if (margin > 0 && out->lo >= 1 / (1 + margin) && out->hi <= 1 + margin)

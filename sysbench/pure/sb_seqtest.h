@@ -146,8 +146,8 @@ struct sb_seq_decision {
     double level;         /* of the interval: 1 - nominal */
     double ratio;         /* exp(d) */
     double lo, hi;        /* the interval of the ratio */
-    double detectable;    /* smallest change seen with SB_SEQ_POWER, as a
-                             fraction (0.034 = 3.4%); NaN when unknown */
+    double detectable;    /* NaN: sb_seq_detectable computes it, which
+                             costs an integration */
 };
 
 /*
@@ -163,5 +163,13 @@ struct sb_seq_decision {
  */
 void sb_seq_decide(const struct sb_seq_est *e, double nominal, double widen, double margin,
                    bool final, struct sb_seq_decision *out);
+
+/*
+ * The smallest change (a fraction: 0.034 = 3.4%) a look of nominal level
+ * `nominal` on estimate e finds with probability SB_SEQ_POWER, the
+ * interval widened by `widen` as sb_seq_decide widens it; NaN when e has
+ * no interval.
+ */
+double sb_seq_detectable(const struct sb_seq_est *e, double nominal, double widen);
 
 #endif /* SB_SEQTEST_H */
