@@ -28,9 +28,11 @@
 /* The chance of a false better/worse on the primary figure, over all
  * looks, and of any among the other figures. */
 #define AB_ALPHA 0.05
-/* The first round's lead: time for a run to start, load its script and
- * connect before the planned start instant. */
-#define FIRST_LEAD_S 2.0
+/* The first round's lead, the time a run has to start, load its script
+ * and connect before the common start instant: half a second and 2 ms
+ * a connection; doubled whenever a run was not ready in time. */
+#define FIRST_LEAD_S 0.5
+#define LEAD_PER_THREAD_S 0.002
 
 /* The signal that stops the comparison (the stop flag says that one
  * came; this says which, for the exit status). */
@@ -247,6 +249,9 @@ static int after_first_round(struct sb_ab *ab, FILE *out, char *err, size_t errl
                       strcmp(r->side[0].server, r->side[1].server) == 0;
     if (ab->args->aa)
         fprintf(out, "A/A calibration: both sides run --a's options.\n");
+    else if (strcmp(ab->args->spec[0], ab->args->spec[1]) == 0)
+        fprintf(out, "WARNING: --a and --b are the same options: this compares one target with "
+                "itself (--aa says so).\n");
     else if (ab->same_server)
         fprintf(out, "WARNING: '%s' and '%s' are the same server (%s): this compares two "
                 "clients of one server, not two builds.\n", ab->args->label[0],
@@ -357,8 +362,14 @@ static int run_rounds(struct sb_ab *ab, FILE *out, char *err, size_t errlen)
         r->index = (unsigned)ab->nrounds + 1;
         r->a_first = a_first_in(ab, r->index, &rng);
         r->seed = ab->args->seed + r->index;
-        if (sb_ab_run_round(ab, r, err, errlen) != 0)
+        int rc = sb_ab_run_round(ab, r, err, errlen);
+        if (rc < 0)
             return -1;
+        if (rc > 0) {
+            fprintf(out, "round %3u: a run was not ready at the common start; set-up now gets "
+                    "%.1f s, and the round runs again\n", r->index, ab->lead_s);
+            continue;
+        }
         ab->nrounds++;
         if (ab->nrounds == 1 && after_first_round(ab, out, err, errlen) != 0)
             return -1;
@@ -510,6 +521,7 @@ int sb_ab_main(int argc, char **argv, FILE *out)
         goto done;
     if (make_dirs(&ab, err, sizeof(err)) != 0)
         goto done;
+    ab.lead_s = FIRST_LEAD_S + LEAD_PER_THREAD_S * (args.threads > 0 ? args.threads : 1);
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);

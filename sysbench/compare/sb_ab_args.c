@@ -320,6 +320,8 @@ static int common_option(struct sb_ab_args *a, const char *name, const char *arg
         if (end == v || *end != '\0' || !(a->time_s > 0) || !isfinite(a->time_s))
             return fail(err, errlen, "--time for ab is each round's length in seconds, above 0 "
                         "(got '%s')", v);
+    } else if (strcmp(name, "threads") == 0 || strcmp(name, "num-threads") == 0) {
+        a->threads = (unsigned)strtoul(v, NULL, 10);
     } else if (strcmp(name, "warmup-time") == 0) {
         a->warmup_s = strtod(v, NULL);
     } else if ((strcmp(name, "tx-rate") == 0 || strcmp(name, "rate") == 0) && strtod(v, NULL) > 0) {

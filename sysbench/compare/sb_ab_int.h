@@ -67,6 +67,7 @@ struct sb_ab_args {
     size_t ncommon;
     const char *script, *command;
     double time_s;            /* --time of a round */
+    unsigned threads;         /* --threads, for the duet's first lead */
     double warmup_s;          /* --warmup-time */
     uint64_t seed;            /* --rand-seed, or from the clock */
     bool rated;               /* --tx-rate or --rate given */
@@ -163,7 +164,9 @@ void sb_ab_analyse(struct sb_ab *ab, bool final);
 /*
  * Runs round r (index, order and seed set) of the comparison: both
  * targets' processes, each writing its JSON in ab->tmpdir, then reads
- * their figures into r. Returns 0, or -1 with one line in err (a target
+ * their figures into r. Returns 0; 1 when a duet run was not set up by
+ * the common start instant (the round does not count; ab->lead_s was
+ * doubled for the next try); or -1 with one line in err (a target
  * failed: its FATAL line; a signal stopped the round: err empty).
  */
 int sb_ab_run_round(struct sb_ab *ab, struct sb_ab_round *r, char *err, size_t errlen);

@@ -49,11 +49,28 @@ static void fmt_value(double v, char *buf, size_t len)
         snprintf(buf, len, "%.*f", decimals < 0 ? 0 : decimals > 6 ? 6 : decimals, v);
 }
 
+/* An interval, its bounds cut to "<0.001" and ">999" (the early looks'
+ * intervals are that wide). */
+static void fmt_interval(double lo, double hi, char *buf, size_t len)
+{
+    char l[16], h[16];
+
+    if (lo < 0.001)
+        snprintf(l, sizeof(l), "<0.001");
+    else
+        snprintf(l, sizeof(l), "%.3f", lo);
+    if (hi > 999)
+        snprintf(h, sizeof(h), ">999");
+    else
+        snprintf(h, sizeof(h), "%.3f", hi);
+    snprintf(buf, len, "[%s, %s]", l, h);
+}
+
 void sb_ab_print_progress(const struct sb_ab *ab, FILE *out)
 {
     const struct sb_ab_round *r = &ab->rounds[ab->nrounds - 1];
     const struct sb_ab_figure *fig = &ab->figs[ab->primary];
-    char va[32], vb[32], left[32], level[32];
+    char va[32], vb[32], left[32], level[32], ci[48];
     double ratio = exp(sb_ab_log_ratio(r, ab->primary));
 
     fmt_value(r->side[0].fig[ab->primary], va, sizeof(va));
@@ -64,8 +81,9 @@ void sb_ab_print_progress(const struct sb_ab *ab, FILE *out)
             ab->args->label[1], vb, ratio);
     if (ab->last_look == ab->nrounds && !isnan(fig->dec.lo)) {
         fmt_level(ab->nominal, level, sizeof(level));
-        fprintf(out, "  | look: %.3f [%.3f, %.3f] at %s: %s", fig->dec.ratio, fig->dec.lo,
-                fig->dec.hi, level, fig->dec.v == SB_SEQ_CONTINUE ? "continue" : fig->verdict);
+        fmt_interval(fig->dec.lo, fig->dec.hi, ci, sizeof(ci));
+        fprintf(out, "  | look: %.3f %s at %s: %s", fig->dec.ratio, ci, level,
+                fig->dec.v == SB_SEQ_CONTINUE ? "continue" : fig->verdict);
     } else if (!isnan(fig->est.d)) {
         fprintf(out, "  | so far %.3f", exp(fig->est.d));
     }
@@ -89,7 +107,7 @@ static void print_row(const struct sb_ab *ab, int f, FILE *out)
     if (isnan(fig->dec.lo))
         snprintf(ci, sizeof(ci), "-");
     else
-        snprintf(ci, sizeof(ci), "[%.3f, %.3f]", fig->dec.lo, fig->dec.hi);
+        fmt_interval(fig->dec.lo, fig->dec.hi, ci, sizeof(ci));
     fmt_level(1 - fig->dec.level, level, sizeof(level));
     if (isnan(fig->dec.detectable))
         snprintf(det, sizeof(det), "-");

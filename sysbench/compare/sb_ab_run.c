@@ -40,9 +40,7 @@ extern char **environ;
  * the terminal's SIGINT too), then to let them end after our SIGTERM. */
 #define SIGNAL_GRACE_S 3.0
 #define KILL_GRACE_S 10.0
-/* A duet run's measurement starting this much after the planned instant
- * doubles the lead of the next rounds (up to LEAD_MAX_S). */
-#define LATE_START_S 0.1
+/* The longest lead: a run that cannot set up in this long is stuck. */
 #define LEAD_MAX_S 60.0
 
 double sb_ab_now(void)
@@ -431,16 +429,20 @@ static int run_interleaved(struct sb_ab *ab, struct sb_ab_round *r, struct child
     return 0;
 }
 
-/* A duet run that started its measurement more than a second after the
- * planned instant (its set-up outlasted the lead; it then starts at once
- * and says so) doubles the lead of the next rounds. */
-static void adjust_lead(struct sb_ab *ab, const struct sb_ab_round *r, double start_at)
+/* Whether run c says it was not ready at its --start-at (sb_instance.c
+ * prints that notice, or the warning of a start further past). */
+static bool started_late(const struct child *c)
 {
-    for (int t = 0; t < 2; t++) {
-        double late = r->side[t].start_unix_s - ab->args->warmup_s - start_at;
-        if (isfinite(late) && late > LATE_START_S && ab->lead_s < LEAD_MAX_S)
-            ab->lead_s = fmin(ab->lead_s * 2, LEAD_MAX_S);
-    }
+    FILE *f = fopen(c->log, "r");
+    char line[1024];
+    bool late = false;
+
+    if (f == NULL)
+        return false;
+    while (!late && fgets(line, sizeof(line), f) != NULL)
+        late = strstr(line, "--start-at passed") != NULL;
+    fclose(f);
+    return late;
 }
 
 int sb_ab_run_round(struct sb_ab *ab, struct sb_ab_round *r, char *err, size_t errlen)
@@ -457,21 +459,29 @@ int sb_ab_run_round(struct sb_ab *ab, struct sb_ab_round *r, char *err, size_t e
         rc = run_duet(ab, r, start_at, c, err, errlen);
     else
         rc = run_interleaved(ab, r, c, err, errlen);
-    if (rc != 0)
-        return -1;
-    if (sb_stopping())
+    if (rc != 0 || sb_stopping())
         return -1;
     for (int t = 0; t < 2; t++)
         if (!WIFEXITED(c[t].status) || WEXITSTATUS(c[t].status) != 0) {
             explain(ab, &c[t], t, "run", r->index, err, errlen);
             return -1;
         }
+    /* A run not ready at the common instant measured a window it partly
+     * could not work in: the round does not count, and the next try
+     * gives set-up twice the time. */
+    if (ab->args->mode == SB_AB_DUET && (started_late(&c[0]) || started_late(&c[1]))) {
+        if (ab->lead_s >= LEAD_MAX_S) {
+            snprintf(err, errlen, "round %u: a run was still setting up %.0f s after it started "
+                     "(%s)", r->index, LEAD_MAX_S, started_late(&c[0]) ? c[0].log : c[1].log);
+            return -1;
+        }
+        ab->lead_s = fmin(ab->lead_s * 2, LEAD_MAX_S);
+        return 1;
+    }
     for (int t = 0; t < 2; t++)
         if (read_side(ab, r->index, t, &r->side[t], err, errlen) != 0)
             return -1;
     r->wall_s = mono_now() - t0;
-    if (ab->args->mode == SB_AB_DUET)
-        adjust_lead(ab, r, start_at);
     return 0;
 }
 
