@@ -63,6 +63,8 @@ static void usage(FILE *out)
             "                           (restart a server with another build); interleaved\n"
             "  --budget=TIME            stop after this long at most (600, 90s, 10m, 1h) [10m]\n"
             "  --rounds=N               at most N rounds (default: what the budget allows)\n"
+            "  --stop=early|end         early: stop at the first look that decides (default);\n"
+            "                           end: one test after the last round\n"
             "  --margin=PCT             ratios within 1/(1+PCT)..1+PCT count as no change [2%%]\n"
             "  --primary=FIGURE         the figure judged: tps, p95, p99, client-cpu,\n"
             "                           server-cpu (default: tps in a closed loop, server-cpu\n"
@@ -316,7 +318,8 @@ static bool look(struct sb_ab *ab)
     bool final = !room_for_another(ab), stop;
     double tau = final ? 1 : (double)n / (double)ab->planned, nominal;
 
-    if (n < SB_SEQ_MIN_ROUNDS || (!final && !sb_seq_is_look(n, ab->last_look, ab->planned)))
+    if (n < SB_SEQ_MIN_ROUNDS ||
+        (!final && (ab->args->stop_at_end || !sb_seq_is_look(n, ab->last_look, ab->planned))))
         return false;
     if (isnan(sb_seq_design_look(&ab->design, (double)n, tau, &nominal)))
         return final;

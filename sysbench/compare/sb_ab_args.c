@@ -262,7 +262,8 @@ static int own_option(struct sb_ab_args *a, const char *name, const char *arg, c
         strcmp(name, "margin") != 0 && strcmp(name, "primary") != 0 &&
         strcmp(name, "rounds") != 0 && strcmp(name, "a-before") != 0 &&
         strcmp(name, "b-before") != 0 && strcmp(name, "labels") != 0 &&
-        strcmp(name, "json") != 0 && strcmp(name, "plot") != 0 && strcmp(name, "ab-dir") != 0)
+        strcmp(name, "json") != 0 && strcmp(name, "plot") != 0 && strcmp(name, "ab-dir") != 0 &&
+        strcmp(name, "stop") != 0)
         return 0;
     if (v == NULL || (*v == '\0' && t < 0))
         return fail(err, errlen, "--%s needs a value (--%s=...)", name, name);
@@ -273,6 +274,10 @@ static int own_option(struct sb_ab_args *a, const char *name, const char *arg, c
             return fail(err, errlen, "--mode must be duet or interleaved (got '%s')", v);
         a->mode = strcmp(v, "duet") == 0 ? SB_AB_DUET : SB_AB_INTERLEAVED;
         a->mode_given = true;
+    } else if (strcmp(name, "stop") == 0) {
+        if (strcmp(v, "early") != 0 && strcmp(v, "end") != 0)
+            return fail(err, errlen, "--stop must be early or end (got '%s')", v);
+        a->stop_at_end = strcmp(v, "end") == 0;
     } else if (strcmp(name, "budget") == 0) {
         a->budget_s = sb_ab_parse_duration(v);
         if (!(a->budget_s > 0))

@@ -55,6 +55,7 @@ struct sb_ab_args {
     int primary;              /* enum sb_ab_fig, or -1: by the mode */
     bool aa;                  /* --aa: A's options on both sides */
     size_t max_rounds;        /* --rounds; 0: as many as the budget allows */
+    bool stop_at_end;         /* --stop=end: one look, after the last round */
     char *spec[2];            /* --a, --b as given (borrowed) */
     char **opts[2];           /* the words of spec (owned, NULL-ended) */
     size_t nopts[2];
