@@ -28,6 +28,10 @@
 /* The chance of a false better/worse on the primary figure, over all
  * looks, and of any among the other figures. */
 #define AB_ALPHA 0.05
+/* Simulated comparisons behind the calibration of the looks' alpha
+ * (sb_seq_calibrate): a standard error of 0.1 percentage point. */
+#define CALIBRATION_SIMS 50000
+
 /* The first round's lead, the time a run has to start, load its script
  * and connect before the common start instant: half a second and 2 ms
  * a connection; doubled whenever a run was not ready in time. */
@@ -247,6 +251,11 @@ static int after_first_round(struct sb_ab *ab, FILE *out, char *err, size_t errl
                 allows == 1 ? "" : "s", SB_SEQ_MIN_ROUNDS);
         ab->planned = SB_SEQ_MIN_ROUNDS;
     }
+    ab->spend = ab->args->stop_at_end ? AB_ALPHA
+                                      : sb_seq_calibrate(ab->planned, AB_ALPHA, CALIBRATION_SIMS,
+                                                         ab->args->seed);
+    sb_seq_design_free(&ab->design);
+    sb_seq_design_init(&ab->design, ab->spend);
     ab->same_server = r->side[0].server[0] != '\0' &&
                       strcmp(r->side[0].server, r->side[1].server) == 0;
     if (ab->args->aa)
@@ -512,6 +521,7 @@ int sb_ab_main(int argc, char **argv, FILE *out)
     ab.args = &args;
     ab.lead_s = FIRST_LEAD_S;
     ab.primary = SB_AB_TPS;
+    ab.spend = AB_ALPHA;
     sb_seq_design_init(&ab.design, AB_ALPHA);
     if (sb_ab_args_parse(&args, argc, argv, err, sizeof(err)) != 0)
         goto done;

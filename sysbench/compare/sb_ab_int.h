@@ -143,6 +143,8 @@ struct sb_ab {
     struct sb_ab_look *looks; /* owned, nlooks of them */
     size_t nlooks;
     struct sb_seq_design design;
+    double spend;             /* the alpha the looks spend, calibrated so
+                                 that the procedure keeps 5% */
     double nominal;           /* level of the last look */
     bool decided;             /* the primary figure decided before the end */
     bool final;               /* the last look was the final one */

@@ -168,7 +168,8 @@ static void print_notes(const struct sb_ab *ab, FILE *out)
 
     fmt_level(ab->nominal, level, sizeof(level));
     fprintf(out, "* the primary figure, judged at 5%% over all %zu looks (O'Brien-Fleming-type "
-            "alpha spending; this look's interval is at %s).\n", ab->nlooks, level);
+            "spending of %.2f%%, which keeps\n  5%% for t statistics by simulation; this "
+            "look's interval is at %s).\n", ab->nlooks, 100 * ab->spend, level);
     if (ab->nsecondary > 0)
         fprintf(out, "  The other %zu figure%s: each interval at %.2f%% so that all hold "
                 "together at 95%% (Bonferroni).\n", ab->nsecondary,
@@ -371,6 +372,7 @@ static void json_settings(struct sb_json *j, const struct sb_ab *ab)
     sb_json_kv_double(j, "round_time_s", a->time_s);
     sb_json_kv_double(j, "margin", a->margin);
     sb_json_kv_double(j, "alpha", 0.05);
+    sb_json_kv_double(j, "alpha_spent", ab->spend);
     sb_json_kv_double(j, "power", SB_SEQ_POWER);
     sb_json_kv_uint(j, "rand_seed", a->seed);
     sb_json_kv_string(j, "primary", sb_ab_figs[ab->primary].key);

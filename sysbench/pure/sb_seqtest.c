@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pure/sb_ci.h"
+#include "pure/sb_rand.h"
 
 /* The grid covers the score's density to this many standard deviations
  * (the mass beyond is below 1e-16). */
@@ -310,4 +311,111 @@ void sb_seq_decide(const struct sb_seq_est *e, double nominal, double widen, dou
         out->v = SB_SEQ_DIFFERENT;
     else if (margin > 0 && out->lo >= 1 / (1 + margin) && out->hi <= 1 + margin)
         out->v = SB_SEQ_EQUIVALENT;
+}
+
+/* ------------------------------------------------------------ calibration */
+
+/* The looks of a plan of nmax rounds and, for a spending total alpha,
+ * each look's critical t. Returns the number of looks, 0 out of memory. */
+static size_t plan_looks(size_t nmax, double alpha, size_t *round, double *crit)
+{
+    struct sb_seq_design d;
+    size_t nl = 0, last = 0;
+    double nominal;
+
+    sb_seq_design_init(&d, alpha);
+    for (size_t n = 1; n <= nmax; n++) {
+        if (!sb_seq_is_look(n, last, nmax))
+            continue;
+        if (isnan(sb_seq_design_look(&d, (double)n, (double)n / (double)nmax, &nominal))) {
+            sb_seq_design_free(&d);
+            return 0;
+        }
+        round[nl] = last = n;
+        crit[nl++] = n > 2 ? sb_ci_t_quantile(1 - nominal / 2, (double)(n - 2)) : INFINITY;
+    }
+    sb_seq_design_free(&d);
+    return nl;
+}
+
+static double std_normal(struct sb_rand *r)
+{
+    double u1 = sb_rand_next_double(r), u2 = sb_rand_next_double(r);
+
+    return sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2);
+}
+
+/* Whether one simulated comparison of normal rounds (no difference,
+ * orders alternating) crosses a look's critical t. */
+static bool crosses(struct sb_rand *r, const size_t *round, const double *crit, size_t nl)
+{
+    double sum[2] = {0, 0}, ss[2] = {0, 0};
+    size_t cnt[2] = {0, 0}, n = 0;
+
+    for (size_t k = 0; k < nl; k++) {
+        double m0, m1, rss, se;
+        for (; n < round[k]; n++) {
+            double x = std_normal(r);
+            sum[n % 2] += x;
+            ss[n % 2] += x * x;
+            cnt[n % 2]++;
+        }
+        m0 = sum[0] / (double)cnt[0];
+        m1 = sum[1] / (double)cnt[1];
+        rss = ss[0] - sum[0] * m0 + ss[1] - sum[1] * m1;
+        se = 0.5 * sqrt(rss / (double)(n - 2) * (1 / (double)cnt[0] + 1 / (double)cnt[1]));
+        if (se > 0 && fabs((m0 + m1) / 2) / se >= crit[k])
+            return true;
+    }
+    return false;
+}
+
+/* The simulated false-verdict rate of a spending total alpha. */
+static double false_rate(size_t nmax, double alpha, size_t sims, uint64_t seed, size_t *round,
+                         double *crit)
+{
+    struct sb_rand_params params;
+    struct sb_rand r;
+    size_t nl = plan_looks(nmax, alpha, round, crit), hits = 0;
+
+    if (nl == 0)
+        return NAN;
+    sb_rand_params_default(&params);
+    sb_rand_seed_stream(&r, seed, 0, &params);
+    for (size_t s = 0; s < sims; s++)
+        hits += crosses(&r, round, crit, nl);
+    return (double)hits / (double)sims;
+}
+
+double sb_seq_calibrate(size_t nmax, double alpha, size_t sims, uint64_t seed)
+{
+    size_t *round = malloc((nmax + 1) * sizeof(*round));
+    double *crit = malloc((nmax + 1) * sizeof(*crit));
+    double lo = alpha / 2, hi = alpha, rate;
+    size_t looks = 0, last = 0;
+
+    for (size_t n = 1; n <= nmax; n++)
+        if (sb_seq_is_look(n, last, nmax)) {
+            looks++;
+            last = n;
+        }
+    if (round == NULL || crit == NULL || looks <= 1 || sims == 0) {
+        free(round);
+        free(crit);
+        return alpha;
+    }
+    rate = false_rate(nmax, alpha, sims, seed, round, crit);
+    /* Only ever lowered: a procedure already at or under alpha keeps it. */
+    if (!(rate > alpha))
+        lo = alpha;
+    for (int i = 0; i < 12 && hi - lo > alpha * 0.002; i++) {
+        double mid = (lo + hi) / 2;
+        if (false_rate(nmax, mid, sims, seed, round, crit) > alpha)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    free(round);
+    free(crit);
+    return lo;
 }

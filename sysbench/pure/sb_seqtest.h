@@ -43,6 +43,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The power behind the "detectable change". */
 #define SB_SEQ_POWER 0.80
@@ -103,6 +104,21 @@ void sb_seq_design_free(struct sb_seq_design *d);
  * after the final one, or when memory runs out.
  */
 double sb_seq_design_look(struct sb_seq_design *d, double info, double tau, double *nominal);
+
+/*
+ * The alpha to give sb_seq_design_init so that the whole procedure (the
+ * looks of sb_seq_is_look for a plan of nmax rounds, each look's t
+ * statistic with n - 2 degrees of freedom held against its nominal
+ * level) calls a difference with probability alpha when the rounds are
+ * normal and nothing differs. Holding t statistics against boundaries
+ * computed for known variance overshoots alpha a little (5.4% to 6% for
+ * 5% at 5 to 30 rounds), so the spending total is lowered until a
+ * simulation of the procedure (`sims` comparisons from `seed`, the same
+ * draws for every candidate, so the search is monotone and the result
+ * repeatable) gives alpha. A plan with one look needs no correction.
+ * Returns the corrected alpha, or alpha itself when memory runs out.
+ */
+double sb_seq_calibrate(size_t nmax, double alpha, size_t sims, uint64_t seed);
 
 /*
  * Whether a comparison that allows at most nmax rounds looks after round

@@ -180,7 +180,8 @@ static size_t plan(size_t nmax, size_t *looks, double *nominal)
     struct sb_seq_design d;
     size_t nl = 0, last = 0;
 
-    sb_seq_design_init(&d, 0.05);
+    /* As sysbench ab does: the spending calibrated for t statistics. */
+    sb_seq_design_init(&d, sb_seq_calibrate(nmax, 0.05, 50000, 99));
     for (size_t n = 1; n <= nmax; n++) {
         if (!sb_seq_is_look(n, last, nmax))
             continue;
@@ -223,8 +224,9 @@ static enum sb_seq_verdict simulate(struct sb_rand *r, double effect, double sd,
 }
 
 /* Nothing differs, but the second target gains 4% from its position:
- * at most 5% of comparisons call a difference, and the procedure uses
- * its alpha rather than being needlessly blind (above 2%). */
+ * 5% of comparisons call a difference (the calibration's job: without
+ * it, 5.4%), neither more nor needlessly fewer. The draws are not the
+ * calibration's. */
 START_TEST(test_sequential_false_verdicts)
 {
     struct sb_rand r;
@@ -241,7 +243,7 @@ START_TEST(test_sequential_false_verdicts)
     }
     /* 0.05 + 3 standard errors of 10,000 draws. */
     ck_assert_msg(wrong <= 0.0565 * sims, "%zu false verdicts of %zu", wrong, sims);
-    ck_assert_msg(wrong >= 0.02 * sims, "%zu false verdicts of %zu: too strict", wrong, sims);
+    ck_assert_msg(wrong >= 0.0435 * sims, "%zu false verdicts of %zu: too strict", wrong, sims);
     /* sd 0.05 over 30 rounds: se about 0.009, the interval about
      * +-0.02 at the end, within a 3% margin most of the time. */
     ck_assert_msg(equivalent >= sims / 2, "equivalent %zu of %zu", equivalent, sims);
@@ -308,6 +310,20 @@ START_TEST(test_sequential_finds)
 }
 END_TEST
 
+/* The calibration lowers alpha only where the looks need it, and
+ * gives the same answer for the same seed. */
+START_TEST(test_calibrate)
+{
+    double a8 = sb_seq_calibrate(8, 0.05, 20000, 1);
+
+    ck_assert(a8 > 0.035 && a8 < 0.05);
+    ck_assert_double_eq(a8, sb_seq_calibrate(8, 0.05, 20000, 1));
+    /* One look (a plan of 4 rounds): the t test is exact. */
+    ck_assert_double_eq(sb_seq_calibrate(4, 0.05, 20000, 1), 0.05);
+    ck_assert_double_eq(sb_seq_calibrate(30, 0.05, 0, 1), 0.05);
+}
+END_TEST
+
 START_TEST(test_decide_cases)
 {
     struct sb_seq_est e = {.n = 10, .n_first = 5, .d = log(1.01), .se = 0.002, .df = 8};
@@ -354,6 +370,7 @@ int main(void)
     tcase_add_test(tc, test_sequential_false_verdicts);
     tcase_add_test(tc, test_detectable_power);
     tcase_add_test(tc, test_sequential_finds);
+    tcase_add_test(tc, test_calibrate);
     tcase_add_test(tc, test_decide_cases);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
