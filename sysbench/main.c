@@ -23,6 +23,7 @@
 #include "drivers/sb_driver.h"
 #include "pure/sb_findmax.h"
 #include "core/sb_clock.h"
+#include "compare/sb_ab.h"
 #include "compare/sb_compare.h"
 #include "results/sb_merge.h"
 #include "core/sb_log.h"
@@ -80,7 +81,8 @@ static void print_help(const struct sb_optset *general, struct sb_optset *drv_se
     }
     printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
     printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n");
-    printf("  sysbench merge A.json B.json [...] [--json=ALL.json]\n\n");
+    printf("  sysbench merge A.json B.json [...] [--json=ALL.json]\n");
+    printf("  sysbench ab --a='OPTIONS' --b='OPTIONS' [--budget=10m] SCRIPT [options] run\n\n");
     printf("Commands implemented by most scripts: prepare run cleanup help\n");
     printf("SCRIPT is a path to a Lua file or the name of a bundled script (oltp_read_write, ...);\n");
     printf("'-' reads the script from standard input. Bundled scripts: %s\n\n",
@@ -802,6 +804,8 @@ int main(int argc, char **argv)
     /* compare reads result files: no script, driver or Lua state. */
     if (sb_compare_requested(argc, argv))
         return sb_compare_main(argc, argv, stdout);
+    if (sb_ab_requested(argc, argv))
+        return sb_ab_main(argc, argv, stdout);
     if (sb_merge_requested(argc, argv))
         return sb_merge_main(argc, argv, stdout);
     /* Everything main owns is set up before the first failure can jump

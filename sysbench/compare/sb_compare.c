@@ -198,10 +198,13 @@ static int width_of(const char *s, int min)
     return w > min ? w : min;
 }
 
-/* The interval and verdict cells of v. */
+/* The interval, verdict and detectable-change cells of v. */
 static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, char *verdict,
-                          size_t vlen)
+                          size_t vlen, char *det, size_t dlen)
 {
+    double d;
+
+    snprintf(det, dlen, "-");
     if (v->method == SB_VERDICT_NONE) {
         snprintf(ci, cilen, "-");
         snprintf(verdict, vlen, "%s", isnan(v->r.ratio) ? "-" : "no verdict (single run)");
@@ -209,6 +212,9 @@ static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, ch
     }
     snprintf(ci, cilen, "[%.3f, %.3f]", v->r.lo, v->r.hi);
     snprintf(verdict, vlen, "%s", sb_ci_verdict_name(v->v));
+    d = sb_verdict_detectable(v);
+    if (isfinite(d))
+        snprintf(det, dlen, "%.1f%%", 100 * d);
 }
 
 /* Prints one table: a row per key, the value of each file, then each
@@ -218,7 +224,7 @@ static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, ch
 static void print_table(FILE *out, const struct metric *m, const struct sb_result_file *res,
                         const struct sb_result_file_grid *g, struct sb_verdict *const *vs, size_t t)
 {
-    char cell[96], name[64], verdict[64];
+    char cell[96], name[64], verdict[64], det[32];
     int kw = 7, vw[64], rw[64], cw[64], dw[64];
     size_t nres = g->nres < 64 ? g->nres : 64;
     int decimals = m->decimals;
@@ -256,8 +262,8 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resul
         fprintf(out, "  %*s", rw[r], cell);
         if (ci) {
             cw[r] = 17;
-            dw[r] = r + 1 < nres ? 25 : 0;
-            fprintf(out, "  %*s  %-*s", cw[r], "interval", dw[r], "verdict");
+            dw[r] = 25;
+            fprintf(out, "  %*s  %-*s  %10s", cw[r], "interval", dw[r], "verdict", "detectable");
         }
     }
     fputc('\n', out);
@@ -277,8 +283,8 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resul
             fprintf(out, "  %*s", rw[r], cell);
             if (!ci)
                 continue;
-            verdict_cells(v, cell, sizeof(cell), verdict, sizeof(verdict));
-            fprintf(out, "  %*s  %-*s", cw[r], cell, dw[r], verdict);
+            verdict_cells(v, cell, sizeof(cell), verdict, sizeof(verdict), det, sizeof(det));
+            fprintf(out, "  %*s  %-*s  %10s", cw[r], cell, dw[r], verdict, det);
         }
         fputc('\n', out);
     }
@@ -398,6 +404,9 @@ static void print_verdict_note(FILE *out, const struct sb_result_file *res, size
                 "the chance of any false 'better' or 'worse' among them\nis at most 5%%.\n",
                 res[r].label, res[0].label, judged[r], judged[r] == 1 ? "" : "s",
                 100 * (1 - SB_VERDICT_ALPHA / (double)judged[r]), judged[r]);
+        fprintf(out, "Detectable: the smallest change a figure had an 80%% chance to show at its "
+                "runs' variation;\n'no significant difference' says nothing of changes below it "
+                "(more runs, or sysbench ab, see smaller ones).\n");
     }
     fputc('\n', out);
 }
