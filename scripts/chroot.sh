@@ -69,9 +69,11 @@ undo_mounts() {
     MOUNTED=()
 }
 
-bind() {
-    mkdir -p "$2"
-    mount "$@" && MOUNTED+=("${*: -1}")
+# mnt TARGET MOUNT-ARGS...: mounts onto TARGET, remembered for undo_mounts.
+mnt() {
+    local target=$1; shift
+    mkdir -p "$target"
+    mount "$@" "$target" && MOUNTED+=("$target")
 }
 
 run() {
@@ -80,12 +82,12 @@ run() {
     [ $# -gt 0 ] || die "run: no command"
     [ -x "$dir/bin/sh" ] || die "$dir is not a chroot (scripts/chroot.sh create $dir)"
     trap undo_mounts EXIT
-    bind -t proc proc "$dir/proc"
-    bind -t sysfs sys "$dir/sys"
-    bind --bind /dev "$dir/dev"
-    bind -t devpts devpts "$dir/dev/pts" -o newinstance,ptmxmode=0666
-    bind -t tmpfs tmpfs "$dir/dev/shm"
-    bind --bind "$SRC" "$dir/src"
+    mnt "$dir/proc" -t proc proc
+    mnt "$dir/sys" -t sysfs sys
+    mnt "$dir/dev" --bind /dev
+    mnt "$dir/dev/pts" -t devpts -o newinstance,ptmxmode=0666 devpts
+    mnt "$dir/dev/shm" -t tmpfs tmpfs
+    mnt "$dir/src" --bind "$SRC"
     cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
     chroot "$dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
