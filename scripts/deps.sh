@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the Debian 12 packages needed to build sysbench, with
 # --servers also MariaDB and PostgreSQL for the driver tests, and with
 # --package the Debian packaging tools (tests/package/deb_test.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One benchmark run and parallel commands; see sb_run.h.
  */

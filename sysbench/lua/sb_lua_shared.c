@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One Lua state per client thread; see sb_lua_shared.h. The Lua half
  * (the connections' globals, their require) is in the built-in sysbench

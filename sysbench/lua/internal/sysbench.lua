@@ -277,3 +277,4 @@ end
 require("sysbench.legacy")
 
 return sysbench
+-- SPDX-License-Identifier: GPL-2.0-or-later

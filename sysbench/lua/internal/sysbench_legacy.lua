@@ -295,3 +295,4 @@ end
 sysbench.__default_thread_run = thread_run
 
 return db
+-- SPDX-License-Identifier: GPL-2.0-or-later

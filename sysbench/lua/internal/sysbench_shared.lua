@@ -165,3 +165,4 @@ end
 
 
 return true
+-- SPDX-License-Identifier: GPL-2.0-or-later
