@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages needed to build sysbench, and with
-# --servers also MariaDB and PostgreSQL for the driver tests.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Installs the Debian 12 packages needed to build sysbench, with
+# --servers also MariaDB and PostgreSQL for the driver tests, and with
+# --package the Debian packaging tools (tests/package/deb_test.sh).
 set -euo pipefail
 
 pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
@@ -9,6 +11,11 @@ pkgs=(build-essential autoconf automake pkg-config libluajit-5.1-dev
 # prometheus (with promtool) and curl: tests/cli/metrics_tests.sh (make
 # check) scrapes a run with a real Prometheus
 pkgs+=(prometheus curl)
+# --package: what tests/package/deb_test.sh and scripts/chroot.sh need
+# (building the .deb, lintian, a Debian 12 chroot); only for packaging.
+if [ "${1:-}" = "--package" ]; then
+    pkgs+=(dpkg-dev debhelper fakeroot lintian debootstrap git)
+fi
 if [ "${1:-}" = "--servers" ]; then
     # sysbench: 1.0.20 itself, for the scripts tests/conformance runs unmodified
     # clang with its sanitizer and libFuzzer runtimes: the CI's sanitizer

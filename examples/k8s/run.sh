@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Runs one sysbench test as a Kubernetes Indexed Job of N pods (one
 # instance each, started together), then merges their results locally

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The same sysbench test on every host of a list, started together, then
 # one merged result (doc/scale-out.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * compare's verdicts and the differing options; see sb_verdict.h.
  */

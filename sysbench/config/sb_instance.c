@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Scale-out options and the shared start instant; see sb_instance.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The driver registry and the layer every driver shares: connections,
  * statements (server-side or emulated), result sets and the error policy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The --metrics-listen server; see sb_metrics_http.h.
  */

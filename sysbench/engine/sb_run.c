@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One benchmark run and parallel commands; see sb_run.h.
  */
@@ -470,8 +471,11 @@ static int new_slots(struct sb_run *run)
     run->slots = calloc(run->nslots ? run->nslots : 1, sizeof(*run->slots));
     if (run->slots == NULL)
         return -1;
-    for (unsigned i = 0; i < run->nslots; i++)
+    for (unsigned i = 0; i < run->nslots; i++) {
+        /* Without a rate only the response time is recorded (sb_stats.h). */
+        run->slots[i].stats.response_only = run->point.mode == SB_PACE_NONE;
         sb_stats_init_zeroed(&run->slots[i].stats);
+    }
     if (run->nloops == 0) {
         for (unsigned i = 0; i < run->point.threads; i++)
             run->workers[i].slot = &run->slots[i];

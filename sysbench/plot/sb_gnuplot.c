@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Running gnuplot and writing values into its scripts; see sb_gnuplot.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The --find-max chart (--plot): the SLA percentile and the achieved share
  * of the target against the target rate, on a numeric rate axis, from the

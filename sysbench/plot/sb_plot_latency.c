@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The latency chart of --plot: the response-time percentile curves from
  * the stored histograms (latency.gp); see sb_plot_chart_latency in

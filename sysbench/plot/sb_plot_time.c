@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The time axis of a single run (--plot): one chart of stacked panels
  * sharing the time axis, drawn from the point's interval reports; see

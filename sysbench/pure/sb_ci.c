@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Statistics for repeats and verdicts; see sb_ci.h.
  *

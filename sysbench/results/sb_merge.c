@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The merge command: checks that result files are the instances of one
  * experiment and combines them; see sb_merge.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The merge command's tree editing, JSON writing and text report; see
  * sb_merge.h.

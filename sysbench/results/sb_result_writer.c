@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Result collection, the JSON and CSV result files and the sweep table;
  * see sb_result_writer.h and doc/results.md (the schema).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The compiled-in tests (cpu, memory, threads, mutex, fileio): options,
 # defaults and help as sysbench 1.0.20 has them, their report sections,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Command-line behaviour of the sysbench binary: option parsing and every
 # error path (one "FATAL: ..." line, exit status 1, never a crash), the

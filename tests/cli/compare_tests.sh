@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The compare command and the charts: two sweeps on the SQLite default
 # (an event doing a fixed amount of Lua work, and one doing twice that)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Live metrics (--metrics-listen) and the OpenMetrics file (--metrics-file),
 # on the empty-event script (no database):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # --repeat, compare's verdicts and --find-max, on probes with no server:
 # an event that lasts exactly PROBE_MS milliseconds (sleep to just before

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Scale-out without a server (the SQLite default): --instance, --instances
 # with JOB_COMPLETION_INDEX, --start-at and --clock-offset, their refusals;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Scale-out on one machine: three sysbench processes (--instance=I/3, one
 # --start-at) against the same server, then `sysbench merge`. Checked

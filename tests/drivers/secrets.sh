@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # A password is never printed: not at --verbosity=5 with --db-debug, not in
 # --json, --csv, --log or --hgrm files, not when the server refuses it, not

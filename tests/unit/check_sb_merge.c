@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the merge command (sb_merge.h): result files of the
  * instances of one scale-out run, written here from a template of a real

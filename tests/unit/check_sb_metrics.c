@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_metrics: the Prometheus text and the OpenMetrics file
  * of intervals whose figures are known, and the HOST:PORT parser of

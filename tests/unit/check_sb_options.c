@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_options: value parsers, option sets, argv splitting,
  * config files and help output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the charts (sb_plot.c, sb_plot_time.c): the gnuplot
  * script written for a small result file, the quoting of labels and file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for compare's verdicts (sb_verdict) on labelled synthetic
  * runs whose truth is known: A/A comparisons (the same distribution on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * MySQL / MariaDB driver on the MySQL client C API (libmariadb or Oracle's
  * libmysqlclient).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * PostgreSQL driver, connections: the --pgsql-* options and their parsed,
  * read-only copy; opening one PGconn per connection (blocking, or started

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # common.gp: the start of every chart of sysbench --plot.
 # Set before it: OUT (the file), SVG (1 for SVG, else PNG), W and H
 # (size in pixels), TITLE. D is the directory of the data files.

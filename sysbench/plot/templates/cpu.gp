@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cpu.gp: CPU microseconds per transaction. On a point axis (XNUM 0),
 # for each point a group of bars, one per result and side (client,
 # server), the user part solid under the system part light; on a target

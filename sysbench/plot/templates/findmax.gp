@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # findmax.gp: the --find-max search on a numeric target-rate axis:
 # above, the SLA percentile of every run (open) and of every rate
 # (filled, the median), with the SLA limit dashed; below, the achieved

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # latency-throughput.gp: response time against achieved throughput over
 # the rated points (a --tx-rate sweep, a --find-max search): where
 # latency turns up is the capacity. Medians of the runs; per result, p50

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # latency.gp: the response-time percentile curves from the stored
 # histograms, both axes logarithmic; the percentile axis is 1/(1 - p),
 # so that 90%, 99%, 99.9% are evenly spaced.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # relative.gp: throughput relative to the first result at the same
 # point, or, for one result, to its first point (how the sweep scales).
 # Set before it: N results, LABEL[N]; FROM (the first result drawn: 2

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # throughput-rates.gp: a sweep of target rates at one thread count
 # (--tx-rate lists, --find-max): throughput against the target on a
 # numeric axis, so that uneven rates (a bisection's) keep their spacing,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # throughput.gp: transactions per second by point (threads, or target
 # rate and threads), one line per result.
 # Set before it: N results, LABEL[N]; NK points, KEY[NK] (tick names);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # timeline.gp: the time axis of one run, stacked panels sharing time in
 # seconds: throughput (and the target), response time p50/p99 (and start
 # lag p99), the backlog (rate mode only: a closed loop has none), and
