@@ -36,6 +36,7 @@
 #include "results/sb_txlog.h"
 #include "engine/sb_metrics_run.h"
 #include "engine/sb_run.h"
+#include "engine/sb_signal.h"
 #include "engine/sb_sweep.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
@@ -343,6 +344,10 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }
+    /* A signal after the last point (during --metrics-linger) ends the
+     * invocation as interrupted too: 128 + signal in any phase. */
+    if (rc == 0 && sb_signal_caught() != 0)
+        rc = 128 + sb_signal_caught();
     if (sweep && rc != 1)
         sb_result_writer_print_sweep(&out, stdout);
     if (rc == 0)
