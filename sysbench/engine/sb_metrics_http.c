@@ -45,6 +45,11 @@
 #define LISTEN_BACKLOG 4096
 /* Out of file descriptors: stop accepting for this long. */
 #define ACCEPT_PAUSE_MS 100
+/* With every slot taken, the oldest connection is dropped for a new one
+ * only once it is this old: a burst of honest clients that connect
+ * before they send waits in the kernel's queue instead of dropping
+ * each other, while a slow client is long past it. */
+#define EVICT_MIN_AGE_MS 200
 
 enum client_state {
     CLIENT_FREE = 0,
@@ -73,7 +78,9 @@ struct sb_metrics_http {
     struct sb_metrics *m;
     char *token;                /* NULL: no authentication */
     size_t token_len;
-    uint64_t accept_paused_until;
+    uint64_t fds_retry_at;      /* out of descriptors: accept again then */
+    uint64_t full_retry_at;     /* full of young connections: the oldest
+                                   may be dropped then */
     size_t nclients;
     /* The thread's own: */
     struct client clients[SB_METRICS_HTTP_CLIENTS];
@@ -466,11 +473,13 @@ static void client_drain(struct sb_metrics_http *h, struct client *c)
         client_close(h, c);
 }
 
-/* A free slot for a new connection: the oldest connection is dropped
- * when every slot is taken. */
-static struct client *free_slot(struct sb_metrics_http *h)
+/* A free slot for a new connection, or NULL when every slot is taken by
+ * a connection younger than EVICT_MIN_AGE_MS (*retry_at: when the oldest
+ * reaches it); else the oldest connection is dropped for it. */
+static struct client *free_slot(struct sb_metrics_http *h, uint64_t now, uint64_t *retry_at)
 {
     struct client *oldest = NULL;
+    uint64_t min_age = EVICT_MIN_AGE_MS * SB_NS_PER_MS;
 
     for (size_t i = 0; i < SB_METRICS_HTTP_CLIENTS; i++) {
         struct client *c = &h->clients[i];
@@ -478,6 +487,10 @@ static struct client *free_slot(struct sb_metrics_http *h)
             return c;
         if (oldest == NULL || c->since < oldest->since)
             oldest = c;
+    }
+    if (now - oldest->since < min_age) {
+        *retry_at = oldest->since + min_age;
+        return NULL;
     }
     client_close(h, oldest);
     return oldest;
@@ -488,19 +501,21 @@ static struct client *free_slot(struct sb_metrics_http *h)
 static void accept_all(struct sb_metrics_http *h, uint64_t now)
 {
     for (;;) {
-        int fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        struct client *c;
+        struct client *c = free_slot(h, now, &h->full_retry_at);
+        int fd;
 
+        if (c == NULL)
+            return; /* full of young connections: the rest wait queued */
+        fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
             continue;
         if (fd < 0) {
             /* Out of descriptors: the connection stays queued; poll for
              * it again a little later rather than spin. */
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-                h->accept_paused_until = now + ACCEPT_PAUSE_MS * SB_NS_PER_MS;
+                h->fds_retry_at = now + ACCEPT_PAUSE_MS * SB_NS_PER_MS;
             return;
         }
-        c = free_slot(h);
         c->fd = fd;
         c->state = CLIENT_READING;
         c->since = now;
@@ -517,12 +532,18 @@ static nfds_t poll_set(struct sb_metrics_http *h, uint64_t now, int *timeout_ms)
 {
     nfds_t n = 2;
     uint64_t next = UINT64_MAX;
-    bool paused = now < h->accept_paused_until;
+    /* Paused while out of descriptors, or while the set is full of
+     * young connections (a slot freed resumes accepting at once). */
+    bool out_of_fds = now < h->fds_retry_at;
+    bool full = h->nclients == SB_METRICS_HTTP_CLIENTS && now < h->full_retry_at;
+    bool paused = out_of_fds || full;
 
     h->pfd[0] = (struct pollfd){.fd = paused ? -1 : h->fd, .events = POLLIN};
     h->pfd[1] = (struct pollfd){.fd = h->wake[0], .events = POLLIN};
-    if (paused)
-        next = h->accept_paused_until;
+    if (out_of_fds)
+        next = h->fds_retry_at;
+    if (full && h->full_retry_at < next)
+        next = h->full_retry_at;
     for (size_t i = 0; i < SB_METRICS_HTTP_CLIENTS; i++) {
         const struct client *c = &h->clients[i];
         if (c->state == CLIENT_FREE)

@@ -10,10 +10,11 @@
  * It serves up to SB_METRICS_HTTP_CLIENTS connections at once, polled
  * without blocking, each closed after one answer: a client has 2 s from
  * its connection to send its request and read the answer, and when the
- * set is full a new connection drops the oldest one. So slow or silent
- * clients cannot hold up a scraper (it is served as soon as its request
- * is in), nor the run, nor the stop (which closes every connection at
- * once). With a token (--metrics-token) every request must carry
+ * set is full a new connection drops the oldest one (once that one is
+ * 0.2 s old; until then new ones wait in the kernel's queue). So slow
+ * or silent clients cannot hold up a scraper (it is served as soon as
+ * its request is in), nor the run, nor the stop (which closes every
+ * connection at once). With a token (--metrics-token) every request must carry
  * "Authorization: Bearer TOKEN", as Prometheus' `authorization`
  * scrape setting sends; others get 401. It reads only the published
  * snapshot (one small mutex, taken once per interval by the reporter),
@@ -26,7 +27,7 @@
 #include "results/sb_metrics.h"
 
 /* Connections served at once; a new one beyond this drops the oldest. */
-#define SB_METRICS_HTTP_CLIENTS 256
+#define SB_METRICS_HTTP_CLIENTS 512
 
 struct sb_metrics_http;
 
