@@ -473,39 +473,52 @@ static void client_drain(struct sb_metrics_http *h, struct client *c)
         client_close(h, c);
 }
 
-/* A free slot for a new connection, or NULL when every slot is taken by
- * a connection younger than EVICT_MIN_AGE_MS (*retry_at: when the oldest
- * reaches it); else the oldest connection is dropped for it. */
-static struct client *free_slot(struct sb_metrics_http *h, uint64_t now, uint64_t *retry_at)
+/* The connection accepted first, NULL when there is none. */
+static struct client *oldest_client(struct sb_metrics_http *h)
 {
     struct client *oldest = NULL;
-    uint64_t min_age = EVICT_MIN_AGE_MS * SB_NS_PER_MS;
 
     for (size_t i = 0; i < SB_METRICS_HTTP_CLIENTS; i++) {
         struct client *c = &h->clients[i];
-        if (c->state == CLIENT_FREE)
-            return c;
-        if (oldest == NULL || c->since < oldest->since)
+        if (c->state != CLIENT_FREE && (oldest == NULL || c->since < oldest->since))
             oldest = c;
     }
-    if (now - oldest->since < min_age) {
-        *retry_at = oldest->since + min_age;
-        return NULL;
-    }
+    return oldest;
+}
+
+/* A free slot for a new connection; with every slot taken, the oldest
+ * connection is dropped for it. */
+static struct client *free_slot(struct sb_metrics_http *h)
+{
+    struct client *oldest;
+
+    for (size_t i = 0; i < SB_METRICS_HTTP_CLIENTS; i++)
+        if (h->clients[i].state == CLIENT_FREE)
+            return &h->clients[i];
+    oldest = oldest_client(h);
     client_close(h, oldest);
     return oldest;
 }
 
 /* Accepts every connection waiting, and reads each at once: a scraper's
- * request is usually there already, and is answered before this returns. */
+ * request is usually there already, and is answered before this returns.
+ * With every slot taken by a connection younger than EVICT_MIN_AGE_MS,
+ * the rest wait in the kernel's queue until the oldest is that old. */
 static void accept_all(struct sb_metrics_http *h, uint64_t now)
 {
+    const uint64_t min_age = EVICT_MIN_AGE_MS * SB_NS_PER_MS;
+
     for (;;) {
-        struct client *c = free_slot(h, now, &h->full_retry_at);
+        struct client *c;
         int fd;
 
-        if (c == NULL)
-            return; /* full of young connections: the rest wait queued */
+        if (h->nclients == SB_METRICS_HTTP_CLIENTS) {
+            const struct client *oldest = oldest_client(h);
+            if (now - oldest->since < min_age) {
+                h->full_retry_at = oldest->since + min_age;
+                return;
+            }
+        }
         fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
             continue;
@@ -516,6 +529,7 @@ static void accept_all(struct sb_metrics_http *h, uint64_t now)
                 h->fds_retry_at = now + ACCEPT_PAUSE_MS * SB_NS_PER_MS;
             return;
         }
+        c = free_slot(h);
         c->fd = fd;
         c->state = CLIENT_READING;
         c->since = now;
