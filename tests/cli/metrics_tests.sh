@@ -151,7 +151,7 @@ else
     port=$(free_port)
     sb_bg "${RUN[@]}" --time=3 --metrics-listen="127.0.0.1:$port" --metrics-file=run.om \
         --json=r.json --percentile=50,99
-    wait_for out "[ 2s ]"
+    wait_for out "[ 1s ]"
     scrape "$port" || fail "no answer"
     sb_wait
     assert_exit 0
@@ -355,7 +355,7 @@ assert_le "$total" 9 "seconds for --time=5"
 # SIGINT with the silent clients connected.
 rm -f out
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
-wait_for out "[ 2s ]"
+wait_for out "[ 1s ]"
 wait_open silent.st 40
 kill -INT "$SB_PID"
 t0=$(date +%s.%N)
@@ -387,7 +387,7 @@ assert_eq "$ok" 3 "scrapes answered among 600 silent connections"
 tcase "[::]:PORT and :PORT: every address, named, one warning without a token"
 write_ev
 port=$(free_port)
-sb_bg "${RUN[@]}" --time=3 --metrics-listen=":$port"
+sb_bg "${RUN[@]}" --time=60 --metrics-listen=":$port"
 wait_for out "[ 1s ]"
 scrape "$port" || fail "no answer on 127.0.0.1"
 if [ -e /proc/net/if_inet6 ]; then
@@ -399,8 +399,8 @@ else
     scope="every IPv4 address of this host"
     shown="0.0.0.0:$port"
 fi
-sb_wait
-assert_exit 0
+kill -INT "$SB_PID"; sb_wait
+assert_exit 130
 assert_contains out "Metrics for Prometheus: http://$shown/metrics (--metrics-listen=:$port: $scope)"
 assert_count err '^WARNING: --metrics-listen=.* without authentication' 1
 assert_contains err "give --metrics-token=FILE"
@@ -416,7 +416,7 @@ assert_count err '^WARNING: --metrics-listen=0.0.0.0:0 serves the metrics to eve
 sb "${RUN[@]}" --time=1 --metrics-listen="127.0.0.1:0"
 assert_exit 0
 assert_match out '^Metrics for Prometheus: http://127\.0\.0\.1:[0-9]+/metrics \(--metrics-listen=127\.0\.0\.1:0: loopback only\)$'
-assert_not_contains err "WARNING"
+assert_not_contains err "without authentication"
 
 tcase "--metrics-token: 401 without it, no warning on a wildcard with it, bad files refused"
 write_ev
@@ -439,7 +439,7 @@ assert_match head.txt '^WWW-Authenticate: Bearer realm="sysbench"'
 kill -INT "$SB_PID"; sb_wait
 assert_exit 130
 assert_contains out "bearer token required)"
-assert_not_contains err "WARNING"
+assert_not_contains err "without authentication"
 assert_not_contains out "tok-A1b2C3"
 sb "${RUN[@]}" --time=1 --metrics-token=token
 assert_exit 1
