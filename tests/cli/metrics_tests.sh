@@ -347,7 +347,7 @@ read -r last_line total rc <timing.txt
 echo "+ last line after ${last_line} s, exit after ${total} s"
 SB_RC=$rc
 assert_exit 0
-assert_count out '^\[ [0-9]+s \]' 5
+assert_contains out "Threads fairness"
 # Before: up to 2 s after the report, waiting on one silent client.
 assert_le "$(awk -v a="$last_line" -v b="$total" 'BEGIN { printf "%.3f", b - a }')" 1 \
     "seconds from the report's last line to the exit"
