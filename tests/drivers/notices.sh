@@ -90,12 +90,17 @@ killed_sessions() {
     sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
     for i in 1 2; do
         rc=0
-        timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=8 \
+        timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=10 \
             --reconnect=1 run >"out$i.txt" 2>"err$i.txt" &
         pid=$!
-        sleep 1
+        # Kills start once the run does: a session killed in thread_init
+        # (before any event) ends the run, as it always did.
+        for _ in $(seq 600); do
+            grep -q '^Threads started!' "out$i.txt" && break
+            sleep 0.1
+        done
         total=0
-        for _ in $(seq 20); do
+        for _ in $(seq 24); do
             killed=$(kill_all)
             total=$((total + ${killed:-0}))
             sleep 0.25
