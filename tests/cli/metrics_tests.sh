@@ -348,10 +348,14 @@ echo "+ last line after ${last_line} s, exit after ${total} s"
 SB_RC=$rc
 assert_exit 0
 assert_contains out "Threads fairness"
-# Before: up to 2 s after the report, waiting on one silent client.
-assert_le "$(awk -v a="$last_line" -v b="$total" 'BEGIN { printf "%.3f", b - a }')" 1 \
+# Before: up to 2 s after the report, waiting on one silent client. A
+# sanitizer build takes longer to tear down: it gets a looser bound, which
+# only shows that nothing waits for long.
+gap=1
+[ -z "${SB_SANITIZER:-}" ] || gap=4
+assert_le "$(awk -v a="$last_line" -v b="$total" 'BEGIN { printf "%.3f", b - a }')" "$gap" \
     "seconds from the report's last line to the exit"
-assert_le "$total" 9 "seconds for --time=5"
+assert_le "$total" $((8 + gap)) "seconds for --time=5"
 # SIGINT with the silent clients connected.
 rm -f out
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
