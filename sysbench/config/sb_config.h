@@ -74,6 +74,7 @@ struct sb_config {
     const char *metrics_listen; /* --metrics-listen HOST:PORT, NULL when not given */
     const char *metrics_file;   /* --metrics-file, NULL when not given */
     double metrics_linger;      /* --metrics-linger, seconds */
+    const char *metrics_token;  /* --metrics-token FILE, NULL when not given */
     const char *server_pids;
 };
 
