@@ -33,7 +33,8 @@ struct merge {
  * names its outputs, e.g. --log=so1.log), which change nothing measured. */
 static const char *const per_instance_options[] = {
     "instance", "instances", "clock-offset", "json", "csv", "plot", "hgrm", "log", "server-pid",
-    "verbosity", "debug", "config-file", "help", "version", NULL
+    "verbosity", "debug", "config-file", "help", "version", "metrics-listen", "metrics-file",
+    "metrics-linger", NULL
 };
 
 static int fail(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
