@@ -47,12 +47,15 @@
 #   HOSTS        the host list (required), separated by spaces or commas
 #   SEED         --rand-seed, the same on every host (default 42)
 #   LEAD         seconds from the end of the preflight to the common start
-#                (default 10): enough for every host to start and connect
+#                (default 10, and at least 3 times the slowest host's
+#                session set-up in the preflight, plus 2): enough for every
+#                host to start sysbench and connect
 #   OUT          local directory for the results (default scale-out-<time>)
 #   SSH, SCP     the commands to reach a host (default "ssh -o BatchMode=yes
 #                -o ConnectTimeout=10", "scp -q -o BatchMode=yes")
 #   REMOTE_DIR   where the instances write on the hosts (default /tmp; a
-#                directory per run is made there and removed afterwards)
+#                directory per run and instance is made there and removed
+#                afterwards)
 #   USE_PDSH     1 (default when pdsh is installed) or 0
 #   LOCAL        1: all instances on this machine, no ssh/scp (default 0)
 #   SYSBENCH     the sysbench command on the hosts and here (default sysbench)
@@ -99,10 +102,10 @@ OPTS=("$@")
 
 say() { echo "run.sh: $*" >&2; }
 
-# The directory instance I writes in: one per run on a host, or one per
-# instance under OUT when local.
+# The directory instance I writes in: one per run and instance on its
+# host, or under OUT when local.
 rdir() {
-    if [ "$LOCAL" = 1 ]; then echo "$OUT/.host$1"; else echo "$REMOTE_DIR/$RUN_ID"; fi
+    if [ "$LOCAL" = 1 ]; then echo "$OUT/.host$1"; else echo "$REMOTE_DIR/$RUN_ID-$1"; fi
 }
 
 # reach I COMMAND: runs the shell command on host I (bash here when local),
@@ -180,14 +183,18 @@ clock_offset() {
 # preflight I: checks host I; writes "ok OFFSET RTT" or "fail REASON" to
 # OUT/.preflight-I.
 preflight() {
-    local i=$1 d v off rtt res err
+    local i=$1 d v off rtt res err t0 setup
     d=$(rdir "$i")
     res="$OUT/.preflight-$i"
     err="$OUT/.preflight-$i.err"
+    t0=$EPOCHREALTIME
     if ! v=$(reach "$i" "mkdir -p $(printf '%q' "$d") && { command -v $SB_Q >/dev/null || echo NOSYSBENCH; } && { $SB_Q --version 2>/dev/null | head -n 1; }" </dev/null 2>"$err"); then
         echo "fail unreachable or cannot make $d: $(tail -n 1 "$err")" >"$res"
         return
     fi
+    # How long a session took to start: the instances' sessions need as
+    # long before the common start.
+    setup=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
     if [ "$v" = NOSYSBENCH ] || [ -z "$v" ]; then
         echo "fail no '$SYSBENCH' there" >"$res"
         return
@@ -216,7 +223,7 @@ preflight() {
         echo "fail cannot write in $d: $(tail -n 1 "$err")" >"$res"
         return
     fi
-    echo "ok $off $rtt" >"$res"
+    echo "ok $off $rtt $setup" >"$res"
 }
 
 # Removes the hosts' directories of this run (after collection or when
@@ -270,8 +277,12 @@ for i in "${!hosts[@]}"; do
         rm -f "$OUT"/.preflight-*
         exit 1
     fi
-    read -r off rtt <<<"$rest"
-    say "  ${hosts[$i]}: $LOCAL_VERSION, database login ok, clock offset $off s (round trip $rtt s)"
+    read -r off rtt setup <<<"$rest"
+    say "  ${hosts[$i]}: $LOCAL_VERSION, database login ok, clock offset $off s (round trip $rtt s), session set-up $setup s"
+    # The start leaves every host three times its session set-up to start
+    # its instance and connect.
+    lead=$(awk -v s="$setup" 'BEGIN { printf "%d", 3 * s + 2.999 }')
+    [ "$lead" -gt "$LEAD" ] && LEAD=$lead
 done
 rm -f "$OUT"/.preflight-*
 
@@ -322,13 +333,23 @@ exit \$rc
 EOF
 }
 
-# Where the live view finds instance I's endpoint.
+# Where the live view finds instance I's endpoint: the address ssh
+# connects to for that host (ssh -G resolves aliases of its config).
+mhost=()
+for i in "${!hosts[@]}"; do
+    h=${hosts[$i]##*@}
+    if [ "$LOCAL" != 1 ] && [ "$METRICS_PORT" != 0 ]; then
+        # shellcheck disable=SC2086
+        h=$($SSH -G "${hosts[$i]}" 2>/dev/null | awk '$1 == "hostname" { print $2; exit }') || true
+        [ -n "$h" ] || h=${hosts[$i]##*@}
+    fi
+    mhost+=("$h")
+done
 metrics_url() {
-    local h=${hosts[$1]##*@}
     if [ "$LOCAL" = 1 ]; then
         echo "http://127.0.0.1:$((METRICS_PORT + $1))/metrics"
     else
-        echo "http://$h:$METRICS_PORT/metrics"
+        echo "http://${mhost[$1]}:$METRICS_PORT/metrics"
     fi
 }
 
@@ -367,7 +388,7 @@ if [ "$USE_PDSH" = 1 ]; then
     else
         # shellcheck disable=SC2086
         pdsh -R exec -f "$N" -w "$(IFS=,; echo "${hosts[*]}")" \
-            $SSH %h "$(instance_cmd %n "$(rdir 0)")" </dev/null 7>&- &
+            $SSH %h "$(instance_cmd %n "$REMOTE_DIR/$RUN_ID-%n")" </dev/null 7>&- &
     fi
     pdsh_pid=$!
     pids+=("$pdsh_pid")
