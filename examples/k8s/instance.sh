@@ -49,7 +49,7 @@ while [ -z "$rc" ] || kill -0 "$pid" 2>/dev/null; do
     rc=$?
 done
 echo "$rc" >"$R/status"
-echo done >"$R/state"
+echo "done" >"$R/state"
 waited=0
 while [ ! -e "$R/collected" ] && [ "$waited" -lt "${SB_COLLECT_TIMEOUT:-3600}" ]; do
     sleep 2

@@ -70,7 +70,7 @@ case "$METRICS_PORT" in '' | *[!0-9]*) echo "$0: METRICS_PORT must be a number" 
 
 # json STRING: STRING as a JSON string (and so a YAML flow scalar).
 json() {
-    local s=$1 out= c i
+    local s=$1 out='' c i
     for ((i = 0; i < ${#s}; i++)); do
         c=${s:i:1}
         case "$c" in
@@ -122,7 +122,7 @@ fi
 SECRET=${SECRET:-$NAME-none}
 
 arg_list() {
-    local sep= a
+    local sep='' a
     printf '['
     for a in "${args[@]}"; do
         printf '%s%s' "$sep" "$(json "$a")"
@@ -203,7 +203,7 @@ conditions() {
 # collect POD INDEX: copies the pod's result once it says "done".
 collect() {
     local pod=$1 i=$2
-    [ "$(k exec "$pod" -- cat /results/state 2>/dev/null)" = done ] || return 1
+    [ "$(k exec "$pod" -- cat /results/state 2>/dev/null)" = "done" ] || return 1
     k exec "$pod" -- cat /results/result.json >"$OUT/instance-$i.json" 2>/dev/null || true
     k exec "$pod" -- cat /results/report.txt >"$OUT/instance-$i.txt" 2>/dev/null || true
     k exec "$pod" -- touch /results/collected >/dev/null 2>&1 || true

@@ -171,7 +171,7 @@ PY
 # ------------------------------------------------------------------ cases
 tcase "k8s: manifest valid against the API schema, options and password templated safely"
 stub Complete
-for i in 0 1 2; do pod "$i" Running done; done
+for i in 0 1 2; do pod "$i" Running "done"; done
 PW=$'pa&ss|wo"rd\\ \'x'
 k8s ev.lua --threads=1 "--mysql-host=db one&two|three" '--report-interval=1' \
     "--mysql-password=$PW" '--mysql-db=a"b\c'
@@ -217,8 +217,8 @@ done
 tcase "k8s: a failed Job ends the wait: the finished pods merged partial, the failed one named"
 stub Failed
 pod 0 Failed running
-pod 1 Running done
-pod 2 Running done
+pod 1 Running "done"
+pod 2 Running "done"
 start=$(date +%s)
 k8s ev.lua --threads=1
 assert_exit 3

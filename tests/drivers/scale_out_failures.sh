@@ -229,8 +229,7 @@ run_example() {
 
 # instances_gone DIR: no sysbench process runs a script of DIR.
 instances_gone() {
-    local k
-    for k in $(seq 1 50); do
+    for _ in $(seq 1 50); do
         pgrep -f "$1/\.host[0-9]/ts\.lua" >/dev/null || return 0
         sleep 0.2
     done
