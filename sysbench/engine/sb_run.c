@@ -690,6 +690,25 @@ static bool all_restarted(const struct sb_run *run)
     return true;
 }
 
+/* The earliest actual start of a measured event over the (joined)
+ * workers and that event's due time, as wall-clock times: scale-out
+ * instances compare them with --start-at and with each other (sysbench
+ * merge); the schedule's phases make instances' first slots differ by
+ * design, the difference of the two is how late the instance began. */
+static void record_first_dispatch(const struct sb_run *run, struct sb_result_writer *out)
+{
+    const struct sb_worker *first = NULL;
+
+    for (unsigned i = 0; i < run->point.threads; i++) {
+        const struct sb_worker *w = &run->workers[i];
+        if (w->first_ns != 0 && (first == NULL || w->first_ns < first->first_ns))
+            first = w;
+    }
+    if (first != NULL)
+        sb_result_writer_set_first_dispatch(out, sb_instance_unix_of(first->first_ns),
+                                            sb_instance_unix_of(first->first_due_ns));
+}
+
 /*
  * After the workers: the first worker's error, the final report of what
  * ran, done(), and the run freed (unless a thread was abandoned: done()
@@ -710,6 +729,8 @@ static int finish(struct sb_run *run, struct sb_monitor *r, lua_State *L,
             fin.end = run->workers[i].end_ns;
     if (sb_signal_abandoned())
         fin.end = sb_now_ns(); /* the run ended now for the threads left */
+    else if (r->out != NULL)
+        record_first_dispatch(run, r->out);
     fin.deadline = clk->deadline;
     fin.cancelled = sb_db_cancel_count();
     fin.cut_at_deadline = run->cut_at_deadline;

@@ -148,6 +148,7 @@ static void reset_after_warmup(struct sb_worker *w, int epoch)
     __atomic_store_n(&w->events, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&w->busy_ns, 0, __ATOMIC_RELAXED);
     w->max_backlog = 0;
+    w->first_ns = 0;
     w->measured = true;
     arm_txlog(w);
     sb_worker_measure_cpu(w);
@@ -386,6 +387,10 @@ void sb_worker_event_stop(struct sb_worker *w)
                 sb_stats_add(s, SB_STAT_CLIENT_LATE, 1);
         }
         sb_stats_add(s, SB_STAT_EVENTS, 1);
+        if (w->first_ns == 0) {
+            w->first_ns = w->start_ns;
+            w->first_due_ns = w->due_ns;
+        }
     }
     if (w->pacing)
         w->prev_end_ns = end;

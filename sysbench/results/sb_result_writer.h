@@ -110,6 +110,11 @@ int sb_result_writer_end_point(struct sb_result_writer *o, struct sb_point_resul
  * current point's measurement started. */
 void sb_result_writer_set_start(struct sb_result_writer *o, double unix_s);
 
+/* Records the wall-clock times (seconds since the epoch) at which the
+ * current point's first measured event actually started and was due. */
+void sb_result_writer_set_first_dispatch(struct sb_result_writer *o, double unix_s,
+                                         double due_unix_s);
+
 /* Records the server version string (copied) and the driver name, if no
  * version has been recorded yet. version may be NULL (ignored). */
 void sb_result_writer_set_server(struct sb_result_writer *o, const char *driver,
