@@ -15,9 +15,17 @@
  *   out-cpu.png         CPU microseconds per transaction, user and system
  *                       stacked, client and server bars side by side
  *   out-latency.png     the response-time percentile curve from the
- *                       stored histograms, both axes logarithmic
+ *                       stored histograms (a point's runs pooled), both
+ *                       axes logarithmic, the reported percentiles dotted
  *   out-latency-throughput.png  response time against achieved
  *                       throughput, over two or more rated points
+ *
+ * Each chart draws the figures the text beside it prints and says which
+ * under its title: compare's tables (sb_plot_write_compare), else the
+ * run's report (a --repeat group's geometric mean and 95% interval, as its
+ * Repeat summary; a --find-max search's medians, as its curve). Legends
+ * name each result's label (with several), script and driver; points
+ * with a run whose self-check was not ok are ringed.
  *
  * gnuplot runs as a child process (fork and exec, no shell) on a script
  * made of the chart templates (sysbench/plot/templates, installed in
