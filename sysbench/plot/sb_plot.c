@@ -105,7 +105,10 @@ void sb_plot_begin_chart(struct sb_plot_charts *pl, int which, int w, int h, con
     const char *script = common_script(pl);
     char t[512];
 
-    if (*script)
+    /* One result's legends name its points: the title names the run. */
+    if (pl->n == 1 && *script && *pl->res[0].driver)
+        snprintf(t, sizeof(t), "%s: %s, %s", title, script, pl->res[0].driver);
+    else if (*script)
         snprintf(t, sizeof(t), "%s: %s", title, script);
     else
         snprintf(t, sizeof(t), "%s", title);
