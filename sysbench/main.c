@@ -38,6 +38,7 @@
 #include "results/sb_hgrm.h"
 #include "results/sb_txlog.h"
 #include "engine/sb_metrics_run.h"
+#include "engine/sb_help.h"
 #include "engine/sb_run.h"
 #include "engine/sb_signal.h"
 #include "engine/sb_sweep.h"
@@ -76,31 +77,11 @@ static void print_version(int verbosity)
 static void print_help(const struct sb_optset *general, struct sb_optset *drv_sets,
                        size_t ndrv)
 {
-    const struct sb_driver_ops *const *d = sb_driver_list();
-
     if (sb_compat10()) {
         sb_main10_print_help(drv_sets, ndrv);
         return;
     }
-    printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
-    printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n");
-    printf("  sysbench merge A.json B.json [...] [--json=ALL.json]\n");
-    printf("  sysbench ab --a='OPTIONS' --b='OPTIONS' [--budget=10m] SCRIPT [options] run\n\n");
-    printf("Commands implemented by most scripts: prepare run cleanup help\n");
-    printf("SCRIPT is a path to a Lua file or the name of a bundled script (oltp_read_write, ...);\n");
-    printf("'-' reads the script from standard input. Bundled scripts: %s\n\n",
-           sb_lua_scenario_dir());
-    sb_optset_print_help(general, stdout);
-    printf("\nCompiled-in database drivers:\n");
-    for (; *d; d++)
-        printf("  %s - %s\n", (*d)->name, (*d)->description);
-    for (size_t i = 0; i < ndrv; i++) {
-        printf("\n");
-        sb_optset_print_help(&drv_sets[i], stdout);
-    }
-    printf("\n");
-    sb_builtin_print_list(stdout);
-    printf("\nSee 'sysbench SCRIPT help' for the options of a script or test.\n");
+    sb_help_print(general, drv_sets, ndrv, stdout);
 }
 
 static bool is_file(const char *path)

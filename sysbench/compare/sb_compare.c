@@ -412,10 +412,52 @@ static void print_verdict_note(FILE *out, const struct sb_result_file *res, size
     fputc('\n', out);
 }
 
+/* The tables as printed, for the charts (--plot): the cells are owned. */
+struct chart_tables {
+    struct sb_plot_table t[MAX_SHOWN_PCTS + 4];
+    struct sb_plot_cell *cells;
+    double level[64];
+    size_t judged[64];
+    struct sb_plot_tables pt;
+};
+
+/* Fills ct with every cell of the nm tables as print_table prints it:
+ * the values, and each file's ratio, interval and verdict. Returns 0, or
+ * -1 when out of memory. */
+static int chart_tables(struct chart_tables *ct, const struct metric *ms, size_t nm,
+                        const struct sb_result_file_grid *g, struct sb_verdict *const *vs,
+                        const size_t *judged, size_t nres)
+{
+    ct->cells = calloc(nm * nres * g->nkeys + 1, sizeof(*ct->cells));
+    if (ct->cells == NULL)
+        return -1;
+    for (size_t t = 0; t < nm; t++) {
+        struct sb_plot_cell *c = ct->cells + t * nres * g->nkeys;
+        ct->t[t] = (struct sb_plot_table){ms[t].fig, ms[t].pct, c};
+        for (size_t r = 0; r < nres; r++)
+            for (size_t k = 0; k < g->nkeys; k++, c++) {
+                const struct sb_verdict *v = r > 0 ? &vs[r][t * g->nkeys + k] : NULL;
+                bool judged_here = v != NULL && v->method != SB_VERDICT_NONE;
+                c->value = value_at(&ms[t], g, r, k);
+                c->ratio = v != NULL ? v->r.ratio : NAN;
+                c->lo = judged_here ? v->r.lo : NAN;
+                c->hi = judged_here ? v->r.hi : NAN;
+                c->verdict = judged_here ? sb_ci_verdict_name(v->v) : NULL;
+            }
+    }
+    for (size_t r = 0; r < nres; r++) {
+        ct->judged[r] = judged[r];
+        ct->level[r] = judged[r] > 0 ? 1 - SB_VERDICT_ALPHA / (double)judged[r] : NAN;
+    }
+    ct->pt = (struct sb_plot_tables){ct->t, nm, ct->level, ct->judged};
+    return 0;
+}
+
 /* Judges every table's figures, file by file against the first, controls
- * each file's verdicts for their number, then prints the tables. */
+ * each file's verdicts for their number, then prints the tables; with ct,
+ * keeps them as printed for the charts. */
 static void print_all(FILE *out, const struct sb_result_file *res, size_t n,
-                      const struct sb_result_file_grid *g)
+                      const struct sb_result_file_grid *g, struct chart_tables *ct)
 {
     struct metric ms[MAX_SHOWN_PCTS + 4];
     char titles[MAX_SHOWN_PCTS][128];
@@ -436,6 +478,8 @@ static void print_all(FILE *out, const struct sb_result_file *res, size_t n,
     for (size_t t = 0; t < nm; t++)
         print_table(out, &ms[t], res, g, vs, t);
     fflush(out);
+    if (ct != NULL && chart_tables(ct, ms, nm, g, vs, judged, nres) != 0)
+        ct->cells = NULL;
 done:
     for (size_t r = 1; r < nres; r++)
         free(vs[r]);
@@ -447,10 +491,12 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     struct sb_result_file *res = NULL;
     struct sb_result_file_grid g;
     char **labels = NULL, err[1024];
+    struct chart_tables ct;
     size_t loaded = 0;
     int rc = 1;
 
     memset(&g, 0, sizeof(g));
+    memset(&ct, 0, sizeof(ct));
     if (parse_args(&a, argc, argv, err, sizeof(err)) != 0)
         goto fail;
     if (a.help) {
@@ -482,14 +528,22 @@ int sb_compare_main(int argc, char **argv, FILE *out)
         goto fail;
     if (sb_verdict_print_selfcheck(out, a.files, labels, a.nfiles, err, sizeof(err)) < 0)
         goto fail;
-    print_all(out, res, a.nfiles, &g);
-    if (a.plot != NULL && sb_plot_write(res, a.nfiles, a.plot, out, err, sizeof(err)) != 0)
+    print_all(out, res, a.nfiles, &g, a.plot != NULL ? &ct : NULL);
+    /* The charts draw the tables as printed. */
+    if (a.plot != NULL && ct.cells == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto fail;
+    }
+    if (a.plot != NULL &&
+        sb_plot_write_compare(res, a.nfiles < 64 ? a.nfiles : 64, a.plot, &ct.pt, out, err,
+                              sizeof(err)) != 0)
         goto fail;
     rc = 0;
     goto done;
 fail:
     sb_fatal("%s", err);
 done:
+    free(ct.cells);
     sb_result_file_grid_free(&g);
     for (size_t i = 0; i < loaded; i++)
         sb_result_file_free(&res[i]);

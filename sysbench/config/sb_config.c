@@ -59,7 +59,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"log", "write one line per transaction in pgbench's per-transaction log format (client_id transaction_no time script_no time_epoch time_us [schedule_lag]) to FILE", NULL, SB_ARG_FILE},
     {"log-aggregate-interval", "with --log, write one line per interval of this many seconds (all threads) in pgbench 15's aggregate log format instead (0 = one line per transaction)", "0", SB_ARG_DOUBLE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
-    {"repeat", "run every point N times with the same options and seed, and report the median, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
+    {"repeat", "run every point N times with the same options and seed, and report the geometric mean, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
     {"repeat-cooldown", "seconds to pause between the repeats of a point (--repeat)", "0", SB_ARG_DOUBLE},
     {"find-max", "search the highest --tx-rate the server holds: achieved rate at least 99.5% of the target and the --sla met", "off", SB_ARG_BOOL},
     {"sla", "latency limit for --find-max: pP:LIMIT with LIMIT in us, ms or s, e.g. p99:20ms", "", SB_ARG_STRING},

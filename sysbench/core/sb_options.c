@@ -763,6 +763,22 @@ static const char *placeholder(enum sb_opt_type type)
     return "=VALUE";
 }
 
+void sb_opt_help_parts(const struct sb_opt *opt, char *head, size_t headlen, char *text,
+                       size_t textlen)
+{
+    char shown[SB_SUGGEST_NAMELEN];
+    const char *desc = opt->desc != NULL ? opt->desc : "";
+
+    snprintf(head, headlen, "--%s%s", shown_name(opt->name, shown, sizeof(shown)),
+             placeholder(opt->type));
+    if (opt->def == NULL)
+        snprintf(text, textlen, "%s", desc);
+    else if (opt->secret)
+        snprintf(text, textlen, "%s [%s]", desc, opt->def[0] != '\0' ? "***" : "");
+    else
+        snprintf(text, textlen, "%s [%s]", desc, opt->def);
+}
+
 /*
  * Aliases are left out: they exist so old command lines keep working, and
  * advertising them would only invite their use.
