@@ -302,6 +302,15 @@ preflight_hosts() {
     refused ve "it has sysbench 1.0.99, this host sysbench 1.1" || return 1
     stop_sshd 2
     PATH_FIRST[2]=
+    # libfaketime preloaded into a sanitizer build hangs at start-up (its
+    # interposed clock calls re-enter the sanitizer's own initialisation:
+    # a 5-line ASan program does the same), so the clock refusal is checked
+    # by the default build only.
+    if [ -n "${SB_SANITIZER:-}" ]; then
+        echo "note: the clock sub-case is not run under $SB_SANITIZER (libfaketime hangs it)"
+        start_sshd 2
+        return 0
+    fi
     start_sshd 2 "LD_PRELOAD=$FAKETIME_LIB" "FAKETIME=+3s" || return 1
     refused ck "its clock is 3\.0[0-9]* s off this host's" || return 1
     stop_sshd 2
