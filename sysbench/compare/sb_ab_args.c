@@ -397,6 +397,78 @@ static int split_targets(struct sb_ab_args *a, char *err, size_t errlen)
     return 0;
 }
 
+/* The rule main.c applies to the drivers' options: a name with
+ * "password" in it, other than the *-password-file options. */
+static bool secret_name(const char *name, size_t len)
+{
+    static const char file[] = "-file";
+    bool has = false;
+
+    for (size_t i = 0; i + 8 <= len && !has; i++)
+        has = memcmp(name + i, "password", 8) == 0;
+    return has && !(len >= sizeof(file) - 1 &&
+                    memcmp(name + len - (sizeof(file) - 1), file, sizeof(file) - 1) == 0);
+}
+
+/* Overwrites the value of every secret --NAME=VALUE word in s, up to the
+ * first unquoted blank, with 'x'; quotes stay so the words still split. */
+static void scrub_words(char *s)
+{
+    while (*s != '\0') {
+        char *name, *eq;
+        char quote = 0;
+
+        while (*s == ' ' || *s == '\t' || *s == '\n')
+            s++;
+        name = s;
+        while (*s != '\0' && *s != ' ' && *s != '\t' && *s != '\n' && *s != '=')
+            s++;
+        eq = *s == '=' ? s++ : NULL;
+        bool secret = eq != NULL && strncmp(name, "--", 2) == 0 &&
+                      secret_name(name + 2, (size_t)(eq - name - 2));
+        for (; *s != '\0' && (quote || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+            if (*s == '\'' || *s == '"') {
+                quote = quote == *s ? 0 : quote ? quote : *s;
+                continue;
+            }
+            if (secret)
+                *s = 'x';
+        }
+    }
+}
+
+/* Every password value in argv, on its own or inside --a/--b, overwritten
+ * (the parsed arguments are copies by now). */
+static void scrub_argv(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        char *s = argv[i], *eq;
+
+        if (strncmp(s, "--", 2) != 0 || (eq = strchr(s, '=')) == NULL)
+            continue;
+        if (eq - s == 3 && (s[2] == 'a' || s[2] == 'b'))
+            scrub_words(eq + 1);
+        else if (secret_name(s + 2, (size_t)(eq - s - 2)))
+            for (char *v = eq + 1; *v != '\0'; v++)
+                *v = 'x';
+    }
+}
+
+/* Copies spec[] and common[] out of argv, which scrub_argv overwrites. */
+static int take_copies(struct sb_ab_args *a, char *err, size_t errlen)
+{
+    a->owns_copies = true;
+    for (int t = 0; t < 2; t++)
+        if (a->spec[t] != NULL && (a->spec[t] = strdup(a->spec[t])) == NULL)
+            return fail(err, errlen, "out of memory");
+    for (size_t i = 0; i < a->ncommon; i++)
+        if ((a->common[i] = strdup(a->common[i])) == NULL) {
+            a->ncommon = i;
+            return fail(err, errlen, "out of memory");
+        }
+    return 0;
+}
+
 int sb_ab_args_parse(struct sb_ab_args *a, int argc, char **argv, char *err, size_t errlen)
 {
     bool seen_cmd = false;
@@ -437,7 +509,12 @@ int sb_ab_args_parse(struct sb_ab_args *a, int argc, char **argv, char *err, siz
         return -1;
     if (a->seed == 0)
         a->seed = (uint64_t)time(NULL) * 1000003u + (uint64_t)clock();
-    return a->help ? 0 : split_targets(a, err, errlen);
+    if (a->help)
+        return 0;
+    if (split_targets(a, err, errlen) != 0 || take_copies(a, err, errlen) != 0)
+        return -1;
+    scrub_argv(argc, argv);
+    return 0;
 }
 
 void sb_ab_args_free(struct sb_ab_args *a)
@@ -448,6 +525,14 @@ void sb_ab_args_free(struct sb_ab_args *a)
         free((char *)a->label[t]);
         a->label[t] = NULL;
     }
+    if (a->owns_copies) {
+        for (int t = 0; t < 2; t++)
+            free(a->spec[t]);
+        for (size_t i = 0; i < a->ncommon; i++)
+            free(a->common[i]);
+    }
+    a->spec[0] = a->spec[1] = NULL;
     free(a->common);
     a->common = NULL;
+    a->ncommon = 0;
 }

@@ -56,7 +56,7 @@ struct sb_ab_args {
     bool aa;                  /* --aa: A's options on both sides */
     size_t max_rounds;        /* --rounds; 0: as many as the budget allows */
     bool stop_at_end;         /* --stop=end: one look, after the last round */
-    char *spec[2];            /* --a, --b as given (borrowed) */
+    char *spec[2];            /* --a, --b as given (owned copies once parsed) */
     char **opts[2];           /* the words of spec (owned, NULL-ended) */
     size_t nopts[2];
     const char *before[2];    /* --a-before, --b-before (borrowed) */
@@ -64,8 +64,10 @@ struct sb_ab_args {
     const char *json;         /* --json, or NULL */
     const char *plot;         /* --plot, or NULL */
     const char *keep_dir;     /* --ab-dir: keep every run's files there */
-    char **common;            /* options for every run (borrowed, in order) */
+    char **common;            /* options for every run (in order; owned
+                                 copies once parsed) */
     size_t ncommon;
+    bool owns_copies;         /* spec[] and common[i] are copies to free */
     const char *script, *command;
     double time_s;            /* --time of a round */
     unsigned threads;         /* --threads, for the duet's first lead */
@@ -77,7 +79,11 @@ struct sb_ab_args {
 
 /*
  * Parses argv. Returns 0, or -1 with one line in err. a owns its
- * opts[] and label[] (sb_ab_args_free); the rest is borrowed from argv.
+ * opts[], label[], spec[] and common[] (sb_ab_args_free); the rest is
+ * borrowed from argv. Once parsed, the values of password options in argv,
+ * given on their own or inside --a/--b, are overwritten with 'x' (as a
+ * run's own options are), so that ps does not show them for the whole
+ * comparison; a keeps the copies it passes to the runs.
  */
 int sb_ab_args_parse(struct sb_ab_args *a, int argc, char **argv, char *err, size_t errlen);
 void sb_ab_args_free(struct sb_ab_args *a);

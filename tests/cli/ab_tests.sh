@@ -146,6 +146,28 @@ else
     [ -s c-ab.png ] || fail "no chart"
 fi
 
+tcase "ab: passwords, on their own or inside --a/--b, are not in ps while it runs"
+printf '%s\n' 'function thread_init() c = sysbench.sql.driver():connect() end' \
+    'function event() end' >conn.lua
+sb_bg ab "--a=--sqlite-db=a.db --mysql-password=sekrit-in-a" --b=--sqlite-db=b.db \
+    --db-driver=sqlite --pgsql-password=sekrit-top conn.lua --time=1 --rounds=4 run
+for _ in $(seq 1 100); do
+    grep -q "^round" "$T/out" 2>/dev/null && break
+    sleep 0.1
+done
+cmdline=$(tr '\0' ' ' <"/proc/$SB_PID/cmdline" 2>/dev/null || true)
+sb_wait
+assert_exit 0
+[ -n "$cmdline" ] || fail "ab ended before its command line could be read"
+case "$cmdline" in
+*sekrit*) fail "a password is in ps: $cmdline" ;;
+esac
+case "$cmdline" in
+*"--sqlite-db=a.db --mysql-password=xxxxxxxxxxx"*) ;;
+*) fail "the --a value was not scrubbed as expected: $cmdline" ;;
+esac
+[ -e a.db ] && [ -e b.db ] || fail "the targets' options did not reach the runs"
+
 tcase "ab: SIGINT stops after the round in flight and reports what ran"
 write_ev
 sb_bg "${AB[@]}" ev.lua --time=1 --rounds=40 run
