@@ -14,26 +14,47 @@ set -euo pipefail
 # shellcheck source=/dev/null
 . "$SB_CASE_LIB"
 
-# kill_all DRV: kills every sbtest session; prints how many there were
-# (MariaDB's KILL USER ends them all in one statement, as short-lived
-# --reconnect=1 sessions would be gone before a KILL by id).
-kill_all() {
+# kill_window DRV: for about 3 s, kills every sbtest session every
+# 0.25 s (MariaDB; KILL USER ends them all in one statement, as
+# short-lived --reconnect=1 sessions would be gone before a KILL by id) or
+# every 0.05 s from inside one PostgreSQL session (a psql per attempt took
+# 1.3 s on a loaded machine, longer than a reconnecting session lives, and
+# found none); prints how many sessions it ended.
+kill_window() {
+    local total=0 killed
     if [ "$1" = mysql ]; then
-        sb_cli mysql "SELECT COUNT(*) FROM information_schema.processlist
-                      WHERE user = 'sbtest'; KILL CONNECTION USER sbtest" 2>/dev/null || echo 0
+        for _ in $(seq 12); do
+            killed=$(sb_cli mysql "SELECT COUNT(*) FROM information_schema.processlist
+                                   WHERE user = 'sbtest'; KILL CONNECTION USER sbtest" \
+                     2>/dev/null || echo 0)
+            total=$((total + ${killed:-0}))
+            sleep 0.25
+        done
+        echo "$total"
     else
-        sb_cli pgsql "SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) AS done
-                      FROM pg_stat_activity
-                      WHERE usename = 'sbtest' AND pid <> pg_backend_pid()) t
-                      WHERE done" 2>/dev/null || echo 0
+        # One DO block: a statement reads pg_stat_activity once (a snapshot
+        # per transaction), so each try clears it first; CASE keeps the
+        # terminate after the filter. The count comes back as a NOTICE.
+        killed=$(sb_cli pgsql "DO \$\$ DECLARE n int := 0; k int; BEGIN
+                        FOR i IN 1..60 LOOP
+                          PERFORM pg_stat_clear_snapshot();
+                          SELECT count(*) INTO k FROM pg_stat_activity a
+                           WHERE CASE WHEN a.usename = 'sbtest' AND a.pid <> pg_backend_pid()
+                                      THEN pg_terminate_backend(a.pid) ELSE false END;
+                          n := n + k;
+                          PERFORM pg_sleep(0.05);
+                        END LOOP;
+                        RAISE NOTICE 'killed=%', n; END \$\$" 2>&1 || true)
+        killed=$(printf '%s\n' "$killed" | sed -n 's/.*killed=\([0-9]*\).*/\1/p')
+        echo "${killed:-0}"
     fi
 }
 
-# killed_in_prepare DRV RUNS CLIENT_THREADS: RUNS runs of 5 s, each with
-# every session killed every 0.25 s from 1 s to 4 s; every run must end
-# with status 0 and a complete report.
+# killed_in_prepare DRV RUNS CLIENT_THREADS: RUNS runs of 6 s, each with
+# every session killed for about 3 s from 1 s after its threads started
+# (kill_window); every run must end with status 0 and a complete report.
 killed_in_prepare() {
-    local drv=$1 runs=$2 ct=$3 i rc pid killed total ok=0
+    local drv=$1 runs=$2 ct=$3 i rc pid total ok=0
     local -a args
     # shellcheck disable=SC2207
     args=($(sb_driver_args "$drv") oltp_point_select --tables=1 --table-size=1000)
@@ -41,16 +62,18 @@ killed_in_prepare() {
     sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
     for i in $(seq "$runs"); do
         rc=0
-        timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=5 \
+        timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=6 \
             --client-threads="$ct" --reconnect=1 run >"out$i.txt" 2>"err$i.txt" &
         pid=$!
-        sleep 1
-        total=0
-        for _ in $(seq 12); do
-            killed=$(kill_all "$drv")
-            total=$((total + ${killed:-0}))
-            sleep 0.25
+        # The kills start a second after the threads did, not a second
+        # after exec: on a loaded machine set-up alone took longer.
+        for _ in $(seq 300); do
+            grep -q 'Threads started' "out$i.txt" 2>/dev/null && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
         done
+        sleep 1
+        total=$(kill_window "$drv")
         wait "$pid" || rc=$?
         echo "+ run $i: killed $total sessions; exit $rc;" \
             "$(grep -E 'reconnects:' "out$i.txt" | tr -s ' ')"
