@@ -23,8 +23,9 @@
 #   userstat        N comparisons of that effect, each within a 10-minute
 #                   budget
 #   pg-aa           N A/A comparisons of two PostgreSQL instances, duet
-#   pg-effect       N comparisons of synchronous_commit on (a) against
-#                   off (b) on oltp_write_only, closed loop
+#   pg-effect       N comparisons of durable commits (fsync and
+#                   synchronous_commit on) in a against the harness's
+#                   off in b, on oltp_write_only, closed loop
 #
 # Env: SB_BIN (our binary), OUT (result directory, kept; default a new
 # one under TMPDIR), N (comparisons; 40 for A/A, 20 for flush and
@@ -212,7 +213,13 @@ pg_effect() {
     local n=${N:-20}
     start_servers
     prepare pgsql oltp_write_only
-    sql "$SRV2" pgsql "ALTER ROLE sbtest SET synchronous_commit = off"
+    # The harness's servers run with fsync and synchronous_commit off
+    # (tests/harness/servers.sh): a durable commit is turned on in A, B
+    # keeps the harness's settings. (Setting only synchronous_commit off
+    # in B compared two identical servers: an A/A run, kept as such.)
+    sql "$SRV1" pgsql "ALTER SYSTEM SET fsync = on"
+    sql "$SRV1" pgsql "ALTER SYSTEM SET synchronous_commit = on"
+    sql "$SRV1" pgsql "SELECT pg_reload_conf()"
     hog_on
     for k in $(seq 1 "$n"); do
         compare pg-effect "$k" --a="$PA" --b="$PB" "${PGCOMMON[@]}" oltp_write_only \
@@ -220,7 +227,9 @@ pg_effect() {
             --budget="${BUDGET:-3m}"
     done
     hog_off
-    sql "$SRV2" pgsql "ALTER ROLE sbtest RESET synchronous_commit"
+    sql "$SRV1" pgsql "ALTER SYSTEM RESET fsync"
+    sql "$SRV1" pgsql "ALTER SYSTEM RESET synchronous_commit"
+    sql "$SRV1" pgsql "SELECT pg_reload_conf()"
     summary pg-effect
 }
 
