@@ -673,7 +673,10 @@ static void gather_types(struct sb_monitor *r, struct sb_point_result *p)
     const struct sb_mix *m = run->env->mix;
     int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
 
-    if (m == NULL || m->n == 0)
+    /* With --report-checkpoints the final figures are those since the
+     * last checkpoint, which the types' (kept for the whole run) would
+     * not add up to: none then. */
+    if (m == NULL || m->n == 0 || r->ckpt_ev != NULL)
         return;
     p->types = calloc(m->n, sizeof(*p->types));
     if (p->types == NULL) {

@@ -169,6 +169,29 @@ for t in p["types"]:
     assert "service" in t["histograms"] and "lag" in t["histograms"]
 EOF
 
+tcase "a sweep and --repeat: types in every point, adding up"
+write_empty a b
+sb a@1 b@2 --threads=1,2 --repeat=2 --events=3000 --time=0 --json=r.json run
+assert_exit 0
+py_point r.json <<'EOF'
+import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+assert len(pts) == 4, len(pts)
+for p in pts:
+    ev = [t["events"] for t in p["types"]]
+    assert sum(ev) == p["final"]["events"] == 3000 and ev[1] > ev[0], ev
+EOF
+
+tcase "--report-checkpoints: no types (they would not add up)"
+write_empty a b
+sb a@1 b@1 --time=3 --report-checkpoints=1 --json=r.json run
+assert_exit 0
+assert_not_contains out "Transaction types"
+py_point r.json <<'EOF'
+import json, sys
+assert "types" not in json.load(open(sys.argv[1]))["points"][0]
+EOF
+
 tcase "one script without a weight: no table, no types"
 write_empty a
 sb a.lua --events=100 --time=0 --json=r.json run
