@@ -130,6 +130,22 @@ a_rep=$(awk '$1 == "a" && $2 == 1 { print $4 }' out)
 a_mod=$(awk '/^done a / { s += $4 } END { print s }' out)
 assert_eq "$a_rep" "$a_mod" "a's events in the report (its module counted $a_mod)"
 
+tcase "init and done run once per script; a command runs only where defined"
+printf 'function init() print("init A") end\nfunction done() print("done A") end\nfunction event() end\n' >a.lua
+printf 'function init() print("init B") end\nfunction done() print("done B") end\nfunction event() end\nfunction prepare() print("prepare B") end\n' >b.lua
+sb a@1 b@1 --threads=2 --events=10 --time=0 run
+assert_exit 0
+for s in A B; do
+    assert_count out "^init $s$" 1
+    assert_count out "^done $s$" 1
+done
+sb a@1 b@1 prepare
+assert_exit 0
+assert_count out "^prepare B$" 1
+sb a@1 b@1 nosuchcmd
+assert_exit 1
+assert_fatal "command 'nosuchcmd' is not implemented by script a@1 b@1"
+
 tcase "ignored errors per type add up to the run's"
 cat >e.lua <<'EOF'
 local ffi = require("ffi")
