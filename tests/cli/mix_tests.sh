@@ -208,6 +208,22 @@ import json, sys
 assert "types" not in json.load(open(sys.argv[1]))["points"][0]
 EOF
 
+tcase "merge: types are null, not one instance's"
+write_empty a b
+at=$(( $(date +%s) + 2 ))
+for i in 0 1; do
+    "$SB_BIN" a@1 b@1 run --threads=1 --tx-rate=100 --time=1 --rand-seed=3 --instance=$i/2 \
+        --start-at="$at" --json=i$i.json >i$i.out 2>&1 &
+done
+wait
+sb merge i0.json i1.json --json=all.json
+assert_exit 0
+py_point all.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+assert "types" in p and p["types"] is None, p.get("types")
+EOF
+
 tcase "one script without a weight: no table, no types"
 write_empty a
 sb a.lua --events=100 --time=0 --json=r.json run
