@@ -23,6 +23,7 @@
 #include "config/sb_config.h"
 #include "drivers/sb_driver.h"
 #include "pure/sb_findmax.h"
+#include "pure/sb_mix.h"
 #include "core/sb_clock.h"
 #include "compare/sb_ab.h"
 #include "compare/sb_compare.h"
@@ -463,6 +464,11 @@ struct sb_main {
     struct sb_db_counters main_counters;
     char drv_err[1024], drv_reason[128];
     char *script_path, *stdin_text;
+    /* A transaction mix (SCRIPT@WEIGHT ...): its types, the chunk that
+     * loads them and its label (the run's script name). */
+    struct sb_mix mix;
+    char *mix_text;
+    char mix_label[512];
     lua_State *L;
     const struct sb_builtin *builtin; /* a compiled-in test, or NULL */
 };
@@ -569,6 +575,16 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
     }
     warn_legacy_names(&m->args);
     *script = sb_optset_str(&m->general, "test");
+    /* A mix: the leading words NAME@WEIGHT (a file whose name has an '@'
+     * is a script as usual). */
+    while (*script == NULL && posi < m->args.npos && sb_mix_is_member(m->args.pos[posi]) &&
+           !is_file(m->args.pos[posi])) {
+        if (sb_mix_add(&m->mix, m->args.pos[posi], err, errlen) != 0)
+            return -1;
+        posi++;
+    }
+    if (m->mix.n > 0)
+        *script = m->mix.t[0].name;
     if (*script == NULL && m->args.npos > posi)
         *script = m->args.pos[posi++];
     /* sysbench 1.0 reads a script piped in without '-' too. */
@@ -610,9 +626,43 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
     return 0;
 }
 
+/* Finds the files of a mix's scripts and makes the chunk that loads them. */
+static int locate_mix(struct sb_main *m, char *err, size_t errlen)
+{
+    char quoted[SB_OPT_QUOTE_LEN];
+
+    for (unsigned i = 0; i < m->mix.n; i++) {
+        const char *name = m->mix.t[i].name;
+        if (strcmp(name, "-") == 0 || sb_builtin_find(name) != NULL) {
+            snprintf(err, errlen, "'%s' cannot be in a mix: a mix takes Lua scripts only",
+                     sb_opt_quote(name, quoted, sizeof(quoted)));
+            return -1;
+        }
+        m->mix.t[i].path = resolve_script(name);
+        if (m->mix.t[i].path == NULL) {
+            snprintf(err, errlen, "cannot find script '%s' of the mix: no such file, and no "
+                     "bundled script of that name", sb_opt_quote(name, quoted, sizeof(quoted)));
+            return -1;
+        }
+    }
+    m->mix_text = sb_mix_chunk(&m->mix);
+    if (m->mix_text == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sb_mix_label(&m->mix, m->mix_label, sizeof(m->mix_label));
+    m->env.script_path = m->mix_label;
+    m->env.script_text = m->mix_text;
+    m->env.script_len = strlen(m->mix_text);
+    m->env.mix = &m->mix;
+    return 0;
+}
+
 /* Reads the script from standard input ("-") or finds its file. */
 static int locate_script(struct sb_main *m, const char *script, char *err, size_t errlen)
 {
+    if (m->mix.n > 0)
+        return locate_mix(m, err, errlen);
     if (strcmp(script, "-") == 0) {
         m->stdin_text = read_stdin(&m->env.script_len);
         m->env.script_text = m->stdin_text;
@@ -801,6 +851,8 @@ static void main_free(struct sb_main *m)
     sb_builtin_finish(m->builtin);
     sb_db_done(m->env.driver);
     free(m->stdin_text);
+    free(m->mix_text);
+    sb_mix_free(&m->mix);
     free(m->script_path);
     sb_args_free(&m->args);
     sb_optset_free(&m->general);

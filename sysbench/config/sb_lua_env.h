@@ -17,6 +17,7 @@ struct sb_optset;
 struct sb_driver_ops;
 struct sb_point_config;
 struct sb_builtin;
+struct sb_mix;
 
 /* What every state needs to know about the run; read-only once threads
  * start. Owned by main. */
@@ -46,6 +47,9 @@ struct sb_lua_env {
     /* The compiled-in test being run (sysbench/builtin/sb_builtin.h), or
      * NULL for a Lua script: its workers run its C events. */
     const struct sb_builtin *builtin;
+    /* A transaction mix (pure/sb_mix.h), or NULL: script_text is then the
+     * chunk that loads the mix's scripts (sysbench.mix). Owned by main. */
+    const struct sb_mix *mix;
 };
 
 #endif /* SB_LUA_ENV_H */

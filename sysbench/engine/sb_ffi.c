@@ -32,6 +32,7 @@ void sb_event_start(int thread_id);
 void sb_event_stop(int thread_id);
 void sb_counter_inc(int thread_id, int type);
 void sb_ffi_event_restarted(int thread_id);
+int sb_ffi_mix_next(int thread_id);
 void sb_ffi_progress_add(double n);
 void sb_ffi_progress_expect(double n);
 void sb_ffi_progress_phase(const char *name);
@@ -107,8 +108,18 @@ void sb_event_stop(int thread_id)
 void sb_ffi_event_restarted(int thread_id)
 {
     struct sb_worker *w = sb_worker_get(thread_id);
-    if (w != NULL)
+    if (w != NULL) {
         w->restarts++;
+        if (w->slot != NULL && w->slot->types[0] != NULL)
+            sb_worker_mix_errors(w);
+    }
+}
+
+/* A mix: the type of the next event (sysbench.mix, the built-in loop). */
+int sb_ffi_mix_next(int thread_id)
+{
+    struct sb_worker *w = sb_worker_get(thread_id);
+    return w != NULL ? (int)sb_worker_mix_next(w) : 0;
 }
 
 void sb_counter_inc(int thread_id, int type)

@@ -665,6 +665,46 @@ static void finish_point(struct sb_monitor *r, struct sb_point_result *p,
     }
 }
 
+/* A mix: each type's statistics, summed over the slots of the measured
+ * epoch. Without memory for them the point goes without (a warning). */
+static void gather_types(struct sb_monitor *r, struct sb_point_result *p)
+{
+    const struct sb_run *run = r->run;
+    const struct sb_mix *m = run->env->mix;
+    int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
+
+    /* With --report-checkpoints the final figures are those since the
+     * last checkpoint, which the types' (kept for the whole run) would
+     * not add up to: none then. */
+    if (m == NULL || m->n == 0 || r->ckpt_ev != NULL)
+        return;
+    p->types = calloc(m->n, sizeof(*p->types));
+    if (p->types == NULL) {
+        sb_warn("out of memory: no figures per transaction type");
+        return;
+    }
+    p->ntypes = m->n;
+    for (unsigned k = 0; k < m->n; k++) {
+        struct sb_point_type *t = &p->types[k];
+        snprintf(t->name, sizeof(t->name), "%s", m->t[k].name);
+        t->weight = m->t[k].weight;
+        t->stats = sb_stats_new();
+        if (t->stats == NULL) {
+            sb_warn("out of memory: no figures per transaction type");
+            for (unsigned i = 0; i < k; i++)
+                sb_stats_free(p->types[i].stats);
+            free(p->types);
+            p->types = NULL;
+            p->ntypes = 0;
+            return;
+        }
+        for (unsigned i = 0; i < run->nslots; i++)
+            if (__atomic_load_n(&run->slots[i].epoch, __ATOMIC_ACQUIRE) == epoch &&
+                run->slots[i].types[k] != NULL)
+                sb_stats_accumulate(t->stats, run->slots[i].types[k]);
+    }
+}
+
 /* The final report; see sb_monitor.h. */
 int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_in *in)
 {
@@ -686,6 +726,7 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
         return -1;
     }
     gather(r, p.total, p.thread_events, p.thread_busy);
+    gather_types(r, &p);
     /* A run that ended during --warmup-time stops before the measured
      * start: it measured 0 s (the unsigned difference wrapped to 5e11 s). */
     p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
@@ -743,6 +784,7 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
          * SB_COMPAT=1.0: 1.0's sections only. */
         o.brief = !sb_compat10() && cfg->verbosity < SB_LOG_INFO;
         sb_text_report_print_point(&p, &o, stdout);
+        sb_text_report_print_types(&p, &o, stdout);
         if (o.brief) {
             sb_text_report_print_summary(&p, &o, stdout);
         } else if (!sb_compat10()) {

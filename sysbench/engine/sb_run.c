@@ -475,6 +475,14 @@ static int new_slots(struct sb_run *run)
         /* Without a rate only the response time is recorded (sb_stats.h). */
         run->slots[i].stats.response_only = run->point.mode == SB_PACE_NONE;
         sb_stats_init_zeroed(&run->slots[i].stats);
+        for (unsigned k = 0; run->env->mix != NULL && k < run->env->mix->n; k++) {
+            struct sb_stats *t = sb_stats_new();
+            if (t == NULL)
+                return -1;
+            /* Empty either way: the flag only spares untouched pages. */
+            t->response_only = run->slots[i].stats.response_only;
+            run->slots[i].types[k] = t;
+        }
     }
     if (run->nloops == 0) {
         for (unsigned i = 0; i < run->point.threads; i++)
@@ -557,6 +565,9 @@ static void free_run(struct sb_run *run, struct sb_monitor *r)
     if (run != NULL) {
         sb_loop_free(run->loops, run->nloops);
         free(run->loops);
+        for (unsigned i = 0; run->slots != NULL && i < run->nslots; i++)
+            for (unsigned k = 0; k < SB_MIX_MAX; k++)
+                sb_stats_free(run->slots[i].types[k]);
         free(run->slots);
         free(run->workers);
     }

@@ -122,10 +122,17 @@ static void arm_txlog(struct sb_worker *w)
  * connections to get there. No other connection of the loop is inside
  * sb_worker_event_stop then (they all run on this thread), and the ones
  * still in an event begun before record nothing (rec). */
+static void reset_slot(struct sb_stats_slot *slot)
+{
+    sb_stats_reset(&slot->stats);
+    for (unsigned k = 0; k < SB_MIX_MAX && slot->types[k] != NULL; k++)
+        sb_stats_reset(slot->types[k]);
+}
+
 static void enter_shared_epoch(struct sb_stats_slot *slot, int epoch)
 {
     if (slot->epoch < epoch) {
-        sb_stats_reset(&slot->stats);
+        reset_slot(slot);
         __atomic_store_n(&slot->epoch, epoch, __ATOMIC_RELEASE);
     }
 }
@@ -139,8 +146,9 @@ static void reset_after_warmup(struct sb_worker *w, int epoch)
     w->db.errors = w->db.reconnects = 0;
     w->pub_reads = w->pub_writes = w->pub_other = 0;
     w->pub_errors = w->pub_reconnects = 0;
+    w->mix_errors_seen = 0;
     if (w->loop == NULL) {
-        sb_stats_reset(&w->slot->stats);
+        reset_slot(w->slot);
         __atomic_store_n(&w->slot->epoch, epoch, __ATOMIC_RELEASE);
     } else {
         enter_shared_epoch(w->slot, epoch);
@@ -367,6 +375,38 @@ void sb_worker_event_start(struct sb_worker *w)
     }
 }
 
+unsigned sb_worker_mix_next(struct sb_worker *w)
+{
+    const struct sb_mix *m = w->run->env->mix;
+
+    w->mix_type = m != NULL && m->n > 0 ? sb_mix_pick(m, &w->rand) : 0;
+    return w->mix_type;
+}
+
+void sb_worker_mix_errors(struct sb_worker *w)
+{
+    struct sb_stats *t = w->slot->types[w->mix_type];
+
+    if (t != NULL && rec(w) != NULL && w->db.errors != w->mix_errors_seen)
+        sb_stats_add(t, SB_STAT_ERRORS, w->db.errors - w->mix_errors_seen);
+    w->mix_errors_seen = w->db.errors;
+}
+
+/* A mix: the event's figures again, under its type (the caller checked
+ * that the slot records). */
+static void record_type(struct sb_worker *w, uint64_t response, uint64_t busy, uint64_t lag)
+{
+    struct sb_stats *t = w->slot->types[w->mix_type];
+
+    sb_hist_record(&t->response, response);
+    if (w->pacing) {
+        sb_hist_record(&t->service, busy);
+        sb_hist_record(&t->lag, lag);
+    }
+    sb_stats_add(t, SB_STAT_EVENTS, 1);
+    sb_worker_mix_errors(w);
+}
+
 void sb_worker_event_stop(struct sb_worker *w)
 {
     uint64_t end = sb_now_ns();
@@ -387,6 +427,8 @@ void sb_worker_event_stop(struct sb_worker *w)
                 sb_stats_add(s, SB_STAT_CLIENT_LATE, 1);
         }
         sb_stats_add(s, SB_STAT_EVENTS, 1);
+        if (w->slot->types[0] != NULL)
+            record_type(w, response, busy, lag);
         if (w->first_ns == 0) {
             w->first_ns = w->start_ns;
             w->first_due_ns = w->due_ns;

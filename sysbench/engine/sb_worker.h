@@ -22,6 +22,7 @@
 #include "cpu/sb_cpu.h"
 #include "pure/sb_pacer.h"
 #include "pure/sb_rand.h"
+#include "pure/sb_mix.h"
 #include "results/sb_stats.h"
 
 struct sb_run;
@@ -46,6 +47,10 @@ enum sb_mux_next {
 struct sb_stats_slot {
     int epoch;                     /* run->epoch when stats were reset */
     struct sb_stats stats;
+    /* A mix (pure/sb_mix.h): the same figures per type, under the same
+     * epoch and writer (sb_stats_new each; NULL beyond the mix's types
+     * and without a mix). */
+    struct sb_stats *types[SB_MIX_MAX];
     /* Slots of worker threads lie side by side (sb_run.c): the epoch and
      * counters each writer touches on every event start a slot, and this
      * keeps them off the previous slot's last cache line. */
@@ -135,6 +140,10 @@ struct sb_worker {
      * event measured nothing (sb_run.c). */
     uint64_t completed;
     uint64_t restarts;
+    /* A mix: the type of the current event (sb_worker_mix_next), and
+     * w->db.errors when its type's statistics last got its errors. */
+    unsigned mix_type;
+    uint64_t mix_errors_seen;
     /* A compiled-in test's state for this thread (sb_builtin.h). */
     void *bctx;
     bool started;                  /* its thread was created */
@@ -196,6 +205,13 @@ void sb_worker_fail(struct sb_worker *w);
  */
 bool sb_worker_more_events(struct sb_worker *w);
 void sb_worker_event_start(struct sb_worker *w);
+
+/* A mix: draws the type of w's next event from the mix's weights with
+ * w's generator and remembers it for event_stop; returns it (0 without a
+ * mix). sb_worker_mix_errors gives the type the ignored errors counted
+ * since (the built-in loop calls it at each restart). */
+unsigned sb_worker_mix_next(struct sb_worker *w);
+void sb_worker_mix_errors(struct sb_worker *w);
 
 /*
  * The same protocol for a connection multiplexed by a loop (sb_loop.h),

@@ -341,6 +341,13 @@ end
 -- "prepare": create and load the tables, in parallel over --threads.
 function M.cmd_prepare()
    M.init()
+   -- oltp_insert with --auto-inc=off inserts ids of its own: its tables
+   -- start empty, as in 1.0.20. A flag rather than a wrapped command, so
+   -- that a mix of oltp_* scripts (sysbench.mix) sees one prepare, defined
+   -- here, and runs it once.
+   if M.prepare_empty_without_auto_inc and not cfg.auto_inc then
+      cfg.table_size = 0
+   end
    -- The rows this thread will load, for the progress line's total.
    local mine = 0
    for_my_tables(function() mine = mine + 1 end)

@@ -40,11 +40,6 @@ end
 -- As sysbench 1.0.20 (its oltp_insert.lua and tests/t/script_oltp_insert_*):
 -- with --auto-inc=off, prepare creates the tables empty, so the rows run
 -- inserts (ids from sysbench.rand.unique()) are the only rows.
-local prepare_tables = sysbench.cmdline.commands.prepare[1]
-sysbench.cmdline.commands.prepare[1] = function(...)
-   if not sysbench.opt.auto_inc then
-      sysbench.opt.table_size = 0
-   end
-   return prepare_tables(...)
-end
+-- --auto-inc=off: prepare makes empty tables (oltp_common's cmd_prepare).
+oltp.prepare_empty_without_auto_inc = true
 -- SPDX-License-Identifier: GPL-2.0-or-later

@@ -446,7 +446,7 @@ static int load_script(lua_State *L, const struct sb_lua_env *env)
             s += skip;
             len -= skip;
         }
-        return luaL_loadbuffer(L, s, len, "=stdin");
+        return luaL_loadbuffer(L, s, len, env->mix != NULL ? "=mix" : "=stdin");
     }
     return luaL_loadfile(L, env->script_path);
 }
@@ -542,7 +542,8 @@ lua_State *sb_lua_new_base(const struct sb_lua_env *env, const struct sb_lua_thr
     lua_pushlightuserdata(L, (void *)thr);
     lua_setfield(L, LUA_REGISTRYINDEX, "sb_thread");
     register_internal_modules(L);
-    set_package_path(L, env->script_path);
+    /* A mix's scripts each add their own directory (sysbench.mix). */
+    set_package_path(L, env->mix != NULL ? NULL : env->script_path);
     set_sysbench_values(L, env, thr);
     replace_exit(L, thr);
 

@@ -41,6 +41,8 @@ static void forget_final(struct sb_point_result *p)
     p->thread_busy = NULL;
     p->thread_cpu = NULL;
     p->check_tps = NULL;
+    p->types = NULL;
+    p->ntypes = 0;
     p->nthread_events = p->nthread_cpu = 0;
     p->ncheck_tps = 0;
 }
@@ -53,6 +55,9 @@ static void free_final(struct sb_point_result *p)
     free(p->thread_busy);
     free(p->thread_cpu);
     free(p->check_tps);
+    for (unsigned i = 0; i < p->ntypes; i++)
+        sb_stats_free(p->types[i].stats);
+    free(p->types);
     forget_final(p);
 }
 
@@ -75,6 +80,8 @@ void sb_point_result_move_final(struct sb_point_result *dst, struct sb_point_res
     dst->check_tps = src->check_tps;
     dst->ncheck_tps = src->ncheck_tps;
     dst->check_sample_s = src->check_sample_s;
+    dst->types = src->types;
+    dst->ntypes = src->ntypes;
     /* Everything src owned has moved. */
     forget_final(src);
 }

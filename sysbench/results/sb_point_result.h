@@ -58,6 +58,13 @@ struct sb_interval {
 };
 
 /* One point of a sweep (a single run is a sweep of one point). */
+/* One transaction type of a mix (pure/sb_mix.h) in a point. */
+struct sb_point_type {
+    char name[64];                  /* the script as given in the mix */
+    unsigned weight;
+    struct sb_stats *stats;         /* owned (sb_stats_new) */
+};
+
 struct sb_point_result {
     /* What the point ran with (a copy of the run's frozen point config):
      * threads, rate mode, this process's target (0 without a rate),
@@ -96,6 +103,11 @@ struct sb_point_result {
     double *thread_busy;
     unsigned nthread_events;
     struct sb_cpu_thread *thread_cpu; /* owned; nthread_cpu entries */
+    /* A mix: each type's figures over the whole measured run (owned;
+     * ntypes entries, NULL without a mix). Their events and errors add up
+     * to total's. A point read back from a file has none. */
+    struct sb_point_type *types;
+    unsigned ntypes;
     unsigned nthread_cpu;
     bool has_selfcheck;
     struct sb_selfcheck selfcheck;

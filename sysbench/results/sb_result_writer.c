@@ -645,6 +645,44 @@ static void json_final(struct sb_json *j, const struct sb_result_writer *o, cons
     sb_json_end_object(j);
 }
 
+/* A mix: "types", each type's figures as "final" has them, and its
+ * histograms in the layout of the point's, so that they merge the same
+ * way (doc/results.md). */
+static void json_types(struct sb_json *j, const struct sb_result_writer *o,
+                       const struct sb_point_result *p)
+{
+    sb_json_key(j, "types");
+    sb_json_begin_array(j);
+    for (unsigned k = 0; k < p->ntypes; k++) {
+        const struct sb_stats *t = p->types[k].stats;
+        uint64_t all = p->total->c[SB_STAT_EVENTS];
+
+        sb_json_begin_object(j);
+        sb_json_kv_string(j, "name", p->types[k].name);
+        sb_json_kv_uint(j, "weight", p->types[k].weight);
+        sb_json_kv_uint(j, "events", t->c[SB_STAT_EVENTS]);
+        sb_json_kv_double(j, "share_pct",
+                          all > 0 ? 100.0 * (double)t->c[SB_STAT_EVENTS] / (double)all : NAN);
+        sb_json_kv_double(j, "tps", per_sec((double)t->c[SB_STAT_EVENTS], p->time_s));
+        sb_json_kv_uint(j, "errors", t->c[SB_STAT_ERRORS]);
+        sb_json_key(j, "latency_ms");
+        sb_json_begin_object(j);
+        json_latency(j, "response", o, &t->response);
+        json_latency(j, "service", o, &t->service);
+        sb_json_end_object(j);
+        sb_hist_json_write(j, "histogram", "response", &t->response);
+        sb_json_key(j, "histograms");
+        sb_json_begin_object(j);
+        if (p->cfg.mode != SB_PACE_NONE) {
+            sb_hist_json_write(j, "service", "service", &t->service);
+            sb_hist_json_write(j, "lag", "lag", &t->lag);
+        }
+        sb_json_end_object(j);
+        sb_json_end_object(j);
+    }
+    sb_json_end_array(j);
+}
+
 static void json_point(struct sb_json *j, const struct sb_result_writer *o, const struct sb_point_result *p,
                        size_t index)
 {
@@ -681,6 +719,8 @@ static void json_point(struct sb_json *j, const struct sb_result_writer *o, cons
             sb_hist_json_write(j, "lag", "lag", &p->total->lag);
         }
         sb_json_end_object(j);
+        if (p->ntypes > 0)
+            json_types(j, o, p);
         if (p->has_selfcheck)
             sb_selfcheck_json(j, &p->selfcheck, p->check_tps, p->ncheck_tps,
                               p->check_sample_s);

@@ -537,3 +537,42 @@ void sb_text_report_print_point_line(const struct sb_point_result *p, const stru
     fputc('\n', out);
     fflush(out);
 }
+
+void sb_text_report_print_types(const struct sb_point_result *p, const struct sb_text_report_opts *o,
+                                FILE *out)
+{
+    static const double dflt[] = { 95, 99 };
+    const double *pcts = o->npercentiles > 0 ? o->percentiles : dflt;
+    size_t npcts = o->npercentiles > 0 ? o->npercentiles : 2;
+    uint64_t all = p->total != NULL ? p->total->c[SB_STAT_EVENTS] : 0;
+    double secs = o->interval_s > 0 ? o->interval_s : p->time_s;
+
+    if (p->ntypes == 0)
+        return;
+    if (npcts > 3)
+        npcts = 3;
+    fprintf(out, "Transaction types (response time in ms):\n");
+    fprintf(out, "    %-24s %6s %7s %10s %10s %7s %8s", "type", "weight", "share", "events",
+            "tps", "errors", "avg");
+    for (size_t i = 0; i < npcts; i++) {
+        char l[24];
+        snprintf(l, sizeof(l), "p%g", pcts[i]);
+        fprintf(out, " %8s", l);
+    }
+    fprintf(out, " %8s\n", "max");
+    for (unsigned k = 0; k < p->ntypes; k++) {
+        const struct sb_stats *t = p->types[k].stats;
+        const struct sb_hist *h = &t->response;
+        uint64_t ev = t->c[SB_STAT_EVENTS];
+
+        fprintf(out, "    %-24.24s %6u %6.2f%% %10llu %10.2f %7llu %8.3f", p->types[k].name,
+                p->types[k].weight, all > 0 ? 100.0 * (double)ev / (double)all : 0.0,
+                (unsigned long long)ev, secs > 0 ? (double)ev / secs : 0.0,
+                (unsigned long long)t->c[SB_STAT_ERRORS],
+                h->total > 0 ? sb_hist_mean(h) / 1e6 : 0.0);
+        for (size_t i = 0; i < npcts; i++)
+            fprintf(out, " %8.3f", (double)sb_hist_percentile(h, pcts[i]) / 1e6);
+        fprintf(out, " %8.3f\n", h->total > 0 ? (double)h->max_ns / 1e6 : 0.0);
+    }
+    fprintf(out, "\n");
+}

@@ -111,6 +111,15 @@ void sb_text_report_print_point(const struct sb_point_result *p, const struct sb
                            FILE *out);
 
 /*
+ * A mix (p->ntypes > 0): one line per transaction type, its weight, its
+ * share of the events, events, per second, ignored errors and response
+ * time (mean, the first three --percentile values or 95 and 99, max) in
+ * ms. Nothing without a mix.
+ */
+void sb_text_report_print_types(const struct sb_point_result *p, const struct sb_text_report_opts *o,
+                                FILE *out);
+
+/*
  * Prints the "Summary" block that stands for our sections at the default
  * verbosity (the full ones at --verbosity=4; every figure in the JSON):
  * in a rate mode the target and achieved rate, late starts, skipped

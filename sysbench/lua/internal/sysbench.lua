@@ -206,14 +206,21 @@ local function run_events(thread_id, more_events, G)
   local event = G.event
   local sb = G.sysbench
   local hooks = type(sb) == "table" and sb.hooks or sysbench.hooks
+  -- A mix (sysbench.mix): the events by type, one drawn per event; a
+  -- restarted event runs again as the same type.
+  local mix = type(sb) == "table" and rawget(sb, "__mix_events")
   if type(event) ~= "function" then
     error("the script does not define event()", 0)
   end
   while more_events(thread_id) do
+    local ev = event
+    if mix then
+      ev = mix[C.sb_ffi_mix_next(thread_id) + 1]
+    end
     C.sb_event_start(thread_id)
     local ok, ret
     repeat
-      ok, ret = pcall(event, thread_id)
+      ok, ret = pcall(ev, thread_id)
       if not ok then
         if type(ret) == "table" and ret.errcode == RESTART_EVENT then
           C.sb_ffi_event_restarted(thread_id)
@@ -248,6 +255,7 @@ bool sb_ffi_stop_requested(void);
 void sb_ffi_event_restarted(int thread_id);
 int sb_ffi_mux_next(int thread_id);
 int sb_ffi_mux_woken(int thread_id);
+int sb_ffi_mix_next(int thread_id);
 ]]
 
 -- A multiplexed connection (sb_loop.c) runs the same loop in a coroutine;

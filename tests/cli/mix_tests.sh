@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Transaction mixes (SCRIPT@WEIGHT ..., pure/sb_mix.h, sysbench.mix), on
+# the embedded SQLite driver: each type's share follows its weight and
+# matches what the database executed; a seed reproduces the sequence of
+# types; every script keeps its own globals, modules and hooks; the
+# figures per type add up to the totals, in the report and the JSON;
+# prepare and cleanup; rate mode; bad input is one line.
+#
+# Run by `make check`, or by hand: bash tests/cli/mix_tests.sh
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+need_tool python3 "to read the result files"
+
+# A JSON check: python3 - FILE <<EOF ... with the point as p.
+py_point() {
+    python3 - "$@" || fail "the JSON check failed"
+}
+
+# Three empty scripts: the cheapest events, for large counts.
+write_empty() {
+    local s
+    for s in "$@"; do echo 'function event() end' >"$s.lua"; done
+}
+
+# ---------------------------------------------------------------- shares
+
+tcase "bundled oltp_* at 70/20/10: shares within 1% over 10,000 transactions, equal to the statements run"
+sb oltp_point_select@70 oltp_update_index@20 oltp_insert@10 --tables=2 --table-size=500 prepare
+assert_exit 0
+# Tables are made once: the three scripts' prepare is oltp_common's.
+assert_count out "^Creating table 'sbtest1'" 1
+# One thread and a seed: one fixed sequence (the spread over seeds is the
+# next case's); at 10,000 draws a 70% share has a standard deviation of
+# 0.46 points.
+sb oltp_point_select@70 oltp_update_index@20 oltp_insert@10 --tables=2 --table-size=500 \
+    --threads=1 --events=10000 --time=0 --rand-seed=11 --json=r.json run
+assert_exit 0
+assert_contains out "Transaction types (response time in ms):"
+assert_match out "^    oltp_point_select +70 "
+py_point r.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+f, ty = p["final"], {t["name"]: t for t in p["types"]}
+assert [t["name"] for t in p["types"]] == ["oltp_point_select", "oltp_update_index", "oltp_insert"]
+ev = {k: t["events"] for k, t in ty.items()}
+assert f["events"] == 10000 and sum(ev.values()) == 10000, ev
+for name, w in (("oltp_point_select", 70), ("oltp_update_index", 20), ("oltp_insert", 10)):
+    share = 100.0 * ev[name] / 10000
+    assert abs(share - w) < 1.0, (name, share)
+    assert ty[name]["weight"] == w
+    # the histogram of a type holds its events, mergeable like the point's
+    h = ty[name]["histogram"]
+    assert sum(b[2] for b in h["buckets"]) == ev[name], (name, h.keys())
+# each point select is one read, each update and insert one write
+assert f["queries"]["reads"] == ev["oltp_point_select"], (f["queries"], ev)
+assert f["queries"]["writes"] == ev["oltp_update_index"] + ev["oltp_insert"], (f["queries"], ev)
+EOF
+# The database's own count: the inserts are the new rows.
+rows=$(sqlite3 sbtest.db "SELECT (SELECT COUNT(*) FROM sbtest1) + (SELECT COUNT(*) FROM sbtest2)")
+ins=$(python3 -c "import json,sys; p=json.load(open('r.json'))['points'][0]; print([t['events'] for t in p['types'] if t['name']=='oltp_insert'][0])")
+assert_eq "$rows" "$((1000 + ins))" "rows in the tables"
+sb oltp_point_select@70 oltp_update_index@20 oltp_insert@10 --tables=2 cleanup
+assert_exit 0
+assert_count out "^Dropping table 'sbtest1'" 1
+
+tcase "shares within 0.5% of the weights over 300,000 events, any seed"
+write_empty a b c
+sb a@70 b@20 c@10 --threads=2 --events=300000 --time=0 --json=r.json run
+assert_exit 0
+# Binomial: a 70% share over 300,000 draws has a standard deviation of
+# 0.08 points, so 0.5 is six of them.
+py_point r.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+ev = [t["events"] for t in p["types"]]
+assert sum(ev) == p["final"]["events"] == 300000, ev
+for e, w in zip(ev, (70, 20, 10)):
+    assert abs(100.0 * e / 300000 - w) < 0.5, ev
+EOF
+
+tcase "a seed reproduces the sequence of types; another seed gives another"
+for s in a b; do
+    printf 'function event() io.write("%s") end\nfunction thread_done() io.write("\\n") end\n' "$s" >"$s.lua"
+done
+sb a@3 b@1 --events=2000 --time=0 --rand-seed=42 run
+assert_exit 0
+grep -E '^[ab]{100,}$' out >seq1 || fail "no sequence of types printed"
+sb a@3 b@1 --events=2000 --time=0 --rand-seed=42 run
+grep -E '^[ab]{100,}$' out >seq2
+sb a@3 b@1 --events=2000 --time=0 --rand-seed=43 run
+grep -E '^[ab]{100,}$' out >seq3
+assert_eq "$(wc -c <seq1)" 2001 "characters in the sequence"
+cmp -s seq1 seq2 || fail "the same seed gave another sequence"
+if cmp -s seq1 seq3; then fail "another seed gave the same sequence"; fi
+
+# ---------------------------------------------------------------- per script
+
+tcase "each script has its own globals, modules and hooks"
+cat >m.lua <<'EOF'
+local M = { n = 0 }
+function M.bump() M.n = M.n + 1 return M.n end
+return M
+EOF
+for s in a b; do
+    cat >"$s.lua" <<EOF
+local m = require("m")
+function thread_init() who = "$s" print("init $s " .. sysbench.tid) end
+function event()
+  assert(who == "$s", "globals of another script: " .. tostring(who))
+  m.bump()
+end
+function thread_done() print("done $s " .. sysbench.tid .. " " .. m.n) end
+EOF
+done
+sb a@1 b@1 --threads=2 --events=400 --time=0 run
+assert_exit 0
+assert_no_crash
+for s in a b; do
+    assert_count out "^init $s [01]$" 2
+    assert_count out "^done $s [01] [0-9]+$" 2
+done
+# Each script's module counted that script's events only.
+sum=$(awk '/^done / { s += $4 } END { print s }' out)
+assert_eq "$sum" 400 "events the modules counted"
+a_rep=$(awk '$1 == "a" && $2 == 1 { print $4 }' out)
+a_mod=$(awk '/^done a / { s += $4 } END { print s }' out)
+assert_eq "$a_rep" "$a_mod" "a's events in the report (its module counted $a_mod)"
+
+tcase "init and done run once per script; a command runs only where defined"
+printf 'function init() print("init A") end\nfunction done() print("done A") end\nfunction event() end\n' >a.lua
+printf 'function init() print("init B") end\nfunction done() print("done B") end\nfunction event() end\nfunction prepare() print("prepare B") end\n' >b.lua
+sb a@1 b@1 --threads=2 --events=10 --time=0 run
+assert_exit 0
+for s in A B; do
+    assert_count out "^init $s$" 1
+    assert_count out "^done $s$" 1
+done
+sb a@1 b@1 prepare
+assert_exit 0
+assert_count out "^prepare B$" 1
+sb a@1 b@1 nosuchcmd
+assert_exit 1
+assert_fatal "command 'nosuchcmd' is not implemented by script a@1 b@1"
+
+tcase "ignored errors per type add up to the run's"
+cat >e.lua <<'EOF'
+local ffi = require("ffi")
+local n = 0
+function event(tid)
+  n = n + 1
+  if n % 4 == 0 then
+    ffi.C.sb_counter_inc(tid, ffi.C.SB_CNT_ERROR)
+    error({ errcode = sysbench.error.RESTART_EVENT })
+  end
+end
+EOF
+write_empty ok
+sb e@1 ok@1 --events=2000 --time=0 --json=r.json run
+assert_exit 0
+py_point r.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+ty = {t["name"]: t for t in p["types"]}
+total = p["final"]["errors"]["ignored"]
+assert total > 100 and ty["e"]["errors"] == total and ty["ok"]["errors"] == 0, (total, ty["e"]["errors"])
+assert ty["e"]["events"] + ty["ok"]["events"] == p["final"]["events"] == 2000
+EOF
+
+tcase "--tx-rate: one schedule for the mix, service time per type in the JSON"
+write_empty a b
+sb a@1 b@3 --threads=2 --tx-rate=400 --time=2 --json=r.json run
+assert_exit 0
+py_point r.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+ev = [t["events"] for t in p["types"]]
+assert sum(ev) == p["final"]["events"] and 600 <= sum(ev) <= 800, ev
+assert ev[1] > 2 * ev[0], ev
+for t in p["types"]:
+    assert t["latency_ms"]["service"]["count"] == t["events"], t["latency_ms"]["service"]
+    assert "service" in t["histograms"] and "lag" in t["histograms"]
+EOF
+
+tcase "a sweep and --repeat: types in every point, adding up"
+write_empty a b
+sb a@1 b@2 --threads=1,2 --repeat=2 --events=3000 --time=0 --json=r.json run
+assert_exit 0
+py_point r.json <<'EOF'
+import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+assert len(pts) == 4, len(pts)
+for p in pts:
+    ev = [t["events"] for t in p["types"]]
+    assert sum(ev) == p["final"]["events"] == 3000 and ev[1] > ev[0], ev
+EOF
+
+tcase "--report-checkpoints: no types (they would not add up)"
+write_empty a b
+sb a@1 b@1 --time=3 --report-checkpoints=1 --json=r.json run
+assert_exit 0
+assert_not_contains out "Transaction types"
+py_point r.json <<'EOF'
+import json, sys
+assert "types" not in json.load(open(sys.argv[1]))["points"][0]
+EOF
+
+tcase "merge: types are null, not one instance's"
+write_empty a b
+at=$(( $(date +%s) + 2 ))
+for i in 0 1; do
+    "$SB_BIN" a@1 b@1 run --threads=1 --tx-rate=100 --time=1 --rand-seed=3 --instance=$i/2 \
+        --start-at="$at" --json=i$i.json >i$i.out 2>&1 &
+done
+wait
+sb merge i0.json i1.json --json=all.json
+assert_exit 0
+py_point all.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+assert "types" in p and p["types"] is None, p.get("types")
+EOF
+
+tcase "one script without a weight: no table, no types"
+write_empty a
+sb a.lua --events=100 --time=0 --json=r.json run
+assert_exit 0
+assert_not_contains out "Transaction types"
+py_point r.json <<'EOF'
+import json, sys
+assert "types" not in json.load(open(sys.argv[1]))["points"][0]
+EOF
+
+tcase "help lists the options of every script of the mix"
+cat >a.lua <<'EOF'
+sysbench.cmdline.options = { alpha = {"alpha's option", 1} }
+function event() end
+EOF
+cat >b.lua <<'EOF'
+sysbench.cmdline.options = { beta = {"beta's option", 2} }
+function event() end
+EOF
+sb a@1 b@1 help
+assert_exit 0
+assert_match out "--alpha"
+assert_match out "--beta"
+sb a@1 b@1 --alpha=5 --beta=6 --events=10 --time=0 run
+assert_exit 0
+
+# ---------------------------------------------------------------- bad input
+
+tcase "an unknown script in the mix: one line"
+write_empty a
+sb a@1 nosuch@2 run
+assert_exit 1
+assert_fatal "cannot find script 'nosuch' of the mix"
+
+tcase "a weight of 0: one line"
+write_empty a b
+sb a@1 b@0 run
+assert_exit 1
+assert_fatal "weight of 'b' in the mix is 0"
+
+tcase "a weight that is not a number: one line"
+write_empty a b
+for w in x -1 1.5 ' 3' ''; do
+    sb a@1 "b@$w" run
+    assert_exit 1
+    assert_fatal "weight of 'b' in the mix must be a positive integer"
+done
+
+tcase "no name, a compiled-in test, a script without event(): one line each"
+write_empty a
+echo 'function thread_init() end' >noev.lua
+sb @3 a@1 run
+assert_exit 1
+assert_fatal "names no script before '@'"
+sb cpu@1 a@1 run
+assert_exit 1
+assert_fatal "'cpu' cannot be in a mix"
+sb a@1 noev@1 run
+assert_exit 1
+assert_fatal "script noev of the mix defines no event()"
+
+tcase "two scripts with different defaults for one option: one line"
+cat >a.lua <<'EOF'
+sysbench.cmdline.options = { tables = {"tables", 1} }
+function event() end
+EOF
+cat >b.lua <<'EOF'
+sysbench.cmdline.options = { tables = {"tables", 4} }
+function event() end
+EOF
+sb a@1 b@1 run
+assert_exit 1
+assert_fatal "scripts a and b of the mix declare different defaults for --tables: 1 and 4"
+
+finish
