@@ -38,6 +38,7 @@
 #include "results/sb_hgrm.h"
 #include "results/sb_txlog.h"
 #include "engine/sb_metrics_run.h"
+#include "engine/sb_command.h"
 #include "engine/sb_help.h"
 #include "engine/sb_run.h"
 #include "engine/sb_signal.h"

@@ -3,6 +3,7 @@
  * One benchmark run and parallel commands; see sb_run.h.
  */
 #include "engine/sb_run.h"
+#include "engine/sb_probe.h"
 #include "config/sb_instance.h"
 
 #include <stdio.h>
