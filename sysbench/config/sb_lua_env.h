@@ -46,6 +46,8 @@ struct sb_lua_env {
     /* The compiled-in test being run (sysbench/builtin/sb_builtin.h), or
      * NULL for a Lua script: its workers run its C events. */
     const struct sb_builtin *builtin;
+    /* Its context, from its configure() (owned by main; NULL before). */
+    void *builtin_cfg;
 };
 
 #endif /* SB_LUA_ENV_H */

@@ -102,7 +102,7 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env,
     }
     printf("\n\n");
     if (env->builtin != NULL && env->builtin->print_header != NULL)
-        env->builtin->print_header(stdout);
+        env->builtin->print_header(env->builtin_cfg, stdout);
     printf("Initializing worker threads...\n\n");
     fflush(stdout);
 }

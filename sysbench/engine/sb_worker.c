@@ -459,7 +459,7 @@ static bool builtin_open(struct sb_worker *w)
 {
     const struct sb_builtin *b = w->run->env->builtin;
     struct sb_bi_thread t = {
-        .tid = w->tid, .nthreads = w->run->point.threads, .rand = &w->rand,
+        .cfg = w->run->env->builtin_cfg, .tid = w->tid, .nthreads = w->run->point.threads, .rand = &w->rand,
         .counters = &w->db, .err = w->err, .errlen = sizeof(w->err)
     };
 
