@@ -5,8 +5,11 @@
 /*
  * The run configuration: the general options parsed into typed fields.
  * Built once by main (sb_config_load) and read-only once threads start;
- * it is one of the three pieces of global state (with the stop flag and
- * the driver registry).
+ * it is the core of the configuration, one of the three kinds of global
+ * state (with the stop flag and the driver registry). The rest of the
+ * configuration (the drivers' options and error policy, the log level,
+ * SB_COMPAT) lives beside the code that uses it; doc/design.md lists it
+ * all.
  */
 
 #include <stdbool.h>
