@@ -391,7 +391,8 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
                                   env->point->threads);
     if (strcmp(cmd, "run") == 0) {
         int rc;
-        if (env->builtin != NULL && sb_builtin_check_run(env->builtin, env->builtin_cfg, err, sizeof(err)) != 0)
+        if (env->builtin != NULL &&
+            sb_builtin_check_run(env->builtin, env->builtin_cfg, err, sizeof(err)) != 0)
             return die(err);
         sb_lua_set_running(L, true);
         rc = run_points(L, env, main_rand);

@@ -39,10 +39,8 @@
 #include "drivers/sb_driver.h"
 #include "pure/sb_rand.h"
 
-/* The configuration sb_bi_fileio.c parses from the options, and the
- * names both halves use: defined in this, the lower half, so the run
+/* What both halves use: defined in this, the lower half, so the run
  * does not call back into the option parser's file. */
-
 bool fio_mode_writes(enum fio_mode m)
 {
     return m != FIO_SEQRD && m != FIO_RNDRD;
@@ -64,7 +62,6 @@ uint64_t fio_bytes_of(const struct fio_config *cfg, uint64_t ops)
     k = ops % cpf;
     return (ops / cpf * bpf + (k * m < bpf ? k * m : bpf)) * cfg->block_size;
 }
-
 
 struct fio_async;
 
@@ -214,11 +211,11 @@ static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_
     as->slots[slot] = (struct fio_slot){ file, off, len, write };
     sqe = io_uring_get_sqe(&as->ring);
     if (write)
-        io_uring_prep_write(sqe, t->x->ft.fds[file], as->bufs + slot * as->buf_len, (unsigned)len,
-                            off);
+        io_uring_prep_write(sqe, t->x->ft.fds[file], as->bufs + slot * as->buf_len,
+                            (unsigned)len, off);
     else
-        io_uring_prep_read(sqe, t->x->ft.fds[file], as->bufs + slot * as->buf_len, (unsigned)len,
-                           off);
+        io_uring_prep_read(sqe, t->x->ft.fds[file], as->bufs + slot * as->buf_len,
+                           (unsigned)len, off);
     io_uring_sqe_set_data(sqe, (void *)(uintptr_t)slot);
     as->inflight++;
     rc = io_uring_submit(&as->ring);

@@ -14,10 +14,10 @@
  * configuration and what its threads share (fileio's open files, the
  * mutexes, memory's global block). The caller keeps it (struct
  * sb_lua_env's builtin_cfg) and hands it to every other call; the test
- * keeps no state of its own outside it. Then a command: "run" (print_header before the workers start,
- * thread_init / event / thread_done in every worker, report before the
- * general statistics), "prepare" and "cleanup" (where the test has them)
- * or "help".
+ * keeps no state of its own outside it. Then a command: "run"
+ * (print_header before the workers start, thread_init / event /
+ * thread_done in every worker, report before the general statistics),
+ * "prepare" and "cleanup" (where the test has them) or "help".
  */
 
 #include <stdbool.h>
