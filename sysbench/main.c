@@ -39,6 +39,7 @@
 #include "results/sb_hgrm.h"
 #include "results/sb_txlog.h"
 #include "engine/sb_metrics_run.h"
+#include "engine/sb_command.h"
 #include "engine/sb_help.h"
 #include "engine/sb_run.h"
 #include "engine/sb_signal.h"
@@ -387,11 +388,12 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
     enum sb_lua_command kind;
 
     if (env->builtin != NULL && strcmp(cmd, "run") != 0)
-        return sb_builtin_command(env->builtin, env->script_opts, cmd,
+        return sb_builtin_command(env->builtin, env->builtin_cfg, env->script_opts, cmd,
                                   env->point->threads);
     if (strcmp(cmd, "run") == 0) {
         int rc;
-        if (env->builtin != NULL && sb_builtin_check_run(env->builtin, err, sizeof(err)) != 0)
+        if (env->builtin != NULL &&
+            sb_builtin_check_run(env->builtin, env->builtin_cfg, err, sizeof(err)) != 0)
             return die(err);
         sb_lua_set_running(L, true);
         rc = run_points(L, env, main_rand);
@@ -828,7 +830,8 @@ static int apply_script_options(struct sb_main *m, char *err, size_t errlen)
             sb_args_apply(&m->args, &m->script_opts, err, errlen) != 0 ||
             report_unused_option(m, err, errlen) != 0)
             return -1;
-        return m->builtin->configure(&m->script_opts, err, errlen);
+        m->env.builtin_cfg = m->builtin->configure(&m->script_opts, err, errlen);
+        return m->env.builtin_cfg != NULL ? 0 : -1;
     }
     if (sb_lua_declare_script_options(m->L, &m->script_opts, &declared, err, errlen) != 0)
         return -1;
@@ -848,7 +851,7 @@ static void main_free(struct sb_main *m)
 {
     if (m->L != NULL)
         sb_lua_close(m->L);
-    sb_builtin_finish(m->builtin);
+    sb_builtin_finish(m->builtin, m->env.builtin_cfg);
     sb_db_done(m->env.driver);
     free(m->stdin_text);
     free(m->mix_text);
@@ -869,6 +872,7 @@ int main(int argc, char **argv)
     int rc = 1, step;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
+    sb_compat10_load();
     /* compare reads result files: no script, driver or Lua state. */
     if (sb_compare_requested(argc, argv))
         return sb_compare_main(argc, argv, stdout);
@@ -893,13 +897,13 @@ int main(int argc, char **argv)
         goto out;
     /* memory and mutex end by themselves, also with --time=0. */
     m.builtin = sb_builtin_find(script);
-    sb_config_allow_no_limit(m.builtin != NULL && m.builtin->ends_itself);
     /* SB_COMPAT=1.0: 1.0.20's memory test ignores --events and always
      * moves --memory-total-size (its regression suite counts on it). */
     if (sb_compat10() && m.builtin != NULL && strcmp(m.builtin->name, "memory") == 0 &&
         sb_opt_set(sb_optset_find(&m.general, "events"), "0", err, sizeof(err)) != 0)
         goto fail;
-    if (sb_config_load(&m.general, err, sizeof(err)) != 0) {
+    if (sb_config_load(&m.general, m.builtin != NULL && m.builtin->ends_itself, err,
+                       sizeof(err)) != 0) {
         locate_option_error(&m.args, err, sizeof(err));
         goto fail;
     }

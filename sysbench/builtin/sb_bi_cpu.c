@@ -18,43 +18,66 @@ static const struct sb_opt_def cpu_options[] = {
     { NULL, NULL, NULL, 0 }
 };
 
-/* Configuration: written by configure() before threads start. */
-static uint64_t max_prime;
+/* The test's context (configure() to finish()). */
+struct cpu_config {
+    uint64_t max_prime;
+};
 
 /* Where each event's count goes, so that the work cannot be optimised
  * away; one per thread (a shared one would bounce between CPUs). */
 struct cpu_thread {
+    uint64_t max_prime;
     volatile uint64_t primes;
 };
 
-static int cpu_configure(const struct sb_optset *opts, char *err, size_t errlen)
+static void *cpu_configure(const struct sb_optset *opts, char *err, size_t errlen)
 {
     int64_t v = sb_optset_int(opts, "cpu-max-prime");
+    struct cpu_config *c;
 
-    if (v < 3)
-        return sb_bi_bad_option(err, errlen, "cpu-max-prime", sb_optset_str(opts, "cpu-max-prime"),
-                                "a whole number of at least 3");
-    max_prime = (uint64_t)v;
-    return 0;
+    if (v < 3) {
+        sb_bi_bad_option(err, errlen, "cpu-max-prime", sb_optset_str(opts, "cpu-max-prime"),
+                         "a whole number of at least 3");
+        return NULL;
+    }
+    c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    c->max_prime = (uint64_t)v;
+    return c;
 }
 
-static void cpu_header(FILE *out)
+static void cpu_finish(void *cfg)
 {
-    fprintf(out, "Prime numbers limit: %llu\n\n", (unsigned long long)max_prime);
+    free(cfg);
+}
+
+static void cpu_header(const void *cfg, FILE *out)
+{
+    const struct cpu_config *c = cfg;
+
+    fprintf(out, "Prime numbers limit: %llu\n\n", (unsigned long long)c->max_prime);
 }
 
 static int cpu_thread_init(void **ctx, const struct sb_bi_thread *t)
 {
-    (void)t;
-    *ctx = calloc(1, sizeof(struct cpu_thread));
-    return *ctx != NULL ? 0 : SB_BI_ERROR;
+    const struct cpu_config *cfg = t->cfg;
+    struct cpu_thread *c = calloc(1, sizeof(*c));
+
+    *ctx = c;
+    if (c == NULL)
+        return SB_BI_ERROR;
+    c->max_prime = cfg->max_prime;
+    return 0;
 }
 
 /* 64-bit division, as 1.0 does it: the cost of the work stays the same. */
 static int cpu_event(void *ctx)
 {
     struct cpu_thread *c = ctx;
-    uint64_t n = 0;
+    uint64_t n = 0, max_prime = c->max_prime;
 
     for (uint64_t v = 3; v < max_prime; v++) {
         uint64_t limit = (uint64_t)sqrt((double)v), d;
@@ -75,10 +98,11 @@ static int cpu_thread_done(void *ctx)
     return 0;
 }
 
-static void cpu_report(const struct sb_point_result *p, FILE *out)
+static void cpu_report(const void *cfg, const struct sb_point_result *p, FILE *out)
 {
     double secs = p->time_s > 0 ? p->time_s : 1;
 
+    (void)cfg;
     fprintf(out, "CPU speed:\n    events per second: %8.2f\n",
             (double)p->total->c[SB_STAT_EVENTS] / secs);
 }
@@ -93,4 +117,5 @@ const struct sb_builtin sb_bi_cpu = {
     .event = cpu_event,
     .thread_done = cpu_thread_done,
     .report = cpu_report,
+    .finish = cpu_finish,
 };

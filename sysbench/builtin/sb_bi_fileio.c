@@ -63,23 +63,24 @@ static int word_index(const char *v, const char *const *words)
 }
 
 /* --file-extra-flags: sync, dsync, direct (any order, repeats allowed). */
-static int parse_flags(const struct sb_optset *opts, char *err, size_t errlen)
+static int parse_flags(const struct sb_optset *opts, struct fio_config *cfg, char *err,
+                       size_t errlen)
 {
     size_t n;
     char *const *items = sb_optset_list(opts, "file-extra-flags", &n);
 
-    fio_cfg.flag_sync = fio_cfg.flag_dsync = fio_cfg.flag_direct = false;
-    fio_cfg.open_flags = 0;
+    cfg->flag_sync = cfg->flag_dsync = cfg->flag_direct = false;
+    cfg->open_flags = 0;
     for (size_t i = 0; i < n; i++) {
         if (strcmp(items[i], "sync") == 0) {
-            fio_cfg.flag_sync = true;
-            fio_cfg.open_flags |= O_SYNC;
+            cfg->flag_sync = true;
+            cfg->open_flags |= O_SYNC;
         } else if (strcmp(items[i], "dsync") == 0) {
-            fio_cfg.flag_dsync = true;
-            fio_cfg.open_flags |= O_DSYNC;
+            cfg->flag_dsync = true;
+            cfg->open_flags |= O_DSYNC;
         } else if (strcmp(items[i], "direct") == 0) {
-            fio_cfg.flag_direct = true;
-            fio_cfg.open_flags |= O_DIRECT;
+            cfg->flag_direct = true;
+            cfg->open_flags |= O_DIRECT;
         } else if (items[i][0] != '\0') {
             return sb_bi_bad_option(err, errlen, "file-extra-flags", items[i],
                                     "a list of sync, dsync, direct");
@@ -89,7 +90,8 @@ static int parse_flags(const struct sb_optset *opts, char *err, size_t errlen)
 }
 
 /* The sizes: counts, and files at least one block long. */
-static int parse_sizes(const struct sb_optset *opts, char *err, size_t errlen)
+static int parse_sizes(const struct sb_optset *opts, struct fio_config *cfg, char *err,
+                       size_t errlen)
 {
     int64_t num = sb_optset_int(opts, "file-num");
     int64_t bs = sb_optset_int(opts, "file-block-size");
@@ -104,15 +106,16 @@ static int parse_sizes(const struct sb_optset *opts, char *err, size_t errlen)
     if (total < 0)
         return sb_bi_bad_option(err, errlen, "file-total-size",
                                 sb_optset_str(opts, "file-total-size"), "a size");
-    fio_cfg.nfiles = (unsigned)num;
-    fio_cfg.block_size = (uint64_t)bs;
-    fio_cfg.total_size = (uint64_t)total;
-    fio_cfg.file_size = (uint64_t)total / (uint64_t)num;
-    fio_cfg.blocks_per_file = fio_cfg.file_size / fio_cfg.block_size;
+    cfg->nfiles = (unsigned)num;
+    cfg->block_size = (uint64_t)bs;
+    cfg->total_size = (uint64_t)total;
+    cfg->file_size = (uint64_t)total / (uint64_t)num;
+    cfg->blocks_per_file = cfg->file_size / cfg->block_size;
     return 0;
 }
 
-static int parse_sync(const struct sb_optset *opts, char *err, size_t errlen)
+static int parse_sync(const struct sb_optset *opts, struct fio_config *cfg, char *err,
+                      size_t errlen)
 {
     static const char *const sync_modes[] = { "fsync", "fdatasync", NULL };
     int64_t freq = sb_optset_int(opts, "file-fsync-freq");
@@ -124,131 +127,160 @@ static int parse_sync(const struct sb_optset *opts, char *err, size_t errlen)
     if (sm < 0)
         return sb_bi_bad_option(err, errlen, "file-fsync-mode",
                                 sb_optset_str(opts, "file-fsync-mode"), "fsync or fdatasync");
-    fio_cfg.fsync_freq = (uint64_t)freq;
-    fio_cfg.fdatasync = sm == 1;
-    fio_cfg.fsync_all = sb_optset_bool(opts, "file-fsync-all");
-    fio_cfg.fsync_end = sb_optset_bool(opts, "file-fsync-end");
+    cfg->fsync_freq = (uint64_t)freq;
+    cfg->fdatasync = sm == 1;
+    cfg->fsync_all = sb_optset_bool(opts, "file-fsync-all");
+    cfg->fsync_end = sb_optset_bool(opts, "file-fsync-end");
     return 0;
 }
 
 /* --file-merged-requests: as 1.0.20 merges (its src/tests/fileio), a
  * sequential request of that many blocks, cut at the end of a file; the
  * random modes do one block a request whatever it says. */
-static int parse_merge(const struct sb_optset *opts, char *err, size_t errlen)
+static int parse_merge(const struct sb_optset *opts, struct fio_config *cfg, char *err,
+                       size_t errlen)
 {
     int64_t merged = sb_optset_int(opts, "file-merged-requests");
-    uint64_t bpf = fio_cfg.blocks_per_file;
+    uint64_t bpf = cfg->blocks_per_file;
 
-    if (merged < 0 || (merged > 0 && (uint64_t)merged * fio_cfg.block_size > (1ULL << 30)))
+    if (merged < 0 || (merged > 0 && (uint64_t)merged * cfg->block_size > (1ULL << 30)))
         return sb_bi_bad_option(err, errlen, "file-merged-requests",
                                 sb_optset_str(opts, "file-merged-requests"),
                                 "0 (no merging) or more, up to 1 GiB a request");
-    fio_cfg.merge_blocks = merged > 1 && fio_cfg.mode <= FIO_SEQRD ? (uint64_t)merged : 1;
-    if (fio_cfg.merge_blocks > bpf && bpf > 0)
-        fio_cfg.merge_blocks = bpf;
-    fio_cfg.chunks_per_file = (bpf + fio_cfg.merge_blocks - 1) / fio_cfg.merge_blocks;
-    fio_cfg.request_max = fio_cfg.merge_blocks * fio_cfg.block_size;
+    cfg->merge_blocks = merged > 1 && cfg->mode <= FIO_SEQRD ? (uint64_t)merged : 1;
+    if (cfg->merge_blocks > bpf && bpf > 0)
+        cfg->merge_blocks = bpf;
+    cfg->chunks_per_file = (bpf + cfg->merge_blocks - 1) / cfg->merge_blocks;
+    cfg->request_max = cfg->merge_blocks * cfg->block_size;
     return 0;
 }
 
-static int fileio_configure(const struct sb_optset *opts, char *err, size_t errlen)
+/* Checks the options into cfg: 0, or -1 with one line in err. */
+static int fileio_options_check(const struct sb_optset *opts, struct fio_config *cfg, char *err,
+                                size_t errlen)
 {
     static const char *const io_modes[] = { "sync", "async", "mmap", NULL };
     const char *mode = sb_optset_str(opts, "file-test-mode");
     int io = word_index(sb_optset_str(opts, "file-io-mode"), io_modes);
     int64_t backlog = sb_optset_int(opts, "file-async-backlog");
 
-    memset(&fio_cfg, 0, sizeof(fio_cfg));
-    if (parse_sizes(opts, err, errlen) != 0 || parse_flags(opts, err, errlen) != 0 ||
-        parse_sync(opts, err, errlen) != 0)
+    if (parse_sizes(opts, cfg, err, errlen) != 0 || parse_flags(opts, cfg, err, errlen) != 0 ||
+        parse_sync(opts, cfg, err, errlen) != 0)
         return -1;
-    fio_cfg.mode_given = mode != NULL && mode[0] != '\0';
-    if (fio_cfg.mode_given) {
+    cfg->mode_given = mode != NULL && mode[0] != '\0';
+    if (cfg->mode_given) {
         int m = word_index(mode, mode_names);
         if (m < 0 && sb_compat10()) /* 1.0.20's wording */
             return sb_opt_fail(err, errlen, "Invalid IO operations mode: %s.", mode);
         if (m < 0)
             return sb_bi_bad_option(err, errlen, "file-test-mode", mode,
                                     "seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw");
-        fio_cfg.mode = (enum fio_mode)m;
+        cfg->mode = (enum fio_mode)m;
     }
     if (io < 0)
         return sb_bi_bad_option(err, errlen, "file-io-mode", sb_optset_str(opts, "file-io-mode"),
                                 "sync, async or mmap");
-    fio_cfg.io = (enum fio_io)io;
-    if (fio_cfg.io == FIO_IO_ASYNC && !fio_async_available())
+    cfg->io = (enum fio_io)io;
+    if (cfg->io == FIO_IO_ASYNC && !fio_async_available())
         return sb_opt_fail(err, errlen, "--file-io-mode=async is not available in this build "
                            "(it needs io_uring through liburing at build time)");
     if (backlog < 1 || backlog > 4096)
         return sb_bi_bad_option(err, errlen, "file-async-backlog",
                                 sb_optset_str(opts, "file-async-backlog"), "1 to 4096");
-    fio_cfg.async_backlog = (unsigned)backlog;
-    if (parse_merge(opts, err, errlen) != 0)
+    cfg->async_backlog = (unsigned)backlog;
+    if (parse_merge(opts, cfg, err, errlen) != 0)
         return -1;
-    fio_cfg.rw_ratio = sb_optset_double(opts, "file-rw-ratio");
-    if (!(fio_cfg.rw_ratio >= 0) || fio_cfg.rw_ratio > 1e9)
+    cfg->rw_ratio = sb_optset_double(opts, "file-rw-ratio");
+    if (!(cfg->rw_ratio >= 0) || cfg->rw_ratio > 1e9)
         return sb_bi_bad_option(err, errlen, "file-rw-ratio", sb_optset_str(opts, "file-rw-ratio"),
                                 "0 or more");
     return 0;
 }
 
-static void print_flags(FILE *out)
+static void *fileio_configure(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    struct fio_ctx *x = calloc(1, sizeof(*x));
+
+    if (x == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (fileio_options_check(opts, &x->cfg, err, errlen) != 0) {
+        free(x);
+        return NULL;
+    }
+    pthread_mutex_init(&x->ft.lock, NULL);
+    return x;
+}
+
+static void fileio_finish(void *ctx)
+{
+    struct fio_ctx *x = ctx;
+
+    if (x == NULL)
+        return;
+    pthread_mutex_destroy(&x->ft.lock);
+    free(x);
+}
+
+static void print_flags(const struct fio_config *cfg, FILE *out)
 {
     fprintf(out, "Extra file open flags: ");
-    if (fio_cfg.open_flags == 0)
+    if (cfg->open_flags == 0)
         fprintf(out, "(none)");
-    if (fio_cfg.flag_sync)
+    if (cfg->flag_sync)
         fprintf(out, "sync ");
-    if (fio_cfg.flag_dsync)
+    if (cfg->flag_dsync)
         fprintf(out, "dsync ");
-    if (fio_cfg.flag_direct)
+    if (cfg->flag_direct)
         fprintf(out, "directio");
     fprintf(out, "\n");
 }
 
-static void fileio_header(FILE *out)
+static void fileio_header(const void *ctx, FILE *out)
 {
+    const struct fio_config *cfg = &((const struct fio_ctx *)ctx)->cfg;
     static const char *const io_titles[] = {
         "synchronous", "asynchronous", "fast mmaped"
     };
     char a[32], b[32], c[32];
-    bool rnd = fio_cfg.mode >= FIO_RNDRD;
+    bool rnd = cfg->mode >= FIO_RNDRD;
 
-    print_flags(out);
-    fprintf(out, "%u files, %s each\n%s total file size\nBlock size %s\n", fio_cfg.nfiles,
-            sb_bi_size_str(fio_cfg.file_size, a, sizeof(a)),
-            sb_bi_size_str(fio_cfg.total_size, b, sizeof(b)),
-            sb_bi_size_str(fio_cfg.block_size, c, sizeof(c)));
-    if (fio_cfg.merge_blocks > 1)
+    print_flags(cfg, out);
+    fprintf(out, "%u files, %s each\n%s total file size\nBlock size %s\n", cfg->nfiles,
+            sb_bi_size_str(cfg->file_size, a, sizeof(a)),
+            sb_bi_size_str(cfg->total_size, b, sizeof(b)),
+            sb_bi_size_str(cfg->block_size, c, sizeof(c)));
+    if (cfg->merge_blocks > 1)
         fprintf(out, "Merging requests up to %s for sequential IO.\n",
-                sb_bi_size_str(fio_cfg.request_max, a, sizeof(a)));
+                sb_bi_size_str(cfg->request_max, a, sizeof(a)));
     if (rnd) {
         fprintf(out, "Number of IO requests: %llu\n", (unsigned long long)sb_cfg->events_limit);
-        fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", fio_cfg.rw_ratio);
+        fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", cfg->rw_ratio);
     }
-    if (fio_cfg.fsync_all)
+    if (cfg->fsync_all)
         fprintf(out, "Calling fsync() after each write operation.\n");
-    else if (fio_cfg.fsync_freq > 0)
+    else if (cfg->fsync_freq > 0)
         fprintf(out, "Periodic FSYNC enabled, calling fsync() each %llu requests.\n",
-                (unsigned long long)fio_cfg.fsync_freq);
-    if (fio_cfg.fsync_end && !fio_cfg.fsync_all)
+                (unsigned long long)cfg->fsync_freq);
+    if (cfg->fsync_end && !cfg->fsync_all)
         fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
-    if (fio_cfg.io == FIO_IO_ASYNC)
+    if (cfg->io == FIO_IO_ASYNC)
         fprintf(out, "Using %s I/O mode (io_uring, backlog %u per thread)\n", io_titles[1],
-                fio_cfg.async_backlog);
+                cfg->async_backlog);
     else
-        fprintf(out, "Using %s I/O mode\n", io_titles[fio_cfg.io]);
-    fprintf(out, "Doing %s test\n", mode_titles[fio_cfg.mode]);
+        fprintf(out, "Using %s I/O mode\n", io_titles[cfg->io]);
+    fprintf(out, "Doing %s test\n", mode_titles[cfg->mode]);
 }
 
 /* Writes zeros from `from` to the file's size; adds the bytes to *done. */
-static int fill_file(int fd, const char *name, uint64_t from, void *buf, uint64_t *done,
-                     char *err, size_t errlen)
+static int fill_file(const struct fio_config *cfg, int fd, const char *name, uint64_t from,
+                     void *buf, uint64_t *done, char *err, size_t errlen)
 {
-    uint64_t bs = fio_cfg.block_size;
+    uint64_t bs = cfg->block_size;
 
-    while (from < fio_cfg.file_size) {
-        size_t n = (size_t)(fio_cfg.file_size - from < bs ? fio_cfg.file_size - from : bs);
+    while (from < cfg->file_size) {
+        size_t n = (size_t)(cfg->file_size - from < bs ? cfg->file_size - from : bs);
         ssize_t w = pwrite(fd, buf, n, (off_t)from);
         if (w < 0 && errno == EINTR)
             continue;
@@ -275,7 +307,8 @@ static bool notice(void)
 }
 
 /* Creates or extends one file to its size. */
-static int prepare_file(unsigned i, void *buf, uint64_t *done, char *err, size_t errlen)
+static int prepare_file(const struct fio_config *cfg, unsigned i, void *buf, uint64_t *done,
+                        char *err, size_t errlen)
 {
     char name[64];
     struct stat st;
@@ -286,21 +319,22 @@ static int prepare_file(unsigned i, void *buf, uint64_t *done, char *err, size_t
     exists = stat(name, &st) == 0;
     if (notice())
         printf("%s file %s\n", exists ? "Reusing existing" : "Creating", name);
-    fd = open(name, O_CREAT | O_WRONLY | fio_cfg.open_flags, 0600);
+    fd = open(name, O_CREAT | O_WRONLY | cfg->open_flags, 0600);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s in the current directory: %s%s", name,
-                 strerror(errno), errno == EINVAL && fio_cfg.flag_direct
+                 strerror(errno), errno == EINVAL && cfg->flag_direct
                  ? " (the filesystem refuses O_DIRECT: --file-extra-flags=direct)" : "");
         return -1;
     }
-    rc = fill_file(fd, name, exists ? (uint64_t)st.st_size / fio_cfg.block_size * fio_cfg.block_size
+    rc = fill_file(cfg, fd, name, exists ? (uint64_t)st.st_size / cfg->block_size * cfg->block_size
                    : 0, buf, done, err, errlen);
     close(fd);
     return rc;
 }
 
-static int fileio_prepare(unsigned threads, char *err, size_t errlen)
+static int fileio_prepare(const void *ctx, unsigned threads, char *err, size_t errlen)
 {
+    const struct fio_config *cfg = &((const struct fio_ctx *)ctx)->cfg;
     uint64_t done = 0;
     uint64_t t0 = sb_now_ns();
     void *buf;
@@ -308,19 +342,19 @@ static int fileio_prepare(unsigned threads, char *err, size_t errlen)
 
     (void)threads;
     if (notice()) {
-        printf("%u files, %lluKb each, %lluMb total\n", fio_cfg.nfiles,
-               (unsigned long long)(fio_cfg.file_size / 1024),
-               (unsigned long long)(fio_cfg.total_size / (1024 * 1024)));
+        printf("%u files, %lluKb each, %lluMb total\n", cfg->nfiles,
+               (unsigned long long)(cfg->file_size / 1024),
+               (unsigned long long)(cfg->total_size / (1024 * 1024)));
         printf("Creating files for the test...\n");
-        print_flags(stdout);
+        print_flags(cfg, stdout);
     }
-    buf = aligned_alloc(4096, (fio_cfg.block_size + 4095) / 4096 * 4096);
+    buf = aligned_alloc(4096, (cfg->block_size + 4095) / 4096 * 4096);
     if (buf == NULL)
         return sb_opt_fail(err, errlen, "out of memory for a block of %llu bytes",
-                           (unsigned long long)fio_cfg.block_size);
-    memset(buf, 0, (size_t)fio_cfg.block_size);
-    for (unsigned i = 0; i < fio_cfg.nfiles; i++)
-        if (prepare_file(i, buf, &done, err, errlen) != 0) {
+                           (unsigned long long)cfg->block_size);
+    memset(buf, 0, (size_t)cfg->block_size);
+    for (unsigned i = 0; i < cfg->nfiles; i++)
+        if (prepare_file(cfg, i, buf, &done, err, errlen) != 0) {
             free(buf);
             return -1;
         }
@@ -337,11 +371,13 @@ static int fileio_prepare(unsigned threads, char *err, size_t errlen)
 }
 
 /* Removes test_file.0 .. test_file.N-1 (a missing one is no error). */
-static int fileio_cleanup(char *err, size_t errlen)
+static int fileio_cleanup(const void *ctx, char *err, size_t errlen)
 {
+    const struct fio_config *cfg = &((const struct fio_ctx *)ctx)->cfg;
+
     if (notice())
         printf("Removing test files...\n");
-    for (unsigned i = 0; i < fio_cfg.nfiles; i++) {
+    for (unsigned i = 0; i < cfg->nfiles; i++) {
         char name[64];
         fio_file_name(i, name, sizeof(name));
         if (unlink(name) != 0 && errno != ENOENT) {
@@ -352,8 +388,9 @@ static int fileio_cleanup(char *err, size_t errlen)
     return 0;
 }
 
-static void fileio_report(const struct sb_point_result *p, FILE *out)
+static void fileio_report(const void *ctx, const struct sb_point_result *p, FILE *out)
 {
+    const struct fio_config *cfg = &((const struct fio_ctx *)ctx)->cfg;
     const struct sb_stats *t = p->total;
     double secs = p->time_s > 0 ? p->time_s : 1;
     double mib = 1024.0 * 1024.0;
@@ -364,24 +401,26 @@ static void fileio_report(const struct sb_point_result *p, FILE *out)
     fprintf(out, "    fsyncs/s:                     %.2f\n", (double)t->c[SB_STAT_OTHER] / secs);
     fprintf(out, "\nThroughput:\n");
     fprintf(out, "    read, MiB/s:                  %.2f\n",
-            (double)fio_bytes_of(t->c[SB_STAT_READS]) / mib / secs);
+            (double)fio_bytes_of(cfg, t->c[SB_STAT_READS]) / mib / secs);
     fprintf(out, "    written, MiB/s:               %.2f\n",
-            (double)fio_bytes_of(t->c[SB_STAT_WRITES]) / mib / secs);
+            (double)fio_bytes_of(cfg, t->c[SB_STAT_WRITES]) / mib / secs);
 }
 
 /* run needs a test mode; prepare and cleanup do not (as in 1.0). */
-static int fileio_check_run(char *err, size_t errlen)
+static int fileio_check_run(const void *ctx, char *err, size_t errlen)
 {
-    if (!fio_cfg.mode_given && sb_compat10()) /* 1.0.20's wording */
+    const struct fio_config *cfg = &((const struct fio_ctx *)ctx)->cfg;
+
+    if (!cfg->mode_given && sb_compat10()) /* 1.0.20's wording */
         return sb_opt_fail(err, errlen, "Missing required argument: --file-test-mode");
-    if (!fio_cfg.mode_given)
+    if (!cfg->mode_given)
         return sb_opt_fail(err, errlen, "missing required argument: --file-test-mode "
                            "(seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw)");
-    if (fio_cfg.blocks_per_file == 0)
+    if (cfg->blocks_per_file == 0)
         return sb_opt_fail(err, errlen, "each file (--file-total-size / --file-num = %llu "
                            "bytes) is smaller than --file-block-size (%llu)",
-                           (unsigned long long)fio_cfg.file_size,
-                           (unsigned long long)fio_cfg.block_size);
+                           (unsigned long long)cfg->file_size,
+                           (unsigned long long)cfg->block_size);
     return 0;
 }
 
@@ -398,4 +437,5 @@ const struct sb_builtin sb_bi_fileio = {
     .event = fio_event,
     .thread_done = fio_thread_done,
     .report = fileio_report,
+    .finish = fileio_finish,
 };

@@ -8,6 +8,7 @@
  * set of a run and the per-thread events).
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,13 +40,30 @@ struct fio_config {
     double rw_ratio;
 };
 
-extern struct fio_config fio_cfg;
+/* The open files of the point being run: shared by its threads, opened
+ * by the first thread_init and closed by the last thread_done, under
+ * lock. */
+struct fio_files {
+    pthread_mutex_t lock;
+    unsigned users;
+    int *fds;
+    unsigned char **maps;     /* --file-io-mode=mmap */
+    uint64_t next_block;      /* sequential modes: the next request, atomic */
+    uint64_t requests;        /* periodic fsync: requests so far, atomic */
+};
+
+/* The test's context (configure() to finish()): the checked options,
+ * read-only once threads start, and the open files. */
+struct fio_ctx {
+    struct fio_config cfg;
+    struct fio_files ft;
+};
 
 /* The bytes that `ops` requests of a sequential mode moved: every request
  * is merge_blocks blocks but a file's last, and they go through the files
  * in order from the first (the shared position of a run), so the count
  * fixes the bytes. Random modes: ops blocks. */
-uint64_t fio_bytes_of(uint64_t ops);
+uint64_t fio_bytes_of(const struct fio_config *cfg, uint64_t ops);
 
 /* Whether the mode writes (and so fsyncs). */
 bool fio_mode_writes(enum fio_mode m);
@@ -54,7 +72,8 @@ bool fio_mode_writes(enum fio_mode m);
  * directory). */
 void fio_file_name(unsigned i, char *buf, size_t len);
 
-/* The run's per-thread life (sb_bi_fileio_io.c). */
+/* The run's per-thread life (sb_bi_fileio_io.c); t->cfg is the test's
+ * struct fio_ctx. */
 int fio_thread_init(void **ctx, const struct sb_bi_thread *t);
 int fio_event(void *ctx);
 int fio_thread_done(void *ctx);

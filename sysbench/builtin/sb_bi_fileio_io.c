@@ -39,11 +39,8 @@
 #include "drivers/sb_driver.h"
 #include "pure/sb_rand.h"
 
-/* The configuration sb_bi_fileio.c parses from the options, and the
- * names both halves use: defined in this, the lower half, so the run
+/* What both halves use: defined in this, the lower half, so the run
  * does not call back into the option parser's file. */
-struct fio_config fio_cfg;
-
 bool fio_mode_writes(enum fio_mode m)
 {
     return m != FIO_SEQRD && m != FIO_RNDRD;
@@ -54,31 +51,22 @@ void fio_file_name(unsigned i, char *buf, size_t len)
     snprintf(buf, len, "test_file.%u", i);
 }
 
-uint64_t fio_bytes_of(uint64_t ops)
+uint64_t fio_bytes_of(const struct fio_config *cfg, uint64_t ops)
 {
-    uint64_t m = fio_cfg.merge_blocks, cpf = fio_cfg.chunks_per_file;
-    uint64_t bpf = fio_cfg.blocks_per_file, k;
+    uint64_t m = cfg->merge_blocks, cpf = cfg->chunks_per_file;
+    uint64_t bpf = cfg->blocks_per_file, k;
 
     if (m <= 1 || cpf == 0)
-        return ops * fio_cfg.block_size;
+        return ops * cfg->block_size;
     /* Whole files, then k requests into the next one. */
     k = ops % cpf;
-    return (ops / cpf * bpf + (k * m < bpf ? k * m : bpf)) * fio_cfg.block_size;
+    return (ops / cpf * bpf + (k * m < bpf ? k * m : bpf)) * cfg->block_size;
 }
-
-/* The open files of the point being run: shared by its threads. */
-static struct {
-    pthread_mutex_t lock;
-    unsigned users;
-    int *fds;
-    unsigned char **maps;     /* --file-io-mode=mmap */
-    uint64_t next_block;      /* sequential modes: the next request, atomic */
-    uint64_t requests;        /* periodic fsync: requests so far, atomic */
-} ft = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 struct fio_async;
 
 struct fio_thread {
+    struct fio_ctx *x;        /* the test's context */
     struct sb_rand *rand;
     struct sb_db_counters *c;
     char *err;
@@ -136,13 +124,13 @@ static void async_free(struct fio_async *as, bool ring)
 
 static int async_init(struct fio_thread *t)
 {
-    unsigned depth = fio_cfg.async_backlog;
+    unsigned depth = t->x->cfg.async_backlog;
     struct fio_async *as = calloc(1, sizeof(*as));
     int rc;
 
     if (as == NULL)
         return SB_BI_ERROR;
-    as->buf_len = (size_t)((fio_cfg.request_max + 4095) / 4096 * 4096);
+    as->buf_len = (size_t)((t->x->cfg.request_max + 4095) / 4096 * 4096);
     as->free_slots = malloc(depth * sizeof(*as->free_slots));
     as->slots = calloc(depth, sizeof(*as->slots));
     as->bufs = aligned_alloc(4096, as->buf_len * depth);
@@ -223,11 +211,11 @@ static int async_submit(struct fio_thread *t, bool write, unsigned file, uint64_
     as->slots[slot] = (struct fio_slot){ file, off, len, write };
     sqe = io_uring_get_sqe(&as->ring);
     if (write)
-        io_uring_prep_write(sqe, ft.fds[file], as->bufs + slot * as->buf_len, (unsigned)len,
-                            off);
+        io_uring_prep_write(sqe, t->x->ft.fds[file], as->bufs + slot * as->buf_len,
+                            (unsigned)len, off);
     else
-        io_uring_prep_read(sqe, ft.fds[file], as->bufs + slot * as->buf_len, (unsigned)len,
-                           off);
+        io_uring_prep_read(sqe, t->x->ft.fds[file], as->bufs + slot * as->buf_len,
+                           (unsigned)len, off);
     io_uring_sqe_set_data(sqe, (void *)(uintptr_t)slot);
     as->inflight++;
     rc = io_uring_submit(&as->ring);
@@ -275,21 +263,21 @@ static void async_done(struct fio_thread *t)
 }
 #endif
 
-static void close_all(void)
+static void close_all(struct fio_ctx *x)
 {
-    for (unsigned i = 0; ft.fds != NULL && i < fio_cfg.nfiles; i++) {
-        if (ft.maps != NULL && ft.maps[i] != NULL)
-            munmap(ft.maps[i], (size_t)fio_cfg.file_size);
-        if (ft.fds[i] >= 0)
-            close(ft.fds[i]);
+    for (unsigned i = 0; x->ft.fds != NULL && i < x->cfg.nfiles; i++) {
+        if (x->ft.maps != NULL && x->ft.maps[i] != NULL)
+            munmap(x->ft.maps[i], (size_t)x->cfg.file_size);
+        if (x->ft.fds[i] >= 0)
+            close(x->ft.fds[i]);
     }
-    free(ft.fds);
-    free(ft.maps);
-    ft.fds = NULL;
-    ft.maps = NULL;
+    free(x->ft.fds);
+    free(x->ft.maps);
+    x->ft.fds = NULL;
+    x->ft.maps = NULL;
 }
 
-static int open_error(const char *name, char *err, size_t errlen)
+static int open_error(const struct fio_ctx *x, const char *name, char *err, size_t errlen)
 {
     int e = errno;
 
@@ -299,7 +287,7 @@ static int open_error(const char *name, char *err, size_t errlen)
     else if (e == ENOENT)
         snprintf(err, errlen, "cannot open %s: No such file or directory (run 'sysbench fileio "
                  "prepare' in this directory with the same --file-num first)", name);
-    else if (e == EINVAL && fio_cfg.flag_direct)
+    else if (e == EINVAL && x->cfg.flag_direct)
         snprintf(err, errlen, "cannot open %s with O_DIRECT: the filesystem refuses direct "
                  "I/O (--file-extra-flags=direct)", name);
     else
@@ -308,69 +296,70 @@ static int open_error(const char *name, char *err, size_t errlen)
 }
 
 /* Opens (and for mmap maps) file i; checks it is large enough. */
-static int open_one(unsigned i, char *err, size_t errlen)
+static int open_one(struct fio_ctx *x, unsigned i, char *err, size_t errlen)
 {
     char name[64];
     struct stat st;
-    bool create = fio_cfg.mode == FIO_SEQWR;
+    bool create = x->cfg.mode == FIO_SEQWR;
     int fd;
 
     fio_file_name(i, name, sizeof(name));
-    fd = open(name, O_RDWR | (create ? O_CREAT : 0) | fio_cfg.open_flags, 0600);
+    fd = open(name, O_RDWR | (create ? O_CREAT : 0) | x->cfg.open_flags, 0600);
     if (fd < 0)
-        return open_error(name, err, errlen);
-    ft.fds[i] = fd;
+        return open_error(x, name, err, errlen);
+    x->ft.fds[i] = fd;
     if (fstat(fd, &st) != 0)
         return sb_opt_fail(err, errlen, "cannot stat %s: %s", name, strerror(errno));
-    if ((uint64_t)st.st_size < fio_cfg.file_size && !create && sb_compat10()) {
+    if ((uint64_t)st.st_size < x->cfg.file_size && !create && sb_compat10()) {
         char have[32], want[32];
         return sb_opt_fail(err, errlen, "Size of file '%s' is %s, but at least %s is "
                            "expected.\nWARNING: Did you run 'prepare' with different "
                            "--file-total-size or --file-num values?", name,
                            sb_bi_size_str((uint64_t)st.st_size, have, sizeof(have)),
-                           sb_bi_size_str(fio_cfg.file_size, want, sizeof(want)));
+                           sb_bi_size_str(x->cfg.file_size, want, sizeof(want)));
     }
-    if ((uint64_t)st.st_size < fio_cfg.file_size && !create)
+    if ((uint64_t)st.st_size < x->cfg.file_size && !create)
         return sb_opt_fail(err, errlen, "%s is %lld bytes, smaller than the %llu the options "
                            "ask for: run 'sysbench fileio prepare' with the same --file-num "
                            "and --file-total-size", name, (long long)st.st_size,
-                           (unsigned long long)fio_cfg.file_size);
-    if (fio_cfg.io != FIO_IO_MMAP)
+                           (unsigned long long)x->cfg.file_size);
+    if (x->cfg.io != FIO_IO_MMAP)
         return 0;
-    if ((uint64_t)st.st_size < fio_cfg.file_size && ftruncate(fd, (off_t)fio_cfg.file_size) != 0)
+    if ((uint64_t)st.st_size < x->cfg.file_size && ftruncate(fd, (off_t)x->cfg.file_size) != 0)
         return sb_opt_fail(err, errlen, "cannot extend %s: %s", name, strerror(errno));
-    ft.maps[i] = mmap(NULL, (size_t)fio_cfg.file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (ft.maps[i] == MAP_FAILED) {
-        ft.maps[i] = NULL;
+    x->ft.maps[i] = mmap(NULL, (size_t)x->cfg.file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (x->ft.maps[i] == MAP_FAILED) {
+        x->ft.maps[i] = NULL;
         return sb_opt_fail(err, errlen, "cannot mmap %s: %s", name, strerror(errno));
     }
     return 0;
 }
 
-static int open_all(char *err, size_t errlen)
+static int open_all(struct fio_ctx *x, char *err, size_t errlen)
 {
-    ft.fds = malloc(fio_cfg.nfiles * sizeof(*ft.fds));
-    ft.maps = calloc(fio_cfg.nfiles, sizeof(*ft.maps));
-    if (ft.fds == NULL || ft.maps == NULL) {
-        close_all();
-        return sb_opt_fail(err, errlen, "out of memory for %u files", fio_cfg.nfiles);
+    x->ft.fds = malloc(x->cfg.nfiles * sizeof(*x->ft.fds));
+    x->ft.maps = calloc(x->cfg.nfiles, sizeof(*x->ft.maps));
+    if (x->ft.fds == NULL || x->ft.maps == NULL) {
+        close_all(x);
+        return sb_opt_fail(err, errlen, "out of memory for %u files", x->cfg.nfiles);
     }
-    for (unsigned i = 0; i < fio_cfg.nfiles; i++)
-        ft.fds[i] = -1;
-    for (unsigned i = 0; i < fio_cfg.nfiles; i++)
-        if (open_one(i, err, errlen) != 0) {
-            close_all();
+    for (unsigned i = 0; i < x->cfg.nfiles; i++)
+        x->ft.fds[i] = -1;
+    for (unsigned i = 0; i < x->cfg.nfiles; i++)
+        if (open_one(x, i, err, errlen) != 0) {
+            close_all(x);
             return -1;
         }
-    ft.next_block = 0;
-    ft.requests = 0;
+    x->ft.next_block = 0;
+    x->ft.requests = 0;
     return 0;
 }
 
 int fio_thread_init(void **ctx, const struct sb_bi_thread *t)
 {
+    struct fio_ctx *x = t->cfg;
     struct fio_thread *f = calloc(1, sizeof(*f));
-    size_t len = (size_t)((fio_cfg.request_max + 4095) / 4096 * 4096);
+    size_t len = (size_t)((x->cfg.request_max + 4095) / 4096 * 4096);
     int rc = 0;
 
     if (f == NULL || (f->buf = aligned_alloc(4096, len)) == NULL) {
@@ -378,23 +367,24 @@ int fio_thread_init(void **ctx, const struct sb_bi_thread *t)
         return SB_BI_ERROR;
     }
     memset(f->buf, 0x5a, len);
+    f->x = x;
     f->rand = t->rand;
     f->c = t->counters;
     f->err = t->err;
     f->errlen = t->errlen;
-    pthread_mutex_lock(&ft.lock);
-    if (ft.users == 0)
-        rc = open_all(t->err, t->errlen);
+    pthread_mutex_lock(&x->ft.lock);
+    if (x->ft.users == 0)
+        rc = open_all(x, t->err, t->errlen);
     if (rc == 0)
-        ft.users++;
-    pthread_mutex_unlock(&ft.lock);
+        x->ft.users++;
+    pthread_mutex_unlock(&x->ft.lock);
     if (rc != 0) {
         free(f->buf);
         free(f);
         return SB_BI_ERROR;
     }
     *ctx = f;
-    if (fio_cfg.io == FIO_IO_ASYNC && async_init(f) != 0)
+    if (x->cfg.io == FIO_IO_ASYNC && async_init(f) != 0)
         return SB_BI_ERROR; /* fio_thread_done(*ctx) still runs */
     return 0;
 }
@@ -404,17 +394,17 @@ static int sync_file(struct fio_thread *t, unsigned i)
     int rc;
     char name[64];
 
-    if (fio_cfg.io == FIO_IO_MMAP)
-        rc = msync(ft.maps[i], (size_t)fio_cfg.file_size, MS_SYNC);
+    if (t->x->cfg.io == FIO_IO_MMAP)
+        rc = msync(t->x->ft.maps[i], (size_t)t->x->cfg.file_size, MS_SYNC);
     else
-        rc = fio_cfg.fdatasync ? fdatasync(ft.fds[i]) : fsync(ft.fds[i]);
+        rc = t->x->cfg.fdatasync ? fdatasync(t->x->ft.fds[i]) : fsync(t->x->ft.fds[i]);
     if (rc == 0) {
         t->c->other++;
         return SB_BI_OK;
     }
     fio_file_name(i, name, sizeof(name));
     snprintf(t->err, t->errlen, "%s of %s failed: %s",
-             fio_cfg.io == FIO_IO_MMAP ? "msync" : fio_cfg.fdatasync ? "fdatasync" : "fsync",
+             t->x->cfg.io == FIO_IO_MMAP ? "msync" : t->x->cfg.fdatasync ? "fdatasync" : "fsync",
              name, strerror(errno));
     return SB_BI_ERROR;
 }
@@ -432,7 +422,7 @@ static int io_error(struct fio_thread *t, bool write, unsigned file, uint64_t of
     else
         snprintf(t->err, t->errlen, "%s of %s at offset %llu failed: %s%s",
                  write ? "write" : "read", name, (unsigned long long)off, strerror(errno),
-                 errno == EINVAL && fio_cfg.flag_direct
+                 errno == EINVAL && t->x->cfg.flag_direct
                  ? " (direct I/O needs --file-block-size a multiple of the device's block size)"
                  : "");
     return SB_BI_ERROR;
@@ -443,16 +433,16 @@ static int do_io(struct fio_thread *t, bool write, unsigned file, uint64_t off, 
 {
     ssize_t r;
 
-    if (fio_cfg.io == FIO_IO_MMAP) {
+    if (t->x->cfg.io == FIO_IO_MMAP) {
         if (write)
-            memcpy(ft.maps[file] + off, t->buf, n);
+            memcpy(t->x->ft.maps[file] + off, t->buf, n);
         else
-            memcpy(t->buf, ft.maps[file] + off, n);
+            memcpy(t->buf, t->x->ft.maps[file] + off, n);
         return SB_BI_OK;
     }
     do
-        r = write ? pwrite(ft.fds[file], t->buf, n, (off_t)off)
-                  : pread(ft.fds[file], t->buf, n, (off_t)off);
+        r = write ? pwrite(t->x->ft.fds[file], t->buf, n, (off_t)off)
+                  : pread(t->x->ft.fds[file], t->buf, n, (off_t)off);
     while (r < 0 && errno == EINTR);
     return r == (ssize_t)n ? SB_BI_OK : io_error(t, write, file, off, n, r);
 }
@@ -461,12 +451,12 @@ static int do_io(struct fio_thread *t, bool write, unsigned file, uint64_t off, 
  * --file-rw-ratio times its writes. */
 static bool pick_write(struct fio_thread *t)
 {
-    switch (fio_cfg.mode) {
+    switch (t->x->cfg.mode) {
     case FIO_SEQRD:
     case FIO_RNDRD:
         return false;
     case FIO_RNDRW:
-        return (double)t->reads >= fio_cfg.rw_ratio * (double)(t->writes + 1);
+        return (double)t->reads >= t->x->cfg.rw_ratio * (double)(t->writes + 1);
     default:
         return true;
     }
@@ -475,22 +465,22 @@ static bool pick_write(struct fio_thread *t)
 /* Where the next request goes; returns its length in bytes. */
 static size_t pick_place(struct fio_thread *t, unsigned *file, uint64_t *off)
 {
-    uint64_t bpf = fio_cfg.blocks_per_file, m = fio_cfg.merge_blocks;
+    uint64_t bpf = t->x->cfg.blocks_per_file, m = t->x->cfg.merge_blocks;
 
-    if (fio_cfg.mode <= FIO_SEQRD) {
+    if (t->x->cfg.mode <= FIO_SEQRD) {
         /* Sequential: one position over all files, shared, wrapping; a
          * request of m blocks, the last of a file cut at its end. */
-        uint64_t cpf = fio_cfg.chunks_per_file;
-        uint64_t c = __atomic_fetch_add(&ft.next_block, 1, __ATOMIC_RELAXED) %
-                     (cpf * fio_cfg.nfiles);
+        uint64_t cpf = t->x->cfg.chunks_per_file;
+        uint64_t c = __atomic_fetch_add(&t->x->ft.next_block, 1, __ATOMIC_RELAXED) %
+                     (cpf * t->x->cfg.nfiles);
         uint64_t first = c % cpf * m;
         *file = (unsigned)(c / cpf);
-        *off = first * fio_cfg.block_size;
-        return (size_t)((bpf - first < m ? bpf - first : m) * fio_cfg.block_size);
+        *off = first * t->x->cfg.block_size;
+        return (size_t)((bpf - first < m ? bpf - first : m) * t->x->cfg.block_size);
     }
-    *file = (unsigned)(sb_rand_next_u64(t->rand) % fio_cfg.nfiles);
-    *off = sb_rand_next_u64(t->rand) % bpf * fio_cfg.block_size;
-    return (size_t)fio_cfg.block_size;
+    *file = (unsigned)(sb_rand_next_u64(t->rand) % t->x->cfg.nfiles);
+    *off = sb_rand_next_u64(t->rand) % bpf * t->x->cfg.block_size;
+    return (size_t)t->x->cfg.block_size;
 }
 
 int fio_event(void *ctx)
@@ -503,7 +493,7 @@ int fio_event(void *ctx)
 
     if (t->fsync_left > 0)
         return async_drain(t) != SB_BI_OK ? SB_BI_ERROR
-                                          : sync_file(t, fio_cfg.nfiles - t->fsync_left--);
+                                          : sync_file(t, t->x->cfg.nfiles - t->fsync_left--);
     write = pick_write(t);
     len = pick_place(t, &file, &off);
     if (write)
@@ -522,11 +512,11 @@ int fio_event(void *ctx)
         else
             t->c->reads++;
     }
-    if (write && fio_cfg.fsync_all)
+    if (write && t->x->cfg.fsync_all)
         return async_drain(t) != SB_BI_OK ? SB_BI_ERROR : sync_file(t, file);
-    if (fio_cfg.fsync_freq > 0 && !fio_cfg.fsync_all && fio_mode_writes(fio_cfg.mode) &&
-        __atomic_add_fetch(&ft.requests, 1, __ATOMIC_RELAXED) % fio_cfg.fsync_freq == 0)
-        t->fsync_left = fio_cfg.nfiles;
+    if (t->x->cfg.fsync_freq > 0 && !t->x->cfg.fsync_all && fio_mode_writes(t->x->cfg.mode) &&
+        __atomic_add_fetch(&t->x->ft.requests, 1, __ATOMIC_RELAXED) % t->x->cfg.fsync_freq == 0)
+        t->fsync_left = t->x->cfg.nfiles;
     return SB_BI_OK;
 }
 
@@ -537,16 +527,16 @@ int fio_thread_done(void *ctx)
     int rc = async_drain(t) != SB_BI_OK ? SB_BI_ERROR : 0;
 
     async_done(t);
-    pthread_mutex_lock(&ft.lock);
-    if (--ft.users == 0) {
+    pthread_mutex_lock(&t->x->ft.lock);
+    if (--t->x->ft.users == 0) {
         /* The last thread of the point: the end-of-test fsync (counted
          * as fsyncs, not events), then the files close. */
-        if (fio_cfg.fsync_end && !fio_cfg.fsync_all && fio_mode_writes(fio_cfg.mode))
-            for (unsigned i = 0; i < fio_cfg.nfiles && rc == 0 && ft.fds != NULL; i++)
+        if (t->x->cfg.fsync_end && !t->x->cfg.fsync_all && fio_mode_writes(t->x->cfg.mode))
+            for (unsigned i = 0; i < t->x->cfg.nfiles && rc == 0 && t->x->ft.fds != NULL; i++)
                 rc = sync_file(t, i);
-        close_all();
+        close_all(t->x);
     }
-    pthread_mutex_unlock(&ft.lock);
+    pthread_mutex_unlock(&t->x->ft.lock);
     free(t->buf);
     free(t);
     return rc;

@@ -31,17 +31,21 @@ static const struct sb_opt_def memory_options[] = {
 
 enum mem_oper { MEM_OPER_READ, MEM_OPER_WRITE, MEM_OPER_NONE };
 
-/* Configuration (configure() to finish()): the shared block of the
- * global scope, and its mapping size when it came from mmap. */
-static struct {
+/* The test's context (configure() to finish()): its configuration, the
+ * shared block of the global scope, and its mapping size when it came
+ * from mmap. */
+struct mem_config {
     uint64_t block, total;
     bool local, hugetlb, rnd;
     enum mem_oper oper;
     size_t *global_buf;
     size_t global_map;
-} mc;
+};
 
 struct mem_thread {
+    const struct mem_config *cfg;
+    enum mem_oper oper;    /* the configuration's, at hand in the event */
+    bool rnd_mode;
     size_t *buf;
     size_t map;            /* mmap length of buf when local and hugetlb */
     size_t words, mask;
@@ -52,14 +56,14 @@ struct mem_thread {
 
 /* A block: from the HugeTLB pool when asked (whole huge pages), else an
  * aligned heap block. NULL with err set. */
-static size_t *alloc_block(size_t *map, char *err, size_t errlen)
+static size_t *alloc_block(const struct mem_config *mc, size_t *map, char *err, size_t errlen)
 {
     void *p;
 
     *map = 0;
-    if (mc.hugetlb) {
+    if (mc->hugetlb) {
         size_t huge = 2u << 20;
-        size_t len = (mc.block + huge - 1) / huge * huge;
+        size_t len = (mc->block + huge - 1) / huge * huge;
         p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB,
                  -1, 0);
         if (p == MAP_FAILED) {
@@ -70,12 +74,12 @@ static size_t *alloc_block(size_t *map, char *err, size_t errlen)
         *map = len;
         return p;
     }
-    p = aligned_alloc(64, (size_t)mc.block);
+    p = aligned_alloc(64, (size_t)mc->block);
     if (p == NULL)
         snprintf(err, errlen, "out of memory for a block of %llu bytes",
-                 (unsigned long long)mc.block);
+                 (unsigned long long)mc->block);
     else
-        memset(p, 0, (size_t)mc.block);
+        memset(p, 0, (size_t)mc->block);
     return p;
 }
 
@@ -87,11 +91,13 @@ static void free_block(size_t *buf, size_t map)
         free(buf);
 }
 
-static void memory_finish(void)
+static void memory_finish(void *cfg)
 {
-    if (mc.global_buf != NULL)
-        free_block(mc.global_buf, mc.global_map);
-    mc.global_buf = NULL;
+    struct mem_config *mc = cfg;
+
+    if (mc != NULL && mc->global_buf != NULL)
+        free_block(mc->global_buf, mc->global_map);
+    free(mc);
 }
 
 static int pick(const struct sb_optset *opts, const char *name, const char *const *words,
@@ -107,7 +113,10 @@ static int pick(const struct sb_optset *opts, const char *name, const char *cons
     return sb_bi_bad_option(err, errlen, name, v, "one of the values in `sysbench memory help`");
 }
 
-static int memory_configure(const struct sb_optset *opts, char *err, size_t errlen)
+/* Checks the options and fills mc with them: 0, or -1 with one line in
+ * err. */
+static int memory_options_check(const struct sb_optset *opts, struct mem_config *mc, char *err,
+                                size_t errlen)
 {
     static const char *const scopes[] = { "global", "local", NULL };
     static const char *const opers[] = { "read", "write", "none", NULL };
@@ -127,43 +136,61 @@ static int memory_configure(const struct sb_optset *opts, char *err, size_t errl
         pick(opts, "memory-oper", opers, &oper, err, errlen) != 0 ||
         pick(opts, "memory-access-mode", modes, &mode, err, errlen) != 0)
         return -1;
-    memory_finish();
-    mc.block = (uint64_t)block;
-    mc.total = (uint64_t)total;
-    mc.local = scope == 1;
-    mc.oper = oper == 0 ? MEM_OPER_READ : oper == 1 ? MEM_OPER_WRITE : MEM_OPER_NONE;
-    mc.rnd = mode == 1;
-    mc.hugetlb = sb_optset_bool(opts, "memory-hugetlb");
-    if (!mc.local && (mc.global_buf = alloc_block(&mc.global_map, err, errlen)) == NULL)
-        return -1;
+    mc->block = (uint64_t)block;
+    mc->total = (uint64_t)total;
+    mc->local = scope == 1;
+    mc->oper = oper == 0 ? MEM_OPER_READ : oper == 1 ? MEM_OPER_WRITE : MEM_OPER_NONE;
+    mc->rnd = mode == 1;
+    mc->hugetlb = sb_optset_bool(opts, "memory-hugetlb");
     return 0;
 }
 
-static void memory_header(FILE *out)
+static void *memory_configure(const struct sb_optset *opts, char *err, size_t errlen)
+{
+    struct mem_config *mc = calloc(1, sizeof(*mc));
+
+    if (mc == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (memory_options_check(opts, mc, err, errlen) != 0 ||
+        (!mc->local && (mc->global_buf = alloc_block(mc, &mc->global_map, err, errlen)) == NULL)) {
+        free(mc);
+        return NULL;
+    }
+    return mc;
+}
+
+static void memory_header(const void *cfg, FILE *out)
 {
     static const char *const opers[] = { "read", "write", "none" };
+    const struct mem_config *mc = cfg;
 
     fprintf(out, "Running memory speed test with the following options:\n");
-    fprintf(out, "  block size: %lluKiB\n", (unsigned long long)(mc.block / 1024));
-    fprintf(out, "  total size: %lluMiB\n", (unsigned long long)(mc.total / (1024 * 1024)));
-    fprintf(out, "  operation: %s\n", opers[mc.oper]);
-    fprintf(out, "  scope: %s\n\n", mc.local ? "local" : "global");
+    fprintf(out, "  block size: %lluKiB\n", (unsigned long long)(mc->block / 1024));
+    fprintf(out, "  total size: %lluMiB\n", (unsigned long long)(mc->total / (1024 * 1024)));
+    fprintf(out, "  operation: %s\n", opers[mc->oper]);
+    fprintf(out, "  scope: %s\n\n", mc->local ? "local" : "global");
 }
 
 static int memory_thread_init(void **ctx, const struct sb_bi_thread *t)
 {
+    const struct mem_config *mc = t->cfg;
     struct mem_thread *c = calloc(1, sizeof(*c));
 
     if (c == NULL)
         return SB_BI_ERROR;
     *ctx = c;
+    c->cfg = mc;
+    c->oper = mc->oper;
+    c->rnd_mode = mc->rnd;
     /* Seeded from the worker's stream, so --rand-seed repeats it. */
     c->rnd[0] = sb_rand_next_u64(t->rand) | 1;
     c->rnd[1] = sb_rand_next_u64(t->rand) | 1;
-    c->words = (size_t)(mc.block / sizeof(size_t));
+    c->words = (size_t)(mc->block / sizeof(size_t));
     c->mask = c->words - 1;
-    c->left = mc.total == 0 ? UINT64_MAX : mc.total / mc.block / t->nthreads;
-    c->buf = mc.local ? alloc_block(&c->map, t->err, t->errlen) : mc.global_buf;
+    c->left = mc->total == 0 ? UINT64_MAX : mc->total / mc->block / t->nthreads;
+    c->buf = mc->local ? alloc_block(mc, &c->map, t->err, t->errlen) : mc->global_buf;
     return c->buf != NULL ? 0 : SB_BI_ERROR;
 }
 
@@ -191,10 +218,10 @@ static void touch_block(struct mem_thread *c)
     size_t *buf = c->buf, n = c->words, sum = 0, m = c->mask;
     uint64_t x = c->rnd[0], y = c->rnd[1];
 
-    if (mc.oper == MEM_OPER_NONE)
+    if (c->oper == MEM_OPER_NONE)
         return;
-    if (!mc.rnd) {
-        if (mc.oper == MEM_OPER_WRITE)
+    if (!c->rnd_mode) {
+        if (c->oper == MEM_OPER_WRITE)
             for (size_t i = 0; i < n; i++)
                 __atomic_store_n(&buf[i], i, __ATOMIC_RELAXED);
         else
@@ -204,11 +231,11 @@ static void touch_block(struct mem_thread *c)
         /* n is a power of two: odd only when 1 (an 8-byte block), whose
          * one word is every pick. */
         if (n == 1) {
-            if (mc.oper == MEM_OPER_WRITE)
+            if (c->oper == MEM_OPER_WRITE)
                 __atomic_store_n(&buf[0], 0, __ATOMIC_RELAXED);
             else
                 sum = __atomic_load_n(&buf[0], __ATOMIC_RELAXED);
-        } else if (mc.oper == MEM_OPER_WRITE) {
+        } else if (c->oper == MEM_OPER_WRITE) {
             for (size_t i = 0; i < n; i += 2) {
                 __atomic_store_n(&buf[next_word(&x) >> 16 & m], i, __ATOMIC_RELAXED);
                 __atomic_store_n(&buf[next_word(&y) >> 16 & m], i + 1, __ATOMIC_RELAXED);
@@ -241,21 +268,22 @@ static int memory_thread_done(void *ctx)
 {
     struct mem_thread *c = ctx;
 
-    if (c != NULL && mc.local && c->buf != NULL)
+    if (c != NULL && c->cfg->local && c->buf != NULL)
         free_block(c->buf, c->map);
     free(c);
     return 0;
 }
 
-static void memory_report(const struct sb_point_result *p, FILE *out)
+static void memory_report(const void *cfg, const struct sb_point_result *p, FILE *out)
 {
+    const struct mem_config *mc = cfg;
     double secs = p->time_s > 0 ? p->time_s : 1;
     uint64_t ev = p->total->c[SB_STAT_EVENTS];
-    double mib = (double)ev * (double)mc.block / (1024.0 * 1024.0);
+    double mib = (double)ev * (double)mc->block / (1024.0 * 1024.0);
 
     fprintf(out, "Total operations: %llu (%8.2f per second)\n\n", (unsigned long long)ev,
             (double)ev / secs);
-    if (mc.oper != MEM_OPER_NONE)
+    if (mc->oper != MEM_OPER_NONE)
         fprintf(out, "%4.2f MiB transferred (%4.2f MiB/sec)\n\n", mib, mib / secs);
 }
 

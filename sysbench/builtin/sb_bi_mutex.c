@@ -26,46 +26,68 @@ struct padded_mutex {
     uint64_t counter;
 } __attribute__((aligned(64)));
 
-/* Configuration and the shared mutexes (configure() to finish()). */
-static int64_t nmutex, nlocks, nloops;
-static struct padded_mutex *mutexes;
+/* The test's context: its configuration and the shared mutexes
+ * (configure() to finish()). */
+struct mutex_config {
+    int64_t nmutex, nlocks, nloops;
+    struct padded_mutex *mutexes;
+};
 
 struct mutex_thread {
+    const struct mutex_config *cfg;
     struct sb_rand *rand;
     bool done;
 };
 
-static void mutex_finish(void)
+static void mutex_finish(void *cfg)
 {
-    for (int64_t i = 0; mutexes != NULL && i < nmutex; i++)
-        pthread_mutex_destroy(&mutexes[i].m);
-    free(mutexes);
-    mutexes = NULL;
+    struct mutex_config *c = cfg;
+
+    if (c == NULL)
+        return;
+    for (int64_t i = 0; c->mutexes != NULL && i < c->nmutex; i++)
+        pthread_mutex_destroy(&c->mutexes[i].m);
+    free(c->mutexes);
+    free(c);
 }
 
-static int mutex_configure(const struct sb_optset *opts, char *err, size_t errlen)
+static void *mutex_configure(const struct sb_optset *opts, char *err, size_t errlen)
 {
-    nmutex = sb_optset_int(opts, "mutex-num");
-    nlocks = sb_optset_int(opts, "mutex-locks");
-    nloops = sb_optset_int(opts, "mutex-loops");
-    if (nmutex < 1 || nmutex > 100000000)
-        return sb_bi_bad_option(err, errlen, "mutex-num", sb_optset_str(opts, "mutex-num"),
-                                "1 to 100000000");
-    if (nlocks < 0)
-        return sb_bi_bad_option(err, errlen, "mutex-locks", sb_optset_str(opts, "mutex-locks"),
-                                "0 or more");
-    if (nloops < 0)
-        return sb_bi_bad_option(err, errlen, "mutex-loops", sb_optset_str(opts, "mutex-loops"),
-                                "0 or more");
-    mutex_finish();
-    mutexes = aligned_alloc(64, (size_t)nmutex * sizeof(*mutexes));
-    if (mutexes == NULL)
-        return sb_opt_fail(err, errlen, "out of memory for %lld mutexes", (long long)nmutex);
-    for (int64_t i = 0; i < nmutex; i++) {
-        pthread_mutex_init(&mutexes[i].m, NULL);
-        mutexes[i].counter = 0;
+    int64_t nmutex = sb_optset_int(opts, "mutex-num");
+    int64_t nlocks = sb_optset_int(opts, "mutex-locks");
+    int64_t nloops = sb_optset_int(opts, "mutex-loops");
+    struct mutex_config *c;
+
+    if (nmutex < 1 || nmutex > 100000000) {
+        sb_bi_bad_option(err, errlen, "mutex-num", sb_optset_str(opts, "mutex-num"),
+                         "1 to 100000000");
+        return NULL;
     }
-    return 0;
+    if (nlocks < 0) {
+        sb_bi_bad_option(err, errlen, "mutex-locks", sb_optset_str(opts, "mutex-locks"),
+                         "0 or more");
+        return NULL;
+    }
+    if (nloops < 0) {
+        sb_bi_bad_option(err, errlen, "mutex-loops", sb_optset_str(opts, "mutex-loops"),
+                         "0 or more");
+        return NULL;
+    }
+    c = calloc(1, sizeof(*c));
+    if (c == NULL ||
+        (c->mutexes = aligned_alloc(64, (size_t)nmutex * sizeof(*c->mutexes))) == NULL) {
+        free(c);
+        sb_opt_fail(err, errlen, "out of memory for %lld mutexes", (long long)nmutex);
+        return NULL;
+    }
+    c->nmutex = nmutex;
+    c->nlocks = nlocks;
+    c->nloops = nloops;
+    for (int64_t i = 0; i < nmutex; i++) {
+        pthread_mutex_init(&c->mutexes[i].m, NULL);
+        c->mutexes[i].counter = 0;
+    }
+    return c;
 }
 
 static int mutex_thread_init(void **ctx, const struct sb_bi_thread *t)
@@ -74,6 +96,7 @@ static int mutex_thread_init(void **ctx, const struct sb_bi_thread *t)
 
     if (c == NULL)
         return SB_BI_ERROR;
+    c->cfg = t->cfg;
     c->rand = t->rand;
     *ctx = c;
     return 0;
@@ -82,6 +105,8 @@ static int mutex_thread_init(void **ctx, const struct sb_bi_thread *t)
 static int mutex_event(void *ctx)
 {
     struct mutex_thread *c = ctx;
+    const struct mutex_config *cfg = c->cfg;
+    int64_t nlocks = cfg->nlocks, nloops = cfg->nloops;
 
     /* One event per thread. */
     if (c->done)
@@ -95,7 +120,7 @@ static int mutex_event(void *ctx)
          * in 0.06 s); the empty asm keeps the compiler from removing it. */
         for (int64_t k = 0; k < nloops; k++)
             __asm__ volatile("");
-        m = &mutexes[sb_rand_next_u64(c->rand) % (uint64_t)nmutex];
+        m = &cfg->mutexes[sb_rand_next_u64(c->rand) % (uint64_t)cfg->nmutex];
         pthread_mutex_lock(&m->m);
         m->counter++;
         pthread_mutex_unlock(&m->m);

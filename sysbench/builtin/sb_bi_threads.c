@@ -20,55 +20,71 @@ static const struct sb_opt_def threads_options[] = {
     { NULL, NULL, NULL, 0 }
 };
 
-/* Configuration and the shared mutexes: made by configure() before the
- * threads start, freed by finish(). */
-static int64_t yields;
-static int64_t nlocks;
-static pthread_mutex_t *locks;
-static uint64_t next_lock; /* events started so far, atomic */
+/* The test's context: its configuration and the shared mutexes, made by
+ * configure() before the threads start, freed by finish(). */
+struct threads_config {
+    int64_t yields;
+    int64_t nlocks;
+    pthread_mutex_t *locks;
+    uint64_t next_lock; /* events started so far, atomic */
+};
 
-static void threads_finish(void)
+static void threads_finish(void *cfg)
 {
-    for (int64_t i = 0; locks != NULL && i < nlocks; i++)
-        pthread_mutex_destroy(&locks[i]);
-    free(locks);
-    locks = NULL;
+    struct threads_config *c = cfg;
+
+    if (c == NULL)
+        return;
+    for (int64_t i = 0; c->locks != NULL && i < c->nlocks; i++)
+        pthread_mutex_destroy(&c->locks[i]);
+    free(c->locks);
+    free(c);
 }
 
-static int threads_configure(const struct sb_optset *opts, char *err, size_t errlen)
+static void *threads_configure(const struct sb_optset *opts, char *err, size_t errlen)
 {
-    yields = sb_optset_int(opts, "thread-yields");
-    nlocks = sb_optset_int(opts, "thread-locks");
-    if (yields < 0)
-        return sb_bi_bad_option(err, errlen, "thread-yields",
-                                sb_optset_str(opts, "thread-yields"), "0 or more");
-    if (nlocks < 1 || nlocks > 1000000)
-        return sb_bi_bad_option(err, errlen, "thread-locks", sb_optset_str(opts, "thread-locks"),
-                                "1 to 1000000");
-    threads_finish();
-    locks = calloc((size_t)nlocks, sizeof(*locks));
-    if (locks == NULL)
-        return sb_opt_fail(err, errlen, "out of memory for %lld mutexes", (long long)nlocks);
+    int64_t yields = sb_optset_int(opts, "thread-yields");
+    int64_t nlocks = sb_optset_int(opts, "thread-locks");
+    struct threads_config *c;
+
+    if (yields < 0) {
+        sb_bi_bad_option(err, errlen, "thread-yields", sb_optset_str(opts, "thread-yields"),
+                         "0 or more");
+        return NULL;
+    }
+    if (nlocks < 1 || nlocks > 1000000) {
+        sb_bi_bad_option(err, errlen, "thread-locks", sb_optset_str(opts, "thread-locks"),
+                         "1 to 1000000");
+        return NULL;
+    }
+    c = calloc(1, sizeof(*c));
+    if (c == NULL || (c->locks = calloc((size_t)nlocks, sizeof(*c->locks))) == NULL) {
+        free(c);
+        sb_opt_fail(err, errlen, "out of memory for %lld mutexes", (long long)nlocks);
+        return NULL;
+    }
+    c->yields = yields;
+    c->nlocks = nlocks;
     for (int64_t i = 0; i < nlocks; i++)
-        pthread_mutex_init(&locks[i], NULL);
-    next_lock = 0;
-    return 0;
+        pthread_mutex_init(&c->locks[i], NULL);
+    return c;
 }
 
+/* A thread's state is the shared context itself: the test keeps nothing
+ * per thread. */
 static int threads_thread_init(void **ctx, const struct sb_bi_thread *t)
 {
-    (void)t;
-    *ctx = NULL;
+    *ctx = t->cfg;
     return 0;
 }
 
 static int threads_event(void *ctx)
 {
+    struct threads_config *c = ctx;
     pthread_mutex_t *m =
-        &locks[__atomic_fetch_add(&next_lock, 1, __ATOMIC_RELAXED) % (uint64_t)nlocks];
+        &c->locks[__atomic_fetch_add(&c->next_lock, 1, __ATOMIC_RELAXED) % (uint64_t)c->nlocks];
 
-    (void)ctx;
-    for (int64_t i = 0; i < yields; i++) {
+    for (int64_t i = 0; i < c->yields; i++) {
         pthread_mutex_lock(m);
         sched_yield();
         pthread_mutex_unlock(m);

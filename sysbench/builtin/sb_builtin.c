@@ -49,7 +49,7 @@ int sb_builtin_declare(const struct sb_builtin *b, struct sb_optset *set, char *
     return sb_optset_add_defs(set, b->options, err, errlen);
 }
 
-int sb_builtin_command(const struct sb_builtin *b, const struct sb_optset *opts,
+int sb_builtin_command(const struct sb_builtin *b, const void *cfg, const struct sb_optset *opts,
                        const char *cmd, unsigned threads)
 {
     char err[1024];
@@ -61,9 +61,9 @@ int sb_builtin_command(const struct sb_builtin *b, const struct sb_optset *opts,
         return 0;
     }
     if (strcmp(cmd, "prepare") == 0 && b->prepare != NULL)
-        rc = b->prepare(threads, err, sizeof(err));
+        rc = b->prepare(cfg, threads, err, sizeof(err));
     else if (strcmp(cmd, "cleanup") == 0 && b->cleanup != NULL)
-        rc = b->cleanup(err, sizeof(err));
+        rc = b->cleanup(cfg, err, sizeof(err));
     if (rc == -2) {
         /* sysbench 1.0's words for a command a test does not have. */
         if (sb_compat10()) /* 1.0: no FATAL prefix */
@@ -79,15 +79,15 @@ int sb_builtin_command(const struct sb_builtin *b, const struct sb_optset *opts,
     return 0;
 }
 
-int sb_builtin_check_run(const struct sb_builtin *b, char *err, size_t errlen)
+int sb_builtin_check_run(const struct sb_builtin *b, const void *cfg, char *err, size_t errlen)
 {
-    return b->check_run != NULL ? b->check_run(err, errlen) : 0;
+    return b->check_run != NULL ? b->check_run(cfg, err, errlen) : 0;
 }
 
-void sb_builtin_finish(const struct sb_builtin *b)
+void sb_builtin_finish(const struct sb_builtin *b, void *cfg)
 {
     if (b != NULL && b->finish != NULL)
-        b->finish();
+        b->finish(cfg);
 }
 
 const char *sb_bi_size_str(uint64_t bytes, char *buf, size_t len)

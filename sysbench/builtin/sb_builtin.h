@@ -10,12 +10,14 @@
  * unchanged. A test is a vtable; the registry finds one by name.
  *
  * Life of a test: configure() once in the main thread after the options
- * are parsed (checks them, keeps its read-only configuration in the
- * test's own file-scope state: config, read-only once threads start);
- * then a command: "run" (print_header before the workers start,
- * thread_init / event / thread_done in every worker, report before the
- * general statistics), "prepare" and "cleanup" (where the test has them)
- * or "help".
+ * are parsed checks them and returns the test's context: its
+ * configuration and what its threads share (fileio's open files, the
+ * mutexes, memory's global block). The caller keeps it (struct
+ * sb_lua_env's builtin_cfg) and hands it to every other call; the test
+ * keeps no state of its own outside it. Then a command: "run"
+ * (print_header before the workers start, thread_init / event /
+ * thread_done in every worker, report before the general statistics),
+ * "prepare" and "cleanup" (where the test has them) or "help".
  */
 
 #include <stdbool.h>
@@ -39,6 +41,7 @@ enum sb_bi_status {
 /* What a test's thread sees; owned by its worker, valid until
  * thread_done returns. */
 struct sb_bi_thread {
+    void *cfg;                       /* the test's context (configure) */
     int tid;
     unsigned nthreads;               /* threads of the point being run */
     struct sb_rand *rand;            /* the worker's generator */
@@ -54,22 +57,26 @@ struct sb_builtin {
     /* Every thread runs out of events by itself (memory: its share of
      * --memory-total-size; mutex: one event): --time=0 is allowed. */
     bool ends_itself;
-    /* Reads and checks the options; -1 with one line in err. */
-    int (*configure)(const struct sb_optset *opts, char *err, size_t errlen);
+    /* Reads and checks the options and makes the test's context (owned
+     * by the caller, freed with finish). Returns it, or NULL with one
+     * line in err. The context is read-only once threads start, but for
+     * what the test's threads share on purpose (locks, atomic counters,
+     * the open files under their lock). */
+    void *(*configure)(const struct sb_optset *opts, char *err, size_t errlen);
     /* The test's own lines of the run header, each block ending with an
      * empty line (may be NULL). */
-    void (*print_header)(FILE *out);
+    void (*print_header)(const void *cfg, FILE *out);
     /* Checks what "run" needs beyond configure() (fileio: a test mode);
      * may be NULL. 0, or -1 with one line in err. */
-    int (*check_run)(char *err, size_t errlen);
+    int (*check_run)(const void *cfg, char *err, size_t errlen);
     /* Commands other than run and help (NULL: not implemented). Return
      * 0, or -1 with one line in err. */
-    int (*prepare)(unsigned threads, char *err, size_t errlen);
-    int (*cleanup)(char *err, size_t errlen);
-    /* Per worker, on its thread: *ctx receives the thread's state (owned
-     * by the test, freed by thread_done; may stay NULL). Returns 0 or
-     * SB_BI_ERROR with t->err set; a *ctx set before a failure still
-     * gets its thread_done. */
+    int (*prepare)(const void *cfg, unsigned threads, char *err, size_t errlen);
+    int (*cleanup)(const void *cfg, char *err, size_t errlen);
+    /* Per worker, on its thread (t->cfg is the context): *ctx receives
+     * the thread's state (owned by the test, freed by thread_done; may
+     * stay NULL). Returns 0 or SB_BI_ERROR with t->err set; a *ctx set
+     * before a failure still gets its thread_done. */
     int (*thread_init)(void **ctx, const struct sb_bi_thread *t);
     /* One event; allocates nothing. */
     int (*event)(void *ctx);
@@ -78,17 +85,18 @@ struct sb_builtin {
     int (*thread_done)(void *ctx);
     /* The test's report section, printed before "General statistics"
      * (may be NULL). p is the finished point. */
-    void (*report)(const struct sb_point_result *p, FILE *out);
-    /* Frees what configure() allocated (may be NULL); main thread, after
-     * every command. */
-    void (*finish)(void);
+    void (*report)(const void *cfg, const struct sb_point_result *p, FILE *out);
+    /* Frees the context configure() returned (cfg may be NULL); main
+     * thread, after every command. */
+    void (*finish)(void *cfg);
 };
 
-/* Calls b->check_run when there is one: 0, or -1 with err. */
-int sb_builtin_check_run(const struct sb_builtin *b, char *err, size_t errlen);
+/* Calls b->check_run with context cfg when there is one: 0, or -1 with
+ * err. */
+int sb_builtin_check_run(const struct sb_builtin *b, const void *cfg, char *err, size_t errlen);
 
-/* Calls b->finish when there is one (b may be NULL). */
-void sb_builtin_finish(const struct sb_builtin *b);
+/* Calls b->finish on context cfg (b may be NULL: nothing to do). */
+void sb_builtin_finish(const struct sb_builtin *b, void *cfg);
 
 /* The test called `name`, or NULL. */
 const struct sb_builtin *sb_builtin_find(const char *name);
@@ -101,12 +109,12 @@ int sb_builtin_declare(const struct sb_builtin *b, struct sb_optset *set, char *
                        size_t errlen);
 
 /*
- * Runs command `cmd` other than "run" of test b: "help" prints its
- * options; "prepare"/"cleanup" call the test's. threads is the thread
- * count of the first point. Returns the exit status (0 or 1; the error
- * already printed as sysbench 1.0 words it).
+ * Runs command `cmd` other than "run" of test b (context cfg): "help"
+ * prints its options; "prepare"/"cleanup" call the test's. threads is
+ * the thread count of the first point. Returns the exit status (0 or 1;
+ * the error already printed as sysbench 1.0 words it).
  */
-int sb_builtin_command(const struct sb_builtin *b, const struct sb_optset *opts,
+int sb_builtin_command(const struct sb_builtin *b, const void *cfg, const struct sb_optset *opts,
                        const char *cmd, unsigned threads);
 
 /* Shared helpers of the tests. */

@@ -93,13 +93,6 @@ bool sb_ab_requested(int argc, char **argv)
     return false;
 }
 
-double sb_ab_log_ratio(const struct sb_ab_round *r, int f)
-{
-    double a = r->side[SB_AB_A].fig[f], b = r->side[SB_AB_B].fig[f];
-
-    return a > 0 && b > 0 && isfinite(a) && isfinite(b) ? log(b / a) : NAN;
-}
-
 /* Whether figure f is a figure of each target on its own: side by side,
  * the machine's CPU is both targets'. */
 static bool per_target(const struct sb_ab *ab, int f)

@@ -165,9 +165,6 @@ struct sb_ab {
     char tmpdir[4096];        /* the runs' files */
 };
 
-/* The log ratio of figure f in round r (NaN when a side lacks it). */
-double sb_ab_log_ratio(const struct sb_ab_round *r, int f);
-
 /* Analyses every figure over the rounds so far (the primary at the
  * last look's level, the others with Bonferroni at the end). */
 void sb_ab_analyse(struct sb_ab *ab, bool final);
@@ -181,6 +178,9 @@ void sb_ab_analyse(struct sb_ab *ab, bool final);
  * failed: its FATAL line; a signal stopped the round: err empty).
  */
 int sb_ab_run_round(struct sb_ab *ab, struct sb_ab_round *r, char *err, size_t errlen);
+
+/* The log ratio of figure f in round r (NaN when a side lacks it). */
+double sb_ab_log_ratio(const struct sb_ab_round *r, int f);
 
 /*
  * Runs `command` (prepare, cleanup, or a command of the script's) for

@@ -542,3 +542,10 @@ int sb_ab_run_command(struct sb_ab *ab, FILE *out, char *err, size_t errlen)
     }
     return rc;
 }
+
+double sb_ab_log_ratio(const struct sb_ab_round *r, int f)
+{
+    double a = r->side[SB_AB_A].fig[f], b = r->side[SB_AB_B].fig[f];
+
+    return a > 0 && b > 0 && isfinite(a) && isfinite(b) ? log(b / a) : NAN;
+}

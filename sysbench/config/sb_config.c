@@ -15,10 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-/* A test that ends by itself may run with neither --time nor --events
- * (sb_config_allow_no_limit). */
-static bool allow_no_limit;
-
 /* Written only by sb_config_load; everyone else reads it through sb_cfg. */
 static struct sb_config config;
 const struct sb_config *const sb_cfg = &config;
@@ -294,8 +290,8 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
 
 /* How the threads run: the late policy, the limits' consistency, stack
  * size, client threads, histogram and verbosity. */
-static int load_threading(const struct sb_optset *set, struct sb_config *c, char *err,
-                          size_t errlen)
+static int load_threading(const struct sb_optset *set, struct sb_config *c,
+                          bool allow_no_limit, char *err, size_t errlen)
 {
     int64_t v;
     const char *s = sb_optset_str(set, "tx-late");
@@ -467,19 +463,15 @@ static int load_shutdown_and_pids(const struct sb_optset *set, struct sb_config 
     return 0;
 }
 
-void sb_config_allow_no_limit(bool allow)
-{
-    allow_no_limit = allow;
-}
-
 /* The groups load in this order, which decides which error a command
  * line with several mistakes reports. */
-int sb_config_load(const struct sb_optset *set, char *err, size_t errlen)
+int sb_config_load(const struct sb_optset *set, bool allow_no_limit, char *err, size_t errlen)
 {
     struct sb_config *c = &config;
 
     memset(c, 0, sizeof(*c));
-    if (load_limits(set, c, err, errlen) != 0 || load_threading(set, c, err, errlen) != 0 ||
+    if (load_limits(set, c, err, errlen) != 0 ||
+        load_threading(set, c, allow_no_limit, err, errlen) != 0 ||
         load_rand(set, c, err, errlen) != 0 ||
         load_seed_and_instances(set, c, err, errlen) != 0 ||
         load_output_files(set, c, err, errlen) != 0 ||

@@ -5,8 +5,11 @@
 /*
  * The run configuration: the general options parsed into typed fields.
  * Built once by main (sb_config_load) and read-only once threads start;
- * it is one of the three pieces of global state (with the stop flag and
- * the driver registry).
+ * it is the core of the configuration, one of the three kinds of global
+ * state (with the stop flag and the driver registry). The rest of the
+ * configuration (the drivers' options and error policy, the log level,
+ * SB_COMPAT) lives beside the code that uses it; doc/design.md lists it
+ * all.
  */
 
 #include <stdbool.h>
@@ -93,14 +96,11 @@ int sb_config_declare(struct sb_optset *set, char *err, size_t errlen);
 /*
  * Fills the configuration (sb_cfg) from the parsed general options and checks ranges
  * (threads >= 1, time >= 0, percentiles in (0, 100], a valid --rand-type,
- * --tx-jitter within the period, ...). Returns 0, or -1 with one line
- * naming the option in err.
+ * --tx-jitter within the period, ...). allow_no_limit lets --time=0 with
+ * --events=0 through, for a test that ends by itself (the memory and
+ * mutex compiled-in tests). Main thread, before any other thread starts.
+ * Returns 0, or -1 with one line naming the option in err.
  */
-int sb_config_load(const struct sb_optset *set, char *err, size_t errlen);
-
-/* Lets --time=0 with --events=0 through sb_config_load: for a test that
- * ends by itself (the memory and mutex compiled-in tests). Main thread,
- * before sb_config_load. */
-void sb_config_allow_no_limit(bool allow);
+int sb_config_load(const struct sb_optset *set, bool allow_no_limit, char *err, size_t errlen);
 
 #endif /* SB_CONFIG_H */

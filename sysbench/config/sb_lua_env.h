@@ -50,6 +50,8 @@ struct sb_lua_env {
     /* A transaction mix (pure/sb_mix.h), or NULL: script_text is then the
      * chunk that loads the mix's scripts (sysbench.mix). Owned by main. */
     const struct sb_mix *mix;
+    /* Its context, from its configure() (owned by main; NULL before). */
+    void *builtin_cfg;
 };
 
 #endif /* SB_LUA_ENV_H */

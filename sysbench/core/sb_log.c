@@ -102,9 +102,17 @@ void sb_log(enum sb_log_level level, const char *fmt, ...)
         fflush(stdout);
 }
 
-bool sb_compat10(void)
+/* SB_COMPAT=1.0, read once by sb_compat10_load. */
+static bool compat10;
+
+void sb_compat10_load(void)
 {
     const char *v = getenv("SB_COMPAT");
 
-    return v != NULL && strcmp(v, "1.0") == 0;
+    compat10 = v != NULL && strcmp(v, "1.0") == 0;
+}
+
+bool sb_compat10(void)
+{
+    return compat10;
 }

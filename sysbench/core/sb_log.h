@@ -43,12 +43,17 @@ const char *sb_log_escape(const char *in, char *out, size_t outlen, bool keep_ne
 const char *sb_log_first_fatal(void);
 
 /*
- * True when the environment has SB_COMPAT=1.0: print exactly sysbench
- * 1.0.20's layout and wordings (no extra report sections or interval
- * fields), for wrappers that compare text. doc/compat.md lists what it
- * changes. Reads the environment only; call it outside per-event paths.
+ * True when the environment had SB_COMPAT=1.0 when sb_compat10_load ran:
+ * print exactly sysbench 1.0.20's layout and wordings (no extra report
+ * sections or interval fields), for wrappers that compare text.
+ * doc/compat.md lists what it changes. Part of the configuration: main
+ * calls sb_compat10_load first, before any other thread starts, and the
+ * value is read-only afterwards (false when never loaded).
  */
 bool sb_compat10(void);
+/* Reads SB_COMPAT from the environment into what sb_compat10 returns.
+ * Main thread, once, at start-up. */
+void sb_compat10_load(void);
 
 #define sb_fatal(...) sb_log(SB_LOG_FATAL, __VA_ARGS__)
 #define sb_warn(...) sb_log(SB_LOG_WARNING, __VA_ARGS__)

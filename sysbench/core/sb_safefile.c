@@ -111,6 +111,8 @@ int sb_safefile_open_marked(struct sb_safefile *f, const char *path, const char 
                             sb_safefile_ours_fn ours, const char *mark, char *err,
                             size_t errlen)
 {
+    /* Numbers the temporary names of this process; atomic, so that a
+     * file opened from any thread gets a name of its own. */
     static unsigned seq;
     const char *why, *slash;
     int fd = -1;
@@ -133,7 +135,8 @@ int sb_safefile_open_marked(struct sb_safefile *f, const char *path, const char 
     for (int tries = 0; fd < 0 && tries < 100; tries++) {
         int len = slash ? (int)(slash - path + 1) : 0;
         if (snprintf(f->tmp, sizeof(f->tmp), "%.*s.%s.tmp.%ld.%u", len, path,
-                     slash ? slash + 1 : path, (long)getpid(), seq++) >= (int)sizeof(f->tmp)) {
+                     slash ? slash + 1 : path, (long)getpid(),
+                     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)) >= (int)sizeof(f->tmp)) {
             snprintf(err, errlen, "the %s file name is too long", what);
             return -1;
         }

@@ -20,7 +20,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include "cpu/sb_cpu_util.h"
+#include "cpu/sb_cpu_int.h"
 
 /* ------------------------------------------------------------ helpers */
 

@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cpu/sb_cpu_util.h"
+#include "cpu/sb_cpu_int.h"
 
 /* Socket inodes one endpoint may map to (IPv4 and IPv6 listeners, several
  * listeners with SO_REUSEPORT). */

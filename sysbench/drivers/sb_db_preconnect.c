@@ -12,6 +12,7 @@
 #include "core/sb_clock.h"
 #include "core/sb_log.h"
 #include "core/sb_stop.h"
+#include "drivers/sb_db_conn.h"
 
 /* How often a batch waiting for sockets looks at the stop flag. */
 #define SB_PRECONNECT_TICK_MS 50
@@ -45,7 +46,7 @@ void sb_db_preconnect_release(struct sb_db_preconnect *p)
     for (unsigned i = 0; p->members != NULL && i < p->n; i++) {
         struct sb_db_counters *c = p->members[i];
         if (c->preopened != NULL) {
-            sb_db_disconnect(c->preopened);
+            sb_db_conn_close(c->preopened);
             c->preopened = NULL;
         }
     }
@@ -251,7 +252,7 @@ struct sb_conn *sb_db_preconnect_take(const struct sb_driver_ops *drv,
     if (b.failed) {
         /* Set-up stops: the connections opened go, the caller reports. */
         if (b.mine != NULL)
-            sb_db_disconnect(b.mine);
+            sb_db_conn_close(b.mine);
         sb_db_preconnect_release(p);
         *err = b.err;
         return NULL;

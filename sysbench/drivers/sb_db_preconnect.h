@@ -3,14 +3,14 @@
 #define SB_DB_PRECONNECT_H
 
 /*
- * Setting up many connections of one client thread at once (issue 18).
+ * Setting up many connections of one client thread at once.
  *
  * A loop thread (engine/sb_loop.c) runs many connections, and each opens
  * its database connection in its script's thread_init, one after another
- * on that thread: a blocking connect per connection, so the thread sat
- * idle while the server forked a backend and authenticated (PostgreSQL:
- * about 5 ms of server CPU a connection on the bench machine, and the
- * client's own SCRAM key derivation, about 2 ms).
+ * on that thread: with a blocking connect per connection the thread sits
+ * idle while the server forks a backend and authenticates, which is most
+ * of a connection's set-up (bench/README.md, many_connections.sh, has the
+ * figures).
  *
  * A batch belongs to one loop thread and lists its connections' counters
  * (struct sb_db_counters, one per worker) in worker order. The first
@@ -78,15 +78,5 @@ bool sb_db_preconnect_serves(const struct sb_driver_ops *drv,
 struct sb_conn *sb_db_preconnect_take(const struct sb_driver_ops *drv,
                                       struct sb_db_counters *counters,
                                       struct sb_db_error *err);
-
-/* sb_driver.c's parts the batch uses: a new connection (not yet opened,
- * NULL out of memory) for counters, freeing one that never opened, the
- * blocking attempt (through the process-wide gate) and registering an
- * opened one with the cancel list. */
-struct sb_conn *sb_db_conn_new(const struct sb_driver_ops *drv,
-                               struct sb_db_counters *counters);
-void sb_db_conn_free_unopened(struct sb_conn *con);
-enum sb_db_status sb_db_conn_open_blocking(struct sb_conn *con);
-void sb_db_conn_opened(struct sb_conn *con);
 
 #endif /* SB_DB_PRECONNECT_H */

@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "config.h"
 #include "core/sb_clock.h"
 #include "drivers/sb_db_cancel.h"
+#include "drivers/sb_db_conn.h"
 #include "drivers/sb_db_preconnect.h"
 #include "core/sb_log.h"
 #include "core/sb_secret_file.h"
@@ -66,9 +66,6 @@ static struct {
     double reconnect_timeout;
     bool debug;
 } policy;
-
-/* Connection numbers pick hosts round-robin across all threads. */
-static unsigned connection_counter;
 
 const struct sb_driver_ops *const *sb_driver_list(void)
 {
@@ -243,101 +240,6 @@ static void remember_query(struct sb_conn *con, const char *sql, size_t len)
     }
 }
 
-/*
- * At most SB_CONNECT_PARALLEL connection attempts are in flight at once,
- * process-wide. A server accepts and authenticates connections one after
- * another, so with thousands started together (--client-threads=0, a
- * thread per connection) the last ones spent their whole
- * --pgsql-connect-timeout queued behind the others: 2 of 3 runs of 4,000
- * PostgreSQL connections failed after 16-19 s. Waiting here, outside the
- * attempt, makes the timeout apply to the attempt itself; a stop request
- * ends the wait.
- */
-#define SB_CONNECT_PARALLEL 16
-
-static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
-static unsigned gate_inflight;
-
-static bool gate_enter(void)
-{
-    bool ok = true;
-
-    pthread_mutex_lock(&gate_lock);
-    while (gate_inflight >= SB_CONNECT_PARALLEL) {
-        struct timespec ts;
-        if (sb_stopping()) {
-            ok = false;
-            break;
-        }
-        /* A leaving attempt wakes one waiter; the timeout only notices a
-         * stop. It is long on purpose: thousands of threads waking every
-         * 50 ms on one lock took most of two CPUs and slowed the
-         * connecting itself (4,000 connections: 67-178 s to set up). */
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
-        pthread_cond_timedwait(&gate_cond, &gate_lock, &ts);
-    }
-    if (ok)
-        gate_inflight++;
-    pthread_mutex_unlock(&gate_lock);
-    return ok;
-}
-
-static void gate_leave(void)
-{
-    pthread_mutex_lock(&gate_lock);
-    gate_inflight--;
-    pthread_cond_signal(&gate_cond);
-    pthread_mutex_unlock(&gate_lock);
-}
-
-/* One connection attempt of the driver, through the gate above. */
-static enum sb_db_status gated_connect(struct sb_conn *con)
-{
-    enum sb_db_status st;
-
-    if (!gate_enter()) {
-        memset(&con->err, 0, sizeof(con->err));
-        snprintf(con->err.msg, sizeof(con->err.msg), "not connected: the run is stopping");
-        return SB_DB_ERROR;
-    }
-    st = con->drv->connect(con);
-    gate_leave();
-    return st;
-}
-
-struct sb_conn *sb_db_conn_new(const struct sb_driver_ops *drv,
-                               struct sb_db_counters *counters)
-{
-    struct sb_conn *con = calloc(1, sizeof(*con));
-
-    if (con == NULL)
-        return NULL;
-    con->drv = drv;
-    con->counters = counters;
-    con->rs.con = con;
-    con->index = __atomic_fetch_add(&connection_counter, 1, __ATOMIC_RELAXED);
-    con->nonblocking = counters->nonblocking && drv->query_start != NULL &&
-                       drv->execute_start != NULL && drv->resume != NULL;
-    return con;
-}
-
-void sb_db_conn_free_unopened(struct sb_conn *con)
-{
-    free(con);
-}
-
-enum sb_db_status sb_db_conn_open_blocking(struct sb_conn *con)
-{
-    return gated_connect(con);
-}
-
-void sb_db_conn_opened(struct sb_conn *con)
-{
-    sb_db_cancel_register(con);
-}
-
 struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
                               struct sb_db_counters *counters,
                               struct sb_db_error *err)
@@ -352,9 +254,9 @@ struct sb_conn *sb_db_connect(const struct sb_driver_ops *drv,
         snprintf(err->msg, sizeof(err->msg), "out of memory");
         return NULL;
     }
-    if (gated_connect(con) != SB_DB_OK) {
+    if (sb_db_conn_open_blocking(con) != SB_DB_OK) {
         *err = con->err;
-        free(con);
+        sb_db_conn_free_unopened(con);
         return NULL;
     }
     sb_db_conn_opened(con);
@@ -377,10 +279,7 @@ void sb_db_disconnect(struct sb_conn *con)
     sb_db_free_result(con);
     while (con->stmts != NULL)
         sb_db_close(con->stmts);
-    sb_db_cancel_unregister(con);
-    con->drv->disconnect(con);
-    free(con->last_query);
-    free(con);
+    sb_db_conn_close(con);
 }
 
 /*
@@ -402,7 +301,7 @@ static bool reconnect_with_backoff(struct sb_conn *con)
     con->priv = NULL;
     sb_db_cancel_unlock();
     for (;;) {
-        if (gated_connect(con) == SB_DB_OK) {
+        if (sb_db_conn_open_blocking(con) == SB_DB_OK) {
             con->generation++;
             con->err = lost;
             return true;

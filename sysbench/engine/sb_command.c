@@ -2,10 +2,11 @@
 /*
  * The script's own commands (sysbench.cmdline.commands and global
  * functions), each in a guarded thread (sb_signal.h) so that a signal
- * ends it at once; see sb_run.h.
+ * ends it at once; see sb_command.h.
  */
-#include "engine/sb_run.h"
+#include "engine/sb_command.h"
 
+#include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,8 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/sb_config.h"
+#include "config/sb_point.h"
 #include "core/sb_clock.h"
 #include "drivers/sb_db_cancel.h"
+#include "lua/sb_lua.h"
 #include "lua/sb_lua_interrupt.h"
 #include "core/sb_log.h"
 #include "core/sb_progress.h"

@@ -767,7 +767,7 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
     if (cfg->verbosity >= SB_LOG_NOTICE) {
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)
-            r->run->env->builtin->report(&p, stdout);
+            r->run->env->builtin->report(r->run->env->builtin_cfg, &p, stdout);
         /* 1.0: no blank line before "SQL statistics" of a script. */
         if (r->run->env->builtin != NULL || !r->sql)
             printf("\n");

@@ -19,6 +19,7 @@
 #include <lua.h>
 
 #include "cpu/sb_cpu.h"
+#include "engine/sb_probe.h"
 #include "engine/sb_run.h"
 #include "engine/sb_sampler.h"
 #include "results/sb_stats.h"

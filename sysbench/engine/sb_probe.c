@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The server probe before a run: the server's processes for CPU accounting
- * and its version; see sb_run.h.
+ * and its version; see sb_probe.h.
  */
-#include "engine/sb_run.h"
+#include "engine/sb_probe.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,9 +16,11 @@
 #include "cpu/sb_cpu.h"
 #include "core/sb_log.h"
 #include "core/sb_stop.h"
+#include "config/sb_config.h"
 #include "config/sb_lua_env.h"
 #include "config/sb_point.h"
 #include "drivers/sb_driver.h"
+#include "engine/sb_signal.h"
 #include "results/sb_server_info.h"
 
 /* Round trips timed by check_rate_against_rtt. */

@@ -3,6 +3,7 @@
  * One benchmark run and parallel commands; see sb_run.h.
  */
 #include "engine/sb_run.h"
+#include "engine/sb_probe.h"
 #include "config/sb_instance.h"
 
 #include <stdio.h>
@@ -101,7 +102,7 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env,
     }
     printf("\n\n");
     if (env->builtin != NULL && env->builtin->print_header != NULL)
-        env->builtin->print_header(stdout);
+        env->builtin->print_header(env->builtin_cfg, stdout);
     printf("Initializing worker threads...\n\n");
     fflush(stdout);
 }

@@ -501,8 +501,8 @@ static bool builtin_open(struct sb_worker *w)
 {
     const struct sb_builtin *b = w->run->env->builtin;
     struct sb_bi_thread t = {
-        .tid = w->tid, .nthreads = w->run->point.threads, .rand = &w->rand,
-        .counters = &w->db, .err = w->err, .errlen = sizeof(w->err)
+        .cfg = w->run->env->builtin_cfg, .tid = w->tid, .nthreads = w->run->point.threads,
+        .rand = &w->rand, .counters = &w->db, .err = w->err, .errlen = sizeof(w->err)
     };
 
     if (b->thread_init(&w->bctx, &t) == 0)

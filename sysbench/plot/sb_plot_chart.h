@@ -3,11 +3,13 @@
 #define SB_PLOT_CHART_H
 
 /*
- * The charts of one --plot invocation, shared by the chart writers of
- * sb_plot.c and the latency chart (sb_plot_latency.c); internal to
- * plot/. A chart writer computes its data files, starts its chart with
- * sb_plot_begin_chart, sets the variables its template reads and copies
- * the template (sb_gnuplot.h).
+ * The charts of one --plot invocation and the helpers every chart writer
+ * shares (sb_plot_chart.c): the cells, the x axis, key titles, starting
+ * a chart; internal to plot/. sb_plot.c fills struct sb_plot_charts and
+ * calls the chart writers (sb_plot_lines.h, sb_plot_latency.h), which
+ * take their figures from sb_plot_fig.h. A chart writer computes its
+ * data files, starts its chart with sb_plot_begin_chart, sets the
+ * variables its template reads and copies the template (sb_gnuplot.h).
  */
 
 #include <limits.h>
@@ -41,48 +43,6 @@ struct sb_plot_charts {
 /* The complete point of result r at key k, or NULL: a gap in the chart. */
 const struct sb_point_result *sb_plot_cell(const struct sb_plot_charts *pl, size_t r, size_t k);
 
-/*
- * What the charts draw of one figure of result r at key k (sb_plot_fig.c).
- * The value is compare's table's when the charts have its tables, else
- * the one the run's own report gives: the geometric mean of the point's
- * runs, as its Repeat summary (a single run's own figure). The interval
- * is the 95% interval of that geometric mean over the runs, the Repeat
- * summary's (sb_repeat_summarize), NaN under two runs. The ratio, its
- * interval and verdict come from compare's table (NaN and NULL without
- * one: the caller divides values).
- */
-struct sb_plot_fig {
-    double v, lo, hi;
-    size_t runs;               /* runs with the figure */
-    size_t flagged;            /* runs whose self-check is not ok */
-    double ratio, rlo, rhi;
-    const char *verdict;
-};
-
-void sb_plot_fig(const struct sb_plot_charts *pl, size_t r, size_t k,
-                 enum sb_point_result_fig f, double pct, struct sb_plot_fig *out);
-
-/* The runs of point p of result r (its --repeat group, or p alone):
- * fills runs (room for max) and returns their number. */
-size_t sb_plot_runs(const struct sb_point_result *p, const struct sb_point_result **runs,
-                    size_t max);
-
-/* Whether run p of result r was flagged by its self-check. */
-bool sb_plot_run_flagged(const struct sb_plot_charts *pl, size_t r,
-                         const struct sb_point_result *p);
-
-/* The name of result r in legends: its label, script and driver
- * ("a: oltp_read_only, mysql"); for a single result, which needs no
- * label to tell it apart, only the script and the driver. */
-void sb_plot_series_name(const struct sb_plot_charts *pl, size_t r, char *buf, size_t len);
-
-/* What a chart of values draws, for its note: "one run per point", or
- * "geometric mean of 3 runs per point; whiskers: its 95% interval". */
-void sb_plot_runs_note(const struct sb_plot_charts *pl, char *buf, size_t len);
-
-/* The smallest and largest number of runs of the points drawn. */
-void sb_plot_runs_range(const struct sb_plot_charts *pl, size_t *lo, size_t *hi);
-
 /* Starts chart `which` (an index of the chart names: 0 throughput, 1
  * relative, 2 cpu, 3 latency, 4 latency-throughput) of w x h pixels: its
  * title gets the script's name, note (may be "") goes under the title
@@ -115,29 +75,8 @@ void sb_plot_key_axis(struct sb_plot_charts *pl);
  * again as new points); 1 otherwise. */
 size_t sb_plot_group_len(const struct sb_plot_charts *pl, size_t i);
 
-/* Figure f of result r over the n keys from position i of the order: for
- * one key its sb_plot_fig. For a rate measured again as new points, and
- * for every rate of a --find-max search (pl->marks), the median of the
- * runs (the search's own rule, as its curve prints it) with lo and hi
- * the lowest and the highest run, and no ratio. */
-void sb_plot_group_fig(const struct sb_plot_charts *pl, size_t r, size_t i, size_t n,
-                       enum sb_point_result_fig f, double pct, struct sb_plot_fig *out);
-
-/* The charts of the points (sb_plot_lines.c): throughput.gp or
- * throughput-rates.gp, relative.gp, cpu.gp, latency-throughput.gp. */
-void sb_plot_chart_throughput(struct sb_plot_charts *pl);
-void sb_plot_chart_relative(struct sb_plot_charts *pl);
-void sb_plot_chart_cpu(struct sb_plot_charts *pl);
-void sb_plot_chart_latency_throughput(struct sb_plot_charts *pl);
-
 /* The title of key k in legends and panel titles: "4 threads", "2
  * threads at 500 tx/s (#2)". */
 void sb_plot_key_title(const struct sb_plot_charts *pl, size_t k, char *buf, size_t len);
-
-/* The response-time percentile curves (latency.gp): a panel per point
- * (at most 6) with a curve per result, or for one result a curve per
- * point (at most 12) on one colour scale in load order; none drawn when
- * no point has a histogram. */
-void sb_plot_chart_latency(struct sb_plot_charts *pl);
 
 #endif /* SB_PLOT_CHART_H */

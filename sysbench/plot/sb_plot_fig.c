@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The figures the charts draw and how their legends name them; see
- * sb_plot_fig in sb_plot_chart.h.
+ * sb_plot_fig.h.
  *
  * A chart draws what the text beside it prints: compare's table when
  * compare draws (its values, ratios, intervals and verdicts, handed over
@@ -11,7 +11,7 @@
  */
 #include "config.h"
 
-#include "plot/sb_plot_chart.h"
+#include "plot/sb_plot_fig.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -146,4 +146,39 @@ void sb_plot_runs_note(const struct sb_plot_charts *pl, char *buf, size_t len)
     else
         snprintf(buf, len, "geometric mean of each point's %zu to %zu runs; whiskers: its 95%% "
                  "interval", lo, hi);
+}
+
+void sb_plot_group_fig(const struct sb_plot_charts *pl, size_t r, size_t i, size_t n,
+                       enum sb_point_result_fig f, double pct, struct sb_plot_fig *out)
+{
+    const struct sb_point_result *runs[64];
+    double v[64];
+    size_t m = 0, runs_in = 0, flagged = 0;
+
+    sb_plot_fig(pl, r, pl->order[i], f, pct, out);
+    if (n == 1 && pl->marks == NULL)
+        return;
+    /* Every run of every key of the rate, sorted: a rate is measured a
+     * few times at most. */
+    for (size_t q = 0; q < n; q++) {
+        size_t nr = sb_plot_runs(sb_plot_cell(pl, r, pl->order[i + q]), runs, 64);
+        for (size_t x = 0; x < nr && m < 64; x++) {
+            double y = sb_point_result_fig(runs[x], f, pct);
+            size_t at;
+            flagged += sb_plot_run_flagged(pl, r, runs[x]);
+            if (isnan(y))
+                continue;
+            runs_in++;
+            for (at = m++; at > 0 && v[at - 1] > y; at--)
+                v[at] = v[at - 1];
+            v[at] = y;
+        }
+    }
+    out->runs = runs_in;
+    out->flagged = flagged;
+    out->ratio = out->rlo = out->rhi = NAN;
+    out->verdict = NULL;
+    out->v = m == 0 ? NAN : m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+    out->lo = m > 1 ? v[0] : NAN;
+    out->hi = m > 1 ? v[m - 1] : NAN;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The latency chart of --plot: the response-time percentile curves from
- * the stored histograms (latency.gp); see sb_plot_chart_latency in
- * sb_plot_chart.h.
+ * the stored histograms (latency.gp); see sb_plot_latency.h.
  *
  * A curve is the histogram of every run it stands for, pooled (bucket
  * counts added: histograms of one layout merge exactly), never the first
@@ -10,7 +9,8 @@
  * run asked for (or compare's tables show) are marked on it with the
  * value its report prints and that value's interval.
  */
-#include "plot/sb_plot_chart.h"
+#include "plot/sb_plot_latency.h"
+#include "plot/sb_plot_fig.h"
 #include "plot/sb_gnuplot.h"
 
 #include <math.h>

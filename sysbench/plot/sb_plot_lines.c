@@ -2,13 +2,14 @@
 /*
  * The charts of the points (--plot): throughput, relative throughput, CPU
  * per transaction, and response time against throughput; see
- * sb_plot_chart.h. The figures come from sb_plot_fig, so each chart
+ * sb_plot_lines.h. The figures come from sb_plot_fig, so each chart
  * draws what the table beside it prints, and each says what it draws in
  * its note.
  */
 #include "config.h"
 
-#include "plot/sb_plot_chart.h"
+#include "plot/sb_plot_lines.h"
+#include "plot/sb_plot_fig.h"
 #include "plot/sb_gnuplot.h"
 
 #include <math.h>

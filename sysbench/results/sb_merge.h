@@ -51,7 +51,8 @@ bool sb_merge_requested(int argc, char **argv);
  */
 int sb_merge_main(int argc, char **argv, FILE *out);
 
-/* ---- shared by sb_merge.c and sb_merge_print.c (not for other modules) */
+/* ---- sb_merge_print.c: editing the merged tree and writing it, shared
+ * by the sb_merge files (not for other modules) */
 
 /* A writable member of object o (NULL when missing or o is no object). */
 struct sb_jv *sb_merge_get(struct sb_jv *o, const char *key);
@@ -71,6 +72,9 @@ void sb_merge_clear(struct sb_jv *v);
 int sb_merge_set_num(struct sb_jv *o, const char *key, double x);
 /* Writes v as JSON to fp. Returns 0, or -1 on a write error. */
 int sb_merge_write_json(const struct sb_jv *v, FILE *fp);
+
+/* ---- sb_merge_report.c: the text report */
+
 /* Prints the text report of a merged document (doc) to out. */
 void sb_merge_print_report(const struct sb_jv *doc, FILE *out);
 

@@ -4,10 +4,12 @@
 # The layout of sysbench/: every C file lies in one layer folder, every
 # include names the folder it reaches into ("core/sb_log.h"), no include
 # points to a higher layer, and no file includes itself through others
-# (no circular include). LAYERS below is the one place the order is
-# written; doc/design.md ("Layers") draws it and each folder's README.md
-# says what it may use. The checker is also run on small planted trees,
-# so a violation is known to be caught.
+# (no circular include). No two .c files call each other in a loop, and a
+# header declares only its own concept's functions (check_calls).
+# LAYERS below is the one place the order is written; doc/design.md
+# ("Layers") draws it and each folder's README.md says what it may use.
+# The checkers are also run on small planted trees, so a violation is
+# known to be caught.
 #
 # Run by `make check`, or by hand: bash tests/cli/layout_tests.sh
 
@@ -132,6 +134,165 @@ echo '#include "core/sb_log.h"' >t/engine/sb_w.c
 echo '#include "engine/sb_w.h"' >t/main.c
 : >t/engine/sb_w.h
 check_layout t >report || fail "violations in a clean tree: $(cat report)"
+
+
+# C_SCAN: reads C files and prints "D file name" for each function a .c
+# file defines with external linkage, "P file name" for each function
+# prototype at file scope, and "U file name" for each identifier a .c
+# file uses inside braces (a call, or a function's address taken), after
+# dropping comments, string and character literals and preprocessor
+# lines. A simple parser, not a compiler: it knows the project's style
+# (a definition's name and "(" on one line, no K&R definitions, no
+# function-like macros standing for calls), which keeps it a second for
+# the whole tree.
+C_SCAN='
+FNR == 1 { incom = 0; inpp = 0; depth = 0; pdepth = 0; reset() }
+function reset() { fname = ""; isstatic = 0; istypedef = 0; haseq = 0; prev = "" }
+{
+    line = $0
+    if (!incom && (inpp || line ~ /^[ \t]*#/)) { inpp = (line ~ /\\$/); next }
+    out = ""
+    while (line != "") {
+        if (incom) {
+            k = index(line, "*/")
+            if (k == 0) { line = ""; break }
+            line = substr(line, k + 2); incom = 0; out = out " "
+            continue
+        }
+        if (!match(line, /\/\*|\/\/|"|\x27/)) { out = out line; break }
+        out = out substr(line, 1, RSTART - 1)
+        tok = substr(line, RSTART, RLENGTH)
+        line = substr(line, RSTART)
+        if (tok == "//") break
+        if (tok == "/*") { incom = 1; line = substr(line, 3); continue }
+        re = tok == "\"" ? "^\"([^\"\\\\]|\\\\.)*\"" : "^\x27([^\x27\\\\]|\\\\.)*\x27"
+        line = match(line, re) ? substr(line, RLENGTH + 1) : ""
+        out = out " 0 "
+    }
+    s = out
+    while (match(s, /[A-Za-z_][A-Za-z0-9_]*|->|[{}();=.]/)) {
+        t = substr(s, RSTART, RLENGTH)
+        s = substr(s, RSTART + RLENGTH)
+        if (t == "{") {
+            if (depth == 0 && pdepth == 0 && fname != "" && !haseq && !istypedef &&
+                !isstatic && FILENAME ~ /\.c$/)
+                print "D", FILENAME, fname
+            depth++
+        } else if (t == "}") {
+            if (depth > 0) depth--
+            if (depth == 0) reset()
+        } else if (t == "(") {
+            if (depth == 0 && pdepth == 0 && fname == "" && !haseq &&
+                prev ~ /^[a-z_][A-Za-z0-9_]*$/ && prev !~ /^__/)
+                fname = prev
+            pdepth++
+        } else if (t == ")") {
+            if (pdepth > 0) pdepth--
+        } else if (t == ";") {
+            if (depth == 0 && pdepth == 0) {
+                if (fname != "" && !haseq && !istypedef && !isstatic)
+                    print "P", FILENAME, fname
+                reset()
+            }
+        } else if (t == "=") {
+            if (depth == 0 && pdepth == 0) haseq = 1
+        } else if (t ~ /^[A-Za-z_]/) {
+            if (depth == 0) {
+                if (t == "static") isstatic = 1
+                if (t == "typedef") istypedef = 1
+            } else if (prev != "." && prev != "->" && prev != "struct" && prev != "union" &&
+                       prev != "enum" && FILENAME ~ /\.c$/) {
+                print "U", FILENAME, t
+            }
+        }
+        prev = t
+    }
+}'
+
+# C_JUDGE: reads C_SCAN's lines; prints "header: declares NAME, defined in
+# FILE" for a prototype in X.h (or X_int.h) of a function defined outside
+# X.c and X_*.c (a concept split over files shares its header), and "E A
+# B" once for each .c file A that uses a function B defines. Prototypes
+# of functions no scanned file defines (generated code) are left alone.
+C_JUDGE='
+$1 == "D" { if (!($3 in def)) def[$3] = $2; next }
+{ kind[NR] = $1; file[NR] = $2; name[NR] = $3 }
+END {
+    for (i = 1; i <= NR; i++) {
+        if (!(i in kind) || !(name[i] in def)) continue
+        d = def[name[i]]
+        if (kind[i] == "P" && file[i] ~ /\.h$/) {
+            stem = file[i]; sub(/(_int)?\.h$/, "", stem)
+            base = d; sub(/\.c$/, "", base)
+            if (base != stem && index(base, stem "_") != 1)
+                print file[i] ": declares " name[i] ", defined in " d
+        } else if (kind[i] == "U" && d != file[i] && !((file[i], d) in seen)) {
+            seen[file[i], d] = 1
+            print "E", file[i], d
+        }
+    }
+}'
+
+# check_calls ROOT: prints one line per header that declares another
+# concept's function and per loop of .c files calling each other in the
+# tree ROOT, and returns 1 when there is any.
+check_calls() {
+    local root=$1 out bad=0
+    out=$(mktemp)
+    (cd "$root" && find . -name '*.[ch]' ! -name sb_lua_modules.c | sed 's|^\./||' | sort |
+        xargs awk "$C_SCAN") | awk "$C_JUDGE" >"$out"
+    grep -v '^E ' "$out" && bad=1
+    # tsort names the files of every loop it finds.
+    if ! sed -n 's/^E //p' "$out" | tsort >/dev/null 2>"$out.err"; then
+        echo "circular calls: $(grep -v 'input contains a loop' "$out.err" |
+            sed 's/^tsort: //' | tr '\n' ' ')"
+        bad=1
+    fi
+    rm -f "$out" "$out.err"
+    return "$bad"
+}
+
+tcase "sysbench/: no two .c files call each other in a loop, headers declare their own functions"
+check_calls "$SB_SRCDIR/sysbench" >report || fail "call violations:" "$(cat report)"
+[ -s report ] && cat report
+
+tcase "the check catches two .c files calling each other"
+mkdir -p t/drivers
+printf 'int sb_b(void);\nint sb_a(void)\n{\n    return sb_b();\n}\n' >t/drivers/sb_a.c
+printf 'int sb_a(void);\nint sb_b(void)\n{\n    return 0;\n}\nstatic int f(void) { return sb_a(); }\n' >t/drivers/sb_b.c
+check_calls t >report && fail "no violation reported"
+assert_contains report "circular calls:"
+assert_contains report "drivers/sb_a.c"
+assert_contains report "drivers/sb_b.c"
+
+tcase "the check catches a loop through three files, and a function's address taken"
+mkdir -p t/plot
+printf 'void sb_y(void);\nvoid sb_x(void)\n{\n    sb_y();\n}\n' >t/plot/sb_x.c
+printf 'void sb_z(void);\nvoid sb_y(void)\n{\n    sb_z ();\n}\n' >t/plot/sb_y.c
+printf 'void sb_x(void);\nstatic void (*hook)(void);\nvoid sb_z(void)\n{\n    hook = sb_x;\n}\n' >t/plot/sb_z.c
+check_calls t >report && fail "no violation reported"
+assert_contains report "circular calls:"
+assert_contains report "plot/sb_z.c"
+
+tcase "the check catches a header declaring another file's function"
+mkdir -p t/drivers
+printf '#ifndef SB_P_H\n#define SB_P_H\nint sb_p_take(void);\nstruct sb_conn *sb_conn_new(int a,\n                            int b);\n#endif\n' >t/drivers/sb_p.h
+printf 'int sb_p_take(void)\n{\n    return 1;\n}\n' >t/drivers/sb_p.c
+printf 'struct sb_conn;\nstruct sb_conn *sb_conn_new(int a, int b)\n{\n    return 0;\n}\n' >t/drivers/sb_driver.c
+check_calls t >report && fail "no violation reported"
+assert_contains report "drivers/sb_p.h: declares sb_conn_new, defined in drivers/sb_driver.c"
+assert_not_contains report "sb_p_take"
+
+tcase "the calls check passes a clean tree: one concept's files share a header, no false uses"
+mkdir -p t/results t/core
+# sb_m.h declares sb_m.c's and sb_m_print.c's functions; a comment, a
+# string, a struct tag and a member named like a function are no use.
+printf 'struct sb_m_print { int sb_m_run; };\nint sb_m_run(void);\nvoid sb_m_print(void);\n' >t/results/sb_m.h
+printf '#include "results/sb_m.h"\nint sb_m_run(void)\n{\n    sb_m_print();\n    return sb_log_x();\n}\n' >t/results/sb_m.c
+printf '/* sb_m_run() is not called */\nvoid sb_m_print(void)\n{\n    struct sb_m_print p = { 0 };\n    const char *s = "sb_m_run()";\n    p.sb_m_run = 1; (void)s;\n}\n' >t/results/sb_m_print.c
+printf 'int sb_log_x(void)\n{\n    return 0;\n}\n' >t/core/sb_log.c
+printf 'int sb_log_x(void);\n' >t/core/sb_log.h
+check_calls t >report || fail "violations in a clean tree: $(cat report)"
 
 
 # spdx_missing ROOT: prints each source file of the tree ROOT without the

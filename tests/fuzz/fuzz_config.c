@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sb_args_read_config(&args, path, err, sizeof(err)) == 0 &&
         sb_args_apply(&args, &set, err, sizeof(err)) == 0) {
         (void)sb_args_first_unused(&args);
-        if (sb_config_load(&set, err, sizeof(err)) == 0)
+        if (sb_config_load(&set, false, err, sizeof(err)) == 0)
             sb_fuzz_check_limits(sb_cfg);
     }
     sb_args_free(&args);

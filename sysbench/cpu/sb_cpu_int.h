@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef SB_CPU_UTIL_H
-#define SB_CPU_UTIL_H
+#ifndef SB_CPU_INT_H
+#define SB_CPU_INT_H
 
 /*
  * Helpers shared by the two halves of CPU accounting, sb_cpu.c (sampling
@@ -25,4 +25,4 @@ bool sb_cpu_is_pid_name(const char *name);
 /* Reads and parses one /proc stat file; 0 or -1. */
 int sb_cpu_read_proc_stat(const char *path, struct sb_cpu_proc_stat *ps);
 
-#endif /* SB_CPU_UTIL_H */
+#endif /* SB_CPU_INT_H */
