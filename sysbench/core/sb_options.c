@@ -5,24 +5,17 @@
  * Every function reports failure through its return value and a one-line
  * message in the caller's buffer, so that main can print exactly one clear
  * line and exit, and so that a bad option can never crash the program.
+ * What a value may look like is sb_opt_parse.c's; how options are shown
+ * (help, suggestions) is sb_opt_help.c's.
  */
 #include "core/sb_options.h"
 #include "core/sb_log.h"
 
-#include <ctype.h>
-#include <stdio.h>
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Room for an option name as shown (help, errors). */
-#define SB_SUGGEST_NAMELEN 256
-
-/* Width of the "--name=TYPE" column in help output, as sysbench 1.0 uses. */
-#define SB_HELP_COLUMN 32
 
 /* Nesting limit when following aliases, so a corrupted table cannot loop. */
 #define SB_ALIAS_DEPTH 8
@@ -53,276 +46,13 @@ static char *dup_str(const char *s)
     return copy;
 }
 
-static char *dup_range(const char *s, size_t len)
-{
-    char *copy = malloc(len + 1);
-
-    if (copy != NULL) {
-        memcpy(copy, s, len);
-        copy[len] = '\0';
-    }
-    return copy;
-}
-
-/* '-' and '_' are the same character in option names, so that both
- * --table-size and --table_size reach the option declared as table_size. */
-static char name_char(char c)
-{
-    return c == '_' ? '-' : c;
-}
-
-/* An option's name as help and errors show it: with dashes, as every
- * general option is spelled, also for a script's table_size; under
- * SB_COMPAT=1.0 as declared, as 1.0 prints it. */
-static const char *shown_name(const char *name, char *buf, size_t len)
-{
-    if (sb_compat10()) {
-        snprintf(buf, len, "%s", name);
-        return buf;
-    }
-    return sb_opt_dashed(name, buf, len);
-}
-
 static bool name_eq(const char *a, const char *b)
 {
     for (; *a != '\0' && *b != '\0'; a++, b++) {
-        if (name_char(*a) != name_char(*b))
+        if (sb_opt_name_char(*a) != sb_opt_name_char(*b))
             return false;
     }
     return *a == *b;
-}
-
-static bool str_ieq(const char *a, const char *b)
-{
-    for (; *a != '\0' && *b != '\0'; a++, b++) {
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return false;
-    }
-    return *a == *b;
-}
-
-void sb_opt_trim_span(const char *s, size_t len, const char **start,
-                      size_t *out_len)
-{
-    while (len > 0 && isspace((unsigned char)*s)) {
-        s++;
-        len--;
-    }
-    while (len > 0 && isspace((unsigned char)s[len - 1]))
-        len--;
-    *start = s;
-    *out_len = len;
-}
-
-static void free_items(char **items, size_t n)
-{
-    size_t i;
-
-    if (items == NULL)
-        return;
-    for (i = 0; i < n; i++)
-        free(items[i]);
-    free(items);
-}
-
-/* ------------------------------------------------------------- parsers */
-
-int sb_parse_bool(const char *s, bool *out)
-{
-    static const char *const yes[] = {"on", "true", "yes", "1"};
-    static const char *const no[] = {"off", "false", "no", "0"};
-    size_t i;
-
-    if (s == NULL)
-        return -1;
-    for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-        if (str_ieq(s, yes[i])) {
-            *out = true;
-            return 0;
-        }
-        if (str_ieq(s, no[i])) {
-            *out = false;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/*
- * Parses an optionally signed run of decimal digits at the start of s and
- * stores where it stopped in *end. strtoll alone would also accept leading
- * white space, which an option value should not silently carry.
- */
-static int parse_int_prefix(const char *s, int64_t *out, const char **end)
-{
-    const char *p = s;
-    char *stop;
-    long long v;
-
-    if (*p == '+' || *p == '-')
-        p++;
-    if (!isdigit((unsigned char)*p))
-        return -1;
-    errno = 0;
-    v = strtoll(s, &stop, 10);
-    if (errno == ERANGE)
-        return -1;
-    *out = (int64_t)v;
-    *end = stop;
-    return 0;
-}
-
-int sb_parse_int(const char *s, int64_t *out)
-{
-    const char *end;
-    int64_t v;
-
-    if (s == NULL || parse_int_prefix(s, &v, &end) != 0 || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int sb_parse_size(const char *s, int64_t *out)
-{
-    const char *end;
-    int64_t v;
-    int shift = 0;
-
-    if (s == NULL || parse_int_prefix(s, &v, &end) != 0 || v < 0)
-        return -1;
-    switch (*end) {
-    case '\0':
-        break;
-    case 'k': case 'K':
-        shift = 10;
-        break;
-    case 'm': case 'M':
-        shift = 20;
-        break;
-    case 'g': case 'G':
-        shift = 30;
-        break;
-    case 't': case 'T':
-        shift = 40;
-        break;
-    default:
-        return -1;
-    }
-    if (shift != 0) {
-        if (end[1] != '\0')
-            return -1;
-        if (v > (INT64_MAX >> shift))
-            return -1;
-        v <<= shift;
-    }
-    *out = v;
-    return 0;
-}
-
-int sb_parse_double(const char *s, double *out)
-{
-    const char *p;
-    char *end;
-    double v;
-    bool digits = false;
-
-    if (s == NULL)
-        return -1;
-    /*
-     * Only plain decimal notation is accepted: strtod would also take
-     * "inf", "nan", hexadecimal and leading white space, none of which is a
-     * sensible option value.
-     */
-    for (p = s; *p != '\0'; p++) {
-        if (isdigit((unsigned char)*p))
-            digits = true;
-        else if (strchr("+-.eE", *p) == NULL)
-            return -1;
-    }
-    if (!digits)
-        return -1;
-    errno = 0;
-    v = strtod(s, &end);
-    if (*end != '\0' || end == s)
-        return -1;
-    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL))
-        return -1;
-    if (!isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/*
- * Splits a LIST value on commas into trimmed items. The whole value being
- * empty (or blank) gives an empty list, so --percentile= can clear a
- * default; empty items between commas are kept so consumers can reject them.
- */
-static int parse_list(const char *s, char ***items_out, size_t *n_out)
-{
-    const char *start;
-    size_t len, n = 0, cap, i;
-    char **items;
-    const char *p, *item_start;
-
-    *items_out = NULL;
-    *n_out = 0;
-    if (s == NULL)
-        return 0;
-    sb_opt_trim_span(s, strlen(s), &start, &len);
-    if (len == 0)
-        return 0;
-    cap = 1;
-    for (i = 0; i < len; i++) {
-        if (start[i] == ',')
-            cap++;
-    }
-    items = calloc(cap, sizeof(*items));
-    if (items == NULL)
-        return -1;
-    item_start = start;
-    for (p = start;; p++) {
-        if (p == start + len || *p == ',') {
-            const char *t;
-            size_t tlen;
-
-            sb_opt_trim_span(item_start, (size_t)(p - item_start), &t, &tlen);
-            items[n] = dup_range(t, tlen);
-            if (items[n] == NULL) {
-                free_items(items, n);
-                return -1;
-            }
-            n++;
-            if (p == start + len)
-                break;
-            item_start = p + 1;
-        }
-    }
-    *items_out = items;
-    *n_out = n;
-    return 0;
-}
-
-static const char *expected_form(enum sb_opt_type type)
-{
-    switch (type) {
-    case SB_ARG_BOOL:
-        return "on/off";
-    case SB_ARG_INT:
-        return "an integer";
-    case SB_ARG_SIZE:
-        return "a size (an integer with an optional K/M/G/T suffix)";
-    case SB_ARG_DOUBLE:
-        return "a number";
-    case SB_ARG_STRING:
-        return "a string";
-    case SB_ARG_LIST:
-        return "a comma-separated list";
-    case SB_ARG_FILE:
-        return "a file name";
-    }
-    return "a value";
 }
 
 /* ---------------------------------------------------------------- ranges */
@@ -404,7 +134,7 @@ static void opt_free(struct sb_opt *opt)
     free(opt->desc);
     free(opt->def);
     free(opt->value);
-    free_items(opt->items, opt->nitems);
+    sb_parse_list_free(opt->items, opt->nitems);
     free(opt->alias_of);
 }
 
@@ -480,7 +210,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
 {
     struct sb_opt parsed;
     const char *text = value;
-    char shown[SB_SUGGEST_NAMELEN];
+    char shown[SB_OPT_SHOWN_LEN];
 
     memset(&parsed, 0, sizeof(parsed));
     /*
@@ -495,7 +225,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             text = "";
         else
             return sb_opt_fail(err, errlen, "missing value for --%s: expected %s",
-                        shown_name(opt->name, shown, sizeof(shown)), expected_form(opt->type));
+                        sb_opt_shown_name(opt->name, shown, sizeof(shown)), sb_opt_expected_form(opt->type));
     }
     if (text != NULL) {
         int rc = 0;
@@ -514,7 +244,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             rc = sb_parse_double(text, &parsed.d);
             break;
         case SB_ARG_LIST:
-            if (parse_list(text, &parsed.items, &parsed.nitems) != 0)
+            if (sb_parse_list(text, &parsed.items, &parsed.nitems) != 0)
                 return sb_opt_fail(err, errlen, "out of memory while setting --%s",
                             opt->name);
             break;
@@ -524,20 +254,20 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
         }
         if (rc != 0) {
             char quoted[SB_OPT_QUOTE_LEN];
-            free_items(parsed.items, parsed.nitems);
+            sb_parse_list_free(parsed.items, parsed.nitems);
             if (opt->type == SB_ARG_SIZE && sb_compat10()) /* 1.0.20's wording */
                 return sb_opt_fail(err, errlen, "Invalid value for %s: %s", opt->name,
                                    sb_opt_quote(text, quoted, sizeof(quoted)));
             return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
                         sb_opt_quote(text, quoted, sizeof(quoted)),
-                        shown_name(opt->name, shown, sizeof(shown)),
-                        expected_form(opt->type));
+                        sb_opt_shown_name(opt->name, shown, sizeof(shown)),
+                        sb_opt_expected_form(opt->type));
         }
         if (check_range(opt, &parsed, text, err, errlen) != 0)
             return -1;
         parsed.value = dup_str(text);
         if (parsed.value == NULL) {
-            free_items(parsed.items, parsed.nitems);
+            sb_parse_list_free(parsed.items, parsed.nitems);
             return sb_opt_fail(err, errlen, "out of memory while setting --%s",
                         opt->name);
         }
@@ -546,7 +276,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
     if (opt->type == SB_ARG_INT || opt->type == SB_ARG_SIZE)
         parsed.d = (double)parsed.i;
     free(opt->value);
-    free_items(opt->items, opt->nitems);
+    sb_parse_list_free(opt->items, opt->nitems);
     opt->value = parsed.value;
     opt->b = parsed.b;
     opt->i = parsed.i;
@@ -582,7 +312,7 @@ int sb_optset_add(struct sb_optset *set, const char *name, const char *desc,
     if (assign_value(opt, def, false, NULL, 0) != 0) {
         opt_free(opt);
         return sb_opt_fail(err, errlen, "invalid default '%s' for --%s: expected %s",
-                    def, name, expected_form(type));
+                    def, name, sb_opt_expected_form(type));
     }
     set->n++;
     return 0;
@@ -741,201 +471,3 @@ char *const *sb_optset_list(const struct sb_optset *set, const char *name,
     return opt->items;
 }
 
-/* ---------------------------------------------------------------- help */
-
-static const char *placeholder(enum sb_opt_type type)
-{
-    switch (type) {
-    case SB_ARG_BOOL:
-        return "[=on|off]";
-    case SB_ARG_INT:
-    case SB_ARG_DOUBLE:
-        return "=N";
-    case SB_ARG_SIZE:
-        return "=SIZE";
-    case SB_ARG_STRING:
-        return "=STRING";
-    case SB_ARG_LIST:
-        return "=[LIST,...]";
-    case SB_ARG_FILE:
-        return "=FILENAME";
-    }
-    return "=VALUE";
-}
-
-void sb_opt_help_parts(const struct sb_opt *opt, char *head, size_t headlen, char *text,
-                       size_t textlen)
-{
-    char shown[SB_SUGGEST_NAMELEN];
-    const char *desc = opt->desc != NULL ? opt->desc : "";
-
-    snprintf(head, headlen, "--%s%s", shown_name(opt->name, shown, sizeof(shown)),
-             placeholder(opt->type));
-    if (opt->def == NULL)
-        snprintf(text, textlen, "%s", desc);
-    else if (opt->secret)
-        snprintf(text, textlen, "%s [%s]", desc, opt->def[0] != '\0' ? "***" : "");
-    else
-        snprintf(text, textlen, "%s [%s]", desc, opt->def);
-}
-
-/*
- * Aliases are left out: they exist so old command lines keep working, and
- * advertising them would only invite their use.
- */
-void sb_optset_print_help(const struct sb_optset *set, FILE *out)
-{
-    size_t i;
-    char shown[SB_SUGGEST_NAMELEN];
-
-    if (set == NULL || out == NULL)
-        return;
-    if (set->title != NULL && set->title[0] != '\0') {
-        size_t tlen = strlen(set->title);
-
-        fprintf(out, "%s%s\n", set->title,
-                set->title[tlen - 1] == ':' ? "" : ":");
-    }
-    /* SB_COMPAT=1.0: 1.0 aligns each set's descriptions one space past
-     * its longest option. */
-    size_t column = SB_HELP_COLUMN;
-    if (sb_compat10()) {
-        column = 0;
-        for (i = 0; i < set->n; i++) {
-            size_t w = 2 + strlen(set->opts[i].name) + strlen(placeholder(set->opts[i].type)) + 1;
-            if (set->opts[i].alias_of == NULL && w > column)
-                column = w;
-        }
-    }
-    for (i = 0; i < set->n; i++) {
-        const struct sb_opt *opt = &set->opts[i];
-        size_t width;
-
-        if (opt->alias_of != NULL)
-            continue;
-        fprintf(out, "  --%s%s", shown_name(opt->name, shown, sizeof(shown)),
-                placeholder(opt->type));
-        width = 2 + strlen(opt->name) + strlen(placeholder(opt->type));
-        if (width < column)
-            fprintf(out, "%*s", (int)(column - width), "");
-        else
-            fputc(' ', out);
-        fputs(opt->desc != NULL ? opt->desc : "", out);
-        /* A secret's default is hidden but its existence is not. */
-        if (opt->def != NULL) {
-            if (opt->secret)
-                fprintf(out, " [%s]", opt->def[0] != '\0' ? "***" : "");
-            else
-                fprintf(out, " [%s]", opt->def);
-        }
-        fputc('\n', out);
-    }
-}
-
-/* ---------------------------------------------------------- suggestions */
-
-/* Longest option name compared; longer names are never suggested. */
-#define SB_SUGGEST_MAXLEN 64
-
-/*
- * Edit distance between a and b with '-' and '_' equal, counting an
- * insertion, a deletion, a substitution or a swap of two neighbours as
- * one edit (optimal string alignment), because those are the typing
- * slips an option name suffers. SIZE_MAX when either is too long.
- */
-size_t sb_opt_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    size_t d[SB_SUGGEST_MAXLEN + 1][SB_SUGGEST_MAXLEN + 1];
-
-    if (la > SB_SUGGEST_MAXLEN || lb > SB_SUGGEST_MAXLEN)
-        return SIZE_MAX;
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cost = name_char(a[i - 1]) != name_char(b[j - 1]);
-            size_t v = d[i - 1][j - 1] + cost;
-
-            if (d[i - 1][j] + 1 < v)
-                v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v)
-                v = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && name_char(a[i - 1]) == name_char(b[j - 2]) &&
-                name_char(a[i - 2]) == name_char(b[j - 1]) && d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-        }
-    }
-    return d[la][lb];
-}
-
-/* Whether name is a prefix of opt ('-' == '_'). */
-static bool name_prefix(const char *name, const char *opt)
-{
-    for (; *name != '\0'; name++, opt++)
-        if (*opt == '\0' || name_char(*name) != name_char(*opt))
-            return false;
-    return true;
-}
-
-const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets, size_t nsets)
-{
-    const char *best = NULL, *prefix_of = NULL;
-    size_t best_d = SIZE_MAX, nprefix = 0, prefix_len = SIZE_MAX, len;
-
-    if (name == NULL)
-        return NULL;
-    len = strlen(name);
-    for (size_t s = 0; s < nsets; s++) {
-        for (size_t i = 0; sets[s] != NULL && i < sets[s]->n; i++) {
-            const struct sb_opt *o = &sets[s]->opts[i];
-            size_t d;
-
-            /* Aliases are kept for old command lines, not advertised. */
-            if (o->alias_of != NULL)
-                continue;
-            /* Of the options the name begins, the shortest. */
-            if (len >= 4 && name_prefix(name, o->name) && strlen(o->name) < prefix_len) {
-                prefix_len = strlen(o->name);
-                prefix_of = o->name;
-            }
-            d = sb_opt_distance(name, o->name);
-            if (d < best_d) {
-                best_d = d;
-                best = o->name;
-            }
-        }
-    }
-    /* At most 2 edits, and fewer than a third of the name: "--foo" is
-     * not a slip of "--tx-rate", "--tx-rat" is. A name that begins
-     * one option, or one that the others it begins start with
-     * (--mysql-pass: --mysql-password, not --mysql-password-file), is
-     * that option. */
-    if (best_d == 0) /* a known name: not a slip, whatever went wrong */
-        return NULL;
-    if (best != NULL && best_d <= 2 && best_d * 3 <= len)
-        return best;
-    /* Every option the name begins must begin with that shortest one. */
-    for (size_t s = 0; prefix_of != NULL && s < nsets; s++)
-        for (size_t i = 0; sets[s] != NULL && i < sets[s]->n; i++) {
-            const struct sb_opt *o = &sets[s]->opts[i];
-            if (o->alias_of == NULL && name_prefix(name, o->name))
-                nprefix += name_prefix(prefix_of, o->name) ? 0 : 1;
-        }
-    return prefix_of != NULL && nprefix == 0 ? prefix_of : NULL;
-}
-
-const char *sb_opt_dashed(const char *name, char *buf, size_t len)
-{
-    size_t i = 0;
-
-    if (len == 0)
-        return buf;
-    for (; name != NULL && name[i] != '\0' && i + 1 < len; i++)
-        buf[i] = name_char(name[i]);
-    buf[i] = '\0';
-    return buf;
-}

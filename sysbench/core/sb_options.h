@@ -12,14 +12,9 @@
  * to the sets in turn. Names compare with '-' and '_' equal, so
  * --table-size and --table_size are the same option.
  *
- * Types and accepted syntax (sysbench 1.0's):
- *   BOOL    on/off, true/false, yes/no, 1/0; a bare --name means on
- *   INT     a signed decimal integer
- *   SIZE    an integer with an optional K/M/G/T suffix (powers of 1024)
- *   DOUBLE  a decimal number
- *   STRING  any text
- *   LIST    comma-separated items (an empty value is an empty list)
- *   FILE    a path (not checked here)
+ * The value types and their syntax are sb_opt_parse.h's; help lines and
+ * suggestions for misspelt names are sb_opt_help.h's. Both are included
+ * here, so a user of options needs this header only.
  */
 
 #include <stdbool.h>
@@ -27,15 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum sb_opt_type {
-    SB_ARG_BOOL,
-    SB_ARG_INT,
-    SB_ARG_SIZE,
-    SB_ARG_DOUBLE,
-    SB_ARG_STRING,
-    SB_ARG_LIST,
-    SB_ARG_FILE
-};
+#include "core/sb_opt_help.h"
+#include "core/sb_opt_parse.h"
 
 /* A static definition, as modules declare their options. */
 struct sb_opt_def {
@@ -115,12 +103,6 @@ const char *sb_optset_str(const struct sb_optset *set, const char *name);
 char *const *sb_optset_list(const struct sb_optset *set, const char *name,
                             size_t *n);
 
-/* Value parsers, shared with the Lua layer. Each returns 0 or -1. */
-int sb_parse_bool(const char *s, bool *out);
-int sb_parse_int(const char *s, int64_t *out);
-int sb_parse_size(const char *s, int64_t *out);
-int sb_parse_double(const char *s, double *out);
-
 /* Seconds-valued options are at most this (they must fit in int64
  * nanoseconds with room for sums); rates at most SB_OPT_MAX_RATE per
  * second. sb_opt_set enforces the bounds of the known numeric options
@@ -135,47 +117,16 @@ int sb_parse_double(const char *s, double *out);
 #define SB_OPT_QUOTE_LEN 72
 const char *sb_opt_quote(const char *value, char *out, size_t outlen);
 
-/* Prints "  --name=TYPE   description [default]" lines, sysbench style. */
-void sb_optset_print_help(const struct sb_optset *set, FILE *out);
-
-/*
- * One option's help in two parts, for a caller that lays help out itself
- * (the grouped --help, engine/sb_help.h): head gets "--name=PLACEHOLDER"
- * as sb_optset_print_help prints it, text the description followed by
- * the shown default (" [10]", a secret's as "[***]"). Each is cut to its
- * buffer.
- */
-void sb_opt_help_parts(const struct sb_opt *opt, char *head, size_t headlen, char *text,
-                       size_t textlen);
-
 /* Formats a one-line reason into err (capacity errlen; err may be NULL)
  * and returns -1, so a parser can report and fail in one statement. */
 int sb_opt_fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The span of s[0, len) without leading and trailing white space: its
- * start in *start (inside s) and its length in *out_len. Shared by the
- * option value and argv parsers. */
-void sb_opt_trim_span(const char *s, size_t len, const char **start, size_t *out_len);
-
-/*
- * The option most likely meant by an unknown name, for "did you mean"
- * hints: the closest non-alias option of the sets (nsets pointers, NULL
- * entries skipped) at most 2 edits away and within a third of the name's
- * length (sb_opt_distance), else the only option the name (4 characters or
- * more) begins. Returns the option's name as declared (owned by its set),
- * or NULL when nothing is close enough or the name is itself an option's
- * (not a misspelling). Pure: unit-tested directly.
- */
-const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets, size_t nsets);
-
-/* Edit distance (insert, delete, substitute, swap neighbours) between two
- * option names, '-' equal to '_'; SIZE_MAX for names over 64 bytes. */
-size_t sb_opt_distance(const char *a, const char *b);
-
-/* Copies name into buf (capacity len) with every '_' shown as '-', the
- * way option names are printed (scripts declare table_size; --table-size
- * and --table_size both set it). Returns buf. */
-const char *sb_opt_dashed(const char *name, char *buf, size_t len);
+/* '-' and '_' are the same character in option names, so that both
+ * --table-size and --table_size reach the option declared as table_size. */
+static inline char sb_opt_name_char(char c)
+{
+    return c == '_' ? '-' : c;
+}
 
 #endif /* SB_OPTIONS_H */

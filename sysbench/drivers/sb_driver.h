@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/sb_options.h"
+#include "drivers/sb_sql_text.h"
 
 /* Parameter and column types, sysbench.sql.type.* in Lua. */
 enum sb_sql_type {
@@ -56,9 +57,6 @@ enum sb_db_outcome {
     SB_DB_INFLIGHT        /* non-blocking: wait on con->wait, then
                            * sb_db_continue() */
 };
-
-/* How a query is counted in the report. */
-enum sb_query_kind { SB_QUERY_READ, SB_QUERY_WRITE, SB_QUERY_OTHER };
 
 struct sb_db_error {
     unsigned sql_errno;    /* driver's error number (0 when none) */
@@ -396,16 +394,5 @@ int sb_db_opt_password(const struct sb_optset *opts, const char *name, char **ou
 int sb_db_opt_copy_list(const struct sb_optset *opts, const char *name,
                         char ***out, size_t *nout);
 void sb_db_free_list(char **list, size_t n);
-
-/* Index of the first '?' placeholder outside quotes at or after `from`
- * (which must be outside quotes), or len when there is none. The one
- * place that says what a placeholder is, for counting, for the emulation
- * and for drivers that rewrite placeholders. */
-size_t sb_sql_next_placeholder(const char *sql, size_t len, size_t from);
-/* Counts '?' placeholders outside quotes. */
-unsigned sb_sql_count_placeholders(const char *sql, size_t len);
-/* Classifies a statement by its first keyword (SELECT is a read; INSERT,
- * UPDATE, DELETE, REPLACE are writes; anything else is other). */
-enum sb_query_kind sb_sql_classify(const char *sql, size_t len);
 
 #endif /* SB_DRIVER_H */

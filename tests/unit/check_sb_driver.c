@@ -201,35 +201,6 @@ static void params_init(struct params *ps, int64_t i, int64_t big, double d, con
         ps->p[k] = &ps->v[k];
 }
 
-/* ------------------------------------------------------------ SQL text helpers */
-
-START_TEST(test_sql_helpers)
-{
-    const char *s = "SELECT '?', \"?\", `?` FROM t WHERE a = ? AND b = 'it''s ?' AND c = ?";
-    size_t len = strlen(s), first;
-
-    ck_assert_uint_eq(sb_sql_count_placeholders(s, len), 2);
-    first = sb_sql_next_placeholder(s, len, 0);
-    ck_assert_int_eq(s[first], '?');
-    ck_assert_str_eq(s + first - 4, "a = ? AND b = 'it''s ?' AND c = ?");
-    ck_assert_uint_eq(sb_sql_next_placeholder(s, len, len - 1), len - 1);
-    ck_assert_uint_eq(sb_sql_next_placeholder(s, len - 1, first + 1), len - 1);
-    ck_assert_uint_eq(sb_sql_count_placeholders("SELECT 1", 8), 0);
-
-    ck_assert_int_eq(sb_sql_classify("SELECT 1", 8), SB_QUERY_READ);
-    ck_assert_int_eq(sb_sql_classify("  (select 1)", 12), SB_QUERY_READ);
-    ck_assert_int_eq(sb_sql_classify("insert into t", 13), SB_QUERY_WRITE);
-    ck_assert_int_eq(sb_sql_classify("Update t", 8), SB_QUERY_WRITE);
-    ck_assert_int_eq(sb_sql_classify("\nDELETE FROM t", 14), SB_QUERY_WRITE);
-    ck_assert_int_eq(sb_sql_classify("REPLACE INTO t", 14), SB_QUERY_WRITE);
-    ck_assert_int_eq(sb_sql_classify("BEGIN", 5), SB_QUERY_OTHER);
-    ck_assert_int_eq(sb_sql_classify("SELECTED", 8), SB_QUERY_OTHER);
-    ck_assert_int_eq(sb_sql_classify("", 0), SB_QUERY_OTHER);
-    /* Only len bytes count: "SELECT" cut to "SELE" is not a read. */
-    ck_assert_int_eq(sb_sql_classify("SELECT", 4), SB_QUERY_OTHER);
-}
-END_TEST
-
 /* ------------------------------------------------------------ init */
 
 START_TEST(test_init_errors)
@@ -815,7 +786,6 @@ static Suite *driver_suite(void)
     Suite *s = suite_create("sb_driver");
     TCase *tc = tcase_create("sqlite");
 
-    tcase_add_test(tc, test_sql_helpers);
     tcase_add_test(tc, test_init_errors);
     tcase_add_test(tc, test_query_rows_and_counters);
     tcase_add_test(tc, test_prepared_server_side);
