@@ -238,6 +238,7 @@ static void goodness(struct sb_usl_fit *f, const double *threads, const double *
             f->worst = i;
         }
     }
+    f->worst_threads = threads[f->worst];
     f->sse = sse;
     f->r2 = sst > 0 ? 1 - sse / sst : sse == 0 ? 1 : 0;
     f->poor = f->r2 < SB_USL_POOR_R2 || f->max_rel_residual > SB_USL_POOR_RESIDUAL;

@@ -54,6 +54,7 @@ struct sb_usl_fit {
     double r2;                 /* 1 - SSE / total sum of squares */
     double max_rel_residual;   /* max |X_i - X(N_i)| / X_i */
     size_t worst;              /* index of that point */
+    double worst_threads;      /* and its thread count */
     double sse;                /* the sum of squared residuals */
     double min_threads, max_threads; /* the range measured */
     bool poor;                 /* r2 or the largest residual past the limits above */
