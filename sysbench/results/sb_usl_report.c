@@ -55,7 +55,9 @@ void sb_usl_report_print(const struct sb_usl_fit *f, FILE *out)
             f->min_threads, f->max_threads);
     fprintf(out, "    lambda %.2f tps per thread, sigma %.4g (contention), kappa %.4g (coherency)\n",
             f->lambda, f->sigma, f->kappa);
-    if (f->peak == SB_USL_PEAK_NONE)
+    if (f->peak == SB_USL_PEAK_NONE && isinf(f->peak_tps))
+        fprintf(out, "    no peak (sigma and kappa 0): throughput grows linearly\n");
+    else if (f->peak == SB_USL_PEAK_NONE)
         fprintf(out, "    no peak (kappa 0): throughput levels off towards %.2f tps\n",
                 f->peak_tps);
     else
