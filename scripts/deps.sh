@@ -14,6 +14,9 @@ pkgs+=(prometheus curl)
 # python3-kubernetes, python3-yaml: tests/cli/k8s_example_tests.sh checks
 # the Kubernetes example's manifest against the API schema offline
 pkgs+=(python3-kubernetes python3-yaml)
+# python3-scipy: tests/cli/usl_scipy_tests.sh checks the Universal
+# Scalability Law fit against scipy's curve_fit
+pkgs+=(python3-scipy)
 # --package: what tests/package/deb_test.sh and scripts/chroot.sh need
 # (building the .deb, lintian, a Debian 12 chroot); only for packaging.
 if [ "${1:-}" = "--package" ]; then

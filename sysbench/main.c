@@ -44,6 +44,7 @@
 #include "engine/sb_run.h"
 #include "engine/sb_signal.h"
 #include "engine/sb_sweep.h"
+#include "results/sb_usl_report.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
 #include "engine/sb_main10.h"
@@ -275,8 +276,9 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     /* --find-max prints its own curve instead of the sweep table. */
     bool sweep = (sb_cfg->nthread_list > 1 || nr > 1) && !sb_cfg->find_max;
     struct sb_findmax_result fm;
+    struct sb_peak peak; /* 17 KB, on the main thread's stack */
     struct sb_sweep ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
-                            &fm, 1, 1, 0, 0};
+                            &fm, 1, 1, 0, 0, &peak};
     struct sb_metrics_run mr;
     int rc = 0;
 
@@ -303,7 +305,8 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     }
     if (sb_cfg->hgrm_file != NULL &&
         sb_hgrm_check(sb_cfg->hgrm_file,
-                      sb_cfg->find_max ? 0 : sb_cfg->nthread_list * nr * sb_cfg->repeat, err,
+                      sb_cfg->find_max || sb_cfg->threads_auto
+                          ? 0 : sb_cfg->nthread_list * nr * sb_cfg->repeat, err,
                       sizeof(err)) != 0) {
         char ignored[256];
         sb_result_writer_close(&out, ignored, sizeof(ignored));
@@ -335,8 +338,12 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
      * invocation as interrupted too: 128 + signal in any phase. */
     if (rc == 0 && sb_signal_caught() != 0)
         rc = 128 + sb_signal_caught();
-    if (sweep && rc != 1)
+    if (sweep && rc != 1) {
+        struct sb_usl_fit fit;
         sb_result_writer_print_sweep(&out, stdout);
+        if (sb_usl_report_fit(&out, &fit))
+            sb_usl_report_print(&fit, stdout);
+    }
     if (rc == 0)
         sb_result_writer_set_end(&out, "completed", 0, NULL);
     else if (rc > 128)

@@ -20,7 +20,7 @@ static struct sb_config config;
 const struct sb_config *const sb_cfg = &config;
 
 const struct sb_opt_def sb_general_options[] = {
-    {"threads", "number of threads to use, or a comma-separated list for a thread sweep", "1", SB_ARG_LIST},
+    {"threads", "number of threads to use, or a comma-separated list for a thread sweep, or auto[:MAX] to search the count of the highest throughput (1 to MAX, default 256)", "1", SB_ARG_LIST},
     {"events", "limit for total number of events", "0", SB_ARG_INT},
     {"time", "limit for total execution time in seconds", "10", SB_ARG_DOUBLE},
     {"warmup-time", "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled", "0", SB_ARG_DOUBLE},
@@ -58,7 +58,8 @@ const struct sb_opt_def sb_general_options[] = {
     {"repeat", "run every point N times with the same options and seed, and report the geometric mean, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
     {"repeat-cooldown", "seconds to pause between the repeats of a point (--repeat)", "0", SB_ARG_DOUBLE},
     {"find-max", "search the highest --tx-rate the server holds: achieved rate at least 99.5% of the target and the --sla met", "off", SB_ARG_BOOL},
-    {"sla", "latency limit for --find-max: pP:LIMIT with LIMIT in us, ms or s, e.g. p99:20ms", "", SB_ARG_STRING},
+    {"sla", "latency limit for --find-max or --threads=auto: pP:LIMIT with LIMIT in us, ms or s, e.g. p99:20ms", "", SB_ARG_STRING},
+    {"budget", "with --threads=auto, stop the search before a run that would end past this time: seconds, or 90s, 10m, 1h; empty for none", "", SB_ARG_STRING},
     {"server-pid", "PIDs of the database server processes for CPU accounting (default: found through the connection's socket or port)", "", SB_ARG_LIST},
     {"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", "3", SB_ARG_INT},
     {"config-file", "file containing command line options", NULL, SB_ARG_FILE},
@@ -78,6 +79,87 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *opt,
 
 /* A user's value as an error quotes it: short and without control bytes. */
 #define Q(v) sb_opt_quote((v), (char[SB_OPT_QUOTE_LEN]){0}, SB_OPT_QUOTE_LEN)
+
+/* The largest MAX of --threads=auto:MAX, and MAX without one. */
+#define AUTO_MAX_LIMIT 100000
+#define AUTO_MAX_DEFAULT 256
+
+/* --threads=auto or auto:MAX (alone, not in a list). Returns 1 when it
+ * is auto (c filled), 0 when it is not, -1 with err. */
+static int load_threads_auto(const struct sb_optset *set, struct sb_config *c, char *err,
+                             size_t errlen)
+{
+    size_t count;
+    char *const *items = sb_optset_list(set, "threads", &count);
+    int64_t v;
+
+    for (size_t i = 0; i < count; i++)
+        if (strncmp(items[i], "auto", 4) == 0 && count > 1)
+            return fail(err, errlen, "%s %s", "--threads=auto",
+                        "searches the thread counts itself: give it alone, not in a list");
+    if (count != 1 || strncmp(items[0], "auto", 4) != 0)
+        return 0;
+    if (items[0][4] == '\0') {
+        v = AUTO_MAX_DEFAULT;
+    } else if (items[0][4] != ':' || sb_parse_int(items[0] + 5, &v) != 0 || v < 1 ||
+               v > AUTO_MAX_LIMIT) {
+        snprintf(err, errlen,
+                 "invalid value '%s' for --threads: expected auto or auto:MAX, MAX an integer "
+                 "from 1 to %u", Q(items[0]), AUTO_MAX_LIMIT);
+        return -1;
+    }
+    c->threads_auto = true;
+    c->threads_auto_max = (unsigned)v;
+    c->thread_list[0] = 1;
+    c->nthread_list = 1;
+    return 1;
+}
+
+/* --budget: seconds, or a number with s, m (min) or h; empty for none. */
+static int load_budget(const struct sb_optset *set, struct sb_config *c, char *err,
+                       size_t errlen)
+{
+    const char *v = sb_optset_str(set, "budget");
+    double x, mul = 1;
+    char *end;
+
+    c->budget_s = 0;
+    if (v == NULL || *v == '\0')
+        return 0;
+    if (!c->threads_auto)
+        return fail(err, errlen, "%s %s", "--budget",
+                    "applies only with --threads=auto (and to sysbench ab)");
+    x = strtod(v, &end);
+    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        mul = 60;
+    else if (strcmp(end, "h") == 0)
+        mul = 3600;
+    else if (strcmp(end, "s") != 0 && *end != '\0')
+        end = (char *)v;
+    if (end == v || !isfinite(x) || !(x > 0) || x * mul > SB_OPT_MAX_SECONDS)
+        return fail(err, errlen, "invalid value '%s' for --%s: expected a time such as 600, "
+                    "90s, 10m or 1h", Q(v), "budget");
+    c->budget_s = x * mul;
+    return 0;
+}
+
+/* --sla: required by --find-max, optional with --threads=auto. */
+static int load_sla(const struct sb_optset *set, struct sb_config *c, char *err, size_t errlen)
+{
+    const char *v = sb_optset_str(set, "sla");
+
+    if (c->threads_auto && !c->find_max && (v == NULL || *v == '\0')) {
+        c->sla_pct = c->sla_ms = 0;
+        return 0;
+    }
+    if (sb_findmax_parse_sla(v, c->find_max || c->threads_auto, &c->sla_pct, &c->sla_ms, err,
+                             errlen) != 0) {
+        if (!c->find_max && !c->threads_auto)
+            snprintf(err, errlen, "--sla applies only with --find-max or --threads=auto");
+        return -1;
+    }
+    return 0;
+}
 
 /* Parses a list of positive integers (thread counts). */
 static int load_uint_list(const struct sb_optset *set, const char *name,
@@ -240,9 +322,10 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
                        size_t errlen)
 {
     int64_t v;
+    int autot = load_threads_auto(set, c, err, errlen);
 
-    if (load_uint_list(set, "threads", c->thread_list, &c->nthread_list,
-                       100000, err, errlen) != 0)
+    if (autot < 0 || (autot == 0 && load_uint_list(set, "threads", c->thread_list,
+                                                  &c->nthread_list, 100000, err, errlen) != 0))
         return -1;
     v = sb_optset_int(set, "events");
     if (v < 0)
@@ -263,8 +346,7 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
                     "expected a whole number from 1 to 1000");
     c->repeat = (unsigned)v;
     c->find_max = sb_optset_bool(set, "find-max");
-    if (sb_findmax_parse_sla(sb_optset_str(set, "sla"), c->find_max, &c->sla_pct, &c->sla_ms,
-                             err, errlen) != 0)
+    if (load_sla(set, c, err, errlen) != 0 || load_budget(set, c, err, errlen) != 0)
         return -1;
     if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0 ||
         load_checkpoints(set, err, errlen) != 0)
@@ -280,6 +362,11 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
                         c->nthread_list > 1))
         return fail(err, errlen, "%s %s", "--find-max",
                     "chooses the --tx-rate itself: give one --threads value and no --rate or --tx-rate");
+    /* --threads=auto measures the closed loop's throughput. */
+    if (c->threads_auto && (c->find_max || c->poisson_rate > 0 || c->ntx_rate_list > 1 ||
+                            (c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0)))
+        return fail(err, errlen, "%s %s", "--threads=auto",
+                    "searches the closed loop's peak: it takes no --rate, --tx-rate or --find-max");
     /* Intervals are labelled in whole seconds, and sysbench 1.0 takes an
      * integer here: a fraction would give labels like [ 2s ] [ 2s ]. */
     if (c->report_interval != floor(c->report_interval))

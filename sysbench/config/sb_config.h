@@ -67,6 +67,12 @@ struct sb_config {
     double repeat_cooldown;   /* seconds between the repeats of a point */
     bool find_max;            /* --find-max */
     double sla_pct, sla_ms;   /* --sla percentile and limit; 0 without */
+    /* --threads=auto[:MAX]: search the thread count of the highest
+     * throughput (thread_list then holds 1 alone); MAX, and --budget in
+     * seconds (0: none). */
+    bool threads_auto;
+    unsigned threads_auto_max;
+    double budget_s;
 
     const char *json_file;    /* borrowed from the option set */
     const char *csv_file;

@@ -49,7 +49,7 @@ static const struct group {
      "sysbench compare A.json B.json judges two result files; 'sysbench compare --help' "
      "lists its options. 'sysbench ab' runs two targets side by side until the difference "
      "is decided; 'sysbench ab --help' lists its options.",
-     {"repeat", "repeat-cooldown", "sweep-cooldown", "find-max", "sla"}},
+     {"repeat", "repeat-cooldown", "sweep-cooldown", "find-max", "sla", "budget"}},
     {"Scale-out options",
      "Several client hosts run one experiment; 'sysbench merge' joins their result files.",
      {"instance", "instances", "start-at", "clock-offset"}},

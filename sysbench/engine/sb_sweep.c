@@ -24,6 +24,7 @@
 #include "lua/sb_lua.h"
 #include "results/sb_repeat.h"
 #include "results/sb_point_result.h"
+#include "results/sb_usl_report.h"
 
 /* Sleeps `secs` seconds between two points or two repeats, so the server
  * settles (flushes, purges) before the next one. Returns false when a
@@ -181,6 +182,15 @@ static int findmax_run(void *p, double rate, bool again, struct sb_findmax_fig *
     return rc;
 }
 
+static void print_seed(void)
+{
+    if (sb_cfg->rand_seed_given)
+        printf("Random seed: %llu (--rand-seed)\n", (unsigned long long)sb_cfg->rand_seed);
+    else
+        printf("Random seed: %llu (from the clock; --rand-seed=%llu repeats it)\n",
+               (unsigned long long)sb_cfg->rand_seed, (unsigned long long)sb_cfg->rand_seed);
+}
+
 /* --find-max at the first thread count; the result is kept for the JSON. */
 static int run_findmax(struct sb_sweep *c)
 {
@@ -192,11 +202,7 @@ static int run_findmax(struct sb_sweep *c)
 
     c->threads = sb_cfg->thread_list[0];
     c->out->find_max = c->fm;
-    if (sb_cfg->rand_seed_given)
-        printf("Random seed: %llu (--rand-seed)\n", (unsigned long long)sb_cfg->rand_seed);
-    else
-        printf("Random seed: %llu (from the clock; --rand-seed=%llu repeats it)\n",
-               (unsigned long long)sb_cfg->rand_seed, (unsigned long long)sb_cfg->rand_seed);
+    print_seed();
     rc = sb_findmax_search(findmax_run, c, &par, c->fm, stdout);
     /* The run's own report of it went to the JSON only. */
     if (rc > 128)
@@ -207,8 +213,103 @@ static int run_findmax(struct sb_sweep *c)
     return rc;
 }
 
+/* One --threads=auto run at c->threads, its report kept out of the text
+ * output (the JSON has it), its figures into fig. */
+static int auto_run(struct sb_sweep *c, struct sb_peak_fig *fig)
+{
+    size_t first = c->out->npoints;
+    int saved = quiet_begin(), rc;
+    double pct = sb_cfg->sla_ms > 0 ? sb_cfg->sla_pct : SB_PEAK_REPORT_PCT;
+
+    rc = run_point(c, 0, 1);
+    quiet_end(saved);
+    fig->tps = fig->latency_ms = fig->rse = NAN;
+    if (c->out->npoints > first) {
+        const struct sb_point_result *pt = &c->out->points[first];
+        fig->tps = pt->time_s > 0 ? sb_point_result_tps(pt) : NAN;
+        fig->latency_ms = sb_point_result_pct_ms(pt, pct);
+        fig->rse = sb_peak_rse(pt->check_tps, pt->ncheck_tps);
+    }
+    return rc;
+}
+
+/* The progress line of run k: its figures, the best so far and the
+ * time the rest of the search should take. */
+static void auto_line(const struct sb_sweep *c, unsigned k, unsigned t,
+                      const struct sb_peak_fig *fig)
+{
+    const struct sb_peak *s = c->peak;
+    const struct sb_peak_point *b;
+    double per = c->runs_done > 0 ? c->runs_s / c->runs_done : 0;
+    unsigned left = sb_peak_runs_left(s);
+
+    printf("%3u  threads %5u  tps %10.2f  p%g %8.2f ms", k, t, fig->tps,
+           sb_cfg->sla_ms > 0 ? sb_cfg->sla_pct : SB_PEAK_REPORT_PCT, fig->latency_ms);
+    /* sb_peak_next has not yet judged this run: the best so far is the
+     * table's best median within the SLA. */
+    b = NULL;
+    for (size_t i = 0; i < s->npts; i++)
+        if (s->pts[i].within_sla && (b == NULL || s->pts[i].median_tps > b->median_tps))
+            b = &s->pts[i];
+    if (b != NULL)
+        printf("   best so far: %u threads, %.2f tps", b->threads, b->median_tps);
+    if (left > 0 && per > 0)
+        printf(" (about %.0f s left)", left * (per + sb_cfg->sweep_cooldown));
+    printf("\n");
+    fflush(stdout);
+}
+
+/* --threads=auto: the search (sb_peak.h) run point by point, then its
+ * table, its answer and the USL fit of every run. */
+static int run_auto(struct sb_sweep *c)
+{
+    struct sb_peak_params par = {.max_threads = sb_cfg->threads_auto_max,
+                                 .sla_pct = sb_cfg->sla_pct, .sla_ms = sb_cfg->sla_ms,
+                                 .repeat = sb_cfg->repeat > SB_PEAK_MAX_RUNS ? SB_PEAK_MAX_RUNS
+                                                                            : sb_cfg->repeat,
+                                 .budget_s = sb_cfg->budget_s};
+    double t0 = monotonic_s(), guess = sb_cfg->warmup_time + sb_cfg->time_limit;
+    struct sb_usl_fit fit;
+    unsigned t, k = 0;
+    int rc = 0;
+
+    sb_peak_init(c->peak, &par);
+    c->out->threads_auto = c->peak;
+    print_seed();
+    printf("--threads=auto: searching 1 to %u threads for the highest throughput%s\n",
+           par.max_threads, par.sla_ms > 0 ? " within the --sla" : "");
+    fflush(stdout);
+    while (rc == 0) {
+        /* What the next run should take: the runs so far, else the
+         * options (a run ended by --events has no --time to go by). */
+        double per = c->runs_done > 0 ? c->runs_s / c->runs_done : guess;
+        struct sb_peak_fig fig;
+
+        t = sb_peak_next(c->peak, monotonic_s() - t0, per + sb_cfg->sweep_cooldown);
+        if (t == 0)
+            break;
+        c->threads = t;
+        rc = auto_run(c, &fig);
+        if (rc != 0)
+            break;
+        sb_peak_record(c->peak, t, &fig);
+        auto_line(c, ++k, t, &fig);
+    }
+    if (rc > 128)
+        printf("--threads=auto: interrupted by signal %d after %u run(s); they are in the "
+               "result files\n", rc - 128, c->runs_done);
+    else if (rc != 0)
+        printf("--threads=auto: stopped: run %u failed\n", c->runs_done);
+    if (rc == 1)
+        return rc;
+    sb_peak_report_print(c->peak, sb_usl_report_fit(c->out, &fit) ? &fit : NULL, stdout);
+    if (sb_usl_report_fit(c->out, &fit))
+        sb_usl_report_print(&fit, stdout);
+    return rc;
+}
+
 /* The points of the --threads and --tx-rate lists, or the --find-max
- * search at the first thread count. */
+ * search at the first thread count, or the --threads=auto search. */
 int sb_sweep_run(struct sb_sweep *c)
 {
     size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
@@ -216,6 +317,8 @@ int sb_sweep_run(struct sb_sweep *c)
 
     if (sb_cfg->find_max)
         return run_findmax(c);
+    if (sb_cfg->threads_auto)
+        return run_auto(c);
     for (size_t ti = 0; ti < sb_cfg->nthread_list && rc == 0; ti++)
         for (size_t ri = 0; ri < nr && rc == 0; ri++) {
             c->threads = sb_cfg->thread_list[ti];

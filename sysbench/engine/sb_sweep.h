@@ -18,6 +18,7 @@
 
 #include "config/sb_lua_env.h"
 #include "pure/sb_findmax.h"
+#include "pure/sb_peak.h"
 #include "pure/sb_rand.h"
 #include "results/sb_result_writer.h"
 
@@ -37,10 +38,12 @@ struct sb_sweep {
     size_t point_no, npoints;      /* the sweep's point being run (from 1), its points */
     unsigned runs_done;            /* runs finished, and their wall time: time left */
     double runs_s;
+    struct sb_peak *peak;          /* --threads=auto: the search, read by the JSON writer */
 };
 
 /*
- * Runs every point (or the --find-max search at the first thread count).
+ * Runs every point (or the --find-max search at the first thread count,
+ * or the --threads=auto search).
  * Returns 0, 1 after a fatal error (reported), or 128+signal when a signal
  * ended it; the points that ran are in c->out either way.
  */

@@ -8,6 +8,7 @@
 #include "results/sb_result_writer.h"
 #include "results/sb_repeat.h"
 #include "pure/sb_findmax.h"
+#include "results/sb_usl_report.h"
 
 #include <errno.h>
 #include <luajit.h>
@@ -749,6 +750,15 @@ int sb_result_writer_write_json(struct sb_result_writer *o, const struct sb_lua_
     return 0;
 }
 
+/* "usl": the fit of a closed-loop thread sweep of 4 counts or more. */
+static void write_usl(struct sb_json *j, const struct sb_result_writer *o)
+{
+    struct sb_usl_fit fit;
+
+    if (sb_usl_report_fit(o, &fit))
+        sb_usl_report_json(j, &fit);
+}
+
 int sb_result_writer_write_json_to(const struct sb_result_writer *o, const struct sb_lua_env *env, FILE *fp,
                             const char *name, char *err, size_t errlen)
 {
@@ -788,6 +798,9 @@ int sb_result_writer_write_json_to(const struct sb_result_writer *o, const struc
     sb_repeat_json(&j, o);
     if (o->find_max != NULL)
         sb_findmax_json(&j, o->find_max);
+    if (o->threads_auto != NULL)
+        sb_peak_report_json(&j, o->threads_auto);
+    write_usl(&j, o);
     sb_json_end_object(&j);
     errno = 0;
     if (sb_json_finish(&j) != 0) {

@@ -34,6 +34,7 @@
 #include "results/sb_stats.h"
 
 struct sb_findmax_result;
+struct sb_peak;
 
 struct sb_txlog;
 struct sb_metrics;
@@ -67,6 +68,8 @@ struct sb_result_writer {
     char end_error[512];            /* failed: the first error, or "" */
     /* --find-max: the search's record, borrowed; NULL without. */
     const struct sb_findmax_result *find_max;
+    /* --threads=auto: the search, borrowed; NULL without. */
+    const struct sb_peak *threads_auto;
     /* Statements cancelled over all points (sb_result_writer_note_cancelled),
      * and whether some point's were cut at its deadline. */
     uint64_t cancelled;
