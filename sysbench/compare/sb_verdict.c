@@ -295,7 +295,7 @@ static int flatten(struct fields *fs, const struct sb_jv *v, const char *path)
         return add_field(fs, path, buf);
     }
     for (size_t i = 0; i < v->n; i++) {
-        snprintf(sub, sizeof(sub), "%s.%s", path, v->keys[i]);
+        snprintf(sub, sizeof(sub), "%s.%s", path, sb_jv_key(v, i));
         if (flatten(fs, &v->items[i], sub) != 0)
             return -1;
     }

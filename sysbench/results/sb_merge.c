@@ -149,11 +149,11 @@ static int check_options(struct merge *m, const struct merge_in *a, const struct
     const struct sb_jv *ob = sb_jv_get(sb_jv_get(b->doc, "options"), set);
 
     for (size_t i = 0; oa != NULL && i < oa->n; i++) {
-        if (ignored_option(oa->keys[i]))
+        if (ignored_option(sb_jv_key(oa, i)))
             continue;
-        if (!sb_merge_jv_equal(&oa->items[i], sb_jv_get(ob, oa->keys[i])))
+        if (!sb_merge_jv_equal(&oa->items[i], sb_jv_get(ob, sb_jv_key(oa, i))))
             return fail(m, "cannot merge: option --%s differs between '%s' and '%s'",
-                        oa->keys[i], a->path, b->path);
+                        sb_jv_key(oa, i), a->path, b->path);
     }
     if (oa != NULL && ob != NULL && oa->n != ob->n)
         return fail(m, "cannot merge: '%s' and '%s' have different %s options", a->path,
@@ -303,7 +303,7 @@ static void max_map(struct sb_jv *dst, struct sb_jv *const *src, size_t n)
     for (size_t k = 0; dst != NULL && dst->type == SB_JV_OBJECT && k < dst->n; k++) {
         double r = NAN;
         for (size_t i = 0; i < n; i++) {
-            double x = sb_jv_num(sb_jv_get(src[i], dst->keys[k]));
+            double x = sb_jv_num(sb_jv_get(src[i], sb_jv_key(dst, k)));
             if (!isnan(x) && (isnan(r) || x > r))
                 r = x;
         }
@@ -445,7 +445,7 @@ static void put_latency(struct sb_jv *lat, const struct sb_hist *h)
     pm = sb_merge_get(lat, "percentiles");
     for (size_t k = 0; pm != NULL && pm->type == SB_JV_OBJECT && k < pm->n; k++) {
         make(&pm->items[k], SB_JV_NUMBER);
-        pm->items[k].number = (double)sb_hist_percentile(h, strtod(pm->keys[k], NULL)) / 1e6;
+        pm->items[k].number = (double)sb_hist_percentile(h, strtod(sb_jv_key(pm, k), NULL)) / 1e6;
     }
 }
 
@@ -675,7 +675,7 @@ static int pct_map(struct sb_jv *o, const char *key, struct sb_jv *const *g, siz
         return -1;
     make(d, SB_JV_OBJECT);
     for (size_t k = 0; first != NULL && k < first->n; k++)
-        if (sb_merge_set(d, first->keys[k]) == NULL)
+        if (sb_merge_set(d, sb_jv_key(first, k)) == NULL)
             return -1;
     for (size_t i = 0; i < n; i++)
         src[i] = sb_merge_get(g[i], key);
@@ -917,10 +917,8 @@ static int upper_bounds(struct merge *m)
             continue;
         if ((e = append(ub)) == NULL)
             return -1;
-        make(e, SB_JV_STRING);
-        if ((e->string = strdup(bounds[i])) == NULL)
+        if (sb_jv_set_string(e, bounds[i], strlen(bounds[i])) != 0)
             return -1;
-        e->len = strlen(bounds[i]);
     }
     return 0;
 }

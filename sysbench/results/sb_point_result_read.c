@@ -164,7 +164,7 @@ static void read_file_pcts(struct sb_point_result *p, const struct sb_jv *pm)
     for (size_t i = 0; pm != NULL && pm->type == SB_JV_OBJECT && i < pm->n &&
                        p->nfile_pcts < SB_MAX_PERCENTILES; i++) {
         double pct;
-        if (!pct_key(pm->keys[i], &pct))
+        if (!pct_key(sb_jv_key(pm, i), &pct))
             continue;
         p->file_pcts[p->nfile_pcts] = pct;
         p->file_pct_ms[p->nfile_pcts++] = sb_jv_num(&pm->items[i]);
@@ -220,7 +220,7 @@ static int read_intervals(struct sb_point_result *p, const struct sb_jv *ivs)
         return 0;
     for (size_t i = 0; lm != NULL && lm->type == SB_JV_OBJECT && i < lm->n &&
                        p->npcts < SB_MAX_PERCENTILES; i++)
-        if (pct_key(lm->keys[i], &p->pcts[p->npcts]))
+        if (pct_key(sb_jv_key(lm, i), &p->pcts[p->npcts]))
             p->npcts++;
     p->intervals = calloc(n, sizeof(*p->intervals));
     if (p->intervals == NULL)

@@ -176,12 +176,12 @@ static int check_pcts(struct ctx *c, const struct sb_jv *m, const char *where,
         return 0;
     if (m->n > SB_MAX_PERCENTILES) {
         snprintf(c->err, c->errlen, "'%s': %s%s has %zu percentiles, expected at most %d",
-                 c->file, where, f->path, m->n, SB_MAX_PERCENTILES);
+                 c->file, where, f->path, (size_t)m->n, SB_MAX_PERCENTILES);
         return -1;
     }
     for (size_t k = 0; k < m->n; k++)
         if (m->items[k].type == SB_JV_NUMBER && !fits(m->items[k].number, f))
-            return bad_value(c, where, f->path, m->keys[k], m->items[k].number, f);
+            return bad_value(c, where, f->path, sb_jv_key(m, k), m->items[k].number, f);
     return 0;
 }
 

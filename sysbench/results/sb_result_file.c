@@ -96,7 +96,7 @@ static int validate_point(const struct sb_jv *p, size_t i, const char *file, cha
         if (v->type == SB_JV_NUMBER && !(isfinite(v->number) && v->number >= 0 &&
                                          v->number <= max)) {
             snprintf(err, errlen, "'%s': points[%zu].final.latency_ms.response.percentiles"
-                     ".%s is %g, expected a number from 0 to %g", file, i, pm->keys[k],
+                     ".%s is %g, expected a number from 0 to %g", file, i, sb_jv_key(pm, k),
                      v->number, max);
             return -1;
         }
