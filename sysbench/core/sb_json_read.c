@@ -526,6 +526,66 @@ static void free_contents(struct sb_jv *v)
     }
 }
 
+/* Bytes of the valid UTF-8 sequence at s (at most len bytes), 0 when it
+ * is not one; overlong forms, surrogates and C1 controls count as not. */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+    size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+    unsigned cp;
+
+    if (s[0] >= 0xF5 || n == 0 || n > len)
+        return 0;
+    cp = s[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F))
+        return 0;
+    return n;
+}
+
+size_t sb_jv_escape(char *buf, size_t buflen, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t out = 0;
+
+    for (size_t i = 0; i < len;) {
+        size_t n = u[i] >= 0x20 && u[i] < 0x7F ? 1 : u[i] >= 0x80 ? utf8_seq(u + i, len - i) : 0;
+        char esc[5];
+        const char *from = s + i;
+        size_t k = n;
+
+        if (n == 0) {
+            snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+            from = esc;
+            k = 4;
+            n = 1;
+        }
+        for (size_t j = 0; j < k; j++, out++)
+            if (buflen > 0 && out < buflen - 1)
+                buf[out] = from[j];
+        i += n;
+    }
+    if (buflen > 0)
+        buf[out < buflen - 1 ? out : buflen - 1] = '\0';
+    return out;
+}
+
+char *sb_jv_str_shown(const struct sb_jv *v)
+{
+    size_t len = sb_jv_str_len(v), need;
+    const char *s = sb_jv_str(v) != NULL ? sb_jv_str(v) : "";
+    char *b;
+
+    need = sb_jv_escape(NULL, 0, s, len);
+    if ((b = malloc(need + 1)) != NULL)
+        sb_jv_escape(b, need + 1, s, len);
+    return b;
+}
+
 void sb_jv_clear(struct sb_jv *v)
 {
     if (v == NULL)

@@ -130,6 +130,20 @@ static inline const char *sb_jv_key(const struct sb_jv *v, size_t i)
 /* The length in bytes of string v (0 when v is not a string). */
 size_t sb_jv_str_len(const struct sb_jv *v);
 
+/*
+ * The len bytes at s made safe to print to a terminal, into buf (always
+ * NUL-terminated, cut at buflen - 1): control bytes (below 0x20, 0x7f,
+ * NUL included, and the C1 controls U+0080..U+009F) as \xNN, bytes that
+ * are not valid UTF-8 as \xNN, the rest as they are. A file can then
+ * neither move the cursor, retitle the terminal nor hide a difference
+ * behind a NUL. Returns the length the whole text needs (as snprintf).
+ */
+size_t sb_jv_escape(char *buf, size_t buflen, const char *s, size_t len);
+
+/* sb_jv_escape of string v into a new string (free it), "" when v is not
+ * a string; NULL when out of memory. */
+char *sb_jv_str_shown(const struct sb_jv *v);
+
 /* Frees what v owns and makes it null (v itself stays: it may be an
  * element of an array). */
 void sb_jv_clear(struct sb_jv *v);

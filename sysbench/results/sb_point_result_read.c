@@ -59,7 +59,7 @@ static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
 {
     const struct sb_jv *th = sb_jv_get(cj, "threads");
     size_t n = sb_jv_len(th);
-    const char *label = sb_jv_str(sb_jv_get(cj, "server_processes"));
+    const struct sb_jv *label = sb_jv_get(cj, "server_processes");
     double ncpus = sb_jv_num(sb_jv_get(cj, "ncpus"));
 
     p->cpu.elapsed_s = sb_jv_num(sb_jv_get(cj, "elapsed_s"));
@@ -71,7 +71,9 @@ static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
                                              sb_jv_get(cj, "server"));
     p->cpu.machine.measured = read_cpu_object(&p->cpu.machine, sb_point_result_machine_fields,
                                               sb_jv_get(cj, "machine"));
-    snprintf(p->server_label, sizeof(p->server_label), "%s", label ? label : "");
+    /* Printed by compare: the file's control bytes escaped. */
+    sb_jv_escape(p->server_label, sizeof(p->server_label), sb_jv_str(label) ? label->string : "",
+                 sb_jv_str_len(label));
     if (n == 0 || n > 1e7)
         return 0;
     p->thread_cpu = calloc(n, sizeof(*p->thread_cpu));
@@ -123,12 +125,12 @@ static void read_codes(struct sb_stats *t, const struct sb_jv *codes)
 {
     for (size_t i = 0; i < sb_jv_len(codes) && t->ncodes < SB_STATS_MAX_CODES; i++) {
         const struct sb_jv *c = sb_jv_at(codes, i);
-        const char *code = sb_jv_str(sb_jv_get(c, "code"));
+        const struct sb_jv *code = sb_jv_get(c, "code");
         const char *kind = sb_jv_str(sb_jv_get(c, "kind"));
         struct sb_error_count *e = &t->codes[t->ncodes];
-        if (code == NULL)
+        if (sb_jv_str(code) == NULL)
             continue;
-        snprintf(e->code, sizeof(e->code), "%s", code);
+        sb_jv_escape(e->code, sizeof(e->code), code->string, sb_jv_str_len(code));
         e->reconnect = kind != NULL && strcmp(kind, "reconnect") == 0;
         e->count = get_u64(sb_jv_get(c, "count"));
         t->ncodes++;

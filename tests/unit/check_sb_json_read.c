@@ -314,6 +314,24 @@ START_TEST(test_edit)
 }
 END_TEST
 
+START_TEST(test_escape)
+{
+    /* Control bytes, C1 controls and broken UTF-8 become \xNN; printable
+     * text and valid UTF-8 stay; the whole length counts (NUL too). */
+    char buf[128];
+
+    ck_assert_uint_eq(sb_jv_escape(buf, sizeof(buf), "a\x1b]0;t\x07\r\0b", 10), 22);
+    ck_assert_str_eq(buf, "a\\x1b]0;t\\x07\\x0d\\x00b");
+    sb_jv_escape(buf, sizeof(buf), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9);
+    ck_assert_str_eq(buf, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    sb_jv_escape(buf, sizeof(buf), "\xc2\x9b\x9b\xc0\xaf\xed\xa0\x80\x7f", 9);
+    ck_assert_str_eq(buf, "\\xc2\\x9b\\x9b\\xc0\\xaf\\xed\\xa0\\x80\\x7f");
+    /* Cut at the buffer, still terminated; the return is the full need. */
+    ck_assert_uint_eq(sb_jv_escape(buf, 4, "\x01\x02", 2), 8);
+    ck_assert_str_eq(buf, "\\x0");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sb_json_read");
@@ -334,6 +352,7 @@ int main(void)
     tcase_add_test(tc, test_parse_file);
     tcase_add_test(tc, test_memory_bounded_by_input);
     tcase_add_test(tc, test_edit);
+    tcase_add_test(tc, test_escape);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
