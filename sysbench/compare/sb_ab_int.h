@@ -104,6 +104,8 @@ double sb_ab_parse_duration(const char *s);
 struct sb_ab_side {
     double fig[SB_AB_NFIGS];  /* NaN when not measured */
     double start_unix_s;      /* measurement start, wall clock */
+    double first_dispatch_unix_s; /* the first event's dispatch, wall
+                                     clock; NaN when the file lacks it */
     double wall_s;            /* the process's own wall time */
     bool flagged;             /* its self-check is not ok */
     char flags[96];           /* the flags, comma-separated */

@@ -339,6 +339,16 @@ static void read_selfcheck(const struct sb_jv *doc, struct sb_ab_side *s)
 }
 
 /* Reads target t's figures of the round from its result file. */
+/* When the run's first event was dispatched (scale-out's measured start),
+ * or NaN. */
+static double first_dispatch(const struct sb_jv *doc)
+{
+    const struct sb_jv *v = sb_jv_get(sb_jv_at(sb_jv_get(doc, "points"), 0),
+                                      "first_dispatch_unix_s");
+
+    return v != NULL && v->type == SB_JV_NUMBER ? sb_jv_num(v) : NAN;
+}
+
 static int read_side(struct sb_ab *ab, unsigned round, int t, struct sb_ab_side *s, char *err,
                      size_t errlen)
 {
@@ -367,6 +377,7 @@ static int read_side(struct sb_ab *ab, unsigned round, int t, struct sb_ab_side 
     for (int f = 0; f < SB_AB_NFIGS; f++)
         s->fig[f] = sb_point_result_fig(p, sb_ab_figs[f].fig, sb_ab_figs[f].pct);
     s->start_unix_s = p->start_unix_s;
+    s->first_dispatch_unix_s = first_dispatch(doc);
     read_selfcheck(doc, s);
     server_identity(doc, s->server, sizeof(s->server));
     rc = 0;

@@ -102,6 +102,11 @@ assert_eq "$(jv ab.json 'all(r["a"]["tps"] > 0 and r["b"]["tps"] > 0 for r in d[
 assert_eq "$(jv ab.json 'abs(d["figures"][0]["b"] / d["figures"][0]["a"] / d["figures"][0]["ratio"] - 1) < 1e-9')" True
 assert_eq "$(jv ab.json 'd["verdict"]["figure"]')" tps
 assert_eq "$(jv ab.json 'd["looks"][-1]["round"]')" 5
+# The measured start: each side's first dispatch, after the common start,
+# and the skew the summary prints is the median of the rounds' skews.
+assert_eq "$(jv ab.json 'all(r[s]["first_dispatch_unix_s"] >= r[s]["start_unix_s"] for r in d["rounds"] for s in "ab")')" True
+skew=$(jv ab.json '"%.1f" % (1e3 * sorted(abs(r["b"]["first_dispatch_unix_s"] - r["a"]["first_dispatch_unix_s"]) for r in d["rounds"])[2])')
+assert_match out "^(Start|WARNING): the targets' first events were dispatched $skew ms apart \(median of 5 rounds"
 [ ! -e sbtest.db ] || fail "a run used the default database instead of the target's"
 
 tcase "ab: --aa runs a's options on both sides and says it is a calibration"
@@ -109,7 +114,8 @@ write_ev
 sb ab --a=--sqlite-db=x.db --aa ev.lua --time=0.3 --rounds=4 --json=aa.json run
 assert_exit 0
 assert_contains out "A/A calibration: both sides run --a's options."
-assert_not_contains out "WARNING"
+assert_not_contains out "same server"
+assert_not_contains out "are the same options"
 assert_eq "$(jv aa.json 'd["aa"]')" True
 assert_eq "$(jv aa.json 'd["b"]')" "['--sqlite-db=x.db']"
 

@@ -255,7 +255,8 @@ result=$(python3 - out "$kept" <<'EOF2'
 import os, re, sys
 text = open(sys.argv[1]).read().split("\n")
 kept = sys.argv[2]
-# The tables: heading -> rows of (key, [values], ratio, lo, hi, verdict).
+# The tables: heading -> rows of (key, [values], ratio, lo, hi, verdict);
+# the detectable change after the verdict is left out.
 tables, i = {}, 0
 while i < len(text):
     m = re.match(r"^(Throughput|Response time, ([0-9.]+)th percentile|CPU per transaction, (client|server))", text[i])
@@ -263,7 +264,7 @@ while i < len(text):
         rows = []
         i += 2
         while i < len(text) and text[i].strip():
-            r = re.match(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)x\s+\[(\S+), (\S+)\]\s+(.*?)\s*$", text[i])
+            r = re.match(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)x\s+\[(\S+), (\S+)\]\s+(.*?)(?:\s+[0-9.]+%)?\s*$", text[i])
             if r:
                 rows.append(r.groups())
             i += 1
@@ -440,15 +441,14 @@ assert_contains out '\x1b]0;pwned\x07\x0d\x1b[2Jgone\xc2\x9b / '
 assert_contains out 'options.general.label-\x1b]0;pwned\x07\x0d'
 assert_not_contains out "identical in every file"
 
-tcase "compare: many points are matched in n log n"
+tcase "compare: many points, each thread count repeated, are matched row by row"
 cp "$FIX/one.json" .
-# 20,000 points with 2,000 distinct keys repeated 10 times each: every
-# (threads, occurrence) appears once per file, as the grid requires.
-# Under ThreadSanitizer, 2,000 points with 200 keys: its allocator maps
-# a few regions per point and 40,000 points pass the kernel's limit of
-# 65,530 mappings (vm.max_map_count); compare has no threads to check.
-keys=2000
-[[ ${SB_SANITIZER:-} == tsan ]] && keys=200
+# 5,000 points with 500 distinct keys repeated 10 times each: every
+# (threads, occurrence) appears once per file, as the grid requires. The
+# matching's cost (n log n) is not timed here: at 20,000 points reading
+# the files alone took 20 s of CPU, 96 s on this loaded machine, against
+# the suite's 60 s guard; a timing claim belongs in bench/.
+keys=500
 python3 -c '
 import json, sys
 keys = int(sys.argv[1])
