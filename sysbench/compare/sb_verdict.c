@@ -152,8 +152,11 @@ static void flag_list(const struct sb_jv *sc, char *buf, size_t len)
 
     buf[0] = '\0';
     for (size_t i = 0; i < sb_jv_len(flags) && used + 1 < len; i++) {
-        const char *f = sb_jv_str(sb_jv_at(flags, i));
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", f ? f : "?");
+        const struct sb_jv *f = sb_jv_at(flags, i);
+        char shown[128];
+        sb_jv_escape(shown, sizeof(shown), sb_jv_str(f) ? f->string : "?",
+                     sb_jv_str(f) ? sb_jv_str_len(f) : 1);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", shown);
     }
     if (used == 0)
         snprintf(buf, len, "flagged");
@@ -240,34 +243,54 @@ static int add_field(struct fields *fs, const char *path, const char *value)
     return 0;
 }
 
-/* A scalar or an array of scalars as text. */
-static void render(const struct sb_jv *v, char *buf, size_t len)
+/* A scalar or an array of scalars as text, whole (two values that differ
+ * anywhere render differently), strings escaped (sb_jv_escape): the
+ * fields are printed. */
+static void render(FILE *m, const struct sb_jv *v)
 {
-    size_t used = 0;
+    char *shown;
 
     switch (v->type) {
     case SB_JV_NULL:
-        snprintf(buf, len, "null");
+        fputs("null", m);
         break;
     case SB_JV_BOOL:
-        snprintf(buf, len, "%s", v->boolean ? "true" : "false");
+        fputs(v->boolean ? "true" : "false", m);
         break;
     case SB_JV_NUMBER:
-        snprintf(buf, len, "%.15g", v->number);
+        fprintf(m, "%.15g", v->number);
         break;
     case SB_JV_STRING:
-        snprintf(buf, len, "%s", v->string);
+        if ((shown = sb_jv_str_shown(v)) != NULL)
+            fputs(shown, m);
+        free(shown);
         break;
     default:
-        buf[0] = '\0';
-        for (size_t i = 0; i < v->n && used + 1 < len; i++) {
-            char item[256];
-            render(&v->items[i], item, sizeof(item));
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", item);
+        for (size_t i = 0; i < v->n; i++) {
+            if (i > 0)
+                fputc(',', m);
+            render(m, &v->items[i]);
         }
         if (v->type == SB_JV_ARRAY && v->n == 0)
-            snprintf(buf, len, "(empty)");
+            fputs("(empty)", m);
     }
+}
+
+/* render into a new string (free it); NULL when out of memory. */
+static char *rendered(const struct sb_jv *v)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&buf, &size);
+
+    if (m == NULL)
+        return NULL;
+    render(m, v);
+    if (fclose(m) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 static bool skipped(const char *path)
@@ -286,16 +309,21 @@ static bool skipped(const char *path)
 /* Objects are walked; scalars and arrays are fields. */
 static int flatten(struct fields *fs, const struct sb_jv *v, const char *path)
 {
-    char buf[1024], sub[512];
+    char sub[512], key[256], *buf;
+    int rc;
 
     if (v == NULL || skipped(path))
         return 0;
     if (v->type != SB_JV_OBJECT) {
-        render(v, buf, sizeof(buf));
-        return add_field(fs, path, buf);
+        if ((buf = rendered(v)) == NULL)
+            return -1;
+        rc = add_field(fs, path, buf);
+        free(buf);
+        return rc;
     }
     for (size_t i = 0; i < v->n; i++) {
-        snprintf(sub, sizeof(sub), "%s.%s", path, v->keys[i]);
+        sb_jv_escape(key, sizeof(key), sb_jv_key(v, i), strlen(sb_jv_key(v, i)));
+        snprintf(sub, sizeof(sub), "%s.%s", path, key);
         if (flatten(fs, &v->items[i], sub) != 0)
             return -1;
     }

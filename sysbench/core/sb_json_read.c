@@ -16,16 +16,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct parser {
     const char *s;          /* the document */
     size_t n;               /* its length */
     size_t pos;             /* the cursor */
     int depth;              /* open arrays and objects */
+    size_t used, budget;    /* bytes the tree takes, and may take */
     char *err;
     size_t errlen;
     bool failed;
 };
+
+/* What malloc adds to each allocation (its header, rounding), counted
+ * against the budget so that many small allocations are not free. */
+#define ALLOC_OVERHEAD 16
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* The message of a document over its budget (sb_jv_parse_file knows it). */
+#define TOO_LARGE "its tree would take more than " STR(SB_JV_MAX_EXPANSION) \
+                  " times its size in memory"
+
+/* A string's length is stored in the size_t before its text. */
+#define STR_PREFIX sizeof(size_t)
 
 static int parse_value(struct parser *p, struct sb_jv *out);
 
@@ -52,6 +67,15 @@ static int fail(struct parser *p, const char *what)
     else
         snprintf(p->err, p->errlen, "%s at line %zu, column %zu", what, line, col);
     return -1;
+}
+
+/* Counts bytes (one allocation's worth) against the budget. */
+static int charge(struct parser *p, size_t bytes)
+{
+    p->used += bytes + ALLOC_OVERHEAD;
+    if (p->used <= p->budget)
+        return 0;
+    return fail(p, TOO_LARGE);
 }
 
 static void skip_ws(struct parser *p)
@@ -229,13 +253,15 @@ static int unicode_escape(struct parser *p, struct strbuf *sb)
 }
 
 /* string = '"' chars '"'; the cursor is on the opening quote. The result
- * is always NUL-terminated, also when empty. */
-static int parse_string_raw(struct parser *p, char **out, size_t *outlen)
+ * is always NUL-terminated, also when empty, with pre bytes before the
+ * text (*out points to the allocation, *outlen is the text's length). */
+static int parse_string_raw(struct parser *p, size_t pre, char **out, size_t *outlen)
 {
     struct strbuf sb = {NULL, 0, 0};
+    char *exact;
 
     p->pos++;
-    if (sb_put(&sb, "", 0) != 0)
+    if (sb_put(&sb, "\0\0\0\0\0\0\0\0", pre) != 0)
         goto oom;
     for (;;) {
         size_t run = p->pos;
@@ -292,38 +318,21 @@ static int parse_string_raw(struct parser *p, char **out, size_t *outlen)
                 goto oom;
         }
     }
+    /* Exactly the size it needs: a document of short strings must not
+     * take the buffer's 32 bytes and doubling slack for each. */
+    exact = realloc(sb.b, sb.len + 1);
+    if (exact != NULL)
+        sb.b = exact;
+    if (charge(p, sb.len + 1) != 0)
+        goto bad;
     *out = sb.b;
-    *outlen = sb.len;
+    *outlen = sb.len - pre;
     return 0;
 oom:
     fail(p, "out of memory");
 bad:
     free(sb.b);
     return -1;
-}
-
-/* Appends an empty node to a container's items (and a key slot for
- * objects); returns it, or NULL when out of memory. */
-static struct sb_jv *add_item(struct sb_jv *c, size_t *cap, char *key)
-{
-    if (c->n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 4;
-        struct sb_jv *ni = realloc(c->items, ncap * sizeof(*ni));
-        if (ni == NULL)
-            return NULL;
-        c->items = ni;
-        if (c->type == SB_JV_OBJECT) {
-            char **nk = realloc(c->keys, ncap * sizeof(*nk));
-            if (nk == NULL)
-                return NULL;
-            c->keys = nk;
-        }
-        *cap = ncap;
-    }
-    memset(&c->items[c->n], 0, sizeof(c->items[0]));
-    if (c->type == SB_JV_OBJECT)
-        c->keys[c->n] = key;
-    return &c->items[c->n++];
 }
 
 /* An object's "name": before a member's value; returns the owned name,
@@ -338,7 +347,7 @@ static char *parse_member_name(struct parser *p)
         fail(p, "expected a member name in double quotes");
         return NULL;
     }
-    if (parse_string_raw(p, &key, &klen) != 0)
+    if (parse_string_raw(p, 0, &key, &klen) != 0)
         return NULL;
     skip_ws(p);
     if (peek(p) != ':') {
@@ -350,14 +359,60 @@ static char *parse_member_name(struct parser *p)
     return key;
 }
 
+static void free_contents(struct sb_jv *v);
+
+/* Room for one more item in container c (cap items allocated; names in
+ * *keys for an object), counted against the budget. */
+static int grow(struct parser *p, struct sb_jv *c, size_t *cap, char ***keys)
+{
+    size_t ncap = *cap ? *cap * 2 : 4;
+    size_t per = sizeof(struct sb_jv) + (c->type == SB_JV_OBJECT ? sizeof(char *) : 0);
+    struct sb_jv *ni;
+
+    if (ncap > UINT32_MAX || charge(p, (ncap - *cap) * per) != 0)
+        return fail(p, TOO_LARGE);
+    ni = realloc(c->items, ncap * sizeof(*ni));
+    if (ni == NULL)
+        return fail(p, "out of memory");
+    c->items = ni;
+    if (c->type == SB_JV_OBJECT) {
+        char **nk = realloc(*keys, ncap * sizeof(*nk));
+        if (nk == NULL)
+            return fail(p, "out of memory");
+        *keys = nk;
+    }
+    *cap = ncap;
+    return 0;
+}
+
+/* A parsed container c made exact: the items shrunk to n, an object's
+ * names moved after them (sb_jv_key). */
+static int finish(struct parser *p, struct sb_jv *c, size_t cap, char **keys)
+{
+    size_t per = sizeof(struct sb_jv) + (c->type == SB_JV_OBJECT ? sizeof(char *) : 0);
+    char *block = realloc(c->items, c->n * per);
+
+    if (block == NULL)
+        return fail(p, "out of memory");
+    c->items = (struct sb_jv *)(void *)block;
+    if (c->type == SB_JV_OBJECT)
+        memcpy(block + c->n * sizeof(struct sb_jv), keys, c->n * sizeof(char *));
+    free(keys);
+    p->used -= (cap - c->n) * per;
+    return 0;
+}
+
 /* An array or an object (type), from its opening bracket: the items, each
- * after its member name for an object, separated by commas. */
+ * after its member name for an object, separated by commas. On failure
+ * out is left null (what it held freed). */
 static int parse_container(struct parser *p, struct sb_jv *out, enum sb_jv_type type)
 {
     const int close = type == SB_JV_OBJECT ? '}' : ']';
     size_t cap = 0;
+    char **keys = NULL;
 
     out->type = type;
+    out->items = NULL;
     p->pos++;
     skip_ws(p);
     if (peek(p) == close) {
@@ -369,14 +424,17 @@ static int parse_container(struct parser *p, struct sb_jv *out, enum sb_jv_type 
         struct sb_jv *item;
 
         if (type == SB_JV_OBJECT && (key = parse_member_name(p)) == NULL)
-            return -1;
-        item = add_item(out, &cap, key);
-        if (item == NULL) {
+            break;
+        if (out->n == cap && grow(p, out, &cap, &keys) != 0) {
             free(key);
-            return fail(p, "out of memory");
+            break;
         }
+        if (keys != NULL)
+            keys[out->n] = key;
+        item = &out->items[out->n++];
+        memset(item, 0, sizeof(*item));
         if (parse_value(p, item) != 0)
-            return -1;
+            break;
         skip_ws(p);
         if (peek(p) == ',') {
             p->pos++;
@@ -384,10 +442,22 @@ static int parse_container(struct parser *p, struct sb_jv *out, enum sb_jv_type 
         }
         if (peek(p) == close) {
             p->pos++;
-            return 0;
+            if (finish(p, out, cap, keys) == 0)
+                return 0;
+            break;
         }
-        return fail(p, type == SB_JV_OBJECT ? "expected ',' or '}'" : "expected ',' or ']'");
+        fail(p, type == SB_JV_OBJECT ? "expected ',' or '}'" : "expected ',' or ']'");
+        break;
     }
+    /* Failed: the names are not yet where free_contents looks. */
+    for (size_t i = 0; keys != NULL && i < out->n; i++)
+        free(keys[i]);
+    free(keys);
+    if (type == SB_JV_OBJECT)
+        out->type = SB_JV_ARRAY;
+    free_contents(out);
+    memset(out, 0, sizeof(*out));
+    return -1;
 }
 
 static int parse_value(struct parser *p, struct sb_jv *out)
@@ -405,9 +475,16 @@ static int parse_value(struct parser *p, struct sb_jv *out)
         rc = parse_container(p, out, c == '{' ? SB_JV_OBJECT : SB_JV_ARRAY);
         p->depth--;
         return rc;
-    case '"':
+    case '"': {
+        char *b;
+        size_t len;
+        if (parse_string_raw(p, STR_PREFIX, &b, &len) != 0)
+            return -1;
+        memcpy(b, &len, sizeof(len));
         out->type = SB_JV_STRING;
-        return parse_string_raw(p, &out->string, &out->len);
+        out->string = b + STR_PREFIX;
+        return 0;
+    }
     case 't':
         out->type = SB_JV_BOOL;
         out->boolean = true;
@@ -430,21 +507,155 @@ static int parse_value(struct parser *p, struct sb_jv *out)
 /* Frees what a node owns, not the node itself (it may live in an array). */
 static void free_contents(struct sb_jv *v)
 {
-    for (size_t i = 0; i < v->n; i++) {
-        free_contents(&v->items[i]);
-        if (v->keys != NULL)
-            free(v->keys[i]);
+    switch (v->type) {
+    case SB_JV_STRING:
+        if (v->string != NULL)
+            free(v->string - STR_PREFIX);
+        break;
+    case SB_JV_OBJECT:
+        for (size_t i = 0; i < v->n; i++)
+            free((char *)sb_jv_key(v, i));
+        /* fall through */
+    case SB_JV_ARRAY:
+        for (size_t i = 0; i < v->n; i++)
+            free_contents(&v->items[i]);
+        free(v->items);
+        break;
+    default:
+        break;
     }
-    free(v->items);
-    free(v->keys);
-    free(v->string);
+}
+
+/* Bytes of the valid UTF-8 sequence at s (at most len bytes), 0 when it
+ * is not one; overlong forms, surrogates and C1 controls count as not. */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+    size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+    unsigned cp;
+
+    if (s[0] >= 0xF5 || n == 0 || n > len)
+        return 0;
+    cp = s[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F))
+        return 0;
+    return n;
+}
+
+size_t sb_jv_escape(char *buf, size_t buflen, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t out = 0;
+
+    for (size_t i = 0; i < len;) {
+        size_t n = u[i] >= 0x20 && u[i] < 0x7F ? 1 : u[i] >= 0x80 ? utf8_seq(u + i, len - i) : 0;
+        char esc[5];
+        const char *from = s + i;
+        size_t k = n;
+
+        if (n == 0) {
+            snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+            from = esc;
+            k = 4;
+            n = 1;
+        }
+        for (size_t j = 0; j < k; j++, out++)
+            if (buflen > 0 && out < buflen - 1)
+                buf[out] = from[j];
+        i += n;
+    }
+    if (buflen > 0)
+        buf[out < buflen - 1 ? out : buflen - 1] = '\0';
+    return out;
+}
+
+char *sb_jv_str_shown(const struct sb_jv *v)
+{
+    size_t len = sb_jv_str_len(v), need;
+    const char *s = sb_jv_str(v) != NULL ? sb_jv_str(v) : "";
+    char *b;
+
+    need = sb_jv_escape(NULL, 0, s, len);
+    if ((b = malloc(need + 1)) != NULL)
+        sb_jv_escape(b, need + 1, s, len);
+    return b;
+}
+
+void sb_jv_clear(struct sb_jv *v)
+{
+    if (v == NULL)
+        return;
+    free_contents(v);
+    memset(v, 0, sizeof(*v));
+    v->type = SB_JV_NULL;
+}
+
+size_t sb_jv_str_len(const struct sb_jv *v)
+{
+    size_t len;
+
+    if (v == NULL || v->type != SB_JV_STRING || v->string == NULL)
+        return 0;
+    memcpy(&len, v->string - STR_PREFIX, sizeof(len));
+    return len;
+}
+
+int sb_jv_set_string(struct sb_jv *v, const char *s, size_t len)
+{
+    char *b = malloc(STR_PREFIX + len + 1);
+
+    sb_jv_clear(v);
+    if (b == NULL)
+        return -1;
+    memcpy(b, &len, sizeof(len));
+    memcpy(b + STR_PREFIX, s, len);
+    b[STR_PREFIX + len] = '\0';
+    v->type = SB_JV_STRING;
+    v->string = b + STR_PREFIX;
+    return 0;
+}
+
+struct sb_jv *sb_jv_add_member(struct sb_jv *o, const char *key)
+{
+    size_t n;
+    char *k, *block;
+
+    if (o == NULL || o->type != SB_JV_OBJECT || o->n >= UINT32_MAX - 1)
+        return NULL;
+    n = o->n;
+    k = strdup(key);
+    block = malloc((n + 1) * (sizeof(struct sb_jv) + sizeof(char *)));
+    if (k == NULL || block == NULL) {
+        free(k);
+        free(block);
+        return NULL;
+    }
+    /* Items, then names: both move (one allocation per object). */
+    if (n > 0) {
+        memcpy(block, o->items, n * sizeof(struct sb_jv));
+        memcpy(block + (n + 1) * sizeof(struct sb_jv), o->items + n, n * sizeof(char *));
+    }
+    memcpy(block + (n + 1) * sizeof(struct sb_jv) + n * sizeof(char *), &k, sizeof(k));
+    free(o->items);
+    o->items = (struct sb_jv *)(void *)block;
+    memset(&o->items[n], 0, sizeof(struct sb_jv));
+    o->items[n].type = SB_JV_NULL;
+    o->n = (uint32_t)(n + 1);
+    return &o->items[n];
 }
 
 struct sb_jv *sb_jv_parse(const char *text, size_t n, char *err, size_t errlen)
 {
-    struct parser p = {text, n, 0, 0, err, errlen, false};
+    struct parser p = {text, n, 0, 0, 0, 0, err, errlen, false};
     struct sb_jv *root = calloc(1, sizeof(*root));
 
+    p.budget = n < SB_JV_MIN_BUDGET / SB_JV_MAX_EXPANSION ? SB_JV_MIN_BUDGET
+                                                          : n * SB_JV_MAX_EXPANSION;
     if (root == NULL) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -465,10 +676,20 @@ struct sb_jv *sb_jv_parse_file(const char *path, char *err, size_t errlen)
     char *buf = NULL, perr[256];
     size_t len = 0, cap = 0, r;
     struct sb_jv *doc;
+    struct stat st;
 
     if (f == NULL) {
         snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
         return NULL;
+    }
+    /* A regular file is read into a buffer of its size (one byte more to
+     * see the end): doubling would take up to twice the input. */
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uintmax_t)st.st_size < SB_JV_MAX_FILE)
+        cap = (size_t)st.st_size + 1;
+    if (cap > 0 && (buf = malloc(cap)) == NULL) {
+        snprintf(err, errlen, "cannot read '%s': out of memory", path);
+        goto fail;
     }
     for (;;) {
         if (len == cap) {
@@ -498,7 +719,9 @@ struct sb_jv *sb_jv_parse_file(const char *path, char *err, size_t errlen)
     fclose(f);
     doc = sb_jv_parse(buf, len, perr, sizeof(perr));
     free(buf);
-    if (doc == NULL)
+    if (doc == NULL && strncmp(perr, TOO_LARGE, strlen(TOO_LARGE)) == 0)
+        snprintf(err, errlen, "'%s' is not a document sysbench writes: %s", path, perr);
+    else if (doc == NULL)
         snprintf(err, errlen, "'%s' is not JSON: %s", path, perr);
     return doc;
 fail:
@@ -520,7 +743,7 @@ const struct sb_jv *sb_jv_get(const struct sb_jv *v, const char *key)
     if (v == NULL || v->type != SB_JV_OBJECT)
         return NULL;
     for (size_t i = 0; i < v->n; i++)
-        if (strcmp(v->keys[i], key) == 0)
+        if (strcmp(sb_jv_key(v, i), key) == 0)
             return &v->items[i];
     return NULL;
 }

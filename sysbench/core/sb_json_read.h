@@ -16,7 +16,8 @@
  *
  * Numbers are kept as doubles, which holds every integer the result files
  * contain (counts and nanoseconds stay below 2^53). Object members keep
- * their order; with duplicate names sb_jv_get finds the first.
+ * their order; with duplicate names sb_jv_get finds the first. Memory is
+ * bounded by the input: see SB_JV_MAX_EXPANSION.
  *
  * Usage:
  *
@@ -29,12 +30,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Deepest nesting of arrays and objects the parser accepts. */
 #define SB_JV_MAX_DEPTH 200
 
 /* Largest file sb_jv_parse_file reads (result files are far smaller). */
 #define SB_JV_MAX_FILE (512u * 1024u * 1024u)
+
+/* The tree of a document may take at most this many times the
+ * document's size (and SB_JV_MIN_BUDGET for a small one): beyond it the
+ * parse fails. A result file as sysbench writes it takes about 2.5 times
+ * its size (bench/README.md); a crafted one ("[0,0,...]") is refused
+ * instead of taking 28 times its size as it once did. */
+#define SB_JV_MAX_EXPANSION 4
+#define SB_JV_MIN_BUDGET (1u << 20)
 
 enum sb_jv_type {
     SB_JV_NULL,
@@ -45,16 +55,26 @@ enum sb_jv_type {
     SB_JV_OBJECT
 };
 
-/* One value of the tree. Every pointer is owned by the node. */
+/*
+ * One value of the tree, 16 bytes: a document is mostly small values, and
+ * a node's size is what the tree costs per value. Every pointer is owned
+ * by the node. An object's member names are stored after its items (one
+ * allocation): read them with sb_jv_key. A string's length in bytes
+ * (which may include NULs) is stored before its text: read it with
+ * sb_jv_str_len. Build and change trees only through the functions
+ * below (sb_jv_add_member, sb_jv_set_string, sb_jv_clear), or arrays by
+ * reallocating items (n elements, no names).
+ */
 struct sb_jv {
-    enum sb_jv_type type;
+    uint8_t type;          /* enum sb_jv_type */
     bool boolean;          /* SB_JV_BOOL */
-    double number;         /* SB_JV_NUMBER */
-    char *string;          /* SB_JV_STRING: NUL-terminated UTF-8 */
-    size_t len;            /* SB_JV_STRING: bytes, which may include NULs */
-    struct sb_jv *items;   /* SB_JV_ARRAY elements or SB_JV_OBJECT values */
-    char **keys;           /* SB_JV_OBJECT: member names, parallel to items */
-    size_t n;              /* number of elements or members */
+    uint32_t n;            /* SB_JV_ARRAY elements or SB_JV_OBJECT members;
+                              0 for every other type */
+    union {
+        double number;     /* SB_JV_NUMBER */
+        char *string;      /* SB_JV_STRING: NUL-terminated UTF-8 */
+        struct sb_jv *items; /* SB_JV_ARRAY elements or SB_JV_OBJECT values */
+    };
 };
 
 /*
@@ -100,5 +120,45 @@ bool sb_jv_true(const struct sb_jv *v);
 
 /* Elements of array v (0 when v is not an array). */
 size_t sb_jv_len(const struct sb_jv *v);
+
+/* The name of member i of object v (i < v->n). */
+static inline const char *sb_jv_key(const struct sb_jv *v, size_t i)
+{
+    return ((char *const *)(void *)(v->items + v->n))[i];
+}
+
+/* The length in bytes of string v (0 when v is not a string). */
+size_t sb_jv_str_len(const struct sb_jv *v);
+
+/*
+ * The len bytes at s made safe to print to a terminal, into buf (always
+ * NUL-terminated, cut at buflen - 1): control bytes (below 0x20, 0x7f,
+ * NUL included, and the C1 controls U+0080..U+009F) as \xNN, bytes that
+ * are not valid UTF-8 as \xNN, the rest as they are. A file can then
+ * neither move the cursor, retitle the terminal nor hide a difference
+ * behind a NUL. Returns the length the whole text needs (as snprintf).
+ */
+size_t sb_jv_escape(char *buf, size_t buflen, const char *s, size_t len);
+
+/* sb_jv_escape of string v into a new string (free it), "" when v is not
+ * a string; NULL when out of memory. */
+char *sb_jv_str_shown(const struct sb_jv *v);
+
+/* Frees what v owns and makes it null (v itself stays: it may be an
+ * element of an array). */
+void sb_jv_clear(struct sb_jv *v);
+
+/*
+ * Makes v (cleared first) a string holding a copy of the len bytes at s.
+ * Returns 0, or -1 when out of memory (v is then null).
+ */
+int sb_jv_set_string(struct sb_jv *v, const char *s, size_t len);
+
+/*
+ * Appends a member named key (copied) to object o, as null. Returns it
+ * (valid until o changes again), or NULL when o is not an object or out
+ * of memory. It does not look for an existing member of that name.
+ */
+struct sb_jv *sb_jv_add_member(struct sb_jv *o, const char *key);
 
 #endif /* SB_JSON_READ_H */

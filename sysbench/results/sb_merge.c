@@ -5,6 +5,7 @@
  */
 #include "results/sb_merge.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 
 #include "pure/sb_histogram.h"
 #include "core/sb_safefile.h"
+#include "results/sb_result_fields.h"
 
 struct merge_in {
     const char *path;
@@ -73,6 +75,7 @@ static int load_one(struct merge *m, struct merge_in *in)
 {
     const struct sb_jv *inst;
     double idx;
+    char err[512];
 
     in->doc = sb_jv_parse_file(in->path, m->err, sizeof(m->err));
     if (in->doc == NULL)
@@ -85,10 +88,13 @@ static int load_one(struct merge *m, struct merge_in *in)
     if (sb_jv_get(in->doc, "merged") != NULL)
         return fail(m, "cannot merge: '%s' is already a merged result", in->path);
     inst = sb_jv_get(in->doc, "instance");
-    idx = sb_jv_num(sb_jv_get(inst, "index"));
-    if (inst == NULL || !(idx >= 0) || !(sb_jv_num(sb_jv_get(inst, "count")) >= 1))
+    if (inst == NULL || inst->type != SB_JV_OBJECT)
         return fail(m, "cannot merge: '%s' has no instance member (written by an older version)",
                     in->path);
+    /* Every number merge reads, in range before any is used. */
+    if (sb_result_fields_check(in->doc, in->path, err, sizeof(err)) != 0)
+        return fail(m, "cannot merge: %s", err);
+    idx = sb_jv_num(sb_jv_get(inst, "index"));
     in->index = (unsigned)idx;
     return 0;
 }
@@ -143,11 +149,11 @@ static int check_options(struct merge *m, const struct merge_in *a, const struct
     const struct sb_jv *ob = sb_jv_get(sb_jv_get(b->doc, "options"), set);
 
     for (size_t i = 0; oa != NULL && i < oa->n; i++) {
-        if (ignored_option(oa->keys[i]))
+        if (ignored_option(sb_jv_key(oa, i)))
             continue;
-        if (!sb_merge_jv_equal(&oa->items[i], sb_jv_get(ob, oa->keys[i])))
+        if (!sb_merge_jv_equal(&oa->items[i], sb_jv_get(ob, sb_jv_key(oa, i))))
             return fail(m, "cannot merge: option --%s differs between '%s' and '%s'",
-                        oa->keys[i], a->path, b->path);
+                        sb_jv_key(oa, i), a->path, b->path);
     }
     if (oa != NULL && ob != NULL && oa->n != ob->n)
         return fail(m, "cannot merge: '%s' and '%s' have different %s options", a->path,
@@ -297,7 +303,7 @@ static void max_map(struct sb_jv *dst, struct sb_jv *const *src, size_t n)
     for (size_t k = 0; dst != NULL && dst->type == SB_JV_OBJECT && k < dst->n; k++) {
         double r = NAN;
         for (size_t i = 0; i < n; i++) {
-            double x = sb_jv_num(sb_jv_get(src[i], dst->keys[k]));
+            double x = sb_jv_num(sb_jv_get(src[i], sb_jv_key(dst, k)));
             if (!isnan(x) && (isnan(r) || x > r))
                 r = x;
         }
@@ -338,6 +344,17 @@ static void make(struct sb_jv *v, enum sb_jv_type t)
     v->type = t;
 }
 
+/* x as a uint64_t into *out; what (a field of point p) is named when x
+ * is missing or beyond 2^64 (a sum of in-range values can be). */
+static int to_u64(struct merge *m, double x, size_t p, const char *what, uint64_t *out)
+{
+    if (!(x >= 0 && x < 18446744073709551616.0))
+        return fail(m, "cannot merge: the %s of point %zu is %g, not a count of 0..2^64", what,
+                    p + 1, x);
+    *out = (uint64_t)x;
+    return 0;
+}
+
 /* The union of the instances' histograms at key (a dotted path of a
  * point: "histogram", "histograms.service"), bucket by bucket, with the
  * exact sums and extremes. */
@@ -363,14 +380,18 @@ static int merge_hist(struct merge *m, size_t p, const char *key, struct sb_hist
     if ((double)h->total != want)
         return fail(m, "cannot merge: the %s counts of point %zu do not add up", key, p + 1);
     snprintf(path, sizeof(path), "%s.sum_ns", key);
-    h->sum_ns = (uint64_t)sum(m, p, path);
+    if (to_u64(m, sum(m, p, path), p, path, &h->sum_ns) != 0)
+        return -1;
     snprintf(path, sizeof(path), "%s.clamped", key);
-    h->clamped = (uint64_t)sum(m, p, path);
+    if (to_u64(m, sum(m, p, path), p, path, &h->clamped) != 0)
+        return -1;
     if (h->total > 0) {
         snprintf(path, sizeof(path), "%s.min_ns", key);
-        h->min_ns = (uint64_t)extreme(m, p, path, false);
+        if (to_u64(m, extreme(m, p, path, false), p, path, &h->min_ns) != 0)
+            return -1;
         snprintf(path, sizeof(path), "%s.max_ns", key);
-        h->max_ns = (uint64_t)extreme(m, p, path, true);
+        if (to_u64(m, extreme(m, p, path, true), p, path, &h->max_ns) != 0)
+            return -1;
     }
     return 0;
 }
@@ -424,7 +445,7 @@ static void put_latency(struct sb_jv *lat, const struct sb_hist *h)
     pm = sb_merge_get(lat, "percentiles");
     for (size_t k = 0; pm != NULL && pm->type == SB_JV_OBJECT && k < pm->n; k++) {
         make(&pm->items[k], SB_JV_NUMBER);
-        pm->items[k].number = (double)sb_hist_percentile(h, strtod(pm->keys[k], NULL)) / 1e6;
+        pm->items[k].number = (double)sb_hist_percentile(h, strtod(sb_jv_key(pm, k), NULL)) / 1e6;
     }
 }
 
@@ -612,14 +633,20 @@ static int merge_cpu(struct merge *m, size_t p)
     /* Per-thread CPU: every instance's threads, numbered globally. */
     threads = sb_merge_get(cpu, "threads");
     for (size_t i = 1; threads != NULL && threads->type == SB_JV_ARRAY && i < m->n; i++) {
-        struct sb_jv *t = at(point_of(m, i, p), "final.cpu.threads");
-        for (size_t k = 0; t != NULL && k < t->n; k++) {
-            struct sb_jv *d = append(threads);
-            if (d == NULL)
-                return -1;
-            *d = t->items[k];          /* moved */
-            memset(&t->items[k], 0, sizeof(t->items[k]));
-        }
+        struct sb_jv *t = at(point_of(m, i, p), "final.cpu.threads"), *items;
+        if (t == NULL || t->type != SB_JV_ARRAY || t->n == 0)
+            continue;
+        /* One allocation per instance: appending one by one would copy
+         * the array once per thread. */
+        items = realloc(threads->items, (threads->n + t->n) * sizeof(*items));
+        if (items == NULL)
+            return -1;
+        threads->items = items;
+        memcpy(&items[threads->n], t->items, t->n * sizeof(*items));   /* moved */
+        threads->n += t->n;
+        free(t->items);
+        t->items = NULL;
+        t->n = 0;
     }
     /* Instance I's threads follow I-1's: the index is the global one. */
     for (size_t k = 0; threads != NULL && threads->type == SB_JV_ARRAY && k < threads->n; k++)
@@ -648,7 +675,7 @@ static int pct_map(struct sb_jv *o, const char *key, struct sb_jv *const *g, siz
         return -1;
     make(d, SB_JV_OBJECT);
     for (size_t k = 0; first != NULL && k < first->n; k++)
-        if (sb_merge_set(d, first->keys[k]) == NULL)
+        if (sb_merge_set(d, sb_jv_key(first, k)) == NULL)
             return -1;
     for (size_t i = 0; i < n; i++)
         src[i] = sb_merge_get(g[i], key);
@@ -721,21 +748,35 @@ static int merged_interval(struct sb_jv *o, struct sb_jv *const *g, size_t n, lo
                : 0;
 }
 
+/* The slot of instance i's next interval (cur[i]), or LONG_MAX when it
+ * has none left. */
+static long head_slot(struct merge *m, size_t i, size_t p, const size_t *cur, double t_b,
+                      double len)
+{
+    const struct sb_jv *ivs = sb_jv_get(point_of(m, i, p), "intervals");
+
+    return cur[i] < sb_jv_len(ivs) ? slot_of(m, i, p, sb_jv_at(ivs, cur[i]), t_b, len)
+                                   : LONG_MAX;
+}
+
 /* The interval series of all instances aligned by absolute time: an
  * interval of each instance ending at about the same instant is one
- * merged interval. */
+ * merged interval. The slots are visited in increasing order, each one
+ * some interval ends in (the work is that of the intervals, whatever
+ * their times); an interval whose slot is not after the previous one
+ * (out of order, or before the start) is left out. */
 static int merge_intervals(struct merge *m, size_t p)
 {
     double t_b = extreme(m, p, "start_unix_s", false), len = NAN;
     size_t s = server_instance(m, p), total = 0, cur[m->n];
-    long kmax = 0;
+    long last = -1;
     struct sb_jv out, **g;
     int rc = 0;
 
     /* The grid is --report-interval: a reporter that woke late makes an
      * interval_s a little longer than that. */
     len = sb_jv_num(sb_jv_path(m->out, "options.general.report-interval"));
-    if (!(len > 0))
+    if (!(len >= SB_RF_MIN_INTERVAL_S))
         len = NAN;
 
     for (size_t i = 0; i < m->n; i++) {
@@ -744,11 +785,6 @@ static int merge_intervals(struct merge *m, size_t p)
         total += sb_jv_len(ivs);
         if (isnan(len) && sb_jv_len(ivs) > 0)
             len = sb_jv_num(sb_jv_get(sb_jv_at(ivs, 0), "interval_s"));
-        for (size_t k = 0; !isnan(len) && k < sb_jv_len(ivs); k++) {
-            long sl = slot_of(m, i, p, sb_jv_at(ivs, k), t_b, len);
-            if (sl > kmax)
-                kmax = sl;
-        }
     }
     if (!(len > 0) || total == 0)
         return 0;
@@ -756,14 +792,25 @@ static int merge_intervals(struct merge *m, size_t p)
         return fail(m, "out of memory");
     memset(&out, 0, sizeof(out));
     out.type = SB_JV_ARRAY;
-    for (long k = 0; k <= kmax && rc == 0; k++) {
+    while (rc == 0) {
         size_t n = 0;
+        long k = LONG_MAX;
         const struct sb_jv *srv = NULL;
         for (size_t i = 0; i < m->n; i++) {
+            long sl;
+            /* Skipped: what is not after the slot already merged. */
+            while ((sl = head_slot(m, i, p, cur, t_b, len)) <= last)
+                cur[i]++;
+            if (sl < k)
+                k = sl;
+        }
+        if (k == LONG_MAX)
+            break;
+        for (size_t i = 0; i < m->n; i++) {
             struct sb_jv *ivs = sb_merge_get(point_of(m, i, p), "intervals");
-            while (cur[i] < sb_jv_len(ivs) &&
-                   slot_of(m, i, p, &ivs->items[cur[i]], t_b, len) <= k) {
-                if (slot_of(m, i, p, &ivs->items[cur[i]], t_b, len) == k) {
+            long sl;
+            while ((sl = head_slot(m, i, p, cur, t_b, len)) <= k) {
+                if (sl == k) {
                     g[n++] = &ivs->items[cur[i]];
                     if (i == s)
                         srv = &ivs->items[cur[i]];
@@ -771,7 +818,8 @@ static int merge_intervals(struct merge *m, size_t p)
                 cur[i]++;
             }
         }
-        if (n > 0) {
+        last = k;
+        {
             struct sb_jv *o = append(&out);
             rc = o == NULL ? -1 : merged_interval(o, g, n, k, t_b, len, srv);
         }
@@ -873,10 +921,8 @@ static int upper_bounds(struct merge *m)
             continue;
         if ((e = append(ub)) == NULL)
             return -1;
-        make(e, SB_JV_STRING);
-        if ((e->string = strdup(bounds[i])) == NULL)
+        if (sb_jv_set_string(e, bounds[i], strlen(bounds[i])) != 0)
             return -1;
-        e->len = strlen(bounds[i]);
     }
     return 0;
 }

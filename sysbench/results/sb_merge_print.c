@@ -19,42 +19,14 @@ struct sb_jv *sb_merge_get(struct sb_jv *o, const char *key)
 
 struct sb_jv *sb_merge_set(struct sb_jv *o, const char *key)
 {
-    struct sb_jv *items;
-    char **keys, *k;
-
-    if (o == NULL || o->type != SB_JV_OBJECT)
-        return NULL;
     if (sb_jv_get(o, key) != NULL)
         return sb_merge_get(o, key);
-    items = realloc(o->items, (o->n + 1) * sizeof(*items));
-    if (items == NULL)
-        return NULL;
-    o->items = items;
-    keys = realloc(o->keys, (o->n + 1) * sizeof(*keys));
-    if (keys == NULL)
-        return NULL;
-    o->keys = keys;
-    k = strdup(key);
-    if (k == NULL)
-        return NULL;
-    memset(&o->items[o->n], 0, sizeof(*items));
-    o->items[o->n].type = SB_JV_NULL;
-    o->keys[o->n] = k;
-    return &o->items[o->n++];
+    return sb_jv_add_member(o, key);
 }
 
 void sb_merge_clear(struct sb_jv *v)
 {
-    for (size_t i = 0; i < v->n; i++) {
-        sb_merge_clear(&v->items[i]);
-        if (v->keys != NULL)
-            free(v->keys[i]);
-    }
-    free(v->items);
-    free(v->keys);
-    free(v->string);
-    memset(v, 0, sizeof(*v));
-    v->type = SB_JV_NULL;
+    sb_jv_clear(v);
 }
 
 int sb_merge_set_num(struct sb_jv *o, const char *key, double x)
@@ -94,7 +66,7 @@ static void write_value(struct sb_json *j, const struct sb_jv *v)
         write_num(j, v->number);
         break;
     case SB_JV_STRING:
-        sb_json_string_n(j, v->string, v->len);
+        sb_json_string_n(j, v->string, sb_jv_str_len(v));
         break;
     case SB_JV_ARRAY: {
         /* Short arrays of numbers (histogram buckets, percentile lists)
@@ -114,7 +86,7 @@ static void write_value(struct sb_json *j, const struct sb_jv *v)
     case SB_JV_OBJECT:
         sb_json_begin_object(j);
         for (size_t i = 0; i < v->n; i++) {
-            sb_json_key(j, v->keys[i]);
+            sb_json_key(j, sb_jv_key(v, i));
             write_value(j, &v->items[i]);
         }
         sb_json_end_object(j);
@@ -145,13 +117,14 @@ bool sb_merge_jv_equal(const struct sb_jv *a, const struct sb_jv *b)
     case SB_JV_NUMBER:
         return a->number == b->number;
     case SB_JV_STRING:
-        return a->len == b->len && memcmp(a->string, b->string, a->len) == 0;
+        return sb_jv_str_len(a) == sb_jv_str_len(b) &&
+               memcmp(a->string, b->string, sb_jv_str_len(a)) == 0;
     case SB_JV_ARRAY:
     case SB_JV_OBJECT:
         if (a->n != b->n)
             return false;
         for (size_t i = 0; i < a->n; i++)
-            if ((a->keys != NULL && strcmp(a->keys[i], b->keys[i]) != 0) ||
+            if ((a->type == SB_JV_OBJECT && strcmp(sb_jv_key(a, i), sb_jv_key(b, i)) != 0) ||
                 !sb_merge_jv_equal(&a->items[i], &b->items[i]))
                 return false;
         return true;
@@ -168,10 +141,5 @@ int sb_merge_set_str(struct sb_jv *o, const char *key, const char *s)
     sb_merge_clear(v);
     if (s == NULL)
         return 0;
-    v->string = strdup(s);
-    if (v->string == NULL)
-        return -1;
-    v->type = SB_JV_STRING;
-    v->len = strlen(s);
-    return 0;
+    return sb_jv_set_string(v, s, strlen(s));
 }

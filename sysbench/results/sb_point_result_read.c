@@ -59,7 +59,7 @@ static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
 {
     const struct sb_jv *th = sb_jv_get(cj, "threads");
     size_t n = sb_jv_len(th);
-    const char *label = sb_jv_str(sb_jv_get(cj, "server_processes"));
+    const struct sb_jv *label = sb_jv_get(cj, "server_processes");
     double ncpus = sb_jv_num(sb_jv_get(cj, "ncpus"));
 
     p->cpu.elapsed_s = sb_jv_num(sb_jv_get(cj, "elapsed_s"));
@@ -71,7 +71,9 @@ static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
                                              sb_jv_get(cj, "server"));
     p->cpu.machine.measured = read_cpu_object(&p->cpu.machine, sb_point_result_machine_fields,
                                               sb_jv_get(cj, "machine"));
-    snprintf(p->server_label, sizeof(p->server_label), "%s", label ? label : "");
+    /* Printed by compare: the file's control bytes escaped. */
+    sb_jv_escape(p->server_label, sizeof(p->server_label), sb_jv_str(label) ? label->string : "",
+                 sb_jv_str_len(label));
     if (n == 0 || n > 1e7)
         return 0;
     p->thread_cpu = calloc(n, sizeof(*p->thread_cpu));
@@ -123,12 +125,12 @@ static void read_codes(struct sb_stats *t, const struct sb_jv *codes)
 {
     for (size_t i = 0; i < sb_jv_len(codes) && t->ncodes < SB_STATS_MAX_CODES; i++) {
         const struct sb_jv *c = sb_jv_at(codes, i);
-        const char *code = sb_jv_str(sb_jv_get(c, "code"));
+        const struct sb_jv *code = sb_jv_get(c, "code");
         const char *kind = sb_jv_str(sb_jv_get(c, "kind"));
         struct sb_error_count *e = &t->codes[t->ncodes];
-        if (code == NULL)
+        if (sb_jv_str(code) == NULL)
             continue;
-        snprintf(e->code, sizeof(e->code), "%s", code);
+        sb_jv_escape(e->code, sizeof(e->code), code->string, sb_jv_str_len(code));
         e->reconnect = kind != NULL && strcmp(kind, "reconnect") == 0;
         e->count = get_u64(sb_jv_get(c, "count"));
         t->ncodes++;
@@ -164,7 +166,7 @@ static void read_file_pcts(struct sb_point_result *p, const struct sb_jv *pm)
     for (size_t i = 0; pm != NULL && pm->type == SB_JV_OBJECT && i < pm->n &&
                        p->nfile_pcts < SB_MAX_PERCENTILES; i++) {
         double pct;
-        if (!pct_key(pm->keys[i], &pct))
+        if (!pct_key(sb_jv_key(pm, i), &pct))
             continue;
         p->file_pcts[p->nfile_pcts] = pct;
         p->file_pct_ms[p->nfile_pcts++] = sb_jv_num(&pm->items[i]);
@@ -220,7 +222,7 @@ static int read_intervals(struct sb_point_result *p, const struct sb_jv *ivs)
         return 0;
     for (size_t i = 0; lm != NULL && lm->type == SB_JV_OBJECT && i < lm->n &&
                        p->npcts < SB_MAX_PERCENTILES; i++)
-        if (pct_key(lm->keys[i], &p->pcts[p->npcts]))
+        if (pct_key(sb_jv_key(lm, i), &p->pcts[p->npcts]))
             p->npcts++;
     p->intervals = calloc(n, sizeof(*p->intervals));
     if (p->intervals == NULL)

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_or_empty(const char *s)
+/* String v of a file, printable (sb_jv_escape: a file's control bytes
+ * must not reach the terminal), "" when it is not a string. */
+static char *dup_or_empty(const struct sb_jv *v)
 {
-    return strdup(s != NULL ? s : "");
+    return sb_jv_str_shown(v);
 }
 
 /* Folds the later runs of each --repeat group into its first run: a run
@@ -96,7 +98,7 @@ static int validate_point(const struct sb_jv *p, size_t i, const char *file, cha
         if (v->type == SB_JV_NUMBER && !(isfinite(v->number) && v->number >= 0 &&
                                          v->number <= max)) {
             snprintf(err, errlen, "'%s': points[%zu].final.latency_ms.response.percentiles"
-                     ".%s is %g, expected a number from 0 to %g", file, i, pm->keys[k],
+                     ".%s is %g, expected a number from 0 to %g", file, i, sb_jv_key(pm, k),
                      v->number, max);
             return -1;
         }
@@ -105,17 +107,18 @@ static int validate_point(const struct sb_jv *p, size_t i, const char *file, cha
 }
 
 /* The script's base name without ".lua": "oltp_read_write". */
-static char *script_name(const char *script)
+static char *script_name(const struct sb_jv *v)
 {
     const char *base;
-    char *s;
+    char *s, *script = sb_jv_str_shown(v);
     size_t len;
 
     if (script == NULL)
-        return strdup("");
+        return NULL;
     base = strrchr(script, '/');
     base = base ? base + 1 : script;
     s = strdup(base);
+    free(script);
     if (s != NULL && (len = strlen(s)) > 4 && strcmp(s + len - 4, ".lua") == 0)
         s[len - 4] = '\0';
     return s;
@@ -125,9 +128,9 @@ static char *script_name(const char *script)
  * option; "" for none (a compiled-in test). */
 static char *driver_name(const struct sb_jv *doc)
 {
-    const char *d = sb_jv_str(sb_jv_path(doc, "environment.driver"));
+    const struct sb_jv *d = sb_jv_path(doc, "environment.driver");
 
-    return dup_or_empty(d != NULL ? d : sb_jv_str(sb_jv_path(doc, "options.general.db-driver")));
+    return dup_or_empty(sb_jv_str(d) != NULL ? d : sb_jv_path(doc, "options.general.db-driver"));
 }
 
 /* Whether point pj's self-check says it is not ok. */
@@ -170,10 +173,10 @@ int sb_result_file_from_json(struct sb_result_file *r, const struct sb_jv *doc, 
             return -1;
     r->path = strdup(path);
     r->label = strdup(label);
-    r->script = script_name(sb_jv_str(sb_jv_get(doc, "script")));
-    r->server_version = dup_or_empty(sb_jv_str(sb_jv_path(doc, "environment.server_version")));
-    r->allocator = dup_or_empty(sb_jv_str(sb_jv_path(doc, "tool.allocator")));
-    r->started_at = dup_or_empty(sb_jv_str(sb_jv_get(doc, "started_at")));
+    r->script = script_name(sb_jv_get(doc, "script"));
+    r->server_version = dup_or_empty(sb_jv_path(doc, "environment.server_version"));
+    r->allocator = dup_or_empty(sb_jv_path(doc, "tool.allocator"));
+    r->started_at = dup_or_empty(sb_jv_get(doc, "started_at"));
     r->driver = driver_name(doc);
     r->points = calloc(pts->n, sizeof(*r->points));
     r->flagged = calloc(pts->n, sizeof(*r->flagged));

@@ -412,6 +412,35 @@ sb compare one.json t0.json
 assert_exit 1
 assert_fatal "'t0.json': points[0].threads is 0"
 
+tcase "compare escapes a file's control bytes and compares strings whole (NUL inside)"
+# Issue 30 item 7: ESC, BEL and CR from a file reached the terminal (a file
+# could retitle it and overwrite lines), and "h\0x" and "h\0y" compared equal.
+cp "$FIX/one.json" .
+python3 - <<'EOF2'
+import json
+d = json.load(open("one.json"))
+evil = "\x1b]0;pwned\x07\r\x1b[2Jgone\x9b"
+d["environment"]["hostname"] = "h\x00x"
+d["environment"]["server_version"] = evil
+d["script"] = "/x/" + evil + ".lua"
+d["options"]["general"]["label-" + evil] = evil
+json.dump(d, open("a.json", "w"))
+d["environment"]["hostname"] = "h\x00y"
+d["options"]["general"]["label-" + evil] = evil + "2"
+json.dump(d, open("b.json", "w"))
+EOF2
+sb compare a.json b.json
+assert_exit 0
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' out || LC_ALL=C grep -qaP '\x00|\xc2[\x80-\x9f]' out; then
+    fail "control bytes reached the output"
+fi
+assert_contains out 'environment.hostname'
+assert_contains out 'h\x00x'
+assert_contains out 'h\x00y'
+assert_contains out '\x1b]0;pwned\x07\x0d\x1b[2Jgone\xc2\x9b / '
+assert_contains out 'options.general.label-\x1b]0;pwned\x07\x0d'
+assert_not_contains out "identical in every file"
+
 tcase "compare: many points, each thread count repeated, are matched row by row"
 cp "$FIX/one.json" .
 # 5,000 points with 500 distinct keys repeated 10 times each: every

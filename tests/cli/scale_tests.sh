@@ -224,6 +224,39 @@ assert_exit 0
 assert_contains out "Usage: sysbench merge A.json B.json"
 assert_not_contains err "FATAL"
 
+tcase "merge range-checks every number it reads: one line naming file and field, no hang"
+# Issue 30 items 1, 2: an interval's time_s of 1e15 looped for decades, one
+# of 2^32 for 85 minutes; histogram.sum_ns=1e308 merged to 0 with rc 0.
+cp "$FIX"/i?.json .
+# set FILE OUT PYTHON-STATEMENT: OUT is FILE's document after the statement
+# (on p, its first point).
+set_field() {
+    python3 -c "import json, sys; d = json.load(open(sys.argv[1])); p = d['points'][0]; $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"
+}
+set_field i2.json far.json "p['intervals'][0]['time_s'] = 1e15"
+set_field i2.json wrap.json "p['intervals'][0]['time_s'] = 4294967296"
+set_field i2.json sum.json "p['histogram']['sum_ns'] = 1e308"
+set_field i2.json idx.json "d['instance']['index'] = 1e308"
+set_field i2.json neg.json "p['final']['events'] = -1"
+for c in "far.json:points[0].intervals[0].time_s is 1e+15, expected 0..1e+09" \
+    "wrap.json:points[0].intervals[0].time_s is 4.29497e+09" \
+    "sum.json:points[0].histogram.sum_ns is 1e+308" \
+    "idx.json:instance.index is 1e+308" \
+    "neg.json:points[0].final.events is -1"; do
+    f=${c%%:*}
+    # A hang ends at the timeout with 124, not 1.
+    SB_TIMEOUT=60 sb merge i0.json i1.json "$f" --json=bad.json
+    assert_exit 1
+    assert_fatal "cannot merge: '$f': ${c#*:}"
+    [ ! -e bad.json ] || fail "a refused merge wrote bad.json"
+done
+# In range but far: an interval three years on costs one interval.
+set_field i2.json years.json "p['intervals'][-1]['time_s'] = 1e8"
+SB_TIMEOUT=60 sb merge i0.json i1.json years.json --json=years_all.json
+assert_exit 0
+assert_eq "$(py 'round(d[0]["points"][0]["intervals"][-1]["time_s"] / 1e8)' years_all.json)" 1 \
+    "the far interval kept at its time"
+
 tcase "merge refuses what is not one experiment, one line each"
 cp "$FIX"/i?.json .
 py 'json.dump(dict(d[0], options=dict(d[0]["options"], general=dict(d[0]["options"]["general"], **{"rand-seed": 8}))), open("seed.json", "w"))' i2.json >/dev/null

@@ -2,15 +2,34 @@
 /*
  * libFuzzer harness: the JSON reader behind compare and plot. The input is
  * a result document: parsed, read as a result file, and matched against
- * itself on a grid, as `sysbench compare a.json a.json` does.
+ * itself on a grid, as `sysbench compare a.json a.json` does; its numbers
+ * range-checked as merge checks them (sb_result_fields_check) and its
+ * strings escaped for printing (sb_jv_escape), as compare prints them.
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/sb_json_read.h"
+#include "results/sb_result_fields.h"
 #include "results/sb_result_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every string and member name of v escaped (the text is not kept). */
+static void escape_all(const struct sb_jv *v, int depth)
+{
+    char buf[64];
+
+    if (v->type == SB_JV_STRING)
+        free(sb_jv_str_shown(v));
+    for (size_t i = 0; depth < 64 && (v->type == SB_JV_ARRAY || v->type == SB_JV_OBJECT) &&
+                       i < v->n; i++) {
+        if (v->type == SB_JV_OBJECT)
+            sb_jv_escape(buf, sizeof(buf), sb_jv_key(v, i), strlen(sb_jv_key(v, i)));
+        escape_all(&v->items[i], depth + 1);
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (doc == NULL)
         return 0;
+    escape_all(doc, 0);
+    (void)sb_result_fields_check(doc, "fuzz.json", err, sizeof(err));
     if (sb_result_file_from_json(&res[0], doc, "fuzz.json", "a", err, sizeof(err)) == 0) {
         if (sb_result_file_from_json(&res[1], doc, "fuzz.json", "b", err, sizeof(err)) == 0) {
             if (sb_result_file_grid_build(&g, res, 2) == 0) {

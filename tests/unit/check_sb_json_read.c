@@ -95,7 +95,7 @@ START_TEST(test_strings)
     ck_assert_str_eq(sb_jv_str(sb_jv_at(v, 0)), "q\" b\\ s/ \b\f\n\r\t");
     ck_assert_str_eq(sb_jv_str(sb_jv_at(v, 1)), "\xc3\xa9\xe2\x82\xac");
     ck_assert_str_eq(sb_jv_str(sb_jv_at(v, 2)), "\xf0\x9f\x98\x80");
-    ck_assert_uint_eq(sb_jv_at(v, 3)->len, 3);
+    ck_assert_uint_eq(sb_jv_str_len(sb_jv_at(v, 3)), 3);
     ck_assert_int_eq(memcmp(sb_jv_at(v, 3)->string, "a\0b", 3), 0);
     ck_assert_str_eq(sb_jv_str(sb_jv_at(v, 4)), "\xc3\xa9 raw");
     sb_jv_free(v);
@@ -107,8 +107,8 @@ START_TEST(test_member_order_and_duplicates)
     struct sb_jv *v = parse("{\"b\": 1, \"a\": 2, \"b\": 3}");
 
     ck_assert_uint_eq(v->n, 3);
-    ck_assert_str_eq(v->keys[0], "b");
-    ck_assert_str_eq(v->keys[1], "a");
+    ck_assert_str_eq(sb_jv_key(v, 0), "b");
+    ck_assert_str_eq(sb_jv_key(v, 1), "a");
     ck_assert(sb_jv_num(sb_jv_get(v, "b")) == 1);
     sb_jv_free(v);
 }
@@ -238,6 +238,100 @@ START_TEST(test_parse_file)
 }
 END_TEST
 
+/* A document of n copies of item, as "[item,item,...]"; malloc'ed. */
+static char *repeated(const char *item, size_t n, size_t *len)
+{
+    size_t il = strlen(item);
+    char *b = malloc(n * (il + 1) + 2);
+
+    ck_assert_ptr_nonnull(b);
+    b[0] = '[';
+    for (size_t i = 0; i < n; i++) {
+        memcpy(b + 1 + i * (il + 1), item, il);
+        b[1 + i * (il + 1) + il] = i + 1 < n ? ',' : ']';
+    }
+    *len = 1 + n * (il + 1);
+    b[*len] = '\0';
+    return b;
+}
+
+START_TEST(test_memory_bounded_by_input)
+{
+    /* Issue 30 item 3: a tree may take at most SB_JV_MAX_EXPANSION times
+     * the document. Dense documents of tiny values are refused (they took
+     * 28 times their size; "null" at 5 bytes is not dense enough to be
+     * refused); one shaped like a result file (objects of
+     * named numbers, histogram buckets, indented as the writer does) is
+     * read. */
+    static const char *const dense[] = {"0", "[]", "{}", "\"\"", "[0]", "[[]]"};
+    static const char *const honest =
+        "{\n        \"time_s\": 1,\n        \"tps\": 1003.95,\n        \"qps\": {\n"
+        "          \"total\": 0,\n          \"reads\": 0\n        },\n"
+        "        \"buckets\": [[720, 723, 1], [10560, 10623, 1]]\n      }";
+    char err[256];
+    size_t len;
+
+    for (size_t i = 0; i < sizeof(dense) / sizeof(dense[0]); i++) {
+        char *b = repeated(dense[i], 1u << 18, &len);
+        ck_assert_msg(sb_jv_parse(b, len, err, sizeof(err)) == NULL, "'[%s,...]' accepted",
+                      dense[i]);
+        ck_assert_msg(strstr(err, "times its size in memory") != NULL, "%s", err);
+        free(b);
+    }
+    {
+        char *b = repeated(honest, 20000, &len);
+        struct sb_jv *v = sb_jv_parse(b, len, err, sizeof(err));
+        ck_assert_msg(v != NULL, "a result-like document refused: %s", err);
+        ck_assert_uint_eq(sb_jv_len(v), 20000);
+        ck_assert(sb_jv_num(sb_jv_path(v, "19999.buckets.1.2")) == 1);
+        sb_jv_free(v);
+        free(b);
+    }
+}
+END_TEST
+
+START_TEST(test_edit)
+{
+    /* Members added keep the earlier ones and their names; strings keep
+     * their length with a NUL inside; clear frees (ASan would say). */
+    struct sb_jv *v = parse("{\"a\": 1, \"b\": \"x\"}"), *m;
+
+    ck_assert_ptr_nonnull(m = sb_jv_add_member(v, "c"));
+    ck_assert_int_eq(sb_jv_set_string(m, "p\0q", 3), 0);
+    ck_assert_ptr_nonnull(sb_jv_add_member(v, "d"));
+    ck_assert_uint_eq(v->n, 4);
+    ck_assert_str_eq(sb_jv_key(v, 0), "a");
+    ck_assert_str_eq(sb_jv_key(v, 3), "d");
+    ck_assert(sb_jv_num(sb_jv_get(v, "a")) == 1);
+    ck_assert_str_eq(sb_jv_str(sb_jv_get(v, "b")), "x");
+    ck_assert_uint_eq(sb_jv_str_len(sb_jv_get(v, "c")), 3);
+    ck_assert_int_eq(memcmp(sb_jv_str(sb_jv_get(v, "c")), "p\0q", 4), 0);
+    ck_assert_int_eq(sb_jv_get(v, "d")->type, SB_JV_NULL);
+    ck_assert_ptr_null(sb_jv_add_member((struct sb_jv *)sb_jv_get(v, "a"), "z"));
+    sb_jv_clear((struct sb_jv *)sb_jv_get(v, "b"));
+    ck_assert_ptr_null(sb_jv_str(sb_jv_get(v, "b")));
+    sb_jv_free(v);
+}
+END_TEST
+
+START_TEST(test_escape)
+{
+    /* Control bytes, C1 controls and broken UTF-8 become \xNN; printable
+     * text and valid UTF-8 stay; the whole length counts (NUL too). */
+    char buf[128];
+
+    ck_assert_uint_eq(sb_jv_escape(buf, sizeof(buf), "a\x1b]0;t\x07\r\0b", 10), 22);
+    ck_assert_str_eq(buf, "a\\x1b]0;t\\x07\\x0d\\x00b");
+    sb_jv_escape(buf, sizeof(buf), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9);
+    ck_assert_str_eq(buf, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    sb_jv_escape(buf, sizeof(buf), "\xc2\x9b\x9b\xc0\xaf\xed\xa0\x80\x7f", 9);
+    ck_assert_str_eq(buf, "\\xc2\\x9b\\x9b\\xc0\\xaf\\xed\\xa0\\x80\\x7f");
+    /* Cut at the buffer, still terminated; the return is the full need. */
+    ck_assert_uint_eq(sb_jv_escape(buf, 4, "\x01\x02", 2), 8);
+    ck_assert_str_eq(buf, "\\x0");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sb_json_read");
@@ -245,6 +339,8 @@ int main(void)
     SRunner *sr;
     int failed;
 
+    /* Documents of megabytes: a loaded machine must not time them out. */
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_strings);
@@ -254,6 +350,9 @@ int main(void)
     tcase_add_test(tc, test_truncated_documents);
     tcase_add_test(tc, test_round_trip_with_writer);
     tcase_add_test(tc, test_parse_file);
+    tcase_add_test(tc, test_memory_bounded_by_input);
+    tcase_add_test(tc, test_edit);
+    tcase_add_test(tc, test_escape);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -624,6 +624,114 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* In dir/name, the first occurrence of from becomes to. */
+static void subst(const char *name, const char *from, const char *to)
+{
+    char path[128], *buf = malloc(1 << 20), *at;
+    FILE *f;
+    size_t n;
+
+    ck_assert_ptr_nonnull(buf);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    ck_assert_ptr_nonnull(f = fopen(path, "r"));
+    n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    ck_assert_msg((at = strstr(buf, from)) != NULL, "%s lacks '%s'", name, from);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fprintf(f, "%.*s%s%s", (int)(at - buf), buf, to, at + strlen(from));
+    ck_assert_int_eq(fclose(f), 0);
+    free(buf);
+}
+
+/* In dir/name, the value after the first occurrence of key (as
+ * "\"sum_ns\": ") up to the next ',' or '}' becomes value. */
+static void patch(const char *name, const char *key, const char *value)
+{
+    char path[128], *buf = malloc(1 << 20), *at, *end;
+    FILE *f;
+    size_t n;
+
+    ck_assert_ptr_nonnull(buf);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    ck_assert_ptr_nonnull(f = fopen(path, "r"));
+    n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    ck_assert_ptr_nonnull(at = strstr(buf, key));
+    at += strlen(key);
+    end = at + strcspn(at, ",}");
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fprintf(f, "%.*s%s%s", (int)(at - buf), buf, value, end);
+    ck_assert_int_eq(fclose(f), 0);
+    free(buf);
+}
+
+START_TEST(test_out_of_range_refused)
+{
+    /* Every number is checked before it is used: one line naming the file
+     * and the field (issue 30 items 1, 2). */
+    static const char *const odd[] = {"i0.json", "i1.json", "x.json", NULL};
+    static const struct {
+        const char *key, *value, *want;
+    } cases[] = {
+        {"\"time_s\": ", "1e15", "x.json': points[0].intervals[0].time_s is 1e+15, expected 0..1e+09"},
+        {"\"time_s\": ", "4294967296", "points[0].intervals[0].time_s is 4.29497e+09"},
+        {"\"time_s\": ", "-1", "points[0].intervals[0].time_s is -1"},
+        {"\"time_s\": ", "\"soon\"", "points[0].intervals[0].time_s is not a number"},
+        {"\"interval_s\": ", "1e-300", "points[0].intervals[0].interval_s is 1e-300"},
+        {"\"sum_ns\": ", "1e308", "points[0].histogram.sum_ns is 1e+308, expected an integer 0..1e+18"},
+        {"\"count\": ", "1.5", "instance.count is 1.5, expected an integer"},
+        {"\"kind\": \"ignored\", \"count\": ", "1e300",
+         "points[0].final.errors.by_code[0].count is 1e+300"},
+        {"\"first_dispatch_unix_s\": ", "-1e300", "points[0].first_dispatch_unix_s is -1e+300"},
+        {"\"clamped\": ", "1e300", "points[0].histogram.clamped is 1e+300"},
+        {"\"min_ns\": ", "-5", "points[0].histogram.min_ns is -5"},
+        {"\"index\": ", "1e308", "x.json': instance.index is 1e+308"},
+        {"\"index\": ", "2.5", "instance.index is 2.5, expected an integer"},
+        {"\"start_unix_s\": ", "1e300", "points[0].start_unix_s is 1e+300"},
+        {"\"tps\": ", "1e308", "points[0].intervals[0].tps is 1e+308"},
+        {"\"95\": ", "-1", "points[0].intervals[0].latency_ms.95 is -1"},
+        {"\"backlog\": ", "1e300", "points[0].intervals[0].backlog is 1e+300"},
+        {"\"buckets\": [[", "-3", "points[0].histogram.buckets[0] is not [low, high, count]"},
+        {"\"report-interval\": ", "1e300", "options.general.report-interval is 1e+300"},
+    };
+
+    write_three();
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        write_inst(2, "x.json");
+        patch("x.json", cases[i].key, cases[i].value);
+        assert_refused(odd, cases[i].want);
+        ck_assert_ptr_nonnull(strstr(errbuf, "FATAL: cannot merge: "));
+    }
+}
+END_TEST
+
+START_TEST(test_far_interval_bounded)
+{
+    /* An interval 1e8 s after the start (in range, three years) costs
+     * what one interval costs: merge walks the intervals, not the time
+     * between them (1e8 empty slots took minutes). The slot is kept:
+     * instance 2's last interval (slot 4) moves to slot 1e8 + 4. */
+    static const char *const names[] = {"i0.json", "i1.json", "i2.json", NULL};
+    struct sb_jv *d;
+
+    write_three();
+    subst("i2.json", "\"time_s\": 3, ", "\"time_s\": 100000003, ");
+    ck_assert_msg(run_merge(names, true) == 0, "merge failed: %s", errbuf);
+    d = merged_doc();
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "points.0.intervals")), 4);
+    for (unsigned k = 0; k < 3; k++) {
+        char path[64];
+        snprintf(path, sizeof(path), "points.0.intervals.%u.time_s", k);
+        ck_assert_double_eq(num(d, path), k + 1);
+    }
+    ck_assert_double_eq(num(d, "points.0.intervals.3.time_s"), 100000004);
+    ck_assert_double_eq(num(d, "points.0.intervals.3.events"), iv_events(2, 3));
+    sb_jv_free(d);
+}
+END_TEST
+
 START_TEST(test_file_order_and_remerge)
 {
     /* Given in any order, the files are taken by instance index. */
@@ -802,6 +910,8 @@ static Suite *merge_suite(void)
     tcase_add_test(tc, test_cut_short);
     tcase_add_test(tc, test_partial);
     tcase_add_test(tc, test_start_spread);
+    tcase_add_test(tc, test_out_of_range_refused);
+    tcase_add_test(tc, test_far_interval_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

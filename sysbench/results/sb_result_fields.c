@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The numeric fields of a result file and their checks; see
+ * sb_result_fields.h.
+ */
+#include "config.h"
+
+#include "results/sb_result_fields.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "config/sb_config.h"
+#include "pure/sb_histogram.h"
+#include "results/sb_stats.h"
+
+#define V SB_RF_MAX_VALUE
+#define T SB_RF_MAX_TIME_S
+
+/* Entries: path, unit, type, merge rule, min, max, required. */
+#define F(p, u, t, mg, lo, hi, req) { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, req }
+
+const struct sb_result_field sb_rf_doc[] = {
+    F("instance.index", "1", COUNT, OWN, 0, SB_RF_MAX_INSTANCES - 1, true),
+    F("instance.count", "1", COUNT, SAME, 1, SB_RF_MAX_INSTANCES, true),
+    F("instance.start_at", "s", REAL, SAME, 0, SB_RF_MAX_UNIX_S, false),
+    F("instance.clock_offset_s", "s", REAL, OWN, -T, T, false),
+    F("options.general.time", "s", REAL, SAME, 0, T, false),
+    F("options.general.report-interval", "s", REAL, SAME, 0, T, false),
+    F("ended.signal", "1", COUNT, OWN, 0, 1024, false),
+    F("ended.cancelled", "1", COUNT, OWN, 0, V, false),
+    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+};
+
+const struct sb_result_field sb_rf_point[] = {
+    F("index", "1", COUNT, SAME, 0, V, false),
+    F("threads", "1", COUNT, SUM, 0, SB_RF_MAX_THREADS, false),
+    F("repeat", "1", COUNT, SAME, 0, SB_RF_MAX_INSTANCES, false),
+    F("repeats", "1", COUNT, SAME, 0, SB_RF_MAX_INSTANCES, false),
+    F("target_tps", "tx/s", REAL, SUM, 0, V, false),
+    F("start_unix_s", "s", REAL, MIN, 0, SB_RF_MAX_UNIX_S, true),
+    F("first_dispatch_unix_s", "s", REAL, MIN, 0, SB_RF_MAX_UNIX_S, false),
+    F("first_due_unix_s", "s", REAL, OWN, 0, SB_RF_MAX_UNIX_S, false),
+    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+};
+
+const struct sb_result_field sb_rf_interval[] = {
+    F("time_s", "s", REAL, OWN, 0, T, true),
+    F("epoch_s", "s", REAL, OWN, 0, SB_RF_MAX_UNIX_S, false),
+    F("interval_s", "s", REAL, OWN, SB_RF_MIN_INTERVAL_S, T, false),
+    F("threads", "1", COUNT, SUM, 0, SB_RF_MAX_THREADS, false),
+    F("events", "1", COUNT, SUM, 0, V, false),
+    F("tps", "tx/s", REAL, SUM, 0, V, false),
+    F("qps.total", "q/s", REAL, SUM, 0, V, false),
+    F("qps.reads", "q/s", REAL, SUM, 0, V, false),
+    F("qps.writes", "q/s", REAL, SUM, 0, V, false),
+    F("qps.other", "q/s", REAL, SUM, 0, V, false),
+    F("latency_ms", "ms", PCTS, BOUND, 0, V, false),
+    F("errors_per_s", "1/s", REAL, SUM, 0, V, false),
+    F("reconnects_per_s", "1/s", REAL, SUM, 0, V, false),
+    F("lag_ms", "ms", PCTS, BOUND, 0, V, false),
+    F("backlog", "1", COUNT, SUM, 0, V, false),
+    F("latency_p50_ms", "ms", REAL, BOUND, 0, V, false),
+    F("latency_p99_ms", "ms", REAL, BOUND, 0, V, false),
+    F("lag_p99_ms", "ms", REAL, BOUND, 0, V, false),
+    F("cpu_pct.client", "%", REAL, SUM, 0, V, false),
+    F("cpu_pct.server", "%", REAL, SERVER, 0, V, false),
+    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+};
+
+/* One latency object of final.latency_ms. */
+#define LATENCY(n)                                                   \
+    F("latency_ms." n ".count", "1", COUNT, HIST, 0, V, false),      \
+    F("latency_ms." n ".min", "ms", REAL, HIST, 0, V, false),        \
+    F("latency_ms." n ".avg", "ms", REAL, HIST, 0, V, false),        \
+    F("latency_ms." n ".max", "ms", REAL, HIST, 0, V, false),        \
+    F("latency_ms." n ".sum", "ms", REAL, HIST, 0, V, false),        \
+    F("latency_ms." n ".percentiles", "ms", PCTS, HIST, 0, V, false)
+
+/* One CPU side of final.cpu: the fields of sb_point_result_cpu_fields. */
+#define CPU(s, mg)                                                       \
+    F("cpu." s ".cpu_s", "s", REAL, mg, 0, V, false),                    \
+    F("cpu." s ".user_us_per_tx", "us", REAL, mg, 0, V, false),          \
+    F("cpu." s ".system_us_per_tx", "us", REAL, mg, 0, V, false),        \
+    F("cpu." s ".total_us_per_tx", "us", REAL, mg, 0, V, false),         \
+    F("cpu." s ".util_pct", "%", REAL, mg, 0, V, false)
+
+const struct sb_result_field sb_rf_final[] = {
+    F("time_s", "s", REAL, OWN, 0, T, false),
+    F("events", "1", COUNT, SUM, 0, V, false),
+    F("tps", "tx/s", REAL, SUM, 0, V, false),
+    F("queries.reads", "1", COUNT, SUM, 0, V, false),
+    F("queries.writes", "1", COUNT, SUM, 0, V, false),
+    F("queries.other", "1", COUNT, SUM, 0, V, false),
+    F("queries.total", "1", COUNT, SUM, 0, V, false),
+    F("qps", "q/s", REAL, SUM, 0, V, false),
+    F("errors.ignored", "1", COUNT, SUM, 0, V, false),
+    F("errors.ignored_per_s", "1/s", REAL, SUM, 0, V, false),
+    F("errors.reconnects", "1", COUNT, SUM, 0, V, false),
+    F("errors.reconnects_per_s", "1/s", REAL, SUM, 0, V, false),
+    LATENCY("response"),
+    LATENCY("service"),
+    LATENCY("lag"),
+    F("rate.target_tps", "tx/s", REAL, SUM, 0, V, false),
+    F("rate.achieved_tps", "tx/s", REAL, SUM, 0, V, false),
+    F("rate.achieved_pct", "%", REAL, OWN, 0, V, false),
+    F("rate.jitter_us", "us", REAL, SAME, 0, V, false),
+    F("rate.late_starts", "1", COUNT, SUM, 0, V, false),
+    F("rate.late_pct", "%", REAL, OWN, 0, V, false),
+    F("rate.skipped", "1", COUNT, SUM, 0, V, false),
+    F("rate.max_backlog", "1", COUNT, BOUND, 0, V, false),
+    F("cpu.elapsed_s", "s", REAL, MAX, 0, T, false),
+    F("cpu.ncpus", "1", COUNT, OWN, 0, SB_RF_MAX_THREADS, false),
+    F("cpu.transactions", "1", COUNT, SUM, 0, V, false),
+    CPU("client", OWN),
+    CPU("server", SERVER),
+    F("cpu.machine.user_us_per_tx", "us", REAL, SERVER, 0, V, false),
+    F("cpu.machine.system_us_per_tx", "us", REAL, SERVER, 0, V, false),
+    F("cpu.machine.busy_us_per_tx", "us", REAL, SERVER, 0, V, false),
+    F("cpu.machine.util_pct", "%", REAL, SERVER, 0, V, false),
+    F("cpu.machine.user_pct", "%", REAL, SERVER, 0, V, false),
+    F("cpu.machine.system_pct", "%", REAL, SERVER, 0, V, false),
+    F("cpu.machine.iowait_pct", "%", REAL, SERVER, 0, V, false),
+    F("cpu.machine.steal_pct", "%", REAL, SERVER, 0, V, false),
+    F("cpu.machine.idle_pct", "%", REAL, SERVER, 0, V, false),
+    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+};
+
+const struct sb_result_field sb_rf_code[] = {
+    F("count", "1", COUNT, SUM, 0, V, true),
+    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+};
+
+const struct sb_result_field sb_rf_hist[] = {
+    F("sub_bucket_bits", "1", COUNT, SAME, 0, 64, false),
+    F("limit_ns", "ns", COUNT, SAME, 0, V, false),
+    F("count", "1", COUNT, SUM, 0, V, true),
+    F("sum_ns", "ns", COUNT, SUM, 0, SB_RF_MAX_SUM_NS, true),
+    F("min_ns", "ns", COUNT, MIN, 0, SB_RF_MAX_SUM_NS, false),
+    F("max_ns", "ns", COUNT, MAX, 0, SB_RF_MAX_SUM_NS, false),
+    F("clamped", "1", COUNT, SUM, 0, V, true),
+    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+};
+
+#undef F
+#undef V
+#undef T
+
+struct ctx {
+    const char *file;
+    char *err;
+    size_t errlen;
+};
+
+/* Whether number x fits field f (type and range). */
+static bool fits(double x, const struct sb_result_field *f)
+{
+    return isfinite(x) && x >= f->min && x <= f->max && (f->type != SB_RF_COUNT || x == floor(x));
+}
+
+static int bad_value(struct ctx *c, const char *where, const char *path, const char *key,
+                     double x, const struct sb_result_field *f)
+{
+    snprintf(c->err, c->errlen, "'%s': %s%s%s%s is %g, expected %s%g..%g", c->file, where,
+             path, key ? "." : "", key ? key : "", x,
+             f->type == SB_RF_COUNT ? "an integer " : "", f->min, f->max);
+    return -1;
+}
+
+/* A percentile map: at most SB_MAX_PERCENTILES members, each a number in
+ * f's range or null. */
+static int check_pcts(struct ctx *c, const struct sb_jv *m, const char *where,
+                      const struct sb_result_field *f)
+{
+    if (m->type != SB_JV_OBJECT)
+        return 0;
+    if (m->n > SB_MAX_PERCENTILES) {
+        snprintf(c->err, c->errlen, "'%s': %s%s has %zu percentiles, expected at most %d",
+                 c->file, where, f->path, (size_t)m->n, SB_MAX_PERCENTILES);
+        return -1;
+    }
+    for (size_t k = 0; k < m->n; k++)
+        if (m->items[k].type == SB_JV_NUMBER && !fits(m->items[k].number, f))
+            return bad_value(c, where, f->path, sb_jv_key(m, k), m->items[k].number, f);
+    return 0;
+}
+
+static int check_object(struct ctx *c, const struct sb_jv *o, const struct sb_result_field *t,
+                        const char *where)
+{
+    for (; t->path != NULL; t++) {
+        const struct sb_jv *v = sb_jv_path(o, t->path);
+        if (t->type == SB_RF_PCTS) {
+            /* Anything but a map is no percentile and is not read. */
+            if (v != NULL && check_pcts(c, v, where, t) != 0)
+                return -1;
+            continue;
+        }
+        if (v == NULL || v->type != SB_JV_NUMBER) {
+            if (!t->required)
+                continue;
+            snprintf(c->err, c->errlen, "'%s': %s%s is %s, expected %s%g..%g", c->file, where,
+                     t->path, v == NULL ? "missing" : "not a number",
+                     t->type == SB_RF_COUNT ? "an integer " : "a number ", t->min, t->max);
+            return -1;
+        }
+        if (!fits(v->number, t))
+            return bad_value(c, where, t->path, NULL, v->number, t);
+    }
+    return 0;
+}
+
+int sb_result_fields_check_object(const struct sb_jv *o, const struct sb_result_field *t,
+                                  const char *file, const char *where, char *err,
+                                  size_t errlen)
+{
+    struct ctx c = {file, err, errlen};
+
+    return check_object(&c, o, t, where);
+}
+
+/* A histogram object (absent or null passes): its fields, and at most
+ * SB_HIST_BUCKETS buckets, each [low, high, count] of integers with low
+ * within the layout. */
+static int check_hist(struct ctx *c, const struct sb_jv *h, const char *where)
+{
+    static const struct sb_result_field low = {
+        "low", "ns", SB_RF_COUNT, SB_RF_HIST, 0, (double)SB_HIST_MAX_NS, true
+    }, count = { "count", "1", SB_RF_COUNT, SB_RF_SUM, 0, SB_RF_MAX_VALUE, true };
+    const struct sb_jv *b = sb_jv_get(h, "buckets");
+    char at[96];
+
+    if (h == NULL || h->type == SB_JV_NULL)
+        return 0;
+    if (check_object(c, h, sb_rf_hist, where) != 0)
+        return -1;
+    if (sb_jv_len(b) > SB_HIST_BUCKETS) {
+        snprintf(c->err, c->errlen, "'%s': %sbuckets has %zu buckets, expected at most %d",
+                 c->file, where, sb_jv_len(b), (int)SB_HIST_BUCKETS);
+        return -1;
+    }
+    for (size_t k = 0; k < sb_jv_len(b); k++) {
+        const struct sb_jv *e = sb_jv_at(b, k);
+        double lo = sb_jv_num(sb_jv_at(e, 0)), n = sb_jv_num(sb_jv_at(e, 2));
+        snprintf(at, sizeof(at), "%sbuckets[%zu]", where, k);
+        if (sb_jv_len(e) != 3 || !fits(lo, &low) || !fits(n, &count)) {
+            snprintf(c->err, c->errlen, "'%s': %s is not [low, high, count] with a low of 0..%g "
+                     "and a count of 0..%g", c->file, at, low.max, count.max);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* An array or object at path of o no longer than max. */
+static int check_len(struct ctx *c, const struct sb_jv *o, const char *path, const char *where,
+                     double max)
+{
+    const struct sb_jv *v = sb_jv_path(o, path);
+    size_t n = v != NULL && (v->type == SB_JV_ARRAY || v->type == SB_JV_OBJECT) ? v->n : 0;
+
+    if ((double)n <= max)
+        return 0;
+    snprintf(c->err, c->errlen, "'%s': %s%s has %zu entries, expected at most %g", c->file, where,
+             path, n, max);
+    return -1;
+}
+
+static int check_point(struct ctx *c, const struct sb_jv *p, size_t i)
+{
+    const struct sb_jv *ivs = sb_jv_get(p, "intervals");
+    const struct sb_jv *fin = sb_jv_get(p, "final");
+    char where[96];
+
+    snprintf(where, sizeof(where), "points[%zu].", i);
+    if (check_object(c, p, sb_rf_point, where) != 0)
+        return -1;
+    for (size_t k = 0; k < sb_jv_len(ivs); k++) {
+        snprintf(where, sizeof(where), "points[%zu].intervals[%zu].", i, k);
+        if (check_object(c, sb_jv_at(ivs, k), sb_rf_interval, where) != 0)
+            return -1;
+    }
+    snprintf(where, sizeof(where), "points[%zu].final.", i);
+    if (fin != NULL && fin->type == SB_JV_OBJECT &&
+        (check_object(c, fin, sb_rf_final, where) != 0 ||
+         check_len(c, fin, "errors.by_code", where, SB_STATS_MAX_CODES) != 0 ||
+         check_len(c, fin, "cpu.threads", where, SB_RF_MAX_THREADS) != 0))
+        return -1;
+    for (size_t k = 0; k < sb_jv_len(sb_jv_path(fin, "errors.by_code")); k++) {
+        snprintf(where, sizeof(where), "points[%zu].final.errors.by_code[%zu].", i, k);
+        if (check_object(c, sb_jv_at(sb_jv_path(fin, "errors.by_code"), k), sb_rf_code,
+                         where) != 0)
+            return -1;
+    }
+    snprintf(where, sizeof(where), "points[%zu].histogram.", i);
+    if (check_hist(c, sb_jv_get(p, "histogram"), where) != 0)
+        return -1;
+    snprintf(where, sizeof(where), "points[%zu].histograms.service.", i);
+    if (check_hist(c, sb_jv_path(p, "histograms.service"), where) != 0)
+        return -1;
+    snprintf(where, sizeof(where), "points[%zu].histograms.lag.", i);
+    return check_hist(c, sb_jv_path(p, "histograms.lag"), where);
+}
+
+int sb_result_fields_check(const struct sb_jv *doc, const char *file, char *err, size_t errlen)
+{
+    struct ctx c = {file, err, errlen};
+    const struct sb_jv *pts = sb_jv_get(doc, "points");
+
+    if (check_object(&c, doc, sb_rf_doc, "") != 0 ||
+        check_len(&c, doc, "options.general", "", SB_RF_MAX_OPTIONS) != 0 ||
+        check_len(&c, doc, "options.script", "", SB_RF_MAX_OPTIONS) != 0 ||
+        check_len(&c, doc, "percentiles", "", SB_MAX_PERCENTILES) != 0)
+        return -1;
+    for (size_t i = 0; i < sb_jv_len(pts); i++)
+        if (check_point(&c, sb_jv_at(pts, i), i) != 0)
+            return -1;
+    return 0;
+}
