@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "core/sb_clock.h"
+#include "drivers/sb_db_bulk.h"
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_db_preconnect.h"
 #include "core/sb_log.h"
@@ -376,6 +377,7 @@ void sb_db_disconnect(struct sb_conn *con)
     while (con->stmts != NULL)
         sb_db_close(con->stmts);
     sb_db_cancel_unregister(con);
+    sb_db_bulk_free(con);
     con->drv->disconnect(con);
     free(con->last_query);
     free(con);
@@ -458,7 +460,9 @@ static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
 
     /* Cut at the deadline or by a signal: restart the event (the stop
      * flag is up: it ends uncounted), no error counted, no reconnect. */
-    if (sb_db_cancel_was_cut(con, st != SB_DB_OK)) {
+    con->cut = sb_db_cancel_was_cut(con, st != SB_DB_OK);
+    con->cut_done = con->cut && st == SB_DB_OK;
+    if (con->cut) {
         remember_query(con, sql, len);
         return SB_DB_IGNORED;
     }

@@ -186,6 +186,17 @@ struct sb_conn {
     unsigned busy;
     uint64_t stmt_seq, cancel_seq;
     struct sb_conn *reg_prev, *reg_next;
+    /* Whether the last statement was cut by a cancel, and whether it had
+     * completed on the server all the same (its changes stand: a cancel
+     * that came too late). Set by the common layer after every
+     * statement. */
+    bool cut, cut_done;
+    /* Cancels at the deadline leave this connection's statement running
+     * (a signal's still cancel it): a bulk insert's last rows, counted
+     * as events already (sb_db_bulk.h). */
+    bool keep_at_deadline;
+    /* Bulk inserts (sb_db_bulk.h): NULL until the first one. */
+    struct sb_db_bulk *bulk;
 };
 
 struct sb_driver_ops {
@@ -258,6 +269,12 @@ struct sb_driver_ops {
      * surrounding quotes), to dst (capacity >= 2*len+3). Returns the length.
      * NULL means SQL-standard quoting (quotes doubled). */
     size_t (*quote)(struct sb_conn *con, const char *src, size_t len, char *dst);
+
+    /* Whether a backslash escapes the next character in a string
+     * literal on con ('It\'s'): MySQL unless its sql_mode has
+     * NO_BACKSLASH_ESCAPES, PostgreSQL with standard_conforming_strings
+     * off. NULL: never. */
+    bool (*backslash_escapes)(struct sb_conn *con);
 
     /* The version of the client library the driver was built with (for
      * result files): writes it into buf (capacity len) and returns 0, or

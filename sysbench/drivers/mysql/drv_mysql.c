@@ -838,6 +838,15 @@ static bool sb_mysql_in_transaction(struct sb_conn *con)
     return cp != NULL && cp->my != NULL && (cp->my->server_status & SERVER_STATUS_IN_TRANS);
 }
 
+/* From the server's last OK packet, which carries its sql_mode's
+ * NO_BACKSLASH_ESCAPES. */
+static bool sb_mysql_backslash_escapes(struct sb_conn *con)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    return cp == NULL || cp->my == NULL ||
+           !(cp->my->server_status & SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+}
+
 /* ------------------------------------------------------------ cancel */
 
 /* A cancel sweep's side connections, one per server (a run may spread its
@@ -959,6 +968,7 @@ const struct sb_driver_ops sb_driver_mysql = {
     .server_endpoint = sb_mysql_server_endpoint,
     .settings_query = "SHOW GLOBAL VARIABLES",
     .in_transaction = sb_mysql_in_transaction,
+    .backslash_escapes = sb_mysql_backslash_escapes,
     .cancel = sb_mysql_cancel,
     .cancel_end = sb_mysql_cancel_end,
 };

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SB_DB_BULK_H
+#define SB_DB_BULK_H
+
+/*
+ * Bulk inserts: what con:bulk_insert_init/next/done do. The script gives
+ * an INSERT head ("INSERT INTO t (a, b) VALUES") and then rows, SQL value
+ * tuples; the rows are sent together, many to a statement.
+ *
+ * Every row is checked as it comes (sb_bulk_rows.h): a malformed one
+ * fails with a message naming it instead of a server error about a
+ * statement of thousands of rows.
+ *
+ * Rows sent together are one statement, and a statement that fails leaves
+ * none of them (the servers' statement atomicity). What a statement that
+ * was cut (cancelled at the deadline or by a signal, sb_db_cancel.h) did
+ * is known from its status: one that completed anyway holds its rows,
+ * one that failed holds none. So:
+ *
+ *  - a row is added only when the statement sending the rows before it
+ *    succeeded: a failed statement fails the row's call too, and in the
+ *    event loop that event is not counted (at a stop) or is run again
+ *    (an ignorable error, a reconnect), adding its row then;
+ *  - the rows of a statement that failed are kept and sent again by the
+ *    next statement; those of one that completed, even cut, never are;
+ *  - the statement of sb_db_bulk_done (thread_done's flush: its rows were
+ *    counted as events already) is not cancelled at the deadline, only by
+ *    a signal; cut by one, its rows are dropped without an error.
+ *
+ * The state lives with the connection (con->bulk), made by the first
+ * sb_db_bulk_init and freed at disconnect.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "drivers/sb_driver.h"
+
+/*
+ * Starts a bulk insert on con with head (copied). A bulk insert still
+ * open is dropped with its unsent rows, as sysbench 1.0 does. Returns 0,
+ * or -1 when memory runs out (con->err says so).
+ */
+int sb_db_bulk_init(struct sb_conn *con, const char *head, size_t len);
+
+/* Whether a bulk insert is open on con (init called, done not yet). */
+bool sb_db_bulk_open(const struct sb_conn *con);
+
+/*
+ * Adds row (one or more value tuples; borrowed: it must stay valid until
+ * the call's outcome is known, also across SB_DB_INFLIGHT). When the rows
+ * before it fill a statement, they are sent first. Returns SB_DB_DONE
+ * when the row was taken, SB_DB_INFLIGHT when the statement sending the
+ * rows before it is in flight on a non-blocking connection (wait for
+ * con->wait, sb_db_continue until it returns something else, and pass
+ * that to sb_db_bulk_settle), or the failed statement's outcome (the row
+ * was not taken). SB_DB_FATAL with sb_db_bulk_bad_row true: the row is
+ * malformed, con->err.msg names it.
+ */
+enum sb_db_outcome sb_db_bulk_next(struct sb_conn *con, const char *row, size_t len);
+
+/* The end of the statement sb_db_bulk_next left in flight: takes its
+ * outcome, returns what sb_db_bulk_next would have. */
+enum sb_db_outcome sb_db_bulk_settle(struct sb_conn *con, enum sb_db_outcome o);
+
+/*
+ * Sends the rows not sent yet and closes the bulk insert (blocking, also
+ * on a non-blocking connection). Returns SB_DB_DONE, or the outcome of
+ * the statement that failed (its rows are dropped: the bulk insert is
+ * closed either way). SB_DB_DONE without a bulk insert open.
+ */
+enum sb_db_outcome sb_db_bulk_done(struct sb_conn *con);
+
+/* Whether the last SB_DB_FATAL of sb_db_bulk_next was a malformed row. */
+bool sb_db_bulk_bad_row(const struct sb_conn *con);
+
+/* Frees con's bulk state (sb_db_disconnect calls it). */
+void sb_db_bulk_free(struct sb_conn *con);
+
+#endif /* SB_DB_BULK_H */
