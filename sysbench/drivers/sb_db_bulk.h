@@ -27,6 +27,28 @@
  *    counted as events already) is not cancelled at the deadline, only by
  *    a signal; cut by one, its rows are dropped without an error.
  *
+ * How rows are sent (--bulk-mode, sb_db_bulk_mode()):
+ *
+ *  - the server's bulk path: PostgreSQL's COPY FROM STDIN and MySQL's LOAD
+ *    DATA LOCAL INFILE (the driver's copy_* ops) with the rows as
+ *    tab-separated text, or on SQLite one prepared single-row INSERT in
+ *    a transaction (committed every 50,000 rows, so that concurrent
+ *    loaders take turns). Only rows of plain literals (integers,
+ *    strings, NULL; sb_bulk_rows.h) go that way: the first row with
+ *    anything else switches the bulk insert to INSERTs. A server that
+ *    refuses LOAD DATA LOCAL gets INSERTs sized to its
+ *    max_allowed_packet, and one notice per process;
+ *  - multi-row INSERTs of up to 256 KB of text, as sysbench 1.0 sends.
+ *
+ * auto takes the bulk path outside the event loop (prepare and the
+ * script's other commands) and INSERTs in run's events, so that a
+ * benchmark of inserts (bulk_insert.lua) measures what 1.0's does;
+ * SB_COMPAT=1.0 always sends INSERTs. Outside the event loop the bulk
+ * path streams: PostgreSQL's COPY stays open from the first row to
+ * bulk_insert_done (or to another statement on the connection, which
+ * ends it first), MySQL sends a LOAD DATA per 4 MB. In the event loop
+ * each 256 KB of rows is one statement, settled as above.
+ *
  * The state lives with the connection (con->bulk), made by the first
  * sb_db_bulk_init and freed at disconnect.
  */
@@ -37,11 +59,13 @@
 #include "drivers/sb_driver.h"
 
 /*
- * Starts a bulk insert on con with head (copied). A bulk insert still
- * open is dropped with its unsent rows, as sysbench 1.0 does. Returns 0,
- * or -1 when memory runs out (con->err says so).
+ * Starts a bulk insert on con with head (copied); in_run: inside the
+ * event loop of run (below). A bulk insert still open is dropped with its
+ * unsent rows, as sysbench 1.0 does. Returns 0; -1 when memory runs out,
+ * -2 when asking the server about its bulk path failed (con->err says
+ * why).
  */
-int sb_db_bulk_init(struct sb_conn *con, const char *head, size_t len);
+int sb_db_bulk_init(struct sb_conn *con, const char *head, size_t len, bool in_run);
 
 /* Whether a bulk insert is open on con (init called, done not yet). */
 bool sb_db_bulk_open(const struct sb_conn *con);
@@ -70,6 +94,12 @@ enum sb_db_outcome sb_db_bulk_settle(struct sb_conn *con, enum sb_db_outcome o);
  * closed either way). SB_DB_DONE without a bulk insert open.
  */
 enum sb_db_outcome sb_db_bulk_done(struct sb_conn *con);
+
+/* Ends what the bulk insert keeps open on con (a COPY, a transaction),
+ * sending its rows, so that another statement can run; the next row opens
+ * it again. Called by the common layer before every other statement on
+ * con. Returns SB_DB_DONE or the failed statement's outcome. */
+enum sb_db_outcome sb_db_bulk_pause(struct sb_conn *con);
 
 /* Whether the last SB_DB_FATAL of sb_db_bulk_next was a malformed row. */
 bool sb_db_bulk_bad_row(const struct sb_conn *con);

@@ -51,6 +51,9 @@ const struct sb_opt_def sb_db_options[] = {
     {"db-ignore-errors", "error numbers or SQLSTATEs to ignore (restart the event) for every driver, or 'all'", "", SB_ARG_LIST},
     {"db-reconnect-timeout", "seconds to keep retrying a lost connection before giving up", "60", SB_ARG_DOUBLE},
     {"db-debug", "print database-specific debug information", "off", SB_ARG_BOOL},
+    {"bulk-mode", "how bulk inserts load rows: copy (COPY, LOAD DATA LOCAL, SQLite's prepared "
+                  "INSERT), insert (multi-row INSERTs) or auto (copy in prepare and other "
+                  "commands, insert in run)", "auto", SB_ARG_STRING},
     {NULL, NULL, NULL, 0}
 };
 
@@ -64,6 +67,7 @@ static struct {
     size_t nignore;
     double reconnect_timeout;
     bool debug;
+    enum sb_bulk_mode bulk_mode;
 } policy;
 
 /* Connection numbers pick hosts round-robin across all threads. */
@@ -144,6 +148,33 @@ static int add_default_ignorable(const struct sb_driver_ops *drv, char *err, siz
     return 0;
 }
 
+static int parse_bulk_mode(const char *v, char *err, size_t errlen)
+{
+    if (v == NULL || strcmp(v, "auto") == 0)
+        policy.bulk_mode = SB_BULK_AUTO;
+    else if (strcmp(v, "insert") == 0)
+        policy.bulk_mode = SB_BULK_INSERT;
+    else if (strcmp(v, "copy") == 0)
+        policy.bulk_mode = SB_BULK_COPY;
+    else {
+        char quoted[64];
+        snprintf(err, errlen, "invalid value '%s' for --bulk-mode: expected auto, copy or insert",
+                 sb_log_escape(v, quoted, sizeof(quoted), false));
+        return -1;
+    }
+    return 0;
+}
+
+enum sb_bulk_mode sb_db_bulk_mode(void)
+{
+    return policy.bulk_mode;
+}
+
+bool sb_db_debug(void)
+{
+    return policy.debug;
+}
+
 const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
                                        const struct sb_optset *driver_opts,
                                        const char *driver_name,
@@ -183,6 +214,8 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
     }
     policy.ps_disable = strcmp(mode, "disable") == 0;
     policy.debug = sb_optset_bool(general, "db-debug");
+    if (parse_bulk_mode(sb_optset_str(general, "bulk-mode"), err, errlen) != 0)
+        return NULL;
     policy.reconnect_timeout = sb_optset_double(general, "db-reconnect-timeout");
     if (!(policy.reconnect_timeout >= 0)) {
         snprintf(err, errlen, "invalid value for --db-reconnect-timeout: expected seconds");
@@ -374,10 +407,11 @@ void sb_db_disconnect(struct sb_conn *con)
     if (con == NULL)
         return;
     sb_db_free_result(con);
+    /* The bulk loader's statement is among the connection's. */
+    sb_db_bulk_free(con);
     while (con->stmts != NULL)
         sb_db_close(con->stmts);
     sb_db_cancel_unregister(con);
-    sb_db_bulk_free(con);
     con->drv->disconnect(con);
     free(con->last_query);
     free(con);
@@ -456,6 +490,12 @@ void sb_db_count_ignored(struct sb_conn *con)
 static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
                                   const char *sql, size_t len)
 {
+    return sb_db_apply_policy(con, st, sql, len);
+}
+
+enum sb_db_outcome sb_db_apply_policy(struct sb_conn *con, enum sb_db_status st,
+                                      const char *sql, size_t len)
+{
     struct sb_db_counters *cnt = con->counters;
 
     /* Cut at the deadline or by a signal: restart the event (the stop
@@ -527,6 +567,8 @@ static bool query_prologue(struct sb_conn *con, const char *sql, size_t len)
     sb_db_free_result(con);
     if (not_connected(con, sql, len))
         return false;
+    if (con->bulk != NULL && sb_db_bulk_pause(con) != SB_DB_DONE)
+        return false;
     if (policy.debug)
         sb_debug("query: %.*s", (int)len, sql);
     return true;
@@ -553,6 +595,8 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
 
     con->prepare_reconnected = false;
     if (not_connected(con, sql, len))
+        return NULL;
+    if (con->bulk != NULL && sb_db_bulk_pause(con) != SB_DB_DONE)
         return NULL;
     st = calloc(1, sizeof(*st));
     if (st == NULL || (st->sql = malloc(len + 1)) == NULL) {
@@ -716,11 +760,14 @@ oom:
 static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
 {
     struct sb_conn *con = st->con;
+    enum sb_db_outcome o;
     enum sb_db_status s;
 
     sb_db_free_result(con);
     if (not_connected(con, st->sql, st->sql_len))
         return SB_DB_FATAL;
+    if (con->bulk != NULL && (o = sb_db_bulk_pause(con)) != SB_DB_DONE)
+        return o;
     if (st->params == NULL && st->nparams > 0) {
         con->err.sql_errno = 0;
         con->err.sql_state[0] = '\0';

@@ -186,11 +186,16 @@ const char *sb_lsql_server_version(const struct sb_lsql_conn *c)
 
 /* ------------------------------------------------------------ bulk inserts */
 
-int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len)
+int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run)
 {
+    int rc;
+
     if (c->con == NULL)
         return SB_LSQL_CLOSED;
-    return sb_db_bulk_init(c->con, head, len) == 0 ? 0 : SB_LSQL_NOMEM;
+    rc = sb_db_bulk_init(c->con, head, len, in_run != 0);
+    if (rc == -1)
+        return SB_LSQL_NOMEM;
+    return rc == 0 ? 0 : SB_DB_FATAL;
 }
 
 int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len)

@@ -145,13 +145,15 @@ int sb_lsql_continue(struct sb_lsql_conn *c);
 int sb_lsql_complete(struct sb_lsql_conn *c);
 /*
  * Bulk inserts (con:bulk_insert_init/next/done; drivers/sb_db_bulk.h).
- * init: 0, SB_LSQL_CLOSED or SB_LSQL_NOMEM. next: an outcome as
+ * init (in_run: called in the run command, whose events it serves): 0,
+ * SB_DB_FATAL (the connection's error says why), SB_LSQL_CLOSED or
+ * SB_LSQL_NOMEM. next: an outcome as
  * sb_lsql_query's (SB_DB_DONE: the row was taken), SB_LSQL_PENDING (the
  * rows before it are in flight: continue or complete as above),
  * SB_LSQL_BADROW, SB_LSQL_NOBULK or SB_LSQL_CLOSED. done: an outcome,
  * SB_LSQL_NOBULK or SB_LSQL_CLOSED; it waits in place.
  */
-int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len);
+int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run);
 int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len);
 int sb_lsql_bulk_done(struct sb_lsql_conn *c);
 

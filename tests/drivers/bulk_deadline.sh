@@ -15,7 +15,8 @@
 # lands before or after it completes, is up to the scheduler: each case
 # runs several times (a run takes about 3 s), and all runs together must
 # have cut at least one statement, so the cases cannot pass without
-# exercising the cut.
+# exercising the cut. The same holds for the server's bulk path
+# (--bulk-mode=copy: COPY, LOAD DATA LOCAL) in the event loop.
 
 set -euo pipefail
 # shellcheck source=/dev/null
@@ -96,4 +97,7 @@ for drv in mysql pgsql sqlite; do
 done
 for drv in mysql pgsql; do
     sb_case "$drv-bulk-insert-cut-multiplexed" cut_consistent "$drv" --client-threads=1
+    # The server's bulk path in the event loop: one COPY or LOAD DATA per
+    # 256 KB of rows, settled as the INSERTs are.
+    sb_case "$drv-bulk-copy-cut-at-deadline" cut_consistent "$drv" --bulk-mode=copy
 done

@@ -536,6 +536,7 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
             free(cp);
             return st;
         }
+        sb_mysql_load_setup(cp);
         if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) != NULL)
             break;
         if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping()) {
@@ -637,6 +638,7 @@ static enum sb_db_status sb_mysql_connect_start(struct sb_conn *con)
         free(cp);
         return st;
     }
+    sb_mysql_load_setup(cp);
     if (sb_mysql_enable_nonblocking(cp->my) != 0)
         return sb_mysql_give_up(cp, sb_mysql_oom(con));
     con->priv = cp;
@@ -684,6 +686,7 @@ static void sb_mysql_disconnect(struct sb_conn *con)
     con->rs.priv = NULL;
     if (cp->my != NULL)
         mysql_close(cp->my);
+    sb_mysql_load_free(cp);
     free(cp->row);
     free(cp);
     con->priv = NULL;
@@ -969,6 +972,12 @@ const struct sb_driver_ops sb_driver_mysql = {
     .settings_query = "SHOW GLOBAL VARIABLES",
     .in_transaction = sb_mysql_in_transaction,
     .backslash_escapes = sb_mysql_backslash_escapes,
+    .copy_begin = sb_mysql_copy_begin,
+    .copy_data = sb_mysql_copy_data,
+    .copy_end = sb_mysql_copy_end,
+    .copy_chunk = 4 << 20,
+    .copy_name = "LOAD DATA LOCAL INFILE",
+    .statement_limit = sb_mysql_statement_limit,
     .cancel = sb_mysql_cancel,
     .cancel_end = sb_mysql_cancel_end,
 };

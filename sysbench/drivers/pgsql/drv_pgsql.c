@@ -640,5 +640,10 @@ const struct sb_driver_ops sb_driver_pgsql = {
                       "WHERE setting IS NOT NULL",
     .in_transaction = sb_pgsql_in_transaction,
     .backslash_escapes = sb_pgsql_backslash_escapes,
+    .copy_begin = sb_pgsql_copy_begin,
+    .copy_data = sb_pgsql_copy_data,
+    .copy_end = sb_pgsql_copy_end,
+    .copy_chunk = 256 << 10,
+    .copy_name = "COPY FROM STDIN",
     .cancel = sb_pgsql_cancel,
 };

@@ -76,7 +76,7 @@ void sb_lsql_param_free(struct sb_lsql_param *p);
 int sb_lsql_param_rand_str(struct sb_lsql_param *p, void *rand, const char *fmt, size_t len);
 int sb_lsql_parse_int64(const char *s, int64_t *out);
 void *sb_ffi_rand_current(void);
-int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len);
+int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run);
 int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len);
 int sb_lsql_bulk_done(struct sb_lsql_conn *c);
 ]]
@@ -681,7 +681,11 @@ end
 
 function conn_methods.bulk_insert_init(self, query)
   if type(query) ~= "string" then query = check_string(query, "bulk_insert_init") end
-  local o = C.sb_lsql_bulk_init(self, query, #query)
+  -- run's events insert with INSERTs under --bulk-mode=auto; every
+  -- other command loads through the server's bulk path.
+  local cmdline = sysbench.cmdline
+  local in_run = cmdline ~= nil and cmdline.command == "run"
+  local o = C.sb_lsql_bulk_init(self, query, #query, in_run and 1 or 0)
   if o ~= 0 then bulk_fail(self, o, "bulk_insert_init") end
   return true
 end
