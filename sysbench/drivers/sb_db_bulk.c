@@ -81,9 +81,29 @@ struct sb_db_bulk {
     struct sb_bulk_field fields[SB_BULK_MAX_FIELDS];
 };
 
+/* --bulk-mode: configuration, written by sb_db_init before threads
+ * start. */
+static enum sb_bulk_mode bulk_mode;
 /* Process-wide, like the driver registry it belongs with: whether the
  * refused LOAD DATA was reported (once per process). */
 static int refusal_reported;
+
+int sb_db_bulk_configure(const char *mode, char *err, size_t errlen)
+{
+    if (mode == NULL || strcmp(mode, "auto") == 0) {
+        bulk_mode = SB_BULK_AUTO;
+    } else if (strcmp(mode, "insert") == 0) {
+        bulk_mode = SB_BULK_INSERT;
+    } else if (strcmp(mode, "copy") == 0) {
+        bulk_mode = SB_BULK_COPY;
+    } else {
+        char quoted[64];
+        snprintf(err, errlen, "invalid value '%s' for --bulk-mode: expected auto, copy or insert",
+                 sb_log_escape(mode, quoted, sizeof(quoted), false));
+        return -1;
+    }
+    return 0;
+}
 
 static enum sb_db_outcome oom(struct sb_conn *con)
 {
@@ -114,7 +134,7 @@ static int reserve(struct sb_db_bulk *b, size_t more)
  * --bulk-mode=insert always do. */
 static enum path pick_path(struct sb_conn *con, struct sb_db_bulk *b, bool in_run)
 {
-    enum sb_bulk_mode m = sb_db_bulk_mode();
+    enum sb_bulk_mode m = bulk_mode;
 
     if (!b->parsed || m == SB_BULK_INSERT || (m == SB_BULK_AUTO && in_run) || sb_compat10())
         return PATH_INSERT;

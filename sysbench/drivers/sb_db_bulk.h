@@ -27,7 +27,7 @@
  *    counted as events already) is not cancelled at the deadline, only by
  *    a signal; cut by one, its rows are dropped without an error.
  *
- * How rows are sent (--bulk-mode, sb_db_bulk_mode()):
+ * How rows are sent (--bulk-mode):
  *
  *  - the server's bulk path: PostgreSQL's COPY FROM STDIN and MySQL's LOAD
  *    DATA LOCAL INFILE (the driver's copy_* ops) with the rows as
@@ -57,6 +57,13 @@
 #include <stddef.h>
 
 #include "drivers/sb_driver.h"
+
+/* How bulk inserts load rows (--bulk-mode). */
+enum sb_bulk_mode { SB_BULK_AUTO, SB_BULK_INSERT, SB_BULK_COPY };
+
+/* Reads --bulk-mode (auto, copy or insert; NULL: auto). Called by
+ * sb_db_init. Returns 0, or -1 with a one-line reason in err. */
+int sb_db_bulk_configure(const char *mode, char *err, size_t errlen);
 
 /*
  * Starts a bulk insert on con with head (copied); in_run: inside the

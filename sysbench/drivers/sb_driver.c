@@ -67,7 +67,6 @@ static struct {
     size_t nignore;
     double reconnect_timeout;
     bool debug;
-    enum sb_bulk_mode bulk_mode;
 } policy;
 
 /* Connection numbers pick hosts round-robin across all threads. */
@@ -148,28 +147,6 @@ static int add_default_ignorable(const struct sb_driver_ops *drv, char *err, siz
     return 0;
 }
 
-static int parse_bulk_mode(const char *v, char *err, size_t errlen)
-{
-    if (v == NULL || strcmp(v, "auto") == 0)
-        policy.bulk_mode = SB_BULK_AUTO;
-    else if (strcmp(v, "insert") == 0)
-        policy.bulk_mode = SB_BULK_INSERT;
-    else if (strcmp(v, "copy") == 0)
-        policy.bulk_mode = SB_BULK_COPY;
-    else {
-        char quoted[64];
-        snprintf(err, errlen, "invalid value '%s' for --bulk-mode: expected auto, copy or insert",
-                 sb_log_escape(v, quoted, sizeof(quoted), false));
-        return -1;
-    }
-    return 0;
-}
-
-enum sb_bulk_mode sb_db_bulk_mode(void)
-{
-    return policy.bulk_mode;
-}
-
 bool sb_db_debug(void)
 {
     return policy.debug;
@@ -214,7 +191,7 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
     }
     policy.ps_disable = strcmp(mode, "disable") == 0;
     policy.debug = sb_optset_bool(general, "db-debug");
-    if (parse_bulk_mode(sb_optset_str(general, "bulk-mode"), err, errlen) != 0)
+    if (sb_db_bulk_configure(sb_optset_str(general, "bulk-mode"), err, errlen) != 0)
         return NULL;
     policy.reconnect_timeout = sb_optset_double(general, "db-reconnect-timeout");
     if (!(policy.reconnect_timeout >= 0)) {
@@ -486,13 +463,7 @@ void sb_db_count_ignored(struct sb_conn *con)
     rollback_open_transaction(con);
 }
 
-/* Applies the error policy to a driver status. */
-static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
-                                  const char *sql, size_t len)
-{
-    return sb_db_apply_policy(con, st, sql, len);
-}
-
+/* The error policy applied to a driver status (sb_driver.h). */
 enum sb_db_outcome sb_db_apply_policy(struct sb_conn *con, enum sb_db_status st,
                                       const char *sql, size_t len)
 {
@@ -585,7 +556,7 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
     sb_db_cancel_idle(con);
     if (st == SB_DB_OK)
         count_query(con, sb_sql_classify(sql, len));
-    return outcome(con, st, sql, len);
+    return sb_db_apply_policy(con, st, sql, len);
 }
 
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
@@ -619,7 +590,7 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
          * that lands inside a prepare (--reconnect=N prepares inside the
          * event) must not end the run. */
         if (status == SB_DB_CONN_LOST)
-            con->prepare_reconnected = outcome(con, status, sql, len) == SB_DB_RECONNECTED;
+            con->prepare_reconnected = sb_db_apply_policy(con, status, sql, len) == SB_DB_RECONNECTED;
         else
             remember_query(con, sql, len);
         return NULL;
@@ -782,7 +753,7 @@ static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
         st->priv = NULL;
         s = con->drv->prepare(st);
         if (s != SB_DB_OK)
-            return outcome(con, s, st->sql, st->sql_len);
+            return sb_db_apply_policy(con, s, st->sql, st->sql_len);
         st->generation = con->generation;
     }
     return SB_DB_DONE;
@@ -804,7 +775,7 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, st->kind);
-    return outcome(con, s, st->sql, st->sql_len);
+    return sb_db_apply_policy(con, s, st->sql, st->sql_len);
 }
 
 /* ------------------------------------------------------- non-blocking */
@@ -817,7 +788,7 @@ static enum sb_db_outcome complete(struct sb_conn *con, enum sb_db_status s)
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, con->pending_kind);
-    return outcome(con, s, con->pending_sql, con->pending_len);
+    return sb_db_apply_policy(con, s, con->pending_sql, con->pending_len);
 }
 
 enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_t len)

@@ -345,9 +345,6 @@ const struct sb_driver_ops *sb_driver_find(const char *name);
 
 /* ------------------------------------------------------- common policy */
 
-/* How bulk inserts load rows (--bulk-mode; sb_db_bulk.h). */
-enum sb_bulk_mode { SB_BULK_AUTO, SB_BULK_INSERT, SB_BULK_COPY };
-
 /* Database options shared by every driver (--db-driver, --db-ps-mode,
  * --db-ignore-errors, --db-debug). */
 extern const struct sb_opt_def sb_db_options[];
@@ -362,8 +359,7 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
                                        const char *driver_name,
                                        char *err, size_t errlen);
 void sb_db_done(const struct sb_driver_ops *drv);
-/* --bulk-mode (SB_BULK_AUTO before sb_db_init) and --db-debug. */
-enum sb_bulk_mode sb_db_bulk_mode(void);
+/* --db-debug. */
 bool sb_db_debug(void);
 
 /* For the layer's own modules (sb_db_bulk.c): the error policy applied to
