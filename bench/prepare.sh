@@ -180,7 +180,7 @@ report() { # SERVER SHAPE TOOLS...
     local p=$srv-$shape-$tool w
     w=$(med "$p" wall)
     if [[ $tool == pgbench ]]; then
-      printf '  %-12s %8s %10s %8s %8.1f %9.1f %9s %8s %8s %7.1f  (client-side generate: %.1f MB/s)\n' \
+      printf '  %-12s %8s %10s %8s %8.1f %9.1f %9s %8s %8.1f %7.1f  (client-side generate: %.1f MB/s)\n' \
         "$tool" "$w" - - "$(med "$p" mb)" "$(med "$p" mbs)" "$(med "$p" cpu)" "$(med "$p" srv)" \
         "$(med "$p" share)" "$(med "$p" rss)" "$(med "$p" genmbs)"
       continue
