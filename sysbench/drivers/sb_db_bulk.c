@@ -820,6 +820,16 @@ enum sb_db_outcome sb_db_bulk_pause(struct sb_conn *con)
     return o;
 }
 
+/* Whether the last statement failed as interrupted (MySQL's 70100,
+ * PostgreSQL's 57014): a deadline cancel sent for the statement before
+ * can reach the server once the next one runs (MariaDB's KILL QUERY
+ * names the connection, not the statement), and an interrupted
+ * statement left none of its rows. */
+static bool interrupted(const struct sb_conn *con)
+{
+    return strcmp(con->err.sql_state, "70100") == 0 || strcmp(con->err.sql_state, "57014") == 0;
+}
+
 /* The last rows of an INSERT or an event loop's bulk path, whose events
  * are counted already: the deadline does not cut their statement, and
  * an ignorable error or a reconnect (which left none of them on the
@@ -831,6 +841,8 @@ static enum sb_db_outcome send_last(struct sb_conn *con)
     __atomic_store_n(&con->keep_at_deadline, true, __ATOMIC_RELAXED);
     for (int attempt = 0; attempt < SB_BULK_DONE_ATTEMPTS; attempt++) {
         o = send_filled(con, false);
+        if (o == SB_DB_FATAL && !con->cut && interrupted(con))
+            continue;
         if ((o != SB_DB_IGNORED && o != SB_DB_RECONNECTED) || con->cut)
             break;
     }
