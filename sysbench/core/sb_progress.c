@@ -30,6 +30,7 @@ static struct {
     pthread_t owner;
     char what[48], unit[24];
     uint64_t total, done;        /* atomic */
+    uint64_t bytes;              /* atomic: data sent, for MB/s */
     const unsigned *watch;
     uint64_t start_ns, next_ns, every_ns;
     int shown;                   /* atomic: a terminal line is on screen */
@@ -40,7 +41,7 @@ static struct {
     /* The printed lines' (time, done): the rate over the last few seconds
      * gives the time left, which the mean since the start misjudges when
      * the server slows down as its tables grow. Owner thread only. */
-    uint64_t hist_ns[RATE_SAMPLES], hist_done[RATE_SAMPLES];
+    uint64_t hist_ns[RATE_SAMPLES], hist_done[RATE_SAMPLES], hist_bytes[RATE_SAMPLES];
     unsigned nhist;
 } task = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -79,6 +80,7 @@ void sb_progress_begin(const char *what, const char *unit, uint64_t total)
     snprintf(task.unit, sizeof(task.unit), "%s", unit);
     __atomic_store_n(&task.total, total, __ATOMIC_RELAXED);
     __atomic_store_n(&task.done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&task.bytes, 0, __ATOMIC_RELAXED);
     task.watch = NULL;
     task.start_ns = sb_now_ns();
     task.next_ns = task.start_ns +
@@ -101,6 +103,12 @@ void sb_progress_add(uint64_t n)
 {
     if (__atomic_load_n(&task.open, __ATOMIC_RELAXED))
         __atomic_fetch_add(&task.done, n, __ATOMIC_RELAXED);
+}
+
+void sb_progress_add_bytes(uint64_t n)
+{
+    if (__atomic_load_n(&task.open, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&task.bytes, n, __ATOMIC_RELAXED);
 }
 
 void sb_progress_watch(const unsigned *count)
@@ -166,11 +174,12 @@ static void fmt_secs(char *buf, size_t len, double s)
         snprintf(buf, len, "%ld h %ld min", t / 3600, t / 60 % 60);
 }
 
-/* Units per second over the last RATE_WINDOW_NS (at least the last
- * printed line's span; from the start before any), and records now. */
-static double recent_rate(uint64_t now, uint64_t done)
+/* Units (and bytes, into *bps) per second over the last RATE_WINDOW_NS
+ * (at least the last printed line's span; from the start before any),
+ * and records now. */
+static double recent_rate(uint64_t now, uint64_t done, uint64_t bytes, double *bps)
 {
-    uint64_t t0 = task.start_ns, d0 = 0;
+    uint64_t t0 = task.start_ns, d0 = 0, b0 = 0;
     unsigned n = task.nhist < RATE_SAMPLES ? task.nhist : RATE_SAMPLES;
 
     /* The oldest sample inside the window; the newest when all are older
@@ -180,12 +189,15 @@ static double recent_rate(uint64_t now, uint64_t done)
         if (now - task.hist_ns[i] <= RATE_WINDOW_NS || k == n - 1) {
             t0 = task.hist_ns[i];
             d0 = task.hist_done[i];
+            b0 = task.hist_bytes[i];
             break;
         }
     }
     task.hist_ns[task.nhist % RATE_SAMPLES] = now;
     task.hist_done[task.nhist % RATE_SAMPLES] = done;
+    task.hist_bytes[task.nhist % RATE_SAMPLES] = bytes;
     task.nhist++;
+    *bps = now > t0 && bytes >= b0 ? (double)(bytes - b0) / ((double)(now - t0) / 1e9) : 0;
     return now > t0 && done >= d0 ? (double)(done - d0) / ((double)(now - t0) / 1e9) : 0;
 }
 
@@ -194,9 +206,13 @@ static double recent_rate(uint64_t now, uint64_t done)
 static void format_line(char *buf, size_t len, uint64_t now)
 {
     uint64_t done = done_now(), total = __atomic_load_n(&task.total, __ATOMIC_RELAXED);
-    double el = (double)(now - task.start_ns) / 1e9, rate = recent_rate(now, done);
-    char left[32];
+    uint64_t bytes = __atomic_load_n(&task.bytes, __ATOMIC_RELAXED);
+    double el = (double)(now - task.start_ns) / 1e9, bps, rate = recent_rate(now, done, bytes, &bps);
+    char left[32], mbs[32] = "";
     int n;
+
+    if (bytes > 0)
+        snprintf(mbs, sizeof(mbs), ", %.1f MB/s", bps / 1e6);
 
     if (done == 0 && total == 0) {
         fmt_secs(left, sizeof(left), el);
@@ -210,12 +226,12 @@ static void format_line(char *buf, size_t len, uint64_t now)
         return;
     }
     if (total > 0 && done <= total)
-        n = snprintf(buf, len, "%s: %llu of %llu %s (%.0f%%), %.0f %s/s", task.what,
+        n = snprintf(buf, len, "%s: %llu of %llu %s (%.0f%%), %.0f %s/s%s", task.what,
                      (unsigned long long)done, (unsigned long long)total, task.unit,
-                     100.0 * (double)done / (double)total, rate, task.unit);
+                     100.0 * (double)done / (double)total, rate, task.unit, mbs);
     else
-        n = snprintf(buf, len, "%s: %llu %s, %.0f %s/s", task.what, (unsigned long long)done,
-                     task.unit, rate, task.unit);
+        n = snprintf(buf, len, "%s: %llu %s, %.0f %s/s%s", task.what, (unsigned long long)done,
+                     task.unit, rate, task.unit, mbs);
     if (n < 0 || (size_t)n >= len)
         return;
     if (total > done && rate > 0 && (double)(total - done) / rate < 0.5) {
@@ -273,7 +289,7 @@ static unsigned format_phases(char *buf, size_t len)
 
 void sb_progress_end(FILE *summary)
 {
-    uint64_t now = sb_now_ns(), done;
+    uint64_t now = sb_now_ns(), done, bytes;
     double el;
     char phases[256], what[sizeof(task.what)];
     unsigned nthreads;
@@ -283,6 +299,7 @@ void sb_progress_end(FILE *summary)
     sb_progress_thread_end();
     sb_progress_hide();
     done = done_now();
+    bytes = __atomic_load_n(&task.bytes, __ATOMIC_RELAXED);
     el = (double)(now - task.start_ns) / 1e9;
     pthread_mutex_lock(&task.lock);
     nthreads = format_phases(phases, sizeof(phases));
@@ -301,6 +318,9 @@ void sb_progress_end(FILE *summary)
     if (done > 0)
         fprintf(summary, ": %llu %s, %.0f %s/s", (unsigned long long)done, task.unit,
                 el > 0 ? (double)done / el : 0, task.unit);
+    if (done > 0 && bytes > 0)
+        fprintf(summary, ", %.1f MB sent, %.1f MB/s", (double)bytes / 1e6,
+                el > 0 ? (double)bytes / 1e6 / el : 0);
     fputc('\n', summary);
     fflush(summary);
 }

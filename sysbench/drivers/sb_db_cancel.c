@@ -14,6 +14,9 @@ static uint64_t cancelled;
  * most likely cancelled by it (a cancel can land just after the
  * connection's busy mark was read). */
 static int cancelling;
+/* Set once a signal's sweep started: the only sweeps that reach a
+ * connection with keep_at_deadline. */
+static int cancelling_all;
 
 void sb_db_cancel_register(struct sb_conn *con)
 {
@@ -55,24 +58,29 @@ bool sb_db_cancel_was_cut(const struct sb_conn *con, bool failed)
 
     if (seq != 0 && seq == con->stmt_seq)
         return true;
-    return failed && __atomic_load_n(&cancelling, __ATOMIC_ACQUIRE);
+    return failed && __atomic_load_n(con->keep_at_deadline ? &cancelling_all : &cancelling,
+                                     __ATOMIC_ACQUIRE);
 }
 
-unsigned sb_db_cancel_all(void)
+unsigned sb_db_cancel_all(bool signal)
 {
     const struct sb_driver_ops *drv = NULL;
     void *sweep = NULL;
     unsigned n = 0;
 
     __atomic_store_n(&cancelling, 1, __ATOMIC_RELEASE);
+    if (signal)
+        __atomic_store_n(&cancelling_all, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&reg_lock);
     for (struct sb_conn *con = reg_head; con != NULL; con = con->reg_next) {
         uint64_t seq;
         bool again;
         /* Busy first: a connection between statements may be
-         * reconnecting, changing priv (under this lock only to free it). */
+         * reconnecting, changing priv (under this lock only to free it).
+         * keep_at_deadline is the owner's, set before its busy mark. */
         if (!__atomic_load_n(&con->busy, __ATOMIC_ACQUIRE) || con->drv->cancel == NULL ||
-            con->priv == NULL)
+            con->priv == NULL ||
+            (!signal && __atomic_load_n(&con->keep_at_deadline, __ATOMIC_RELAXED)))
             continue;
         seq = __atomic_load_n(&con->stmt_seq, __ATOMIC_RELAXED);
         /* Still running after an earlier sweep cancelled it: that cancel
@@ -103,4 +111,5 @@ void sb_db_cancel_reset(void)
 {
     __atomic_store_n(&cancelled, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&cancelling, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&cancelling_all, 0, __ATOMIC_RELEASE);
 }

@@ -56,14 +56,15 @@ bool sb_db_cancel_was_cut(const struct sb_conn *con, bool failed);
 
 /*
  * Cancels the statement in flight on every registered connection whose
- * driver can cancel. Any thread; blocks while the driver reaches the
+ * driver can cancel; at the deadline (signal false) not those marked
+ * keep_at_deadline (sb_driver.h). Any thread; blocks while the driver reaches the
  * server (a side connection for MariaDB, bounded by its connect timeout).
  * A statement an earlier sweep cancelled that is still running gets its
  * cancel again (it may have reached the server first) but is not counted
  * again. Returns how many statements it newly cancelled (also added to
  * the count sb_db_cancel_count returns).
  */
-unsigned sb_db_cancel_all(void);
+unsigned sb_db_cancel_all(bool signal);
 
 /* Statements cancelled since the last sb_db_cancel_reset. */
 uint64_t sb_db_cancel_count(void);

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "core/sb_clock.h"
+#include "drivers/sb_db_bulk.h"
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_db_conn.h"
 #include "drivers/sb_db_preconnect.h"
@@ -52,6 +53,9 @@ const struct sb_opt_def sb_db_options[] = {
     {"db-ignore-errors", "error numbers or SQLSTATEs to ignore (restart the event) for every driver, or 'all'", "", SB_ARG_LIST},
     {"db-reconnect-timeout", "seconds to keep retrying a lost connection before giving up", "60", SB_ARG_DOUBLE},
     {"db-debug", "print database-specific debug information", "off", SB_ARG_BOOL},
+    {"bulk-mode", "how bulk inserts load rows: copy (COPY, LOAD DATA LOCAL, SQLite's prepared "
+                  "INSERT), insert (multi-row INSERTs) or auto (copy in prepare and other "
+                  "commands, insert in run)", "auto", SB_ARG_STRING},
     {NULL, NULL, NULL, 0}
 };
 
@@ -142,6 +146,11 @@ static int add_default_ignorable(const struct sb_driver_ops *drv, char *err, siz
     return 0;
 }
 
+bool sb_db_debug(void)
+{
+    return policy.debug;
+}
+
 const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
                                        const struct sb_optset *driver_opts,
                                        const char *driver_name,
@@ -181,6 +190,8 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
     }
     policy.ps_disable = strcmp(mode, "disable") == 0;
     policy.debug = sb_optset_bool(general, "db-debug");
+    if (sb_db_bulk_configure(sb_optset_str(general, "bulk-mode"), err, errlen) != 0)
+        return NULL;
     policy.reconnect_timeout = sb_optset_double(general, "db-reconnect-timeout");
     if (!(policy.reconnect_timeout >= 0)) {
         snprintf(err, errlen, "invalid value for --db-reconnect-timeout: expected seconds");
@@ -277,6 +288,8 @@ void sb_db_disconnect(struct sb_conn *con)
     if (con == NULL)
         return;
     sb_db_free_result(con);
+    /* The bulk loader's statement is among the connection's. */
+    sb_db_bulk_free(con);
     while (con->stmts != NULL)
         sb_db_close(con->stmts);
     sb_db_conn_close(con);
@@ -351,15 +364,17 @@ void sb_db_count_ignored(struct sb_conn *con)
     rollback_open_transaction(con);
 }
 
-/* Applies the error policy to a driver status. */
-static enum sb_db_outcome outcome(struct sb_conn *con, enum sb_db_status st,
-                                  const char *sql, size_t len)
+/* The error policy applied to a driver status (sb_driver.h). */
+enum sb_db_outcome sb_db_apply_policy(struct sb_conn *con, enum sb_db_status st,
+                                      const char *sql, size_t len)
 {
     struct sb_db_counters *cnt = con->counters;
 
     /* Cut at the deadline or by a signal: restart the event (the stop
      * flag is up: it ends uncounted), no error counted, no reconnect. */
-    if (sb_db_cancel_was_cut(con, st != SB_DB_OK)) {
+    con->cut = sb_db_cancel_was_cut(con, st != SB_DB_OK);
+    con->cut_done = con->cut && st == SB_DB_OK;
+    if (con->cut) {
         remember_query(con, sql, len);
         return SB_DB_IGNORED;
     }
@@ -424,6 +439,8 @@ static bool query_prologue(struct sb_conn *con, const char *sql, size_t len)
     sb_db_free_result(con);
     if (not_connected(con, sql, len))
         return false;
+    if (con->bulk != NULL && sb_db_bulk_pause(con) != SB_DB_DONE)
+        return false;
     if (policy.debug)
         sb_debug("query: %.*s", (int)len, sql);
     return true;
@@ -440,7 +457,7 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
     sb_db_cancel_idle(con);
     if (st == SB_DB_OK)
         count_query(con, sb_sql_classify(sql, len));
-    return outcome(con, st, sql, len);
+    return sb_db_apply_policy(con, st, sql, len);
 }
 
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
@@ -450,6 +467,8 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
 
     con->prepare_reconnected = false;
     if (not_connected(con, sql, len))
+        return NULL;
+    if (con->bulk != NULL && sb_db_bulk_pause(con) != SB_DB_DONE)
         return NULL;
     st = calloc(1, sizeof(*st));
     if (st == NULL || (st->sql = malloc(len + 1)) == NULL) {
@@ -472,7 +491,7 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
          * that lands inside a prepare (--reconnect=N prepares inside the
          * event) must not end the run. */
         if (status == SB_DB_CONN_LOST)
-            con->prepare_reconnected = outcome(con, status, sql, len) == SB_DB_RECONNECTED;
+            con->prepare_reconnected = sb_db_apply_policy(con, status, sql, len) == SB_DB_RECONNECTED;
         else
             remember_query(con, sql, len);
         return NULL;
@@ -613,11 +632,14 @@ oom:
 static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
 {
     struct sb_conn *con = st->con;
+    enum sb_db_outcome o;
     enum sb_db_status s;
 
     sb_db_free_result(con);
     if (not_connected(con, st->sql, st->sql_len))
         return SB_DB_FATAL;
+    if (con->bulk != NULL && (o = sb_db_bulk_pause(con)) != SB_DB_DONE)
+        return o;
     if (st->params == NULL && st->nparams > 0) {
         con->err.sql_errno = 0;
         con->err.sql_state[0] = '\0';
@@ -632,7 +654,7 @@ static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
         st->priv = NULL;
         s = con->drv->prepare(st);
         if (s != SB_DB_OK)
-            return outcome(con, s, st->sql, st->sql_len);
+            return sb_db_apply_policy(con, s, st->sql, st->sql_len);
         st->generation = con->generation;
     }
     return SB_DB_DONE;
@@ -654,7 +676,7 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, st->kind);
-    return outcome(con, s, st->sql, st->sql_len);
+    return sb_db_apply_policy(con, s, st->sql, st->sql_len);
 }
 
 /* ------------------------------------------------------- non-blocking */
@@ -667,7 +689,7 @@ static enum sb_db_outcome complete(struct sb_conn *con, enum sb_db_status s)
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, con->pending_kind);
-    return outcome(con, s, con->pending_sql, con->pending_len);
+    return sb_db_apply_policy(con, s, con->pending_sql, con->pending_len);
 }
 
 enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_t len)

@@ -45,7 +45,8 @@ enum sb_db_status {
     SB_DB_OK = 0,
     SB_DB_ERROR,      /* the statement failed; con->err says why */
     SB_DB_CONN_LOST,  /* the connection is gone; con->err says why */
-    SB_DB_PENDING     /* non-blocking call in flight: wait on con->wait */
+    SB_DB_PENDING,    /* non-blocking call in flight: wait on con->wait */
+    SB_DB_REFUSED     /* copy_begin: the server refuses its bulk path */
 };
 
 /* What a statement did, after the common layer applied the error policy. */
@@ -185,6 +186,17 @@ struct sb_conn {
     unsigned busy;
     uint64_t stmt_seq, cancel_seq;
     struct sb_conn *reg_prev, *reg_next;
+    /* Whether the last statement was cut by a cancel, and whether it had
+     * completed on the server all the same (its changes stand: a cancel
+     * that came too late). Set by the common layer after every
+     * statement. */
+    bool cut, cut_done;
+    /* Cancels at the deadline leave this connection's statement running
+     * (a signal's still cancel it): a bulk insert's last rows, counted
+     * as events already (sb_db_bulk.h). */
+    bool keep_at_deadline;
+    /* Bulk inserts (sb_db_bulk.h): NULL until the first one. */
+    struct sb_db_bulk *bulk;
 };
 
 struct sb_driver_ops {
@@ -258,6 +270,37 @@ struct sb_driver_ops {
      * NULL means SQL-standard quoting (quotes doubled). */
     size_t (*quote)(struct sb_conn *con, const char *src, size_t len, char *dst);
 
+    /*
+     * The server's bulk load (sb_db_bulk.h), NULL when it has none.
+     * copy_begin opens a load into table (as the INSERT head wrote it)
+     * and the columns cols ("(a, b)", or "" for all), or returns
+     * SB_DB_REFUSED when the server refuses its bulk path (con->err says
+     * why; the loader then sends INSERTs). copy_data sends nrows rows,
+     * whole lines of tab-separated text (\N for NULL, backslash escapes
+     * for backslash, tab, newline, carriage return). copy_end closes the
+     * load, abort dropping what it holds. No other statement runs on con
+     * between copy_begin and copy_end. The statement boundaries differ:
+     * PostgreSQL's COPY FROM STDIN is one statement from copy_begin to
+     * copy_end, while each copy_data of MySQL's is a LOAD DATA LOCAL
+     * INFILE of its own; copy_chunk is the size of copy_data's text the
+     * loader aims at.
+     */
+    enum sb_db_status (*copy_begin)(struct sb_conn *con, const char *table, const char *cols);
+    enum sb_db_status (*copy_data)(struct sb_conn *con, const char *data, size_t len,
+                                   uint64_t nrows);
+    enum sb_db_status (*copy_end)(struct sb_conn *con, bool abort);
+    size_t copy_chunk;
+    const char *copy_name;      /* "COPY", "LOAD DATA LOCAL INFILE" */
+    /* The longest statement text the server takes (MySQL's
+     * max_allowed_packet), 0 when unknown; NULL: unknown. */
+    size_t (*statement_limit)(struct sb_conn *con);
+
+    /* Whether a backslash escapes the next character in a string
+     * literal on con ('It\'s'): MySQL unless its sql_mode has
+     * NO_BACKSLASH_ESCAPES, PostgreSQL with standard_conforming_strings
+     * off. NULL: never. */
+    bool (*backslash_escapes)(struct sb_conn *con);
+
     /* The version of the client library the driver was built with (for
      * result files): writes it into buf (capacity len) and returns 0, or
      * returns -1 if unknown. Needs no connection and no init. May be NULL. */
@@ -315,6 +358,15 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
                                        const char *driver_name,
                                        char *err, size_t errlen);
 void sb_db_done(const struct sb_driver_ops *drv);
+/* --db-debug. */
+bool sb_db_debug(void);
+
+/* For the layer's own modules (sb_db_bulk.c): the error policy applied to
+ * the driver status st of a statement (text sql, for messages) that was
+ * marked busy (sb_db_cancel_busy) while it ran: cut, ignorable,
+ * reconnect (done here, as for a query) or fatal. */
+enum sb_db_outcome sb_db_apply_policy(struct sb_conn *con, enum sb_db_status st,
+                                      const char *sql, size_t len);
 
 /* Connects a new connection. Returns NULL and fills *err on failure. The
  * counters are borrowed and must outlive the connection. */

@@ -17,6 +17,7 @@
 #include "config/sb_config.h"
 #include "config/sb_point.h"
 #include "core/sb_clock.h"
+#include "core/sb_ledger.h"
 #include "drivers/sb_db_cancel.h"
 #include "lua/sb_lua.h"
 #include "lua/sb_lua_interrupt.h"
@@ -33,8 +34,20 @@
  * "Prepare done in ..." line. SB_COMPAT=1.0 prints neither. */
 static void command_progress_begin(const char *name)
 {
+    sb_ledger_begin();
     if (!sb_compat10())
         sb_progress_begin(name, "rows", 0);
+}
+
+/* After a command that did not finish (an error, a signal): what it left
+ * incomplete, from the ledger (sb_ledger.h), as one warning line. */
+static void command_report_incomplete(const char *name)
+{
+    char line[2048];
+
+    if (sb_ledger_summary(line, sizeof(line)))
+        sb_log(SB_LOG_WARNING, "%s did not finish: %s; run 'cleanup' before another %s",
+               name, line, name);
 }
 
 static void command_progress_end(int rc)
@@ -53,6 +66,8 @@ static void *main_cmd_run(void *p)
 {
     struct main_cmd *c = p;
     c->rc = sb_lua_run_command(c->L, c->name, -1, c->err, sizeof(c->err));
+    if (c->rc != 0)
+        sb_ledger_fail();
     sb_progress_thread_end();
     return NULL;
 }
@@ -71,8 +86,10 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
     command_progress_begin(name);
     rc = sb_signal_guarded(env->driver, main_cmd_run, c);
     command_progress_end(rc == 0 ? c->rc : 1);
-    if (rc == 1)
+    if (rc == 1) {
+        command_report_incomplete(name);
         return 128 + sb_signal_caught(); /* c stays with the abandoned thread */
+    }
     if (rc < 0) {
         sb_fatal("cannot create a thread for command '%s'", name);
         rc = 1;
@@ -87,6 +104,8 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
     } else if (sb_signal_stopped()) {
         rc = 128 + sb_signal_caught();
     }
+    if (rc != 0)
+        command_report_incomplete(name);
     free(c);
     return rc;
 }
@@ -113,8 +132,10 @@ static void *command_main(void *arg)
     if (drv != NULL && drv->thread_init != NULL)
         drv->thread_init();
     L = sb_lua_new_state(c->env, &c->lt, true, c->err, sizeof(c->err));
-    if (L == NULL || sb_lua_run_command(L, c->name, c->tid, c->err, sizeof(c->err)) != 0)
+    if (L == NULL || sb_lua_run_command(L, c->name, c->tid, c->err, sizeof(c->err)) != 0) {
         c->failed = true;
+        sb_ledger_fail();   /* threads waiting for this one's items stop */
+    }
     sb_progress_thread_end();
     sb_lua_close(L);
     if (drv != NULL && drv->thread_done != NULL)
@@ -163,6 +184,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
      * inside a statement or a connect, and nothing is left to report. */
     if (!sb_signal_wait_count(finished, started, 0)) {
         command_progress_end(1);
+        command_report_incomplete(name);
         sb_signal_abandon(); /* t and finished stay with the threads */
         return 128 + sb_signal_caught();
     }
@@ -182,5 +204,7 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     free(finished);
     if (rc == 0 && sb_signal_stopped())
         rc = 128 + sb_signal_caught();
+    if (rc != 0)
+        command_report_incomplete(name);
     return rc;
 }

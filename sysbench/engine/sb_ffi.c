@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "config/sb_config.h"
+#include "core/sb_ledger.h"
 #include "core/sb_progress.h"
 #include "pure/sb_lhist.h"
 #include "pure/sb_rand.h"
@@ -36,6 +37,11 @@ int sb_ffi_mix_next(int thread_id);
 void sb_ffi_progress_add(double n);
 void sb_ffi_progress_expect(double n);
 void sb_ffi_progress_phase(const char *name);
+int sb_ffi_item(const char *name, double parts, const char *noun);
+void sb_ffi_item_set(int i, int state);
+double sb_ffi_item_part_done(int i);
+int sb_ffi_item_wait(int i, int state);
+int sb_ffi_items_failed(void);
 
 uint32_t sb_rand_default(uint32_t a, uint32_t b);
 uint32_t sb_rand_uniform(uint32_t a, uint32_t b);
@@ -347,4 +353,34 @@ void sb_ffi_progress_expect(double n)
 void sb_ffi_progress_phase(const char *name)
 {
     sb_progress_phase(name);
+}
+
+/* sysbench.progress's items (sb_ledger.h): -1, an item not recorded,
+ * is ignored by the others. */
+int sb_ffi_item(const char *name, double parts, const char *noun)
+{
+    return sb_ledger_item(name, parts >= 1 && parts < 4e9 ? (unsigned)parts : 1, noun);
+}
+
+void sb_ffi_item_set(int i, int state)
+{
+    if (state >= SB_LEDGER_DECLARED && state <= SB_LEDGER_COMPLETE)
+        sb_ledger_set(i, (enum sb_ledger_state)state);
+}
+
+double sb_ffi_item_part_done(int i)
+{
+    return sb_ledger_part_done(i);
+}
+
+int sb_ffi_item_wait(int i, int state)
+{
+    if (state < SB_LEDGER_DECLARED || state > SB_LEDGER_COMPLETE)
+        return 0;
+    return sb_ledger_wait(i, (enum sb_ledger_state)state);
+}
+
+int sb_ffi_items_failed(void)
+{
+    return sb_ledger_failed();
 }

@@ -173,7 +173,7 @@ static bool cancel_due(struct sb_run *run, uint64_t deadline_ns, uint64_t now,
     if (*next_sweep == 0 && !sig && (at == 0 || now < at))
         return false;
     if (now >= *next_sweep) {
-        unsigned n = sb_db_cancel_all();
+        unsigned n = sb_db_cancel_all(sig);
         if (n > 0 && !sig)
             run->cut_at_deadline = true;
         *next_sweep = now + 500 * SB_NS_PER_MS;

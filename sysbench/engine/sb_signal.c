@@ -70,7 +70,7 @@ static void *watch_signals(void *arg)
     while (sem_wait(&signal_sem) != 0)
         ;
     sb_lua_interrupt_all();
-    sb_db_cancel_all();
+    sb_db_cancel_all(true);
     return NULL;
 }
 

@@ -273,53 +273,79 @@ function M.create_table_sql(drv, n)
                         table.concat(cols, ",\n  "), suffix)
 end
 
--- Creates table n, loads cfg.table_size rows and builds the indexes.
-function M.create_table(drv, con, n)
+-- Creates table n (and, with --secondary, its id index, which MySQL
+-- declares inside CREATE TABLE).
+function M.create_table_only(drv, con, n)
    local table_name = "sbtest" .. n
-   local name = drv:name()
 
    print(string.format("Creating table '%s'...", table_name))
    sysbench.progress.phase("create")
    con:query(M.create_table_sql(drv, n))
-
-   -- With --secondary the id index comes before the load, as MySQL
-   -- declares it inside CREATE TABLE.
-   if cfg.secondary and name ~= "mysql" and cfg.pgsql_variant == nil then
+   if cfg.secondary and drv:name() ~= "mysql" and cfg.pgsql_variant == nil then
       con:query(string.format("CREATE INDEX xid_%d ON %s(id)", n, table_name))
    end
+end
 
-   if cfg.table_size > 0 then
-      print(string.format("Inserting %d records into '%s'",
-                          cfg.table_size, table_name))
-      sysbench.progress.phase("load")
-      local auto = M.use_auto_inc(drv)
-      if auto then
-         con:bulk_insert_init(string.format(
-            "INSERT INTO %s (k, c, pad) VALUES", table_name))
-      else
-         con:bulk_insert_init(string.format(
-            "INSERT INTO %s (id, k, c, pad) VALUES", table_name))
-      end
-      for id = 1, cfg.table_size do
-         local k = rand_id()
-         if auto then
-            con:bulk_insert_next(string.format("(%d, '%s', '%s')",
-                                               k, M.rand_c(), M.rand_pad()))
-         else
-            con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')",
-                                               id, k, M.rand_c(),
-                                               M.rand_pad()))
-         end
-      end
-      con:bulk_insert_done()
+-- Loads rows first..last of table n. explicit_ids: the ids are written
+-- (first..last) even where the database would number them, so that
+-- several threads can load one table and the rows are the same whoever
+-- loads them.
+function M.load_rows(drv, con, n, first, last, explicit_ids)
+   local table_name = "sbtest" .. n
+   if last < first then
+      return
    end
+   if first == 1 and last == cfg.table_size then
+      print(string.format("Inserting %d records into '%s'", cfg.table_size, table_name))
+   else
+      print(string.format("Inserting records %d to %d into '%s'", first, last,
+                          table_name))
+   end
+   sysbench.progress.phase("load")
+   local ids = explicit_ids or not M.use_auto_inc(drv)
+   if ids then
+      con:bulk_insert_init(string.format(
+         "INSERT INTO %s (id, k, c, pad) VALUES", table_name))
+   else
+      con:bulk_insert_init(string.format(
+         "INSERT INTO %s (k, c, pad) VALUES", table_name))
+   end
+   for id = first, last do
+      local k = rand_id()
+      if ids then
+         con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')",
+                                            id, k, M.rand_c(), M.rand_pad()))
+      else
+         con:bulk_insert_next(string.format("(%d, '%s', '%s')",
+                                            k, M.rand_c(), M.rand_pad()))
+      end
+   end
+   con:bulk_insert_done()
+end
 
+-- What follows the load of table n: PostgreSQL's id sequence moved past
+-- the ids written explicitly, then the secondary index.
+function M.finish_table(drv, con, n, explicit_ids)
+   local table_name = "sbtest" .. n
+   if explicit_ids and cfg.table_size > 0 and drv:name() == "pgsql" and
+      M.use_auto_inc(drv) then
+      con:query(string.format(
+         "SELECT setval(pg_get_serial_sequence('%s', 'id'), %d)",
+         table_name, cfg.table_size))
+   end
    if cfg.create_secondary then
       print(string.format("Creating a secondary index on '%s'...",
                           table_name))
       sysbench.progress.phase("index")
       con:query(string.format("CREATE INDEX k_%d ON %s(k)", n, table_name))
    end
+end
+
+-- Creates table n, loads cfg.table_size rows and builds the indexes.
+function M.create_table(drv, con, n)
+   M.create_table_only(drv, con, n)
+   M.load_rows(drv, con, n, 1, cfg.table_size, false)
+   M.finish_table(drv, con, n, false)
 end
 
 -- Calls fn(n) for each table this thread owns in a parallel command:
@@ -338,7 +364,69 @@ local function for_my_tables(fn)
    end
 end
 
--- "prepare": create and load the tables, in parallel over --threads.
+-- The plan of a parallel prepare, the same in every thread: this
+-- instance's tables (every --instances-th, from its own) in one sequence
+-- of rows, cut into --threads contiguous ranges, so that one large table
+-- keeps every thread busy and many small ones are not split. Returns
+-- this thread's parts, in order, as {n = table, first = id, last = id,
+-- creates = bool}, and the number of parts of each table.
+local function prepare_plan()
+   local tables = {}
+   local inst, count = sysbench.instance or 0, sysbench.instances or 1
+   for n = inst + 1, cfg.tables, count do
+      tables[#tables + 1] = n
+   end
+   local threads = math.max(cfg.threads, 1)
+   -- An empty table still has one unit: some thread must create it.
+   local unit = math.max(cfg.table_size, 1)
+   local total = #tables * unit
+   local function range(t)
+      return math.floor(total * t / threads), math.floor(total * (t + 1) / threads)
+   end
+   local nparts = {}
+   for t = 0, threads - 1 do
+      local from, to = range(t)
+      if to > from then
+         for i = math.floor(from / unit), math.floor((to - 1) / unit) do
+            nparts[tables[i + 1]] = (nparts[tables[i + 1]] or 0) + 1
+         end
+      end
+   end
+   local mine = {}
+   local from, to = range(sysbench.tid)
+   if to > from then
+      for i = math.floor(from / unit), math.floor((to - 1) / unit) do
+         local lo = math.max(from, i * unit) - i * unit
+         local hi = math.min(to, (i + 1) * unit) - i * unit
+         mine[#mine + 1] = {
+            n = tables[i + 1],
+            first = lo + 1,
+            last = math.min(hi, cfg.table_size),
+            creates = lo == 0,
+         }
+      end
+   end
+   return mine, nparts
+end
+
+-- "prepare" with SB_COMPAT=1.0 and for Redshift (whose IDENTITY column
+-- takes no ids of ours): a thread per table, as sysbench 1.0 does.
+local function prepare_by_table()
+   local mine = 0
+   for_my_tables(function() mine = mine + 1 end)
+   sysbench.progress.expect(mine * cfg.table_size)
+   local drv = sysbench.sql.driver()
+   local con = drv:connect()
+   for_my_tables(function(n) M.create_table(drv, con, n) end)
+   con:disconnect()
+end
+
+-- "prepare": create and load the tables, in parallel over --threads and
+-- over row ranges within a table (prepare_plan). Each table is created
+-- by the thread that loads its first rows, before any thread loads; the
+-- thread that loads its last part finishes it (indexes). Every table is
+-- an item of sysbench.progress, so a prepare that fails or is
+-- interrupted names the tables that are not complete.
 function M.cmd_prepare()
    M.init()
    -- oltp_insert with --auto-inc=off inserts ids of its own: its tables
@@ -348,13 +436,40 @@ function M.cmd_prepare()
    if M.prepare_empty_without_auto_inc and not cfg.auto_inc then
       cfg.table_size = 0
    end
-   -- The rows this thread will load, for the progress line's total.
-   local mine = 0
-   for_my_tables(function() mine = mine + 1 end)
-   sysbench.progress.expect(mine * cfg.table_size)
+   if os.getenv("SB_COMPAT") == "1.0" or cfg.pgsql_variant ~= nil then
+      return prepare_by_table()
+   end
+   local parts, nparts = prepare_plan()
+   local rows = 0
+   for _, p in ipairs(parts) do
+      rows = rows + math.max(p.last - p.first + 1, 0)
+   end
+   sysbench.progress.expect(rows)
    local drv = sysbench.sql.driver()
    local con = drv:connect()
-   for_my_tables(function(n) M.create_table(drv, con, n) end)
+   local item = {}
+   for _, p in ipairs(parts) do
+      item[p.n] = sysbench.progress.item("sbtest" .. p.n, nparts[p.n], "tables")
+   end
+   for _, p in ipairs(parts) do
+      if p.creates then
+         M.create_table_only(drv, con, p.n)
+         sysbench.progress.item_state(item[p.n], "created")
+      end
+   end
+   for _, p in ipairs(parts) do
+      -- Another thread makes the table, and may have failed.
+      if not sysbench.progress.wait(item[p.n], "created") then
+         con:disconnect()
+         return
+      end
+      sysbench.progress.item_state(item[p.n], "loading")
+      M.load_rows(drv, con, p.n, p.first, p.last, true)
+      if sysbench.progress.part_done(item[p.n]) == nparts[p.n] then
+         M.finish_table(drv, con, p.n, true)
+         sysbench.progress.item_state(item[p.n], "complete")
+      end
+   end
    con:disconnect()
 end
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lua/sb_lua_sql_ffi.h"
+#include "drivers/sb_db_bulk.h"
 #include "pure/sb_rand.h"
 
 size_t sb_lsql_abi(int what)
@@ -95,6 +96,10 @@ static int finish(struct sb_lsql_conn *c, enum sb_db_outcome o, enum sb_query_ki
         return SB_LSQL_PENDING;
     }
     rs_reset(c);
+    if (c->pending_bulk) {
+        c->pending_bulk = false;
+        o = sb_db_bulk_settle(c->con, o);
+    }
     c->error = o == SB_DB_DONE ? 0 : o == SB_DB_FATAL ? 2 : 1;
     if (o == SB_DB_DONE && c->con->rs.active) {
         c->rs.active = 1;
@@ -178,6 +183,49 @@ const char *sb_lsql_server_version(const struct sb_lsql_conn *c)
     if (c->con == NULL || c->con->drv->server_version == NULL)
         return NULL;
     return c->con->drv->server_version(c->con);
+}
+
+/* ------------------------------------------------------------ bulk inserts */
+
+int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run)
+{
+    int rc;
+
+    if (c->con == NULL)
+        return SB_LSQL_CLOSED;
+    rc = sb_db_bulk_init(c->con, head, len, in_run != 0);
+    if (rc == -1)
+        return SB_LSQL_NOMEM;
+    return rc == 0 ? 0 : SB_DB_FATAL;
+}
+
+int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len)
+{
+    enum sb_db_outcome o;
+
+    if (c->con == NULL)
+        return SB_LSQL_CLOSED;
+    if (!sb_db_bulk_open(c->con))
+        return SB_LSQL_NOBULK;
+    o = sb_db_bulk_next(c->con, row, len);
+    if (o == SB_DB_INFLIGHT) {
+        c->pending_bulk = true;
+        return finish(c, o, SB_QUERY_WRITE, 0);
+    }
+    if (o == SB_DB_FATAL && sb_db_bulk_bad_row(c->con)) {
+        c->error = 2;
+        return SB_LSQL_BADROW;
+    }
+    return finish(c, o, SB_QUERY_WRITE, 0);
+}
+
+int sb_lsql_bulk_done(struct sb_lsql_conn *c)
+{
+    if (c->con == NULL)
+        return SB_LSQL_CLOSED;
+    if (!sb_db_bulk_open(c->con))
+        return SB_LSQL_NOBULK;
+    return finish(c, sb_db_bulk_done(c->con), SB_QUERY_WRITE, 0);
 }
 
 /* ------------------------------------------------------------ statements */

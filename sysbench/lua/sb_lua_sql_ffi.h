@@ -40,6 +40,9 @@
 #define SB_LSQL_PENDING 5       /* in flight: wait, then sb_lsql_continue */
 #define SB_LSQL_CLOSED (-1)     /* the connection or statement is closed */
 #define SB_LSQL_NOMEM (-2)      /* out of memory */
+#define SB_LSQL_BADROW (-3)     /* a bulk insert's row is malformed: the
+                                 * connection's error message names it */
+#define SB_LSQL_NOBULK (-4)     /* no bulk insert is open */
 
 struct sb_lsql_conn;
 
@@ -68,6 +71,9 @@ struct sb_lsql_conn {
      * its statement id. */
     enum sb_query_kind pending_kind;
     int32_t pending_stmt;
+    /* The statement in flight sends a bulk insert's rows
+     * (sb_db_bulk_next): its outcome goes to sb_db_bulk_settle. */
+    bool pending_bulk;
     char errline[1024];     /* sb_lsql_error_text()'s buffer */
 };
 
@@ -138,6 +144,20 @@ int sb_lsql_execute(struct sb_lsql_stmt *s);
  */
 int sb_lsql_continue(struct sb_lsql_conn *c);
 int sb_lsql_complete(struct sb_lsql_conn *c);
+/*
+ * Bulk inserts (con:bulk_insert_init/next/done; drivers/sb_db_bulk.h).
+ * init (in_run: called in the run command, whose events it serves): 0,
+ * SB_DB_FATAL (the connection's error says why), SB_LSQL_CLOSED or
+ * SB_LSQL_NOMEM. next: an outcome as
+ * sb_lsql_query's (SB_DB_DONE: the row was taken), SB_LSQL_PENDING (the
+ * rows before it are in flight: continue or complete as above),
+ * SB_LSQL_BADROW, SB_LSQL_NOBULK or SB_LSQL_CLOSED. done: an outcome,
+ * SB_LSQL_NOBULK or SB_LSQL_CLOSED; it waits in place.
+ */
+int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run);
+int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len);
+int sb_lsql_bulk_done(struct sb_lsql_conn *c);
+
 /* Close the statement on the server (idempotent). */
 void sb_lsql_stmt_close(struct sb_lsql_stmt *s);
 /* Closes s, drops its connection reference and frees it. */

@@ -761,13 +761,13 @@ START_TEST(test_cancel_cuts_statement)
     sb_db_cancel_reset();
     s.con = fx_connect(&f);
     /* Nothing in flight: nothing to cancel. */
-    ck_assert_uint_eq(sb_db_cancel_all(), 0);
+    ck_assert_uint_eq(sb_db_cancel_all(false), 0);
     ck_assert_int_eq(pthread_create(&t, NULL, run_slow_query, &s), 0);
     while (!__atomic_load_n(&s.con->busy, __ATOMIC_ACQUIRE))
         usleep(1000);
-    ck_assert_uint_eq(sb_db_cancel_all(), 1);
+    ck_assert_uint_eq(sb_db_cancel_all(false), 1);
     /* Cancelled once: a second sweep leaves it alone. */
-    ck_assert_uint_eq(sb_db_cancel_all(), 0);
+    ck_assert_uint_eq(sb_db_cancel_all(false), 0);
     pthread_join(t, NULL);
     ck_assert_int_eq(s.o, SB_DB_IGNORED);
     ck_assert_uint_eq(f.cnt.errors, 0);
@@ -781,11 +781,41 @@ START_TEST(test_cancel_cuts_statement)
 }
 END_TEST
 
+/* A statement marked keep_at_deadline (a bulk insert's last rows) is
+ * left running by the deadline's sweep, and cut by a signal's. */
+START_TEST(test_cancel_keep_at_deadline)
+{
+    struct fx f;
+    struct slow_query s;
+    pthread_t t;
+
+    fx_setup(&f);
+    fx_init(&f);
+    sb_db_cancel_reset();
+    s.con = fx_connect(&f);
+    s.con->keep_at_deadline = true;
+    ck_assert_int_eq(pthread_create(&t, NULL, run_slow_query, &s), 0);
+    while (!__atomic_load_n(&s.con->busy, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    ck_assert_uint_eq(sb_db_cancel_all(false), 0);
+    ck_assert_uint_eq(sb_db_cancel_all(true), 1);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(s.o, SB_DB_IGNORED);
+    ck_assert(s.con->cut);
+    ck_assert(!s.con->cut_done);
+    s.con->keep_at_deadline = false;
+    sb_db_disconnect(s.con);
+    sb_db_cancel_reset();
+    fx_teardown(&f);
+}
+END_TEST
+
 static Suite *driver_suite(void)
 {
     Suite *s = suite_create("sb_driver");
     TCase *tc = tcase_create("sqlite");
 
+    tcase_add_test(tc, test_cancel_keep_at_deadline);
     tcase_add_test(tc, test_init_errors);
     tcase_add_test(tc, test_query_rows_and_counters);
     tcase_add_test(tc, test_prepared_server_side);

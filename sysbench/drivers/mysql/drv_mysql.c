@@ -539,6 +539,7 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
             free(cp);
             return st;
         }
+        sb_mysql_load_setup(cp);
         if (mysql_real_connect(cp->my, host, c->user, c->password, c->db, port, sock, 0) != NULL)
             break;
         if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping()) {
@@ -640,6 +641,7 @@ static enum sb_db_status sb_mysql_connect_start(struct sb_conn *con)
         free(cp);
         return st;
     }
+    sb_mysql_load_setup(cp);
     if (sb_mysql_enable_nonblocking(cp->my) != 0)
         return sb_mysql_give_up(cp, sb_mysql_oom(con));
     con->priv = cp;
@@ -687,6 +689,7 @@ static void sb_mysql_disconnect(struct sb_conn *con)
     con->rs.priv = NULL;
     if (cp->my != NULL)
         mysql_close(cp->my);
+    sb_mysql_load_free(cp);
     free(cp->row);
     free(cp);
     con->priv = NULL;
@@ -841,6 +844,15 @@ static bool sb_mysql_in_transaction(struct sb_conn *con)
     return cp != NULL && cp->my != NULL && (cp->my->server_status & SERVER_STATUS_IN_TRANS);
 }
 
+/* From the server's last OK packet, which carries its sql_mode's
+ * NO_BACKSLASH_ESCAPES. */
+static bool sb_mysql_backslash_escapes(struct sb_conn *con)
+{
+    struct sb_mysql_conn *cp = con->priv;
+    return cp == NULL || cp->my == NULL ||
+           !(cp->my->server_status & SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+}
+
 /* ------------------------------------------------------------ cancel */
 
 /* A cancel sweep's side connections, one per server (a run may spread its
@@ -962,6 +974,13 @@ const struct sb_driver_ops sb_driver_mysql = {
     .server_endpoint = sb_mysql_server_endpoint,
     .settings_query = "SHOW GLOBAL VARIABLES",
     .in_transaction = sb_mysql_in_transaction,
+    .backslash_escapes = sb_mysql_backslash_escapes,
+    .copy_begin = sb_mysql_copy_begin,
+    .copy_data = sb_mysql_copy_data,
+    .copy_end = sb_mysql_copy_end,
+    .copy_chunk = 4 << 20,
+    .copy_name = "LOAD DATA LOCAL INFILE",
+    .statement_limit = sb_mysql_statement_limit,
     .cancel = sb_mysql_cancel,
     .cancel_end = sb_mysql_cancel_end,
 };

@@ -5,12 +5,14 @@
 /*
  * The MySQL driver's options (drv_mysql.c), and the halves it stands on:
  * prepared statements (drv_mysql_stmt.h), non-blocking statements
- * (drv_mysql_async.h) and what all of them share (drv_mysql_conn.h).
+ * (drv_mysql_async.h), bulk loads (drv_mysql_load.h) and what all of them
+ * share (drv_mysql_conn.h).
  */
 
 #include "drivers/mysql/drv_mysql_conn.h"
 #include "drivers/mysql/drv_mysql_async.h"
 #include "drivers/mysql/drv_mysql_stmt.h"
+#include "drivers/mysql/drv_mysql_load.h"
 
 enum sb_mysql_ssl {
     SB_MYSQL_SSL_OFF = 0,

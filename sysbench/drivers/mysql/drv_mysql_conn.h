@@ -72,6 +72,16 @@ struct sb_mysql_conn {
     unsigned rowcap;
     char endpoint[300];
     bool have_endpoint;
+    /* LOAD DATA LOCAL (drv_mysql_load.c): the statement, the text its
+     * handler serves while one runs, whether the server takes local
+     * infile on this connection (0 not known yet, 1 yes, -1 refused), and
+     * its max_allowed_packet (0: not asked yet). */
+    char *load_sql;
+    const char *load_data;
+    size_t load_left;
+    bool load_active;
+    int load_ok;
+    size_t max_packet;
 };
 
 /* A server-side statement with bind arrays sized once at prepare time, so

@@ -588,6 +588,16 @@ static bool sb_pgsql_in_transaction(struct sb_conn *con)
     return ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
 }
 
+/* Only with standard_conforming_strings off, which libpq tracks. */
+static bool sb_pgsql_backslash_escapes(struct sb_conn *con)
+{
+    struct sb_pgsql_conn *c = con->priv;
+    const char *v = c != NULL && c->pg != NULL
+                        ? PQparameterStatus(c->pg, "standard_conforming_strings") : NULL;
+
+    return v != NULL && strcmp(v, "off") == 0;
+}
+
 /* PQcancel with the object made at connect: the statement ends with
  * SQLSTATE 57014. */
 static bool sb_pgsql_cancel(struct sb_conn *con, void **sweep)
@@ -630,5 +640,11 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .settings_query = "SELECT name, current_setting(name) FROM pg_settings "
                       "WHERE setting IS NOT NULL",
     .in_transaction = sb_pgsql_in_transaction,
+    .backslash_escapes = sb_pgsql_backslash_escapes,
+    .copy_begin = sb_pgsql_copy_begin,
+    .copy_data = sb_pgsql_copy_data,
+    .copy_end = sb_pgsql_copy_end,
+    .copy_chunk = 256 << 10,
+    .copy_name = "COPY FROM STDIN",
     .cancel = sb_pgsql_cancel,
 };

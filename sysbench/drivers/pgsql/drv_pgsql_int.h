@@ -7,7 +7,7 @@
  * the connection and statement structures, and the error helpers.
  * drv_pgsql_conn.c owns the options, connecting and disconnecting and the
  * helpers; drv_pgsql.c owns statements, result sets, non-blocking
- * execution and the driver's ops table.
+ * execution and the driver's ops table; drv_pgsql_copy.c the bulk load.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -73,6 +73,9 @@ struct sb_pgsql_conn {
      * session if the connection ends first (sb_pgsql_close). */
     char *dealloc;
     size_t dealloc_len, dealloc_cap;
+    /* A COPY FROM STDIN is open (drv_pgsql_copy.c), on a connection that
+     * was non-blocking before it (COPY runs blocking). */
+    bool copying, copy_was_nonblocking;
 };
 
 struct sb_pgsql_stmt {
@@ -111,6 +114,13 @@ bool sb_pgsql_state_is_conn_lost(const char *state);
  * here) on con and says whether the connection survived it
  * (SB_DB_ERROR) or not (SB_DB_CONN_LOST). */
 enum sb_db_status sb_pgsql_result_error(struct sb_conn *con, PGconn *pg, PGresult *res);
+/* The bulk load (the copy_* ops of sb_driver.h): COPY ... FROM STDIN in
+ * text format, rows sent with PQputCopyData (drv_pgsql_copy.c). */
+enum sb_db_status sb_pgsql_copy_begin(struct sb_conn *con, const char *table, const char *cols);
+enum sb_db_status sb_pgsql_copy_data(struct sb_conn *con, const char *data, size_t len,
+                                     uint64_t nrows);
+enum sb_db_status sb_pgsql_copy_end(struct sb_conn *con, bool abort);
+
 /* libpq's notice receiver for every connection, set before the
  * connection is started: what the server says outside a statement's
  * result (a NOTICE or WARNING, the reason it ends a session) goes to our

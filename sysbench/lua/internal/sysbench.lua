@@ -159,7 +159,24 @@ ffi.cdef [[
 void sb_ffi_progress_add(double n);
 void sb_ffi_progress_expect(double n);
 void sb_ffi_progress_phase(const char *name);
+int sb_ffi_item(const char *name, double parts, const char *noun);
+void sb_ffi_item_set(int i, int state);
+double sb_ffi_item_part_done(int i);
+int sb_ffi_item_wait(int i, int state);
+int sb_ffi_items_failed(void);
 ]]
+
+-- The states of sysbench.progress items (core/sb_ledger.h).
+local ITEM_STATE = { declared = 0, created = 1, loading = 2, loaded = 3, complete = 4 }
+
+local function item_state(s)
+  local v = ITEM_STATE[s]
+  if v == nil then
+    error(string.format("unknown item state '%s' (declared, created, loading, loaded " ..
+                          "or complete)", tostring(s)), 3)
+  end
+  return v
+end
 
 -- Progress of a long command (doc/lua-api.md): the rows it expects and has
 -- done, and the phase this thread is in; shown on standard error and in
@@ -172,6 +189,17 @@ sysbench.progress = {
     if name ~= nil then name = tostring(name) end
     ffi.C.sb_ffi_progress_phase(name)
   end,
+  -- Items (tables) of a command, shared by its threads: declared with
+  -- the number of parts they are loaded in, waited for, and named when
+  -- the command fails or is interrupted before they are complete.
+  item = function(name, parts, noun)
+    return ffi.C.sb_ffi_item(tostring(name), tonumber(parts) or 1,
+                             noun ~= nil and tostring(noun) or nil)
+  end,
+  item_state = function(i, state) ffi.C.sb_ffi_item_set(i, item_state(state)) end,
+  part_done = function(i) return ffi.C.sb_ffi_item_part_done(i) end,
+  wait = function(i, state) return ffi.C.sb_ffi_item_wait(i, item_state(state)) ~= 0 end,
+  failed = function() return ffi.C.sb_ffi_items_failed() ~= 0 end,
 }
 
 sysbench.cmdline = require("sysbench.cmdline")

@@ -76,6 +76,9 @@ void sb_lsql_param_free(struct sb_lsql_param *p);
 int sb_lsql_param_rand_str(struct sb_lsql_param *p, void *rand, const char *fmt, size_t len);
 int sb_lsql_parse_int64(const char *s, int64_t *out);
 void *sb_ffi_rand_current(void);
+int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run);
+int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len);
+int sb_lsql_bulk_done(struct sb_lsql_conn *c);
 ]]
 
 do
@@ -130,11 +133,6 @@ local function await(c)
   end
   return o
 end
-
--- Multi-row inserts are sent when the text passes this size; small enough
--- for MySQL's default max_allowed_packet, large enough to amortise the
--- round trip.
-local BULK_LIMIT = 256 * 1024
 
 local conn_t = ffi.typeof("struct sb_lsql_conn *")
 local result_t = ffi.typeof("struct sb_lsql_result *")
@@ -666,43 +664,43 @@ function conn_methods.query_row(self, query)
   return unpack(row, 1, rs.nfields)
 end
 
--- The bulk insert methods return true, as sysbench 1.0's do.
+-- Bulk inserts (drivers/sb_db_bulk.h): the rows are kept, checked and
+-- sent in C. The methods return true, as sysbench 1.0's do.
+local BADROW, NOBULK = -3, -4
+
+local function bulk_fail(self, o, fname)
+  if o == CLOSED then error("connection is closed", 3) end
+  if o == NOMEM then error("out of memory", 3) end
+  if o == NOBULK then error(fname .. "() called before bulk_insert_init()", 3) end
+  if o == BADROW then
+    -- The message names the row; the script's line says where it came from.
+    error(script_where() .. ffi.string(C.sb_lsql_errmsg(self)), 0)
+  end
+  raise_outcome(self, o, "")
+end
+
 function conn_methods.bulk_insert_init(self, query)
-  self._bulk_prefix = query
-  self._bulk_parts = {}
-  self._bulk_size = 0
+  if type(query) ~= "string" then query = check_string(query, "bulk_insert_init") end
+  -- run's events insert with INSERTs under --bulk-mode=auto; every
+  -- other command loads through the server's bulk path.
+  local cmdline = sysbench.cmdline
+  local in_run = cmdline ~= nil and cmdline.command == "run"
+  local o = C.sb_lsql_bulk_init(self, query, #query, in_run and 1 or 0)
+  if o ~= 0 then bulk_fail(self, o, "bulk_insert_init") end
   return true
 end
 
-local function bulk_flush(self)
-  local parts = self._bulk_parts
-  if parts and #parts > 0 then
-    self:query(self._bulk_prefix .. table.concat(parts, ","))
-    -- One call per statement, not per row: the rows a command's progress
-    -- counts (declared in sysbench.lua; a no-op outside a command).
-    C.sb_ffi_progress_add(#parts)
-    self._bulk_parts = {}
-    self._bulk_size = 0
-  end
-end
-
 function conn_methods.bulk_insert_next(self, values)
-  if self._bulk_prefix == nil then
-    error("bulk_insert_next() called before bulk_insert_init()", 2)
-  end
-  local parts = self._bulk_parts
-  parts[#parts + 1] = values
-  self._bulk_size = self._bulk_size + #values + 1
-  if self._bulk_size >= BULK_LIMIT then
-    bulk_flush(self)
-  end
+  if type(values) ~= "string" then values = check_string(values, "bulk_insert_next") end
+  local o = C.sb_lsql_bulk_next(self, values, #values)
+  if o == PENDING then o = await(self) end
+  if o ~= DONE then bulk_fail(self, o, "bulk_insert_next") end
   return true
 end
 
 function conn_methods.bulk_insert_done(self)
-  bulk_flush(self)
-  self._bulk_prefix = nil
-  self._bulk_parts = nil
+  local o = C.sb_lsql_bulk_done(self)
+  if o ~= DONE and o ~= NOBULK then bulk_fail(self, o, "bulk_insert_done") end
   return true
 end
 

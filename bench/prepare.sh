@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# prepare at the server's bulk-load speed (issue 32): ours (--bulk-mode
+# auto: COPY / LOAD DATA LOCAL), ours with --bulk-mode=insert (multi-row
+# INSERTs, as 1.0), sysbench 1.0.20 and, on PostgreSQL, pgbench -i, on the
+# same throwaway MariaDB and PostgreSQL servers (tests/harness/servers.sh,
+# stopped on exit) and the same rows.
+#
+#   bench/prepare.sh [--quick]
+#     default  SHAPES "4x1000000 1x4000000", ROUNDS 3
+#     --quick  SHAPES "4x100000 1x400000",   ROUNDS 3
+#
+# Each round runs every tool once per shape (TABLESxROWS of
+# oltp_read_write, --threads=THREADS, default 2), the order rotating from
+# round to round; before each run the tables are dropped. Reported per
+# tool: the median wall time, rows/s and MB/s of table data (PostgreSQL:
+# pg_relation_size of the tables; MariaDB: data_length), the client's CPU
+# (user+sys of the whole process, /usr/bin/time) and the server's (its
+# processes' utime+stime from /proc, reaped PostgreSQL backends included),
+# the client's share of the CPU the load took, and the client's peak RSS.
+#
+# pgbench -i -I dtgvp loads the scale whose pgbench_accounts holds about
+# as many bytes as our tables; its own "client-side generate" time gives
+# its client-side MB/s, set against ours over the whole prepare (create,
+# load, index).
+#
+# RSS_ROWS=N (default 0: off) also loads one table of N rows with ours on
+# PostgreSQL under /usr/bin/time -v, for the client's peak RSS.
+#
+# Env: SB_BIN, PEER_BIN, PGBENCH, SHAPES, ROUNDS, THREADS, SERVERS ("mysql
+# pgsql"), RSS_ROWS, KEEP=1 keeps the raw outputs.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+HARNESS=$BENCH_DIR/../tests/harness/servers.sh
+SHAPES=${SHAPES:-"4x1000000 1x4000000"}
+for a in "$@"; do
+  case $a in
+    --quick) SHAPES=${QUICK_SHAPES:-"4x100000 1x400000"} ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $a (use --quick)" >&2; exit 2 ;;
+  esac
+done
+ROUNDS=${ROUNDS:-3}
+THREADS=${THREADS:-2}
+SERVERS=${SERVERS:-"mysql pgsql"}
+RSS_ROWS=${RSS_ROWS:-0}
+PGBENCH=${PGBENCH:-$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -n 1)}
+
+check_tools
+make_workdir
+chmod 755 "$WORK"
+SRV=$WORK/srv
+servers_started=0
+finish() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [[ $servers_started == 1 ]] && { bash "$HARNESS" stop "$SRV" >/dev/null 2>&1 || true; }
+  if [[ "${KEEP:-0}" != 1 ]]; then rm -rf "$WORK"; else echo "raw outputs kept in $WORK" >&2; fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+echo "== prepare: ours vs sysbench 1.0.20 vs pgbench -i; shapes $SHAPES, --threads=$THREADS, $ROUNDS rounds"
+print_env
+servers_started=1
+bash "$HARNESS" start "$SRV" >"$WORK/servers.log" 2>&1 || {
+  cat "$WORK/servers.log" >&2; echo "error: could not start the servers" >&2; exit 1; }
+# shellcheck source=/dev/null
+source "$SRV/servers.env"
+echo "servers: MariaDB $SB_MYSQL_VERSION, PostgreSQL $SB_PGSQL_VERSION (throwaway, tests/harness/servers.sh)"
+echo "pgbench: ${PGBENCH:-none}"
+
+db_args() {
+  if [[ $1 == mysql ]]; then echo "--db-driver=mysql $SB_MYSQL_ARGS"; else echo "--db-driver=pgsql $SB_PGSQL_ARGS"; fi
+}
+admin() { # SERVER SQL
+  if [[ $1 == mysql ]]; then
+    mariadb --no-defaults -S "$SB_MYSQL_SOCKET" -uroot -N -B -D "$SB_MYSQL_DB" -e "$2"
+  else
+    psql -X -q -A -t -h "$SB_PGSQL_SOCKET_DIR" -p "$SB_PGSQL_PORT" -U postgres -d "$SB_PGSQL_DB" -c "$2"
+  fi
+}
+# The server's CPU seconds so far: MariaDB's process; PostgreSQL's
+# postmaster, its live children and the children it reaped.
+server_cpu() {
+  local pid hz
+  hz=$(getconf CLK_TCK)
+  if [[ $1 == mysql ]]; then
+    pid=$(cat "$SRV/mysql.pid")
+    awk -v hz="$hz" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$pid/stat"
+  else
+    pid=$(cat "$SRV/pgsql.pid")
+    { cat "/proc/$pid/stat"; for c in $(pgrep -P "$pid"); do cat "/proc/$c/stat" 2>/dev/null || true; done; } |
+      awk -v hz="$hz" -v p="$pid" '{ s += $14 + $15; if ($1 == p) s += $16 + $17 } END { printf "%.2f", s / hz }'
+  fi
+}
+table_bytes() { # SERVER TABLES: bytes of table data (no indexes)
+  local n list=""
+  if [[ $1 == mysql ]]; then
+    admin mysql "SELECT SUM(data_length) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 'sbtest%'"
+  else
+    for n in $(seq "$2"); do list="$list${list:+ + }pg_relation_size('sbtest$n')"; done
+    admin pgsql "SELECT $list"
+  fi
+}
+
+# One run: TOOL in ours, ours-insert, peer. Leaves NAME.out, NAME.stat
+# ("wall user sys rss_kb"), NAME.srv (server CPU seconds).
+run_tool() { # SERVER TABLES ROWS TOOL NAME
+  local srv=$1 t=$2 r=$3 tool=$4 name=$5 bin=$SB_BIN s0 s1
+  local -a args extra=()
+  # shellcheck disable=SC2207
+  args=($(db_args "$srv") oltp_read_write --tables="$t" --table-size="$r")
+  "$SB_BIN" "${args[@]}" cleanup >/dev/null 2>&1 || true
+  case $tool in
+    ours-insert) extra=(--bulk-mode=insert) ;;
+    peer) bin=$PEER_BIN ;;
+  esac
+  printf '%q ' "$bin" "${args[@]}" --threads="$THREADS" "${extra[@]}" prepare >>"$CMDLOG"; echo >>"$CMDLOG"
+  s0=$(server_cpu "$srv")
+  "$TIME_BIN" -f "%e %U %S %M" -o "$WORK/$name.stat" \
+    env SB_PROGRESS=off "$bin" "${args[@]}" --threads="$THREADS" "${extra[@]}" prepare \
+    >"$WORK/$name.out" 2>&1 || { echo "FAILED: $name" >&2; tail -n 5 "$WORK/$name.out" >&2; }
+  sleep 1 # PostgreSQL reaps the backends
+  s1=$(server_cpu "$srv")
+  tail -n 1 "$WORK/$name.stat" >"$WORK/$name.stat.1" && mv "$WORK/$name.stat.1" "$WORK/$name.stat"
+  awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.2f\n", b - a }' >"$WORK/$name.srv"
+  table_bytes "$srv" "$t" >"$WORK/$name.bytes"
+}
+
+# pgbench -i -I dtgvp at SCALE: NAME.out, NAME.stat, NAME.bytes.
+run_pgbench() { # SCALE NAME
+  local s=$1 name=$2 s0 s1
+  printf '%q ' "$PGBENCH" -i -I dtgvp -s "$s" >>"$CMDLOG"; echo >>"$CMDLOG"
+  s0=$(server_cpu pgsql)
+  PGPASSWORD=$SB_PGSQL_PASSWORD "$TIME_BIN" -f "%e %U %S %M" -o "$WORK/$name.stat" \
+    "$PGBENCH" -i -I dtgvp -s "$s" -h "$SB_PGSQL_HOST" -p "$SB_PGSQL_PORT" -U "$SB_PGSQL_USER" \
+    "$SB_PGSQL_DB" >"$WORK/$name.out" 2>&1 || { echo "FAILED: $name" >&2; tail -n 5 "$WORK/$name.out" >&2; }
+  sleep 1
+  s1=$(server_cpu pgsql)
+  tail -n 1 "$WORK/$name.stat" >"$WORK/$name.stat.1" && mv "$WORK/$name.stat.1" "$WORK/$name.stat"
+  awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.2f\n", b - a }' >"$WORK/$name.srv"
+  admin pgsql "SELECT pg_relation_size('pgbench_accounts')" >"$WORK/$name.bytes"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# The median of field F (awk expression over wall,user,sys,rss,srv,bytes,
+# gen) of the runs NAME-r1..rROUNDS.
+med() { # PREFIX EXPR
+  local r
+  for r in $(seq "$ROUNDS"); do
+    local n=$WORK/$1-r$r
+    [[ -s $n.stat ]] || continue
+    awk -v e="$2" -v srv="$(cat "$n.srv")" -v bytes="$(cat "$n.bytes" 2>/dev/null || echo 0)" \
+        -v gen="$(sed -n 's/.*client-side generate \([0-9.]*\) s.*/\1/p' "$n.out" | head -n 1)" '
+      { wall = $1; user = $2; sys = $3; rss = $4; cpu = user + sys
+        v["wall"] = wall; v["cpu"] = cpu; v["srv"] = srv; v["rss"] = rss / 1024
+        v["share"] = cpu + srv > 0 ? 100 * cpu / (cpu + srv) : 0
+        v["mb"] = bytes / 1e6; v["mbs"] = wall > 0 ? bytes / 1e6 / wall : 0
+        v["genmbs"] = gen > 0 ? bytes / 1e6 / gen : 0
+        print v[e] }' "$n.stat"
+  done | median
+}
+
+report() { # SERVER SHAPE TOOLS...
+  local srv=$1 shape=$2 t=${2%x*} r=${2#*x} tool rows peer_rate rate
+  shift 2
+  rows=$((t * r))
+  printf '\n%s, %s tables x %s rows (%s rows), --threads=%s: medians of %s rounds\n' \
+    "$srv" "$t" "$r" "$rows" "$THREADS" "$ROUNDS"
+  printf '  %-12s %8s %10s %8s %8s %9s %9s %8s %8s %7s\n' tool wall_s rows/s vs_1.0 data_MB MB/s \
+    client_s server_s client% rss_MB
+  peer_rate=$(awk -v w="$(med "$srv-$shape-peer" wall)" -v n="$rows" 'BEGIN { if (w > 0) print n / w; else print 0 }')
+  for tool in "$@"; do
+    local p=$srv-$shape-$tool w
+    w=$(med "$p" wall)
+    if [[ $tool == pgbench ]]; then
+      printf '  %-12s %8s %10s %8s %8.1f %9.1f %9s %8s %8.1f %7.1f  (client-side generate: %.1f MB/s)\n' \
+        "$tool" "$w" - - "$(med "$p" mb)" "$(med "$p" mbs)" "$(med "$p" cpu)" "$(med "$p" srv)" \
+        "$(med "$p" share)" "$(med "$p" rss)" "$(med "$p" genmbs)"
+      continue
+    fi
+    rate=$(awk -v w="$w" -v n="$rows" 'BEGIN { if (w > 0) printf "%.0f", n / w; else print 0 }')
+    printf '  %-12s %8s %10s %8s %8.1f %9.1f %9s %8s %8.1f %7.1f\n' "$tool" "$w" "$rate" \
+      "$(awk -v a="$rate" -v b="$peer_rate" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')" \
+      "$(med "$p" mb)" "$(med "$p" mbs)" "$(med "$p" cpu)" "$(med "$p" srv)" "$(med "$p" share)" \
+      "$(med "$p" rss)"
+  done
+}
+
+# pgbench's scale for about BYTES of pgbench_accounts, from one scale-1 load.
+pgbench_scale() { # BYTES
+  local per
+  run_pgbench 1 pgbench-probe
+  per=$(cat "$WORK/pgbench-probe.bytes")
+  awk -v b="$1" -v p="$per" 'BEGIN { s = int(b / p + 0.5); print (s < 1 ? 1 : s) }'
+}
+
+for srv in $SERVERS; do
+  tools="ours ours-insert peer"
+  for shape in $SHAPES; do
+    t=${shape%x*}; r=${shape#*x}
+    scale=""
+    for round in $(seq "$ROUNDS"); do
+      echo "# $srv $shape round $round ($(cut -d' ' -f1-3 /proc/loadavg))" >&2
+      # Rotate the order from round to round.
+      set -- $tools
+      for _ in $(seq $(((round - 1) % 3))); do set -- "${@:2}" "$1"; done
+      for tool in "$@"; do
+        run_tool "$srv" "$t" "$r" "$tool" "$srv-$shape-$tool-r$round"
+      done
+      if [[ $srv == pgsql && -n $PGBENCH ]]; then
+        [[ -n $scale ]] || scale=$(pgbench_scale "$(cat "$WORK/$srv-$shape-ours-r$round.bytes")")
+        run_pgbench "$scale" "$srv-$shape-pgbench-r$round"
+      fi
+    done
+    "$SB_BIN" $(db_args "$srv") oltp_read_write --tables="$t" cleanup >/dev/null 2>&1 || true
+    if [[ $srv == pgsql && -n $PGBENCH ]]; then
+      report "$srv" "$shape" $tools pgbench
+      echo "  (pgbench -i -I dtgvp -s $scale: $((scale * 100000)) rows of pgbench_accounts)"
+    else
+      report "$srv" "$shape" $tools
+    fi
+  done
+done
+
+if [[ $RSS_ROWS -gt 0 ]]; then
+  # shellcheck disable=SC2207
+  args=($(db_args pgsql) oltp_read_write --tables=1 --table-size="$RSS_ROWS")
+  "$SB_BIN" "${args[@]}" cleanup >/dev/null 2>&1 || true
+  printf '%q ' "$TIME_BIN" -v "$SB_BIN" "${args[@]}" --threads="$THREADS" prepare >>"$CMDLOG"; echo >>"$CMDLOG"
+  "$TIME_BIN" -v env SB_PROGRESS=off "$SB_BIN" "${args[@]}" --threads="$THREADS" prepare \
+    >"$WORK/rss.out" 2>"$WORK/rss.time" || true
+  echo
+  echo "Peak RSS loading 1 table x $RSS_ROWS rows on PostgreSQL, --threads=$THREADS:"
+  grep -E 'Maximum resident|Elapsed' "$WORK/rss.time" | sed 's/^\s*/  /'
+  grep '^Prepare done' "$WORK/rss.out" | sed 's/^/  /'
+  "$SB_BIN" "${args[@]}" cleanup >/dev/null 2>&1 || true
+fi
+
+echo
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+print_commands

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SB_DB_BULK_H
+#define SB_DB_BULK_H
+
+/*
+ * Bulk inserts: what con:bulk_insert_init/next/done do. The script gives
+ * an INSERT head ("INSERT INTO t (a, b) VALUES") and then rows, SQL value
+ * tuples; the rows are sent together, many to a statement.
+ *
+ * Every row is checked as it comes (sb_bulk_rows.h): a malformed one
+ * fails with a message naming it instead of a server error about a
+ * statement of thousands of rows.
+ *
+ * Rows sent together are one statement, and a statement that fails leaves
+ * none of them (the servers' statement atomicity). What a statement that
+ * was cut (cancelled at the deadline or by a signal, sb_db_cancel.h) did
+ * is known from its status: one that completed anyway holds its rows,
+ * one that failed holds none. So:
+ *
+ *  - a row is added only when the statement sending the rows before it
+ *    succeeded: a failed statement fails the row's call too, and in the
+ *    event loop that event is not counted (at a stop) or is run again
+ *    (an ignorable error, a reconnect), adding its row then;
+ *  - the rows of a statement that failed are kept and sent again by the
+ *    next statement; those of one that completed, even cut, never are;
+ *  - the statement of sb_db_bulk_done (thread_done's flush: its rows were
+ *    counted as events already) is not cancelled at the deadline, only by
+ *    a signal; cut by one, its rows are dropped without an error.
+ *
+ * How rows are sent (--bulk-mode):
+ *
+ *  - the server's bulk path: PostgreSQL's COPY FROM STDIN and MySQL's LOAD
+ *    DATA LOCAL INFILE (the driver's copy_* ops) with the rows as
+ *    tab-separated text, or on SQLite one prepared single-row INSERT in
+ *    a transaction (committed every 50,000 rows, so that concurrent
+ *    loaders take turns). Only rows of plain literals (integers,
+ *    strings, NULL; sb_bulk_rows.h) go that way: the first row with
+ *    anything else switches the bulk insert to INSERTs. A server that
+ *    refuses LOAD DATA LOCAL gets INSERTs sized to its
+ *    max_allowed_packet, and one notice per process;
+ *  - multi-row INSERTs of up to 256 KB of text, as sysbench 1.0 sends.
+ *
+ * auto takes the bulk path outside the event loop (prepare and the
+ * script's other commands) and INSERTs in run's events, so that a
+ * benchmark of inserts (bulk_insert.lua) measures what 1.0's does;
+ * SB_COMPAT=1.0 always sends INSERTs. Outside the event loop the bulk
+ * path streams: PostgreSQL's COPY stays open from the first row to
+ * bulk_insert_done (or to another statement on the connection, which
+ * ends it first), MySQL sends a LOAD DATA per 4 MB. In the event loop
+ * each 256 KB of rows is one statement, settled as above.
+ *
+ * The state lives with the connection (con->bulk), made by the first
+ * sb_db_bulk_init and freed at disconnect.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "drivers/sb_driver.h"
+
+/* How bulk inserts load rows (--bulk-mode). */
+enum sb_bulk_mode { SB_BULK_AUTO, SB_BULK_INSERT, SB_BULK_COPY };
+
+/* Reads --bulk-mode (auto, copy or insert; NULL: auto). Called by
+ * sb_db_init. Returns 0, or -1 with a one-line reason in err. */
+int sb_db_bulk_configure(const char *mode, char *err, size_t errlen);
+
+/*
+ * Starts a bulk insert on con with head (copied); in_run: inside the
+ * event loop of run (below). A bulk insert still open is dropped with its
+ * unsent rows, as sysbench 1.0 does. Returns 0; -1 when memory runs out,
+ * -2 when asking the server about its bulk path failed (con->err says
+ * why).
+ */
+int sb_db_bulk_init(struct sb_conn *con, const char *head, size_t len, bool in_run);
+
+/* Whether a bulk insert is open on con (init called, done not yet). */
+bool sb_db_bulk_open(const struct sb_conn *con);
+
+/*
+ * Adds row (one or more value tuples; borrowed: it must stay valid until
+ * the call's outcome is known, also across SB_DB_INFLIGHT). When the rows
+ * before it fill a statement, they are sent first. Returns SB_DB_DONE
+ * when the row was taken, SB_DB_INFLIGHT when the statement sending the
+ * rows before it is in flight on a non-blocking connection (wait for
+ * con->wait, sb_db_continue until it returns something else, and pass
+ * that to sb_db_bulk_settle), or the failed statement's outcome (the row
+ * was not taken). SB_DB_FATAL with sb_db_bulk_bad_row true: the row is
+ * malformed, con->err.msg names it.
+ */
+enum sb_db_outcome sb_db_bulk_next(struct sb_conn *con, const char *row, size_t len);
+
+/* The end of the statement sb_db_bulk_next left in flight: takes its
+ * outcome, returns what sb_db_bulk_next would have. */
+enum sb_db_outcome sb_db_bulk_settle(struct sb_conn *con, enum sb_db_outcome o);
+
+/*
+ * Sends the rows not sent yet and closes the bulk insert (blocking, also
+ * on a non-blocking connection). Returns SB_DB_DONE, or the outcome of
+ * the statement that failed (its rows are dropped: the bulk insert is
+ * closed either way). SB_DB_DONE without a bulk insert open.
+ */
+enum sb_db_outcome sb_db_bulk_done(struct sb_conn *con);
+
+/* Ends what the bulk insert keeps open on con (a COPY, a transaction),
+ * sending its rows, so that another statement can run; the next row opens
+ * it again. Called by the common layer before every other statement on
+ * con. Returns SB_DB_DONE or the failed statement's outcome. */
+enum sb_db_outcome sb_db_bulk_pause(struct sb_conn *con);
+
+/* Whether the last SB_DB_FATAL of sb_db_bulk_next was a malformed row. */
+bool sb_db_bulk_bad_row(const struct sb_conn *con);
+
+/* Frees con's bulk state (sb_db_disconnect calls it). */
+void sb_db_bulk_free(struct sb_conn *con);
+
+#endif /* SB_DB_BULK_H */

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# prepare through the servers' bulk paths (issue 32), on all three drivers:
+#
+#  - the same rows whichever way they are loaded: with one --rand-seed,
+#    --bulk-mode=copy (COPY, LOAD DATA LOCAL, SQLite's prepared INSERT)
+#    and --bulk-mode=insert (multi-row INSERTs) leave tables with the same
+#    checksum (md5 of the rows in id order), for the OLTP tables split
+#    over two threads and for a script's rows with quotes, backslashes,
+#    tabs, newlines, NULL and an expression; --db-debug shows which path
+#    each took;
+#  - a MariaDB that refuses LOAD DATA LOCAL (local_infile=0) gets INSERTs
+#    sized to max_allowed_packet, the same rows, and one notice;
+#  - a malformed row is one FATAL line naming it, and no "Prepare done";
+#  - a prepare interrupted by SIGINT says which tables are complete, and
+#    those are.
+
+set -euo pipefail
+# shellcheck source=/dev/null
+. "$SB_CASE_LIB"
+
+driver_args() {
+    case "$1" in
+    sqlite) echo "--db-driver=sqlite --sqlite-db=$PWD/bulk.db" ;;
+    *) sb_driver_args "$1" ;;
+    esac
+}
+
+# sbx DRV ARGS...: sb_run of the driver's arguments and ARGS, output to
+# x.txt and x.err.
+sbx() {
+    local drv=$1
+    shift
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(driver_args "$drv"))
+    sb_run x.txt x.err "${args[@]}" "$@"
+}
+
+# sql DRV SQL: rows tab-separated, as the administrator (sqlite: the file).
+sql() {
+    if [ "$1" = sqlite ]; then
+        sqlite3 -separator $'\t' "$PWD/bulk.db" "$2"
+    else
+        sb_cli "$1" "$2"
+    fi
+}
+
+# digest DRV TABLE COLUMNS: md5 of the table's rows in id order.
+digest() {
+    sql "$1" "SELECT $3 FROM $2 ORDER BY id" | md5sum | cut -d' ' -f1
+}
+
+oltp_digests() {
+    local drv=$1 n out=""
+    for n in 1 2 3; do
+        out="$out $(digest "$drv" "sbtest$n" "id, k, c, pad")"
+    done
+    echo "$out"
+}
+
+# oltp_prepare DRV TAG ARGS...: cleanup, then prepare 3 tables of 2,000
+# rows on 2 threads (the middle table split between them) with
+# --db-debug into TAG.txt; checks the row counts.
+oltp_prepare() {
+    local drv=$1 tag=$2 n got
+    shift 2
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(driver_args "$drv") oltp_read_write --tables=3 --table-size=2000)
+    sb_run clean.txt clean.err "${args[@]}" cleanup || true
+    sb_run_ok "prepare $tag" "$tag.txt" "$tag.err" "${args[@]}" --threads=2 --rand-seed=7 \
+        --db-debug --verbosity=5 "$@" prepare || return 1
+    for n in 1 2 3; do
+        got=$(sql "$drv" "SELECT COUNT(*), COUNT(DISTINCT id), MIN(id), MAX(id) FROM sbtest$n" |
+            tr '\t' ' ')
+        [ "$got" = "2000 2000 1 2000" ] ||
+            { sb_fail "$tag: sbtest$n holds '$got' (count, distinct, min, max)"; return 1; }
+    done
+    grep -q '^Prepare done in .* 6000 rows' "$tag.txt" ||
+        { sb_show "$tag.txt"; sb_fail "$tag: no 'Prepare done' line for 6000 rows"; return 1; }
+}
+
+# used_insert FILE: the debug output shows multi-row INSERTs of the load.
+used_insert() {
+    grep -q 'query: INSERT INTO sbtest[0-9] (id, k, c, pad) VALUES(' "$1"
+}
+
+same_rows_every_mode() {
+    local drv=$1 a b
+    oltp_prepare "$drv" insert --bulk-mode=insert || return 1
+    used_insert insert.txt || { sb_fail "--bulk-mode=insert sent no multi-row INSERT"; return 1; }
+    a=$(oltp_digests "$drv")
+    oltp_prepare "$drv" copy || return 1
+    if used_insert copy.txt; then
+        sb_fail "the default --bulk-mode (auto) loaded with multi-row INSERTs"
+        return 1
+    fi
+    if [ "$drv" != sqlite ] && ! grep -q 'begin bulk load into sbtest' copy.txt; then
+        sb_fail "the default --bulk-mode (auto) did not take the server's bulk path"
+        return 1
+    fi
+    b=$(oltp_digests "$drv")
+    echo "insert:$a"
+    echo "copy:  $b"
+    [ "$a" = "$b" ] || { sb_fail "the tables differ between the bulk modes"; return 1; }
+    sbx "$drv" oltp_read_write --tables=3 cleanup || true
+}
+
+write_values_script() {
+    cat >values.lua <<'EOF'
+-- Rows whose text is hard to carry: quotes, backslashes (escapes on
+-- MySQL, plain characters elsewhere), tabs, newlines, NULL, negatives,
+-- UTF-8, several tuples in one call, and an expression halfway through.
+function prepare()
+  local drv = sysbench.sql.driver()
+  local con = drv:connect()
+  con:query("DROP TABLE IF EXISTS sbvalues")
+  -- MariaDB's default character set may be latin1: the text is UTF-8.
+  con:query("CREATE TABLE sbvalues (id INTEGER NOT NULL PRIMARY KEY, " ..
+            "s VARCHAR(200), n INTEGER)" ..
+            (drv:name() == "mysql" and " CHARACTER SET utf8mb4" or ""))
+  local texts = { "plain", "it''s", "back\\slash", "tab\there", "new\nline",
+                  "end\\\\", "é ü 字", "", "  spaced  ", "quote\\'d" }
+  con:bulk_insert_init("INSERT INTO sbvalues (id, s, n) VALUES")
+  for i = 1, 3000 do
+    local t = texts[i % #texts + 1]
+    if drv:name() ~= "mysql" and t:find("\\'", 1, true) then t = "q" end
+    if i == 2000 then
+      con:bulk_insert_next(string.format("(%d, 'expr', 1 + %d)", i, i))
+    elseif i % 7 == 0 then
+      con:bulk_insert_next(string.format("(%d, NULL, -%d),(%d, '%s', NULL)",
+                                         i, i, i + 100000, t))
+    else
+      con:bulk_insert_next(string.format("(%d, '%s', %d)", i, t, i * 3))
+    end
+  end
+  con:bulk_insert_done()
+end
+function cleanup()
+  sysbench.sql.driver():connect():query("DROP TABLE IF EXISTS sbvalues")
+end
+EOF
+}
+
+values_every_mode() {
+    local drv=$1 mode got
+    local -a d=()
+    write_values_script
+    for mode in insert copy; do
+        sbx "$drv" --bulk-mode="$mode" values.lua prepare ||
+            { sb_show x.txt x.err; sb_fail "prepare with --bulk-mode=$mode failed"; return 1; }
+        got=$(sql "$drv" "SELECT COUNT(*), COUNT(s), SUM(n) FROM sbvalues" | tr '\t' ' ')
+        [ "$got" = "3428 3000 10929933" ] ||
+            { sb_fail "$mode: sbvalues holds '$got' (rows, strings, sum of n)"; return 1; }
+        d+=("$(digest "$drv" sbvalues "id, s, n")")
+    done
+    sbx "$drv" values.lua cleanup || true
+    echo "insert ${d[0]} copy ${d[1]}"
+    [ "${d[0]}" = "${d[1]}" ] || { sb_fail "sbvalues differs between the bulk modes"; return 1; }
+}
+
+load_data_refused() {
+    local rc=0 a b n
+    oltp_prepare mysql insert --bulk-mode=insert || return 1
+    a=$(oltp_digests mysql)
+    sb_cli mysql "SET GLOBAL local_infile = 0"
+    oltp_prepare mysql refused || rc=$?
+    sb_cli mysql "SET GLOBAL local_infile = 1"
+    [ "$rc" -eq 0 ] || return 1
+    b=$(oltp_digests mysql)
+    n=$(grep -c 'refuses LOAD DATA LOCAL INFILE' refused.txt refused.err | awk -F: '{ s += $2 } END { print s }')
+    grep 'refuses' refused.txt || true
+    [ "$n" = 1 ] || { sb_fail "the refusal was reported $n times, expected once"; return 1; }
+    grep -q 'refuses LOAD DATA LOCAL INFILE (.*local infile.*): bulk inserts send multi-row INSERTs of up to [0-9]* KB' refused.txt ||
+        { sb_fail "the notice does not say what happens instead"; return 1; }
+    used_insert refused.txt || { sb_fail "no multi-row INSERT after the refusal"; return 1; }
+    [ "$a" = "$b" ] || { sb_fail "the tables differ from the INSERT-loaded ones"; return 1; }
+    sbx mysql oltp_read_write --tables=3 cleanup || true
+}
+
+malformed_row() {
+    local drv=$1 mode=$2 rc=0
+    cat >bad.lua <<'EOF'
+function prepare()
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS sbbad")
+  con:query("CREATE TABLE sbbad (id INTEGER NOT NULL PRIMARY KEY, s VARCHAR(20))")
+  con:bulk_insert_init("INSERT INTO sbbad (id, s) VALUES")
+  for i = 1, 1000 do
+    if i == 500 then
+      con:bulk_insert_next(string.format("(%d, 'no end)", i))
+    else
+      con:bulk_insert_next(string.format("(%d, 'r%d')", i, i))
+    end
+  end
+  con:bulk_insert_done()
+end
+EOF
+    sbx "$drv" --bulk-mode="$mode" bad.lua prepare || rc=$?
+    [ "$rc" -eq 1 ] || { sb_show x.txt x.err; sb_fail "exit $rc, expected 1"; return 1; }
+    sb_expect_one_line_error x.err \
+        "^FATAL: bad.lua:[0-9]+: bulk insert into sbbad: row 500 is malformed \(a quoted value does not end, at character 7\): \(500, 'no end\)$" ||
+        return 1
+    if grep -q 'Prepare done' x.txt; then
+        sb_fail "a failed prepare printed 'Prepare done'"
+        return 1
+    fi
+    sql "$drv" "DROP TABLE sbbad" >/dev/null || true
+}
+
+interrupted_prepare() {
+    local drv=$1 pid rc=0 line n c complete
+    local -a args
+    # shellcheck disable=SC2207
+    args=($(driver_args "$drv") oltp_read_write --tables=4 --table-size=300000)
+    sb_run clean.txt clean.err "${args[@]}" cleanup || true
+    SB_PROGRESS=off timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=2 \
+        prepare >out.txt 2>err.txt &
+    pid=$!
+    # Once rows are loading, and well before 1.2 million are in.
+    for _ in $(seq 200); do
+        grep -q '^Inserting' out.txt && break
+        sleep 0.1
+    done
+    sleep 1
+    kill -INT "$pid"
+    wait "$pid" || rc=$?
+    [ "$rc" -eq 130 ] || { sb_show out.txt err.txt; sb_fail "exit $rc, expected 130"; return 1; }
+    line=$(grep '^WARNING: prepare did not finish: ' err.txt || true)
+    echo "$line"
+    [ -n "$line" ] || { sb_show err.txt; sb_fail "no line on what is complete"; return 1; }
+    echo "$line" | grep -q "not complete: .*sbtest[1-4] (\(not created\|empty\|partly loaded\|loaded, not finished\))" ||
+        { sb_fail "the line names no incomplete table"; return 1; }
+    # Each table is named once, and those called complete are.
+    for n in 1 2 3 4; do
+        c=$(echo "$line" | grep -o "sbtest$n\b" | wc -l)
+        [ "$c" = 1 ] || { sb_fail "sbtest$n is named $c times"; return 1; }
+    done
+    complete=$(echo "$line" | sed -n 's/.* complete (\([^)]*\));.*/\1/p' | tr -d ',')
+    for n in $complete; do
+        c=$(sql "$drv" "SELECT COUNT(*) FROM $n")
+        [ "$c" = 300000 ] || { sb_fail "$n is called complete with $c rows"; return 1; }
+    done
+    sb_run clean.txt clean.err "${args[@]}" cleanup || true
+}
+
+for drv in mysql pgsql sqlite; do
+    sb_case "$drv-prepare-same-rows-every-bulk-mode" same_rows_every_mode "$drv"
+    sb_case "$drv-bulk-values-same-every-mode" values_every_mode "$drv"
+    sb_case "$drv-bulk-malformed-row-copy" malformed_row "$drv" copy
+    sb_case "$drv-bulk-malformed-row-insert" malformed_row "$drv" insert
+    sb_case "$drv-prepare-interrupted-names-tables" interrupted_prepare "$drv"
+done
+sb_case "mysql-load-data-refused-falls-back" load_data_refused
