@@ -233,15 +233,36 @@ END {
     }
 }'
 
-# check_calls ROOT: prints one line per header that declares another
-# concept's function and per loop of .c files calling each other in the
-# tree ROOT, and returns 1 when there is any.
+# Calls that close a loop and are known debt, one "FROM TO" per line, each
+# with its reason; the check fails when a listed call no longer exists, so
+# the list cannot outlive its reason.
+#  - drivers/sb_db_bulk.c calls sb_db_apply_policy (the error policy) in
+#    the middle of its COPY / LOAD DATA steps, and sb_driver.c pauses and
+#    frees a connection's bulk load. Breaking it means the policy and
+#    reconnect in a file of their own (drivers/sb_db_policy.c), which
+#    also takes sb_db_free_result; issue 29 item 4 leaves it for the
+#    next split of sb_driver.c.
+KNOWN_CALLS='drivers/sb_db_bulk.c drivers/sb_driver.c'
+
+# check_calls ROOT [KNOWN]: prints one line per header that declares
+# another concept's function and per loop of .c files calling each other
+# in the tree ROOT (leaving out the "FROM TO" calls in KNOWN, each of
+# which must exist), and returns 1 when there is any.
 check_calls() {
-    local root=$1 out bad=0
+    local root=$1 known=${2:-} out bad=0 k
     out=$(mktemp)
     (cd "$root" && find . -name '*.[ch]' ! -name sb_lua_modules.c | sed 's|^\./||' | sort |
         xargs awk "$C_SCAN") | awk "$C_JUDGE" >"$out"
     grep -v '^E ' "$out" && bad=1
+    while IFS= read -r k; do
+        [ -n "$k" ] || continue
+        if grep -qxF "E $k" "$out"; then
+            grep -vxF "E $k" "$out" >"$out.k"; mv "$out.k" "$out"
+        else
+            echo "known call '$k' no longer exists: take it off KNOWN_CALLS"
+            bad=1
+        fi
+    done <<<"$known"
     # tsort names the files of every loop it finds.
     if ! sed -n 's/^E //p' "$out" | tsort >/dev/null 2>"$out.err"; then
         echo "circular calls: $(grep -v 'input contains a loop' "$out.err" |
@@ -253,7 +274,7 @@ check_calls() {
 }
 
 tcase "sysbench/: no two .c files call each other in a loop, headers declare their own functions"
-check_calls "$SB_SRCDIR/sysbench" >report || fail "call violations:" "$(cat report)"
+check_calls "$SB_SRCDIR/sysbench" "$KNOWN_CALLS" >report || fail "call violations:" "$(cat report)"
 [ -s report ] && cat report
 
 tcase "the check catches two .c files calling each other"
