@@ -507,10 +507,13 @@ static void check_rate_reachable(struct sb_monitor *r)
     tps = r->sampler.tps[0];
     if (tps >= 0.5 * run->point.target_tps)
         return;
+    /* A fact, not advice: what limits the rate (the server, too few
+     * connections, the client's CPU, the machine) is the self-check's
+     * finding at the end, the run's one source of advice. */
     sb_warn("%s=%.15g is out of reach so far: in the first second the %u thread(s) completed "
             "%.0f events (%.1f%% of the target); at that pace the schedule falls further "
-            "behind every second and lag grows for the whole run: use more --threads or a "
-            "lower rate", run->point.mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
+            "behind every second and lag grows for the whole run (the self-check at the end "
+            "says what limits it)", run->point.mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
             run->point.mode == SB_PACE_POISSON ? run->cfg->poisson_rate : run->point.tx_rate, run->point.threads,
             tps, 100.0 * tps / run->point.target_tps);
 }

@@ -90,7 +90,7 @@ write_busy
 sb busy.lua run --tx-rate=1000 --time=2 --json=r.json
 assert_exit 0
 assert_match out '^    self-check: +FLAGGED \[client-bound'
-assert_contains out "=> the client limited the run"
+assert_contains out "=> client-bound: the client was short of CPU"
 assert_eq "$(jget r.json '"client-bound" in d["points"][0]["selfcheck"]["flags"]')" true "flag"
 
 tcase "a 4-point sweep: a header and a result line per point, then the table"
