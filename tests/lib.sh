@@ -34,6 +34,10 @@ SB_TIMEOUT=${SB_TIMEOUT:-60}
 
 # A developer's LUA_PATH or cwd scripts must not change what the suites see.
 unset LUA_PATH LUA_CPATH
+# Nor a CI runner's PostgreSQL settings: PGHOST, PGSERVICE or PGDATABASE
+# make pgsql the default driver, and the suites run on SQLite unless a
+# case chooses otherwise (the PostgreSQL cases set their own).
+unset PGHOST PGSERVICE PGDATABASE
 
 _T_PASSED=0
 _T_FAILED=0
