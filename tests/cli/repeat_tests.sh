@@ -159,6 +159,16 @@ assert_exit 0
 assert_eq "$(py '[(p["threads"], p["repeat"]) for p in d["points"]]' s.json)" "[(1, 1), (1, 2), (2, 1), (2, 2)]"
 assert_eq "$(py '[g["points"] for g in d["repeat_summary"]]' s.json)" "[[1, 2], [3, 4]]"
 assert_contains out "Sweep summary (4 points"
+# Every percentile the runs' lines show (p95 and p99 without
+# --percentile) is in their summary, text and JSON.
+assert_count out '^    => tps [0-9.]+, p95 [0-9.]+ ms, p99 [0-9.]+ ms' 4
+assert_count out '^    p95 latency \(ms\) ' 2
+assert_count out '^    p99 latency \(ms\) ' 2
+assert_eq "$(py '[sorted(g["latency_ms"]) for g in d["repeat_summary"]]' s.json)" "[['95', '99'], ['95', '99']]"
+PROBE_MS=0.2 sb probe.lua run --time=0.3 --repeat=2 --percentile=99.9,50 --json=p.json
+assert_exit 0
+assert_eq "$(sed -n 's/^    \(p[0-9.]*\) latency (ms) .*/\1/p' out | tr '\n' ' ')" "p50 p99 p99.9 " "summary rows"
+assert_eq "$(py 'sorted(d["repeat_summary"][0]["latency_ms"], key=float)' p.json)" "['50', '99', '99.9']"
 
 tcase "--repeat, --repeat-cooldown, --sla and --find-max reject bad values"
 write_probe
@@ -281,8 +291,8 @@ PY
 sb compare cleanb.json flagged.json
 assert_exit 0
 assert_contains out "WARNING: runs whose self-check is not ok"
-assert_match out "^  flagged +point 2 \(1 thread, run 2 of 5\): not-stationary, error-dominated$"
-assert_count out "^  flagged +point" 1
+assert_match out "^  flagged +run 2 of 5 \(1 thread\): not-stationary, error-dominated$"
+assert_count out "^  flagged +(run|point) " 1
 sb compare clean.json cleanb.json
 assert_not_contains out "self-check is not ok"
 
