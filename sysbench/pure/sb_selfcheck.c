@@ -214,10 +214,12 @@ static void judge_load(const struct sb_selfcheck_in *in, struct sb_selfcheck *ou
                  (out->cpu_bound || out->client_late || out->demand_bound || out->lag_bound ||
                   out->rate_short || util_high ||
                   out->worker_wait_pct >= 100.0 * SB_SELFCHECK_WAIT_SHARE);
-    /* Late starts are the client's when its workers waited for a CPU:
-     * without that wait they are the kernel's late wake-ups. */
+    /* Late starts are the client's when its workers waited for a CPU, or
+     * when connections share loop threads (--client-threads): a loop
+     * thread held by another connection is the client's too. Otherwise
+     * they are the kernel's late wake-ups. */
     out->wait_high = out->worker_wait_pct >= 100.0 * SB_SELFCHECK_WAIT_SHARE;
-    late_cpu = out->client_late && out->wait_high;
+    late_cpu = out->client_late && (out->wait_high || nos < in->threads);
     /* An embedded engine's work is in the workers' CPU: only a late start
      * of an idle worker that waited for a CPU is the client's. Under
      * contention, lateness and a run-queue wait are the others' doing;

@@ -8,7 +8,8 @@
  * Each verdict names its cause, so a flag never blames the client for
  * what the server did:
  *
- *  client-bound     the client was short of CPU: (a) the worker threads
+ *  client-bound     the client was short of CPU (or of loop threads): (a)
+ *                   the worker threads
  *                   were on a CPU or waiting for one (run-queue wait) at
  *                   least SB_SELFCHECK_CPU_SHARE of their time (without the
  *                   wait: their CPU time against min(threads, CPUs) cores),
@@ -20,8 +21,11 @@
  *                   connection was free, i.e. after max(due time, end of
  *                   its previous transaction), while the workers waited
  *                   for a CPU at least SB_SELFCHECK_WAIT_SHARE of their
- *                   time. Late starts without that wait are the kernel's
- *                   late wake-ups (below), not a client short of CPU.
+ *                   time, or the connections share fewer OS threads
+ *                   (--client-threads: a loop thread held by another
+ *                   connection is the client's). Late starts without
+ *                   either are the kernel's late wake-ups (below), not a
+ *                   client short of CPU.
  *                   When others' CPU dominates the machine (contention,
  *                   below), (b) and a busy figure made of run-queue wait
  *                   are laid to the contention instead; only the client's

@@ -38,9 +38,10 @@ static void print_workers(const struct sb_selfcheck *c, FILE *out)
 
 static void print_client_advice(FILE *out)
 {
-    fprintf(out, ADVICE "client-bound: the client was short of CPU and could not start work it "
-            "was free to start, so the figures measure the load generator as much as the "
-            "server (lighter events, more CPUs for the client, or a faster client machine)\n");
+    fprintf(out, ADVICE "client-bound: the client was short of CPU (or of loop threads) and could "
+            "not start work it was free to start, so the figures measure the load generator as "
+            "much as the server (lighter events, more CPUs or --client-threads for the client, "
+            "or a faster client machine)\n");
 }
 
 static void print_client(const struct sb_selfcheck *c, FILE *out)
@@ -51,7 +52,7 @@ static void print_client(const struct sb_selfcheck *c, FILE *out)
         fprintf(out, FIG "%.3f ms mean after the connection was free (due and its previous "
                 "transaction done); %.2f%% of starts later than %.3f ms (%.0f%% of the period)%s "
                 "(flag above %.0f%% and %d starts, with the workers waiting for a CPU %.0f%% of "
-                "their time)\n", "client's own start delay:",
+                "their time or sharing loop threads)\n", "client's own start delay:",
                 c->client_delay_mean_ms, c->client_late_pct,
                 c->period_ms * SB_SELFCHECK_LAG_SHARE, 100 * SB_SELFCHECK_LAG_SHARE,
                 c->client_late ? " [high]" : "", 100 * SB_SELFCHECK_LATE_SHARE,

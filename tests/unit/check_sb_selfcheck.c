@@ -343,6 +343,12 @@ START_TEST(test_client_late)
     in.worker_wait_s = -1;
     sb_selfcheck_eval(&in, &c);
     ck_assert_uint_eq(c.flags, 0);
+    /* Both connections on one loop thread (--client-threads=1): a start
+     * held up by the other connection is the client's, wait or not. */
+    in.os_threads = 1;
+    sb_selfcheck_eval(&in, &c);
+    ck_assert_uint_eq(c.flags, SB_SELFCHECK_CLIENT_BOUND);
+    in.os_threads = 0;
     in.worker_wait_s = 2;
     /* A short run: 2 late starts of 50 are 4%, yet an accident. */
     in.events = 50;
