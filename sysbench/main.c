@@ -9,11 +9,9 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <luajit.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +36,7 @@
 #include "results/sb_txlog.h"
 #include "engine/sb_metrics_run.h"
 #include "engine/sb_run.h"
+#include "engine/sb_script_hint.h"
 #include "engine/sb_sweep.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
@@ -621,58 +620,6 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
     return 0;
 }
 
-/* Keeps candidate c in best (capacity len) when it is closer to name
- * than the best so far (*bestd). */
-static void closer_script(const char *name, const char *c, size_t clen, char *best,
-                          size_t len, size_t *bestd)
-{
-    char cand[80];
-    size_t d;
-
-    if (clen >= sizeof(cand))
-        return;
-    memcpy(cand, c, clen);
-    cand[clen] = '\0';
-    d = sb_opt_distance(name, cand);
-    if (d < *bestd) {
-        *bestd = d;
-        snprintf(best, len, "%s", cand);
-    }
-}
-
-/* The bundled script or compiled-in test whose name is closest to a
- * script name that was not found ("oltp_read_wirte"), as the option
- * hints measure it: at most 2 edits and a third of the name's length.
- * Returns best (capacity len), or NULL when none is that close. */
-static const char *suggest_script(const char *script, char *best, size_t len)
-{
-    char name[80];
-    size_t n = strlen(script), bestd = SIZE_MAX;
-    const struct sb_builtin *b;
-    DIR *dir;
-    struct dirent *e;
-
-    if (strchr(script, '/') != NULL || n >= sizeof(name))
-        return NULL;
-    if (n > 4 && strcmp(script + n - 4, ".lua") == 0)
-        n -= 4;
-    memcpy(name, script, n);
-    name[n] = '\0';
-    for (size_t i = 0; (b = sb_builtin_at(i)) != NULL; i++)
-        closer_script(name, b->name, strlen(b->name), best, len, &bestd);
-    dir = opendir(sb_lua_scenario_dir());
-    while (dir != NULL && (e = readdir(dir)) != NULL) {
-        size_t l = strlen(e->d_name);
-        /* oltp_common.lua is a library the scenarios load, not one. */
-        if (l > 4 && strcmp(e->d_name + l - 4, ".lua") == 0 &&
-            strcmp(e->d_name, "oltp_common.lua") != 0)
-            closer_script(name, e->d_name, l - 4, best, len, &bestd);
-    }
-    if (dir != NULL)
-        closedir(dir);
-    return bestd <= 2 && bestd * 3 <= n ? best : NULL;
-}
-
 /* Reads the script from standard input ("-") or finds its file. */
 static int locate_script(struct sb_main *m, const char *script, char *err, size_t errlen)
 {
@@ -701,7 +648,7 @@ static int locate_script(struct sb_main *m, const char *script, char *err, size_
         if (sb_compat10())
             snprintf(err, errlen, "Cannot find benchmark '%s': no such built-in test, file or module",
                      script);
-        else if (suggest_script(script, near, sizeof(near)) != NULL)
+        else if (sb_script_suggest(script, near, sizeof(near)) != NULL)
             snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script "
                      "of that name: did you mean %s?", sb_opt_quote(script, quoted, sizeof(quoted)),
                      near);
