@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A/A experiment for compare's verdicts: identical oltp_read_write runs on a
 # throwaway MariaDB, compared pairwise. Every "better" or "worse" verdict is
 # false (the runs differ only by chance), so the share of judged figures

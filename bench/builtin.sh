@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The compiled-in tests: events/s of ours against sysbench 1.0.20 with the
 # same options (so the same work per event) and, for fileio, against fio
 # on the same file set. Fixed work, interleaved runs, medians.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What the client costs per transaction: ours and sysbench 1.0.20 taking
 # turns on the same throwaway MariaDB and PostgreSQL servers
 # (tests/harness/servers.sh, stopped on exit) and the same tables, each run

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Shared helpers for the bench/*.sh scripts.  Sourced, not run.
 # Needs: bash, awk, /usr/bin/time (Debian package "time"), coreutils timeout.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Thousands of PostgreSQL connections set up at once with the default
 # options (issue 22, item 7): oltp_point_select, 1 table of 1,000 rows,
 # --threads=CONNS, --tx-rate=TX_RATE, --time=RUN_TIME and nothing else about

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Database drivers side by side: ours and sysbench 1.0.20 running the same
 # bundled scripts against the same tables on throwaway MariaDB and
 # PostgreSQL servers (tests/harness/servers.sh, stopped on exit).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Empty-event throughput and client CPU per event: ours vs sysbench 1.0.
 #
 #   bench/empty_event.sh            # 10 s runs, 1 and 2 threads, 3 repeats

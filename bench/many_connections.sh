@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Many connections at a fixed rate (issue 18, item 4): oltp_point_select,
 # 1 table of 1,000 rows, --threads=N at --tx-rate=TX_RATE for RUN_TIME s
 # (sysbench 1.0.20: --rate, a thread per connection), for each N of CONNS

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Steady-rate accuracy on oltp_read_write against a throwaway MariaDB, 4
 # threads: ours (--tx-rate and --rate) side by side with sysbench 1.0's --rate.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Runs sysbench 1.0.20's own regression suite (the cram files tests/t/*.t of
 # its source tree, tag 1.0.20) against a given sysbench binary and prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Reliability suite: what happens to a run at thousands of connections, when
 # the server is killed or gone, under TLS, and whether a password is ever
 # printed. Throwaway MariaDB and PostgreSQL servers (tests/harness/servers.sh,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Measurement only, not part of sysbench: an LD_PRELOAD library that sizes
  * what OpenSSL 3.0's HMAC_* API costs libpq's SCRAM key derivation

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Start-up and teardown with thousands of tables: ours vs sysbench 1.0.20.
 #
 #   bench/teardown.sh                       # 1,000, 4,000 and 16,000 tables, 3 repeats

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lua2c.sh OUT.c FILE.lua...: embed Lua sources in the binary.
 # Each FILE becomes a byte array; the table sb_lua_internal_modules maps the
 # module name (file name without .lua, "_" turned to ".", so sysbench_sql.lua

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Allocator bake-off: the same MariaDB server run twice, first with the C
 # library's malloc, then with jemalloc preloaded (LD_PRELOAD), on the same

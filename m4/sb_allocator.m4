@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: GPL-2.0-or-later
 # SB_CHECK_ALLOCATOR: --with-allocator=system|jemalloc|tcmalloc|mimalloc.
 # Links the chosen malloc replacement into the binary (ALLOCATOR_LIBS) and
 # defines SB_ALLOCATOR to its name so --version and the run header say which.

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: GPL-2.0-or-later
 # SB_CHECK_CHECK: the Check unit-test framework, needed only by "make check".
 # Sets CHECK_CFLAGS/CHECK_LIBS and the conditional HAVE_CHECK.
 AC_DEFUN([SB_CHECK_CHECK], [

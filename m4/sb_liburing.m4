@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: GPL-2.0-or-later
 # SB_CHECK_LIBURING: io_uring through liburing for fileio's
 # --file-io-mode=async; optional (--with-liburing=auto by default: used
 # when found). Sets LIBURING_CFLAGS/LIBURING_LIBS, defines HAVE_LIBURING.

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: GPL-2.0-or-later
 # SB_CHECK_LUAJIT: find LuaJIT through pkg-config (module "luajit").
 # Sets LUAJIT_CFLAGS and LUAJIT_LIBS; LuaJIT is mandatory.
 AC_DEFUN([SB_CHECK_LUAJIT], [

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: GPL-2.0-or-later
 # SB_CHECK_MYSQL: the MySQL/MariaDB driver (--with-mysql, default yes).
 # Prefers pkg-config libmariadb, then mysqlclient, then mysql_config /
 # mariadb_config. Sets MYSQL_CFLAGS/MYSQL_LIBS and defines USE_MYSQL; also

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: GPL-2.0-or-later
 # SB_CHECK_PGSQL: the PostgreSQL driver on libpq (--with-pgsql, default yes).
 # Sets PGSQL_CFLAGS/PGSQL_LIBS and defines USE_PGSQL.
 AC_DEFUN([SB_CHECK_PGSQL], [

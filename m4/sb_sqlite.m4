@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: GPL-2.0-or-later
 # SB_CHECK_SQLITE: the embedded SQLite driver, on by default (--with-sqlite).
 # Sets SQLITE_CFLAGS/SQLITE_LIBS, defines USE_SQLITE, conditional USE_SQLITE.
 AC_DEFUN([SB_CHECK_SQLITE], [

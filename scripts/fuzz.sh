@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer harnesses of tests/fuzz/ with clang
 # (-fsanitize=fuzzer,address,undefined) in build-fuzz/ and runs each for
 # SECONDS (default 60) from its committed seed corpus (tests/fuzz/corpus/NAME).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # First run on a fresh Debian 12 machine: install the build dependencies,
 # build, and hold a 10-second oltp_read_write at a steady rate on the
 # embedded SQLite database (no server needed), printing its report.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds with warnings as errors and runs the test suite.
 #
 #   scripts/test.sh          the whole suite: Check unit tests, command-line

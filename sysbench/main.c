@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sysbench [options] SCRIPT [COMMAND] [script options]
  *
@@ -23,9 +24,11 @@
 #include "drivers/sb_driver.h"
 #include "pure/sb_findmax.h"
 #include "core/sb_clock.h"
+#include "compare/sb_ab.h"
 #include "compare/sb_compare.h"
 #include "results/sb_merge.h"
 #include "core/sb_log.h"
+#include "core/sb_secret_file.h"
 #include "lua/sb_lua.h"
 #include "lua/sb_lua_interrupt.h"
 #include "results/sb_result_writer.h"
@@ -35,8 +38,10 @@
 #include "results/sb_hgrm.h"
 #include "results/sb_txlog.h"
 #include "engine/sb_metrics_run.h"
+#include "engine/sb_help.h"
 #include "engine/sb_run.h"
 #include "engine/sb_script_hint.h"
+#include "engine/sb_signal.h"
 #include "engine/sb_sweep.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
@@ -73,30 +78,11 @@ static void print_version(int verbosity)
 static void print_help(const struct sb_optset *general, struct sb_optset *drv_sets,
                        size_t ndrv)
 {
-    const struct sb_driver_ops *const *d = sb_driver_list();
-
     if (sb_compat10()) {
         sb_main10_print_help(drv_sets, ndrv);
         return;
     }
-    printf("Usage:\n  sysbench [options]... SCRIPT [COMMAND] [script options]...\n");
-    printf("  sysbench compare A.json B.json [...] [--labels=a,b] [--plot=FILE.png|.svg]\n");
-    printf("  sysbench merge A.json B.json [...] [--json=ALL.json]\n\n");
-    printf("Commands implemented by most scripts: prepare run cleanup help\n");
-    printf("SCRIPT is a path to a Lua file or the name of a bundled script (oltp_read_write, ...);\n");
-    printf("'-' reads the script from standard input. Bundled scripts: %s\n\n",
-           sb_lua_scenario_dir());
-    sb_optset_print_help(general, stdout);
-    printf("\nCompiled-in database drivers:\n");
-    for (; *d; d++)
-        printf("  %s - %s\n", (*d)->name, (*d)->description);
-    for (size_t i = 0; i < ndrv; i++) {
-        printf("\n");
-        sb_optset_print_help(&drv_sets[i], stdout);
-    }
-    printf("\n");
-    sb_builtin_print_list(stdout);
-    printf("\nSee 'sysbench SCRIPT help' for the options of a script or test.\n");
+    sb_help_print(general, drv_sets, ndrv, stdout);
 }
 
 static bool is_file(const char *path)
@@ -371,6 +357,10 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         sb_fatal("%s", err);
         rc = rc ? rc : 1;
     }
+    /* A signal after the last point (during --metrics-linger) ends the
+     * invocation as interrupted too: 128 + signal in any phase. */
+    if (rc == 0 && sb_signal_caught() != 0)
+        rc = 128 + sb_signal_caught();
     if (sweep && rc != 1)
         sb_result_writer_print_sweep(&out, stdout);
     if (rc == 0)
@@ -505,8 +495,15 @@ struct sb_main {
     const struct sb_builtin *builtin; /* a compiled-in test, or NULL */
 };
 
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
 /* Declares the general options and one option set per compiled-in
- * driver; passwords are marked secret so that help and dumps hide them. */
+ * driver; passwords (not the names of files holding them) are marked
+ * secret so that help and dumps hide them. */
 static int declare_options(struct sb_main *m, char *err, size_t errlen)
 {
     const struct sb_driver_ops *const *drivers = m->drivers;
@@ -528,12 +525,28 @@ static int declare_options(struct sb_main *m, char *err, size_t errlen)
             return -1;
         }
         for (const struct sb_opt_def *d = drivers[i]->options; d && d->name; d++)
-            if (strstr(d->name, "password") != NULL)
+            if (strstr(d->name, "password") != NULL && !ends_with(d->name, "-file"))
                 sb_optset_set_secret(&m->drv_sets[i], d->name);
         m->drv_ptrs[i] = &m->drv_sets[i];
     }
     m->drv_ptrs[m->ndrv] = NULL;
     return 0;
+}
+
+/* Whether --NAME (len bytes of name) is a secret option of a driver. */
+static bool secret_arg(const char *name, size_t len, void *ctx)
+{
+    const struct sb_main *m = ctx;
+    char n[128];
+    const struct sb_opt *o = NULL;
+
+    if (len >= sizeof(n))
+        return false;
+    memcpy(n, name, len);
+    n[len] = '\0';
+    for (size_t i = 0; i < m->ndrv && o == NULL; i++)
+        o = sb_optset_find(&m->drv_sets[i], n);
+    return o != NULL && o->secret;
 }
 
 /* Applies the command line, then the config file it names (whose entries
@@ -544,6 +557,11 @@ static int apply_options(struct sb_main *m, int argc, char **argv, char *err, si
 
     if (sb_args_split(&m->args, argc, argv, err, errlen) != 0)
         return -1;
+    /* The values are copied: a password given on the command line is
+     * overwritten in argv now, so that ps and /proc/PID/cmdline show it
+     * only for the instant between exec and here (as the mysql client
+     * does). The result files name the option with its value masked. */
+    sb_secret_scrub_argv(argc, argv, secret_arg, m);
     if (sb_args_apply(&m->args, &m->general, err, errlen) != 0)
         return -1;
     cfgfile = sb_optset_str(&m->general, "config-file");
@@ -834,6 +852,8 @@ int main(int argc, char **argv)
     /* compare reads result files: no script, driver or Lua state. */
     if (sb_compare_requested(argc, argv))
         return sb_compare_main(argc, argv, stdout);
+    if (sb_ab_requested(argc, argv))
+        return sb_ab_main(argc, argv, stdout);
     if (sb_merge_requested(argc, argv))
         return sb_merge_main(argc, argv, stdout);
     /* Everything main owns is set up before the first failure can jump

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Shared helpers for the command-line and Lua scenario test suites
 # (tests/cli/*.sh, tests/lua/lua_tests.sh). A suite sources this

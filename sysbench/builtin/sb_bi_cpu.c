@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cpu: one event checks every number from 3 to below --cpu-max-prime for
  * primality by trial division up to its square root, as sysbench 1.0's

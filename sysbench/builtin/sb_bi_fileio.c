@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fileio: sysbench 1.0's file I/O test. prepare makes --file-num files
  * test_file.0 .. test_file.N-1 of --file-total-size / --file-num bytes

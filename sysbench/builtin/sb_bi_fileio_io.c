@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fileio's run: the file set a run's threads share (opened by the first
  * thread of a point, closed by the last, which also does the end-of-test

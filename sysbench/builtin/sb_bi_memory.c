@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * memory: one event reads or writes one block of --memory-block-size
  * bytes, word by word, sequentially or at random words of the block,

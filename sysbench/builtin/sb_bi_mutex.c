@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mutex: each thread runs one event: --mutex-locks times, an empty loop
  * of --mutex-loops iterations, then a lock, an increment of a shared

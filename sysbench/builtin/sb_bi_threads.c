@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * threads: one event takes one of --thread-locks mutexes --thread-yields
  * times, yielding the CPU while it holds it: the scheduler's cost under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The registry of compiled-in tests and what they share: help, commands
  * other than run, and the header formatting of sizes.

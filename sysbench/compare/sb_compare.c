@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The compare command; see sb_compare.h.
  *
@@ -198,10 +199,13 @@ static int width_of(const char *s, int min)
     return w > min ? w : min;
 }
 
-/* The interval and verdict cells of v. */
+/* The interval, verdict and detectable-change cells of v. */
 static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, char *verdict,
-                          size_t vlen)
+                          size_t vlen, char *det, size_t dlen)
 {
+    double d;
+
+    snprintf(det, dlen, "-");
     if (v->method == SB_VERDICT_NONE) {
         snprintf(ci, cilen, "-");
         snprintf(verdict, vlen, "%s", isnan(v->r.ratio) ? "-" : "no verdict (single run)");
@@ -209,6 +213,9 @@ static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, ch
     }
     snprintf(ci, cilen, "[%.3f, %.3f]", v->r.lo, v->r.hi);
     snprintf(verdict, vlen, "%s", sb_ci_verdict_name(v->v));
+    d = sb_verdict_detectable(v);
+    if (isfinite(d))
+        snprintf(det, dlen, "%.1f%%", 100 * d);
 }
 
 /* Prints one table: a row per key, the value of each file, then each
@@ -218,7 +225,7 @@ static void verdict_cells(const struct sb_verdict *v, char *ci, size_t cilen, ch
 static void print_table(FILE *out, const struct metric *m, const struct sb_result_file *res,
                         const struct sb_result_file_grid *g, struct sb_verdict *const *vs, size_t t)
 {
-    char cell[96], name[64], verdict[64];
+    char cell[96], name[64], verdict[64], det[32];
     int kw = 7, vw[64], rw[64], cw[64], dw[64];
     size_t nres = g->nres < 64 ? g->nres : 64;
     int decimals = m->decimals;
@@ -256,8 +263,8 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resul
         fprintf(out, "  %*s", rw[r], cell);
         if (ci) {
             cw[r] = 17;
-            dw[r] = r + 1 < nres ? 25 : 0;
-            fprintf(out, "  %*s  %-*s", cw[r], "interval", dw[r], "verdict");
+            dw[r] = 25;
+            fprintf(out, "  %*s  %-*s  %10s", cw[r], "interval", dw[r], "verdict", "detectable");
         }
     }
     fputc('\n', out);
@@ -277,8 +284,8 @@ static void print_table(FILE *out, const struct metric *m, const struct sb_resul
             fprintf(out, "  %*s", rw[r], cell);
             if (!ci)
                 continue;
-            verdict_cells(v, cell, sizeof(cell), verdict, sizeof(verdict));
-            fprintf(out, "  %*s  %-*s", cw[r], cell, dw[r], verdict);
+            verdict_cells(v, cell, sizeof(cell), verdict, sizeof(verdict), det, sizeof(det));
+            fprintf(out, "  %*s  %-*s  %10s", cw[r], cell, dw[r], verdict, det);
         }
         fputc('\n', out);
     }
@@ -398,14 +405,59 @@ static void print_verdict_note(FILE *out, const struct sb_result_file *res, size
                 "the chance of any false 'better' or 'worse' among them\nis at most 5%%.\n",
                 res[r].label, res[0].label, judged[r], judged[r] == 1 ? "" : "s",
                 100 * (1 - SB_VERDICT_ALPHA / (double)judged[r]), judged[r]);
+        fprintf(out, "Detectable: the smallest change a figure had an 80%% chance to show at its "
+                "runs' variation;\n'no significant difference' says nothing of changes below it "
+                "(more runs, or sysbench ab, see smaller ones).\n");
     }
     fputc('\n', out);
 }
 
+/* The tables as printed, for the charts (--plot): the cells are owned. */
+struct chart_tables {
+    struct sb_plot_table t[MAX_SHOWN_PCTS + 4];
+    struct sb_plot_cell *cells;
+    double level[64];
+    size_t judged[64];
+    struct sb_plot_tables pt;
+};
+
+/* Fills ct with every cell of the nm tables as print_table prints it:
+ * the values, and each file's ratio, interval and verdict. Returns 0, or
+ * -1 when out of memory. */
+static int chart_tables(struct chart_tables *ct, const struct metric *ms, size_t nm,
+                        const struct sb_result_file_grid *g, struct sb_verdict *const *vs,
+                        const size_t *judged, size_t nres)
+{
+    ct->cells = calloc(nm * nres * g->nkeys + 1, sizeof(*ct->cells));
+    if (ct->cells == NULL)
+        return -1;
+    for (size_t t = 0; t < nm; t++) {
+        struct sb_plot_cell *c = ct->cells + t * nres * g->nkeys;
+        ct->t[t] = (struct sb_plot_table){ms[t].fig, ms[t].pct, c};
+        for (size_t r = 0; r < nres; r++)
+            for (size_t k = 0; k < g->nkeys; k++, c++) {
+                const struct sb_verdict *v = r > 0 ? &vs[r][t * g->nkeys + k] : NULL;
+                bool judged_here = v != NULL && v->method != SB_VERDICT_NONE;
+                c->value = value_at(&ms[t], g, r, k);
+                c->ratio = v != NULL ? v->r.ratio : NAN;
+                c->lo = judged_here ? v->r.lo : NAN;
+                c->hi = judged_here ? v->r.hi : NAN;
+                c->verdict = judged_here ? sb_ci_verdict_name(v->v) : NULL;
+            }
+    }
+    for (size_t r = 0; r < nres; r++) {
+        ct->judged[r] = judged[r];
+        ct->level[r] = judged[r] > 0 ? 1 - SB_VERDICT_ALPHA / (double)judged[r] : NAN;
+    }
+    ct->pt = (struct sb_plot_tables){ct->t, nm, ct->level, ct->judged};
+    return 0;
+}
+
 /* Judges every table's figures, file by file against the first, controls
- * each file's verdicts for their number, then prints the tables. */
+ * each file's verdicts for their number, then prints the tables; with ct,
+ * keeps them as printed for the charts. */
 static void print_all(FILE *out, const struct sb_result_file *res, size_t n,
-                      const struct sb_result_file_grid *g)
+                      const struct sb_result_file_grid *g, struct chart_tables *ct)
 {
     struct metric ms[MAX_SHOWN_PCTS + 4];
     char titles[MAX_SHOWN_PCTS][128];
@@ -426,6 +478,8 @@ static void print_all(FILE *out, const struct sb_result_file *res, size_t n,
     for (size_t t = 0; t < nm; t++)
         print_table(out, &ms[t], res, g, vs, t);
     fflush(out);
+    if (ct != NULL && chart_tables(ct, ms, nm, g, vs, judged, nres) != 0)
+        ct->cells = NULL;
 done:
     for (size_t r = 1; r < nres; r++)
         free(vs[r]);
@@ -437,10 +491,12 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     struct sb_result_file *res = NULL;
     struct sb_result_file_grid g;
     char **labels = NULL, err[1024];
+    struct chart_tables ct;
     size_t loaded = 0;
     int rc = 1;
 
     memset(&g, 0, sizeof(g));
+    memset(&ct, 0, sizeof(ct));
     if (parse_args(&a, argc, argv, err, sizeof(err)) != 0)
         goto fail;
     if (a.help) {
@@ -472,14 +528,22 @@ int sb_compare_main(int argc, char **argv, FILE *out)
         goto fail;
     if (sb_verdict_print_selfcheck(out, a.files, labels, a.nfiles, err, sizeof(err)) < 0)
         goto fail;
-    print_all(out, res, a.nfiles, &g);
-    if (a.plot != NULL && sb_plot_write(res, a.nfiles, a.plot, out, err, sizeof(err)) != 0)
+    print_all(out, res, a.nfiles, &g, a.plot != NULL ? &ct : NULL);
+    /* The charts draw the tables as printed. */
+    if (a.plot != NULL && ct.cells == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto fail;
+    }
+    if (a.plot != NULL &&
+        sb_plot_write_compare(res, a.nfiles < 64 ? a.nfiles : 64, a.plot, &ct.pt, out, err,
+                              sizeof(err)) != 0)
         goto fail;
     rc = 0;
     goto done;
 fail:
     sb_fatal("%s", err);
 done:
+    free(ct.cells);
     sb_result_file_grid_free(&g);
     for (size_t i = 0; i < loaded; i++)
         sb_result_file_free(&res[i]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_COMPARE_H
 #define SB_COMPARE_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * compare's verdicts and the differing options; see sb_verdict.h.
  */
@@ -40,18 +41,30 @@ static double side_value(const double *x, size_t n, size_t *runs, bool *positive
 /* The verdict of v's interval, widened first by the histogram's bucket
  * resolution for percentiles: each side's true value lies up to a bucket
  * width below its bound, so the true ratio up to that either way. */
+static double bucket_widening(const struct sb_verdict *v)
+{
+    return v->latency ? 1 + 1.0 / (double)(1u << SB_HIST_SUB_BITS) : 1;
+}
+
 static void settle(struct sb_verdict *v)
 {
+    double w = bucket_widening(v);
+
     if (v->method == SB_VERDICT_NONE) {
         v->v = SB_CI_UNKNOWN;
         return;
     }
-    if (v->latency) {
-        double w = 1 + 1.0 / (double)(1u << SB_HIST_SUB_BITS);
-        v->r.lo /= w;
-        v->r.hi *= w;
-    }
+    v->r.lo /= w;
+    v->r.hi *= w;
     v->v = sb_ci_judge(&v->r, v->higher_is_better);
+}
+
+double sb_verdict_detectable(const struct sb_verdict *v)
+{
+    if (v->method == SB_VERDICT_NONE)
+        return NAN;
+    return bucket_widening(v) *
+               (1 + sb_ci_detectable(v->r.se, v->r.df, v->r.level, SB_VERDICT_POWER)) - 1;
 }
 
 void sb_verdict_from_runs(const double *a, size_t na, const double *b, size_t nb, bool latency,

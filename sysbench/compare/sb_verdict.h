@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_VERDICT_H
 #define SB_VERDICT_H
 
@@ -29,6 +30,8 @@
 
 /* The chance of any false verdict among the figures of one comparison. */
 #define SB_VERDICT_ALPHA 0.05
+/* The power behind the detectable change. */
+#define SB_VERDICT_POWER 0.80
 
 /* How a ratio's interval was obtained. */
 enum sb_verdict_method {
@@ -68,6 +71,16 @@ double sb_verdict_value(const struct sb_point_result *p, enum sb_point_result_fi
 void sb_verdict_judge(const struct sb_point_result *a, const struct sb_point_result *b,
                       enum sb_point_result_fig f, double pct, bool higher_is_better,
                       struct sb_verdict *out);
+
+/*
+ * The smallest change (a fraction: 0.05 = 5%) the comparison behind v had
+ * an 80% chance (SB_VERDICT_POWER) to call better or worse, at its
+ * interval's level and the runs' variation (sb_ci_detectable, widened as
+ * the interval is for percentiles); NaN without an interval. A "no
+ * significant difference" says nothing of changes below it. Computed on
+ * demand: it costs a numerical integration.
+ */
+double sb_verdict_detectable(const struct sb_verdict *v);
 
 /*
  * Controls the n verdicts of one comparison for their number (Bonferroni):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * General options and their checks; see sb_config.h.
  */
@@ -53,11 +54,12 @@ const struct sb_opt_def sb_general_options[] = {
     {"hgrm", "after the run, write the response-time histogram in HdrHistogram's percentile distribution text format (values in ms) to FILE (FILE-N for point N of a sweep)", NULL, SB_ARG_FILE},
     {"metrics-listen", "serve the latest interval's figures to Prometheus over HTTP at HOST:PORT (GET /metrics) while the run lasts; implies --report-interval=1 when none is given", NULL, SB_ARG_STRING},
     {"metrics-linger", "with --metrics-listen, keep serving the last interval's figures this many seconds after the run, so a scrape after the end still sees them", "0", SB_ARG_DOUBLE},
+    {"metrics-token", "with --metrics-listen, answer only requests carrying 'Authorization: Bearer TOKEN', TOKEN read from this file (Prometheus: authorization: {credentials_file: FILE}); for an address beyond loopback", NULL, SB_ARG_FILE},
     {"metrics-file", "write every interval as OpenMetrics text with timestamps to FILE (for promtool tsdb create-blocks-from openmetrics); implies --report-interval=1 when none is given", NULL, SB_ARG_FILE},
     {"log", "write one line per transaction in pgbench's per-transaction log format (client_id transaction_no time script_no time_epoch time_us [schedule_lag]) to FILE", NULL, SB_ARG_FILE},
     {"log-aggregate-interval", "with --log, write one line per interval of this many seconds (all threads) in pgbench 15's aggregate log format instead (0 = one line per transaction)", "0", SB_ARG_DOUBLE},
     {"sweep-cooldown", "seconds to pause between the points of a --threads or --tx-rate sweep", "0", SB_ARG_DOUBLE},
-    {"repeat", "run every point N times with the same options and seed, and report the median, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
+    {"repeat", "run every point N times with the same options and seed, and report the geometric mean, spread (min/max) and 95% confidence interval of its figures", "1", SB_ARG_INT},
     {"repeat-cooldown", "seconds to pause between the repeats of a point (--repeat)", "0", SB_ARG_DOUBLE},
     {"find-max", "search the highest --tx-rate the server holds: achieved rate at least 99.5% of the target and the --sla met", "off", SB_ARG_BOOL},
     {"sla", "latency limit for --find-max: pP:LIMIT with LIMIT in us, ms or s, e.g. p99:20ms", "", SB_ARG_STRING},
@@ -414,6 +416,11 @@ static int load_output_files(const struct sb_optset *set, struct sb_config *c, c
     c->metrics_file = sb_optset_str(set, "metrics-file");
     if (c->metrics_file != NULL && *c->metrics_file == '\0')
         c->metrics_file = NULL;
+    c->metrics_token = sb_optset_str(set, "metrics-token");
+    if (c->metrics_token != NULL && *c->metrics_token == '\0')
+        c->metrics_token = NULL;
+    if (c->metrics_token != NULL && c->metrics_listen == NULL)
+        return fail(err, errlen, "--%s needs %s", "metrics-token", "--metrics-listen=HOST:PORT");
     c->metrics_linger = sb_optset_double(set, "metrics-linger");
     if (!(c->metrics_linger >= 0 && c->metrics_linger <= 3600))
         return fail(err, errlen, "invalid value for --%s: %s", "metrics-linger",

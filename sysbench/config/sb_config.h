@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_CONFIG_H
 #define SB_CONFIG_H
 
@@ -73,6 +74,7 @@ struct sb_config {
     const char *metrics_listen; /* --metrics-listen HOST:PORT, NULL when not given */
     const char *metrics_file;   /* --metrics-file, NULL when not given */
     double metrics_linger;      /* --metrics-linger, seconds */
+    const char *metrics_token;  /* --metrics-token FILE, NULL when not given */
     const char *server_pids;
 };
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sysbench 1.0.20's --help text; see sb_help10.h.
  */

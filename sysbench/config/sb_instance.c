@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Scale-out options and the shared start instant; see sb_instance.h.
  */
@@ -207,8 +208,15 @@ uint64_t sb_instance_wait_start(const struct sb_instance *inst, bool (*stop)(voi
                 -ahead);
         return 0;
     }
-    if (ahead <= 0)
+    if (ahead <= 0) {
+        /* Said, because the first slots then run late or bunched, and a
+         * closed loop's window starts before its threads could work (sb_ab
+         * reads this to give its runs more time to set up). */
+        if (ahead < -SB_INSTANCE_LATE_S)
+            sb_notice("--start-at passed %.3f s before the threads were ready: the first slots "
+                      "start at once", -ahead);
         return now - (uint64_t)fmin(-ahead * 1e9, (double)now);
+    }
     at = now + (uint64_t)(ahead * 1e9);
     /* Sleep in short steps so a signal is noticed; wake 1 ms early so the
      * caller is ready when the schedule starts. */

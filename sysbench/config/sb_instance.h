@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_INSTANCE_H
 #define SB_INSTANCE_H
 
@@ -50,6 +51,8 @@ int sb_instance_load(struct sb_instance *inst, const struct sb_optset *set,
 
 /* How far in the past --start-at may be (process start-up, connecting). */
 #define SB_INSTANCE_PAST_S 1.0
+/* Threads ready later than --start-at by more than this get a notice. */
+#define SB_INSTANCE_LATE_S 0.01
 /* ... and one more than this many seconds ahead (a wait that long is a
  * mistake, and the wait is counted in int64 nanoseconds). */
 #define SB_INSTANCE_AHEAD_S 604800
@@ -74,8 +77,9 @@ static inline uint64_t sb_instance_gtid(const struct sb_instance *inst,
  * caller starts its schedule at the returned time). Returns 0 at once
  * without --start-at, or when stop() turns true while waiting (polled
  * every 50 ms). A start-at up to SB_INSTANCE_PAST_S past returns the
- * time it maps to; one further past (the later points of a sweep) returns
- * 0 with a warning.
+ * time it maps to (with a notice when more than SB_INSTANCE_LATE_S past);
+ * one further past (the later points of a sweep) returns 0 with a
+ * warning.
  */
 uint64_t sb_instance_wait_start(const struct sb_instance *inst, bool (*stop)(void));
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The command line and the config file as lists of --name[=value]
  * arguments; see sb_args.h. Kept apart from the option sets (sb_options.c):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_CLOCK_H
 #define SB_CLOCK_H
 

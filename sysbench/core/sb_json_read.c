@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * JSON reader: a recursive-descent parser into a tree; see sb_json_read.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Streaming JSON writer; see sb_json_write.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_JSON_WRITE_H
 #define SB_JSON_WRITE_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Messages to the user; see sb_log.h. The level is part of the config:
  * written once by main before any thread starts, read-only afterwards.

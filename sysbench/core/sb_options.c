@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Typed command-line options; see sb_options.h.
  *
@@ -814,6 +815,22 @@ static const char *placeholder(enum sb_opt_type type)
     return "=VALUE";
 }
 
+void sb_opt_help_parts(const struct sb_opt *opt, char *head, size_t headlen, char *text,
+                       size_t textlen)
+{
+    char shown[SB_SUGGEST_NAMELEN];
+    const char *desc = opt->desc != NULL ? opt->desc : "";
+
+    snprintf(head, headlen, "--%s%s", shown_name(opt->name, shown, sizeof(shown)),
+             placeholder(opt->type));
+    if (opt->def == NULL)
+        snprintf(text, textlen, "%s", desc);
+    else if (opt->secret)
+        snprintf(text, textlen, "%s [%s]", desc, opt->def[0] != '\0' ? "***" : "");
+    else
+        snprintf(text, textlen, "%s [%s]", desc, opt->def);
+}
+
 /*
  * Aliases are left out: they exist so old command lines keep working, and
  * advertising them would only invite their use.
@@ -919,7 +936,7 @@ static bool name_prefix(const char *name, const char *opt)
 const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets, size_t nsets)
 {
     const char *best = NULL, *prefix_of = NULL;
-    size_t best_d = SIZE_MAX, nprefix = 0, len;
+    size_t best_d = SIZE_MAX, nprefix = 0, prefix_len = SIZE_MAX, len;
 
     if (name == NULL)
         return NULL;
@@ -932,8 +949,9 @@ const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets
             /* Aliases are kept for old command lines, not advertised. */
             if (o->alias_of != NULL)
                 continue;
-            if (len >= 4 && name_prefix(name, o->name)) {
-                nprefix++;
+            /* Of the options the name begins, the shortest. */
+            if (len >= 4 && name_prefix(name, o->name) && strlen(o->name) < prefix_len) {
+                prefix_len = strlen(o->name);
                 prefix_of = o->name;
             }
             d = sb_opt_distance(name, o->name);
@@ -945,14 +963,21 @@ const char *sb_opt_suggest(const char *name, const struct sb_optset *const *sets
     }
     /* At most 2 edits, and fewer than a third of the name: "--foo" is
      * not a slip of "--tx-rate", "--tx-rat" is. A name that begins
-     * exactly one option (--mysql-pass) is that option. */
+     * one option, or one that the others it begins start with
+     * (--mysql-pass: --mysql-password, not --mysql-password-file), is
+     * that option. */
     if (best_d == 0) /* a known name: not a slip, whatever went wrong */
         return NULL;
     if (best != NULL && best_d <= 2 && best_d * 3 <= len)
         return best;
-    if (nprefix == 1)
-        return prefix_of;
-    return NULL;
+    /* Every option the name begins must begin with that shortest one. */
+    for (size_t s = 0; prefix_of != NULL && s < nsets; s++)
+        for (size_t i = 0; sets[s] != NULL && i < sets[s]->n; i++) {
+            const struct sb_opt *o = &sets[s]->opts[i];
+            if (o->alias_of == NULL && name_prefix(name, o->name))
+                nprefix += name_prefix(prefix_of, o->name) ? 0 : 1;
+        }
+    return prefix_of != NULL && nprefix == 0 ? prefix_of : NULL;
 }
 
 const char *sb_opt_dashed(const char *name, char *buf, size_t len)

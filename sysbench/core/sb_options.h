@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_OPTIONS_H
 #define SB_OPTIONS_H
 
@@ -136,6 +137,16 @@ const char *sb_opt_quote(const char *value, char *out, size_t outlen);
 
 /* Prints "  --name=TYPE   description [default]" lines, sysbench style. */
 void sb_optset_print_help(const struct sb_optset *set, FILE *out);
+
+/*
+ * One option's help in two parts, for a caller that lays help out itself
+ * (the grouped --help, engine/sb_help.h): head gets "--name=PLACEHOLDER"
+ * as sb_optset_print_help prints it, text the description followed by
+ * the shown default (" [10]", a secret's as "[***]"). Each is cut to its
+ * buffer.
+ */
+void sb_opt_help_parts(const struct sb_opt *opt, char *head, size_t headlen, char *text,
+                       size_t textlen);
 
 /* Formats a one-line reason into err (capacity errlen; err may be NULL)
  * and returns -1, so a parser can report and fail in one statement. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Result files written to a temporary name and renamed; see sb_safefile.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The stop flag's storage (sb_stop.h). Its own unit so that every layer
  * that polls the flag (drivers, pacer sleeps, workers) links against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * CPU accounting; see sb_cpu.h. Linux only: everything but the client's own
  * times comes from /proc.

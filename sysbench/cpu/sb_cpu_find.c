@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Server discovery for CPU accounting: which local processes listen on
  * the socket or port a driver connects to, found through /proc/net and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Cancelling statements in flight; see sb_db_cancel.h.
  */

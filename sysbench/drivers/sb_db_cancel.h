@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_DB_CANCEL_H
 #define SB_DB_CANCEL_H
 

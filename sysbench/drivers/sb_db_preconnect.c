@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Setting up a loop thread's connections together; see sb_db_preconnect.h.
  */

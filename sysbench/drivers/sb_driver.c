@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The driver registry and the layer every driver shares: connections,
  * statements (server-side or emulated), result sets and the error policy.
@@ -19,6 +20,7 @@
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_db_preconnect.h"
 #include "core/sb_log.h"
+#include "core/sb_secret_file.h"
 #include "core/sb_stop.h"
 
 #ifdef USE_SQLITE
@@ -887,6 +889,27 @@ char *sb_db_opt_strdup(const struct sb_optset *opts, const char *name)
     if (v == NULL || v[0] == '\0')
         return NULL;
     return strdup(v);
+}
+
+int sb_db_opt_password(const struct sb_optset *opts, const char *name, char **out, char *err,
+                       size_t errlen)
+{
+    char file_opt[128];
+    const char *file;
+
+    snprintf(file_opt, sizeof(file_opt), "%s-file", name);
+    file = sb_optset_str(opts, file_opt);
+    *out = NULL;
+    if (file == NULL || file[0] == '\0') {
+        *out = sb_db_opt_strdup(opts, name);
+        return 0;
+    }
+    if (sb_optset_str(opts, name) != NULL && sb_optset_str(opts, name)[0] != '\0') {
+        snprintf(err, errlen, "both --%s and --%s given: give one", name, file_opt);
+        return -1;
+    }
+    *out = sb_secret_file_read(file, file_opt, false, err, errlen);
+    return *out != NULL ? 0 : -1;
 }
 
 int sb_db_opt_copy_list(const struct sb_optset *opts, const char *name,

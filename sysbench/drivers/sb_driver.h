@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_DRIVER_H
 #define SB_DRIVER_H
 
@@ -379,6 +380,17 @@ void sb_db_format_err(const char *driver, const struct sb_db_error *err,
 /* Option helpers the drivers share when they copy their options at init.
  * An empty text option means "not given" and yields NULL. */
 char *sb_db_opt_strdup(const struct sb_optset *opts, const char *name);
+/*
+ * The password of a driver: --NAME (e.g. mysql-password), or the secret
+ * read from the file --NAME-file names (core/sb_secret_file.h: the file
+ * less its final line end), so that it need not stand in the command
+ * line. Sets *out to a malloc'd copy (free it with sb_secret_free), NULL
+ * when neither is given (the client library's own sources apply: option
+ * files, PGPASSWORD, ~/.pgpass). Returns 0, or -1 with one line in err
+ * when both are given or the file cannot be used.
+ */
+int sb_db_opt_password(const struct sb_optset *opts, const char *name, char **out, char *err,
+                       size_t errlen);
 /* Copies a list option, leaving out empty items ("a,,b"); 0 or -1 (out of
  * memory, with nothing left allocated). */
 int sb_db_opt_copy_list(const struct sb_optset *opts, const char *name,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The script's own commands (sysbench.cmdline.commands and global
  * functions), each in a guarded thread (sb_signal.h) so that a signal

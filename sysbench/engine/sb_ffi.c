@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Entry points scripts reach through LuaJIT's FFI (exported from the binary
  * with --export-dynamic). The sb_counter_inc, sb_event_*, sb_more_events,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The calling thread's generator; see sb_ffi_rand.h. Exported from the
  * program (--export-dynamic) with the FFI entry points: the built-in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Connections multiplexed over a few OS threads; see sb_loop.h.
  *

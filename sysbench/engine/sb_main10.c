@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * SB_COMPAT=1.0 pieces of the command line's front end (main.c): 1.0.20's
  * --help and its default driver; see sb_main10.h.

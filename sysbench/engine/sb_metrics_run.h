@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_METRICS_RUN_H
 #define SB_METRICS_RUN_H
 
@@ -28,8 +29,11 @@ struct sb_metrics_run {
 /*
  * Reads the options from the run configuration; with neither given, mr is
  * left off (sb_metrics_run_figures returns NULL, the rest do nothing).
- * Otherwise creates the file and binds the listener before any work is
- * done, so a bad path or a taken port is one error before the run; env
+ * Otherwise creates the file, reads --metrics-token's file and binds the
+ * listener before any work is done, so a bad path, an unreadable token
+ * or a taken port is one error before the run; prints where the listener
+ * is and who can reach it, and warns once when that is every address
+ * without a token; env
  * gives the script's name for the labels. Returns 0, or -1 with one line
  * in err (nothing left open).
  */
@@ -45,7 +49,8 @@ void sb_metrics_run_abandon(struct sb_metrics_run *mr);
 
 /*
  * After the last point: keeps serving for --metrics-linger (cut short by
- * a signal), stops the listener and writes the file (also after an error
+ * a signal, with a line saying so: the caller then ends the invocation
+ * as interrupted, 128 + signal), stops the listener and writes the file (also after an error
  * or a signal, as the other result files). Returns 0, or -1 with one line
  * in err.
  */

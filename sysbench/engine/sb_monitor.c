@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The reporter of a benchmark run: intervals, checkpoints, the final
  * report; see sb_monitor.h.

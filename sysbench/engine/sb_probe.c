@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The server probe before a run: the server's processes for CPU accounting
  * and its version; see sb_run.h.

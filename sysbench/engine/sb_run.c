@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One benchmark run and parallel commands; see sb_run.h.
  */
@@ -470,8 +471,11 @@ static int new_slots(struct sb_run *run)
     run->slots = calloc(run->nslots ? run->nslots : 1, sizeof(*run->slots));
     if (run->slots == NULL)
         return -1;
-    for (unsigned i = 0; i < run->nslots; i++)
+    for (unsigned i = 0; i < run->nslots; i++) {
+        /* Without a rate only the response time is recorded (sb_stats.h). */
+        run->slots[i].stats.response_only = run->point.mode == SB_PACE_NONE;
         sb_stats_init_zeroed(&run->slots[i].stats);
+    }
     if (run->nloops == 0) {
         for (unsigned i = 0; i < run->point.threads; i++)
             run->workers[i].slot = &run->slots[i];
@@ -686,6 +690,25 @@ static bool all_restarted(const struct sb_run *run)
     return true;
 }
 
+/* The earliest actual start of a measured event over the (joined)
+ * workers and that event's due time, as wall-clock times: scale-out
+ * instances compare them with --start-at and with each other (sysbench
+ * merge); the schedule's phases make instances' first slots differ by
+ * design, the difference of the two is how late the instance began. */
+static void record_first_dispatch(const struct sb_run *run, struct sb_result_writer *out)
+{
+    const struct sb_worker *first = NULL;
+
+    for (unsigned i = 0; i < run->point.threads; i++) {
+        const struct sb_worker *w = &run->workers[i];
+        if (w->first_ns != 0 && (first == NULL || w->first_ns < first->first_ns))
+            first = w;
+    }
+    if (first != NULL)
+        sb_result_writer_set_first_dispatch(out, sb_instance_unix_of(first->first_ns),
+                                            sb_instance_unix_of(first->first_due_ns));
+}
+
 /*
  * After the workers: the first worker's error, the final report of what
  * ran, done(), and the run freed (unless a thread was abandoned: done()
@@ -706,6 +729,8 @@ static int finish(struct sb_run *run, struct sb_monitor *r, lua_State *L,
             fin.end = run->workers[i].end_ns;
     if (sb_signal_abandoned())
         fin.end = sb_now_ns(); /* the run ended now for the threads left */
+    else if (r->out != NULL)
+        record_first_dispatch(run, r->out);
     fin.deadline = clk->deadline;
     fin.cancelled = sb_db_cancel_count();
     fin.cut_at_deadline = run->cut_at_deadline;

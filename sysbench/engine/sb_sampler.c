@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Once-a-second throughput samples for the self-check; see sb_sampler.h.
  */

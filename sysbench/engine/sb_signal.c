@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Signals and the guard that keeps the main thread responsive to
  * SIGINT/SIGTERM while Lua or a client library blocks; see sb_signal.h.

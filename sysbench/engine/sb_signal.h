@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_SIGNAL_H
 #define SB_SIGNAL_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The points of one run command (sb_sweep.h): the sweep, repeats with
  * their cooldowns and per-point headers, and --find-max's probes.

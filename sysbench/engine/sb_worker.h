@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_WORKER_H
 #define SB_WORKER_H
 
@@ -79,6 +80,9 @@ struct sb_worker {
     uint64_t pub_reads, pub_writes, pub_other, pub_errors, pub_reconnects;
     uint64_t due_ns;               /* due time of the current event */
     uint64_t start_ns;             /* actual start of the current event */
+    /* Actual start of this worker's first measured event; 0 until one
+     * ended. Private until the thread is joined. */
+    uint64_t first_ns, first_due_ns;  /* ... and its due time */
     uint64_t end_ns;               /* when the thread finished */
     /* This thread's own CPU time at the start of the measured run (after
      * warmup) and when its event loop ended; thread_init and thread_done

@@ -68,3 +68,4 @@ function thread_done()
    con:bulk_insert_done()
    con:disconnect()
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

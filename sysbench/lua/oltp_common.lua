@@ -788,3 +788,4 @@ function M.kinds(...)
 end
 
 return M
+-- SPDX-License-Identifier: GPL-2.0-or-later

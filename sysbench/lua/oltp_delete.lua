@@ -13,3 +13,4 @@ function event()
    oltp.deletes(oltp.rand_table(), 1)
    oltp.event_done()
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

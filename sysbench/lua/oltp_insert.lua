@@ -47,3 +47,4 @@ sysbench.cmdline.commands.prepare[1] = function(...)
    end
    return prepare_tables(...)
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -17,3 +17,4 @@ function event()
    oltp.range_selects(t)
    oltp.commit()
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

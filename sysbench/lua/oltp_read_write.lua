@@ -21,3 +21,4 @@ function event()
    oltp.delete_inserts(t)
    oltp.commit()
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -12,3 +12,4 @@ function event()
    oltp.index_updates(oltp.rand_table(), 1)
    oltp.event_done()
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

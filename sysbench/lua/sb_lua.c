@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Lua states and every call into them; see sb_lua.h.
  */
@@ -524,11 +525,13 @@ lua_State *sb_lua_new_base(const struct sb_lua_env *env, const struct sb_lua_thr
         return NULL;
     }
     /* A worker state is one of possibly thousands (one per connection):
-     * while its modules and script load, collect as often as it grows, so
-     * that the parser's garbage is reused instead of raising the peak
-     * (its pages, once touched, stay resident). */
-    if (thr != NULL && thr->tid >= 0)
+     * while its modules and script load, collect as often as it grows, and
+     * in large steps, so that the parser's garbage is reused instead of
+     * raising the peak (its pages, once touched, stay resident). */
+    if (thr != NULL && thr->tid >= 0) {
         lua_gc(L, LUA_GCSETPAUSE, 100);
+        lua_gc(L, LUA_GCSETSTEPMUL, 1000);
+    }
     lua_atpanic(L, on_panic);
     sb_lua_interrupt_register(L);
     luaL_openlibs(L);
@@ -596,7 +599,9 @@ lua_State *sb_lua_new_state(const struct sb_lua_env *env,
     }
     if (thr != NULL && thr->tid >= 0) {
         lua_gc(L, LUA_GCCOLLECT, 0);
-        lua_gc(L, LUA_GCSETPAUSE, 200); /* Lua's default, for the run */
+        /* Lua's defaults, for the run */
+        lua_gc(L, LUA_GCSETPAUSE, 200);
+        lua_gc(L, LUA_GCSETSTEPMUL, 200);
     }
     return L;
 fail:

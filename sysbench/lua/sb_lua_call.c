@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Protected calls and error descriptions; see sb_lua_call.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Interrupting Lua code after a signal; see sb_lua_interrupt.h.
  */

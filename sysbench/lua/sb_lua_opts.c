@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Options between C and Lua: the script's declarations
  * (sysbench.cmdline.options) into an option set, the validators, and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One Lua state per client thread; see sb_lua_shared.h. The Lua half
  * (the connections' globals, their require) is in the built-in sysbench
@@ -62,6 +63,12 @@ static int set_up(struct sb_lua_shared *sh, char *err, size_t errlen)
 {
     lua_State *L = sh->L;
 
+    /* The Lua half of sharing: only states that connections share load
+     * it (sysbench_shared.lua). */
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "sysbench.shared");
+    if (sb_lua_pcall(L, 1, 0, err, errlen) != 0)
+        return -1;
     lua_getglobal(L, "sysbench");
     lua_pushlightuserdata(L, sh);
     lua_pushcclosure(L, current_env, 1);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_LUA_SHARED_H
 #define SB_LUA_SHARED_H
 

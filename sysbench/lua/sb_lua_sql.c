@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sysbench.sql for Lua, native half: the driver objects (userdata; not on
  * the per-query path) and connecting. The connection, statement, parameter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Drivers other than --db-driver's for sysbench.sql.driver(name); see
  * sb_lua_sql.h.

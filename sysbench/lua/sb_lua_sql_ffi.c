@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sysbench.sql's per-query functions, called by sysbench_sql.lua through
  * LuaJIT's FFI (see sb_lua_sql_ffi.h for the rules: status codes, never a

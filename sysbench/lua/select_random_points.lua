@@ -35,3 +35,4 @@ function event()
    q.stmt:execute()
    oltp.event_done()
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Running gnuplot and writing values into its scripts; see sb_gnuplot.h.
  */
@@ -295,12 +296,19 @@ void sb_gnuplot_template(struct sb_gnuplot_job *j, const char *name)
 void sb_gnuplot_chart(struct sb_gnuplot_job *j, const char *out, bool svg, int w, int h,
                       const char *title)
 {
+    sb_gnuplot_chart_noted(j, out, svg, w, h, title, "");
+}
+
+void sb_gnuplot_chart_noted(struct sb_gnuplot_job *j, const char *out, bool svg, int w, int h,
+                            const char *title, const char *note)
+{
     if (j->f == NULL)
         return;
     fputs("\nreset\nOUT = ", j->f);
     sb_plot_gp_path(j->f, out);
     fprintf(j->f, "\nSVG = %d\nW = %d\nH = %d\n", svg, w, h);
     sb_gnuplot_set_str(j, "TITLE", title);
+    sb_gnuplot_set_str(j, "NOTE", note != NULL ? note : "");
     sb_gnuplot_template(j, "common.gp");
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_GNUPLOT_H
 #define SB_GNUPLOT_H
 
@@ -74,10 +75,14 @@ int sb_gnuplot_begin(struct sb_gnuplot_job *j, const char *script_name, char *er
 FILE *sb_gnuplot_data(struct sb_gnuplot_job *j, const char *name);
 void sb_gnuplot_data_close(struct sb_gnuplot_job *j, FILE *d);
 
-/* Starts a chart: writes reset, OUT, SVG, W, H and TITLE into the
- * script (the variables common.gp reads), then copies common.gp. */
+/* Starts a chart: writes reset, OUT, SVG, W, H, TITLE and NOTE into
+ * the script (the variables common.gp reads), then copies common.gp.
+ * The note (a line under the title saying what the chart draws) is ""
+ * for sb_gnuplot_chart. */
 void sb_gnuplot_chart(struct sb_gnuplot_job *j, const char *out, bool svg, int w, int h,
                       const char *title);
+void sb_gnuplot_chart_noted(struct sb_gnuplot_job *j, const char *out, bool svg, int w, int h,
+                            const char *title, const char *note);
 
 /* Copies the template file name (e.g. "throughput.gp") from
  * sb_gnuplot_template_dir() into the script. */

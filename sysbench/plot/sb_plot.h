@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_PLOT_H
 #define SB_PLOT_H
 
@@ -15,9 +16,17 @@
  *   out-cpu.png         CPU microseconds per transaction, user and system
  *                       stacked, client and server bars side by side
  *   out-latency.png     the response-time percentile curve from the
- *                       stored histograms, both axes logarithmic
+ *                       stored histograms (a point's runs pooled), both
+ *                       axes logarithmic, the reported percentiles dotted
  *   out-latency-throughput.png  response time against achieved
  *                       throughput, over two or more rated points
+ *
+ * Each chart draws the figures the text beside it prints and says which
+ * under its title: compare's tables (sb_plot_write_compare), else the
+ * run's report (a --repeat group's geometric mean and 95% interval, as its
+ * Repeat summary; a --find-max search's medians, as its curve). Legends
+ * name each result's label (with several), script and driver; points
+ * with a run whose self-check was not ok are ringed.
  *
  * gnuplot runs as a child process (fork and exec, no shell) on a script
  * made of the chart templates (sysbench/plot/templates, installed in
@@ -55,10 +64,12 @@ int sb_plot_check(const char *path, char *err, size_t errlen);
 int sb_plot_write(const struct sb_result_file *res, size_t n, const char *path, FILE *out,
                   char *err, size_t errlen);
 
-/* What a --find-max search adds to the charts of its run: the SLA line
- * and a mark at the rate found (NaN when not known). */
+/* What a --find-max search adds to the charts of its run: the SLA line,
+ * a mark at the rate found, and the final bracket (the rate held and the
+ * lowest rate missed: the latency chart draws only their curves); NaN
+ * when not known. */
 struct sb_plot_marks {
-    double sla_pct, sla_ms, rate_held;
+    double sla_pct, sla_ms, rate_held, rate_missed;
 };
 
 /* sb_plot_write with the marks of a --find-max search (marks may be
@@ -66,6 +77,44 @@ struct sb_plot_marks {
 int sb_plot_write_marked(const struct sb_result_file *res, size_t n, const char *path,
                          const struct sb_plot_marks *marks, FILE *out, char *err,
                          size_t errlen);
+
+/*
+ * compare's tables as it printed them, for the charts to draw the same
+ * figures. A table is one figure (throughput, a latency percentile, a
+ * side's CPU) with a cell per file and point: cells[r * nkeys + k] for
+ * file r and key k of the grid sb_result_file_grid_build makes of the
+ * same files (compare builds it the same way).
+ */
+struct sb_plot_cell {
+    double value;        /* the file's figure (the geometric mean of its
+                          * runs); NaN where the table prints '-' */
+    double ratio;        /* against the first file; NaN for the first */
+    double lo, hi;       /* the ratio's interval as printed; NaN: none */
+    const char *verdict; /* "better", ... as printed; NULL: no verdict */
+};
+
+struct sb_plot_table {
+    enum sb_point_result_fig fig;
+    double pct;                        /* the percentile of a latency table */
+    const struct sb_plot_cell *cells;  /* borrowed; nres * nkeys */
+};
+
+struct sb_plot_tables {
+    const struct sb_plot_table *tables; /* borrowed */
+    size_t ntables;
+    /* Per file (index r, from 1): the confidence level of its ratios'
+     * intervals (after the control for their number) and how many
+     * figures were judged; NaN and 0 without verdicts. Borrowed. */
+    const double *level;
+    const size_t *judged;
+};
+
+/* sb_plot_write drawing compare's figures: every value, ratio,
+ * interval and verdict a chart shows is the table's (tables may be
+ * NULL: the figures are then those of the runs, as for a single file). */
+int sb_plot_write_compare(const struct sb_result_file *res, size_t n, const char *path,
+                          const struct sb_plot_tables *tables, FILE *out, char *err,
+                          size_t errlen);
 
 /*
  * Draws the charts of the run that o holds (every point of its sweep),

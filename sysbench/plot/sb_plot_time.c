@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The time axis of a single run (--plot): one chart of stacked panels
  * sharing the time axis, drawn from the point's interval reports; see
@@ -59,15 +60,29 @@ static void widen(double v, double *lo, double *hi)
     }
 }
 
+/* The note under the title: what a point is, and the run's self-check. */
+static void timeline_note(const struct sb_point_result *p, char *buf, size_t len)
+{
+    char flags[160];
+
+    if (!p->has_selfcheck)
+        snprintf(buf, len, "one point per interval (--report-interval)");
+    else if (p->selfcheck.flags == 0)
+        snprintf(buf, len, "one point per interval (--report-interval); self-check: OK");
+    else
+        snprintf(buf, len, "one point per interval (--report-interval); self-check: FLAGGED [%s]",
+                 sb_selfcheck_flag_names(p->selfcheck.flags, flags, sizeof(flags)));
+}
+
 /* The chart: tl.dat, then timeline.gp with what was measured set before
  * it, so that it draws only panels and series with something to show. */
-static void write_chart(struct sb_gnuplot_job *j, const struct sb_point_result *p, const char *name,
-                        bool svg)
+static void write_chart(struct sb_gnuplot_job *j, const struct sb_point_result *p, const char *who,
+                        const char *name, bool svg)
 {
     bool rate = p->cfg.mode != SB_PACE_NONE, client = false, server = false;
     double lo = INFINITY, hi = 0;
     int npanels;
-    char title[160];
+    char title[320], note[256], run[128];
 
     for (size_t i = 0; i < p->nintervals; i++) {
         const struct sb_interval *iv = &p->intervals[i];
@@ -81,12 +96,15 @@ static void write_chart(struct sb_gnuplot_job *j, const struct sb_point_result *
     npanels = 2 + rate + (client || server);
     data_file(j, p);
     if (rate)
-        snprintf(title, sizeof(title), "Time axis: %u thread%s at %g tx/s", p->cfg.threads,
+        snprintf(run, sizeof(run), "%u thread%s at %g tx/s", p->cfg.threads,
                  p->cfg.threads == 1 ? "" : "s", p->cfg.target_tps);
     else
-        snprintf(title, sizeof(title), "Time axis: %u thread%s, closed loop", p->cfg.threads,
+        snprintf(run, sizeof(run), "%u thread%s, closed loop", p->cfg.threads,
                  p->cfg.threads == 1 ? "" : "s");
-    sb_gnuplot_chart(j, name, svg, 1100, 100 + 250 * npanels, title);
+    snprintf(title, sizeof(title), "Time axis: %s%s%s", who != NULL && *who ? who : "",
+             who != NULL && *who ? ", " : "", run);
+    timeline_note(p, note, sizeof(note));
+    sb_gnuplot_chart_noted(j, name, svg, 1100, 120 + 250 * npanels, title, note);
     sb_gnuplot_set_num(j, "RATE", rate);
     sb_gnuplot_set_num(j, "CLIENT", client);
     sb_gnuplot_set_num(j, "SERVER", server);
@@ -97,8 +115,8 @@ static void write_chart(struct sb_gnuplot_job *j, const struct sb_point_result *
     sb_gnuplot_template(j, "timeline.gp");
 }
 
-int sb_plot_timeline(const struct sb_point_result *p, const char *path, FILE *out, char *err,
-                     size_t errlen)
+int sb_plot_timeline(const struct sb_point_result *p, const char *who, const char *path,
+                     FILE *out, char *err, size_t errlen)
 {
     char name[PATH_MAX], kept[PATH_MAX + 32] = "";
     const char *outs[1] = {name};
@@ -117,7 +135,7 @@ int sb_plot_timeline(const struct sb_point_result *p, const char *path, FILE *ou
     }
     if (sb_gnuplot_begin(&j, "timeline.gp", err, errlen) != 0)
         return -1;
-    write_chart(&j, p, name, svg);
+    write_chart(&j, p, who, name, svg);
     if (sb_gnuplot_finish(&j, outs, 1, kept, sizeof(kept), err, errlen) != 0)
         return -1;
     if (out != NULL) {

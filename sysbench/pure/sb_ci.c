@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Statistics for repeats and verdicts; see sb_ci.h.
  *
@@ -239,6 +240,56 @@ void sb_ci_ratio_at_level(struct sb_ci_ratio *r, double level)
     r->level = level;
     r->lo = exp(r->d - t * r->se);
     r->hi = exp(r->d + t * r->se);
+}
+
+/* Points of the integration over the chi distribution (Simpson: odd). */
+#define POWER_GRID 401
+
+/*
+ * P(T' > c) for T' noncentral t with df degrees of freedom and
+ * noncentrality lambda: T' = (Z + lambda) / sqrt(V / df), V chi-square,
+ * so P = E[Phi(lambda - c W / sqrt(df))] over W = sqrt(V), whose density
+ * w^(df-1) e^(-w^2/2) / (2^(df/2-1) Gamma(df/2)) is smooth at 0 for any
+ * df >= 1 (V itself is not, at df 1).
+ */
+static double noncentral_t_upper(double c, double df, double lambda)
+{
+    double top = sqrt(df + 12 * sqrt(2 * df) + 60), h = top / (POWER_GRID - 1), p = 0;
+    double lognorm = (df / 2 - 1) * log(2.0) + lgamma(df / 2);
+
+    for (int i = 0; i < POWER_GRID; i++) {
+        double w = h * i, dens, wt = (i == 0 || i == POWER_GRID - 1) ? 1 : (i % 2 ? 4 : 2);
+        if (w == 0) {
+            dens = df == 1 ? exp(-lognorm) : 0;
+        } else {
+            dens = exp((df - 1) * log(w) - w * w / 2 - lognorm);
+        }
+        p += wt * dens * 0.5 * erfc(-(lambda - c * w / sqrt(df)) / M_SQRT2);
+    }
+    return p * h / 3;
+}
+
+double sb_ci_detectable(double se, double df, double level, double power)
+{
+    double c, lo = 0, hi = 1;
+
+    if (!isfinite(se) || se < 0 || !(df > 0) || !(level > 0 && level < 1) ||
+        !(power > 0 && power < 1))
+        return NAN;
+    /* The two-sided test's critical value; the far tail's chance of a
+     * verdict in the wrong direction is left out (it is negligible at
+     * any useful power). */
+    c = sb_ci_t_quantile(0.5 + level / 2, df);
+    while (noncentral_t_upper(c, df, hi) < power && hi < 1e6)
+        hi *= 2;
+    for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (noncentral_t_upper(c, df, mid) < power)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return exp(hi * se) - 1;
 }
 
 enum sb_ci_verdict sb_ci_judge(const struct sb_ci_ratio *r, bool higher_is_better)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_CI_H
 #define SB_CI_H
 
@@ -85,6 +86,18 @@ void sb_ci_ratio_hsu(struct sb_ci_ratio *r);
  * together (Bonferroni). Leaves r alone when it has no interval.
  */
 void sb_ci_ratio_at_level(struct sb_ci_ratio *r, double level);
+
+/*
+ * The smallest change a comparison with standard error se (of a log
+ * ratio, df degrees of freedom) finds with probability power (e.g. 0.8)
+ * by a two-sided t test whose interval is at confidence level `level`,
+ * as a fraction (0.05 = 5%): exp(lambda se) - 1 with lambda the
+ * noncentrality at which the noncentral t exceeds the critical value
+ * with that probability (computed exactly, by integration, rather than
+ * by the t(level) + t(power) rule, which overstates power at few
+ * degrees of freedom). NaN for a se or df that is not usable.
+ */
+double sb_ci_detectable(double se, double df, double level, double power);
 
 enum sb_ci_verdict {
     SB_CI_UNKNOWN = 0,        /* no interval */

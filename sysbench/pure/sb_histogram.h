@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_HISTOGRAM_H
 #define SB_HISTOGRAM_H
 
@@ -59,15 +60,17 @@ void sb_hist_record(struct sb_hist *h, uint64_t ns);
 void sb_hist_add_bucket(struct sb_hist *h, uint64_t ns, uint64_t count);
 
 /* Copies src into dst reading every field atomically; safe while the owner
- * records. */
+ * records. Only the buckets between src's extremes are read (the others
+ * are empty; the rest of dst's are set to 0), so the untouched pages of a
+ * live histogram stay untouched. */
 void sb_hist_snapshot(struct sb_hist *dst, const struct sb_hist *src);
 
 /* Adds src's counts into dst (dst is not shared while merging). */
 void sb_hist_merge(struct sb_hist *dst, const struct sb_hist *src);
 
-/* Adds a snapshot of src into dst, reading src atomically as
- * sb_hist_snapshot does: a merge without the intermediate copy, safe while
- * src's owner records (dst is the caller's own). */
+/* Adds a snapshot of src into dst, reading src atomically and only between
+ * its extremes as sb_hist_snapshot does: a merge without the intermediate
+ * copy, safe while src's owner records (dst is the caller's own). */
 void sb_hist_accumulate(struct sb_hist *dst, const struct sb_hist *src);
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Script histograms with sysbench 1.0's bounded logarithmic layout; see
  * sb_lhist.h. The core's own latency histogram is sb_histogram.c.

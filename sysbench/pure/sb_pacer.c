@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Transaction scheduling for --tx-rate and --rate; see sb_pacer.h and
  * doc/design.md "Steady rate".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Per-thread pseudo-random numbers: xoshiro256** plus the distributions of
  * sysbench 1.0. Nothing here allocates, locks or touches global state, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The run's check of itself; see sb_selfcheck.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * HdrHistogram percentile-distribution text; see sb_hgrm.h.
  */

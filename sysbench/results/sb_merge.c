@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The merge command: checks that result files are the instances of one
  * experiment and combines them; see sb_merge.h.
@@ -24,6 +25,7 @@ struct merge {
     size_t n;
     struct sb_jv *out;     /* in[0].doc, edited into the result */
     bool bound[2];         /* service [0], lag [1]: some point only bounded */
+    bool allow_missing;    /* --allow-missing: a partial merge */
     char err[1024];
 };
 
@@ -32,7 +34,8 @@ struct merge {
  * names its outputs, e.g. --log=so1.log), which change nothing measured. */
 static const char *const per_instance_options[] = {
     "instance", "instances", "clock-offset", "json", "csv", "plot", "hgrm", "log", "server-pid",
-    "verbosity", "debug", "config-file", "help", "version", NULL
+    "verbosity", "debug", "config-file", "help", "version", "metrics-listen", "metrics-file",
+    "metrics-linger", NULL
 };
 
 static int fail(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -112,10 +115,14 @@ static int check_instances(struct merge *m)
             return fail(m, "cannot merge: '%s' and '%s' are both instance %u",
                         m->in[i - 1].path, m->in[i].path, m->in[i].index);
     }
-    for (size_t i = 0; i < (size_t)count; i++)
+    if (m->in[m->n - 1].index >= count)
+        return fail(m, "cannot merge: '%s' is instance %u of %g", m->in[m->n - 1].path,
+                    m->in[m->n - 1].index, count);
+    for (size_t i = 0; i < (size_t)count && !m->allow_missing; i++)
         if (i >= m->n || m->in[i].index != i)
-            return fail(m, "cannot merge: instance %zu of %g is missing", i, count);
-    if (m->n != (size_t)count)
+            return fail(m, "cannot merge: instance %zu of %g is missing (--allow-missing merges the others, labelled partial)",
+                        i, count);
+    if (m->n != (size_t)count && !m->allow_missing)
         return fail(m, "cannot merge: %zu files for %g instances", m->n, count);
     return 0;
 }
@@ -782,11 +789,15 @@ static int merge_intervals(struct merge *m, size_t p)
 static int merge_point(struct merge *m, size_t p)
 {
     struct sb_hist *h = malloc(sizeof(*h));
-    struct sb_jv *pt = point_of(m, 0, p);
+    struct sb_jv *pt = point_of(m, 0, p), *pts[m->n];
+    struct sb_merge_window win;
     int rc;
 
     if (h == NULL)
         return fail(m, "out of memory");
+    for (size_t i = 0; i < m->n; i++)
+        pts[i] = point_of(m, i, p);
+    sb_merge_window_of(pts, m->n, &win);   /* before point 0 is edited */
     rc = merge_intervals(m, p) != 0 || merge_hist(m, p, "histogram", h) != 0 ? -1 : 0;
     if (rc == 0 && put_hist(sb_merge_get(pt, "histogram"), h) != 0)
         rc = fail(m, "out of memory");
@@ -800,6 +811,7 @@ static int merge_point(struct merge *m, size_t p)
     if (merge_codes(m, p) != 0 || merge_cpu(m, p) != 0)
         return fail(m, "out of memory");
     merge_counts(m, p);
+    sb_merge_put_window(pt, &win);
     return 0;
 }
 
@@ -867,11 +879,19 @@ static int upper_bounds(struct merge *m)
 
 static int merge_all(struct merge *m)
 {
-    struct sb_jv *inst;
+    struct sb_jv *inst, *docs[m->n];
+    unsigned index[m->n];
 
     m->out = m->in[0].doc;
-    /* merged_member reads every instance's own fields: first. */
-    if (merged_member(m) != 0)
+    for (size_t i = 0; i < m->n; i++) {
+        docs[i] = m->in[i].doc;
+        index[i] = m->in[i].index;
+    }
+    /* These read every instance's own fields: first. */
+    if (merged_member(m) != 0 ||
+        sb_merge_status(sb_merge_get(m->out, "merged"), docs, index, m->n,
+                        (unsigned)sb_jv_num(sb_jv_path(m->out, "instance.count"))) != 0 ||
+        sb_merge_ended(m->out, docs, m->n) != 0)
         return fail(m, "out of memory");
     for (size_t p = 0; p < sb_jv_len(sb_jv_get(m->out, "points")); p++)
         if (merge_point(m, p) != 0)
@@ -886,21 +906,25 @@ static int merge_all(struct merge *m)
 }
 
 static const char merge_usage[] =
-    "Usage: sysbench merge A.json B.json ... [--json=ALL.json]\n"
+    "Usage: sysbench merge A.json B.json ... [--json=ALL.json] [--allow-missing]\n"
     "\n"
     "Merges the result files of the N instances of one scale-out run\n"
     "(--instance=I/N) into one result: counts summed, response, service-time\n"
     "and lag histograms merged bucket by bucket, intervals aligned by absolute time,\n"
     "client CPU summed, server CPU taken once. Files that are not one\n"
     "experiment (another script, options, seed or start) are refused.\n"
-    "See doc/scale-out.md.\n"
+    "Rates are over the window from the common start to the last end, and an\n"
+    "instance cut short (interrupted or failed) is named; the exit status is\n"
+    "then 3, as for a partial merge. See doc/scale-out.md.\n"
     "\n"
-    "  --json=FILE   also write the merged result as a JSON document\n"
-    "  --help, -h    this text\n";
+    "  --json=FILE      also write the merged result as a JSON document\n"
+    "  --allow-missing  merge the instances present when some left no file;\n"
+    "                   the result is labelled partial, the missing named\n"
+    "  --help, -h       this text\n";
 
 /* Reads merge's arguments. Returns 0, 1 for --help, or -1 with err set. */
 static int parse_args(int argc, char **argv, const char ***files, size_t *n,
-                      const char **json, char *err, size_t errlen)
+                      const char **json, bool *allow_missing, char *err, size_t errlen)
 {
     bool seen = false;
 
@@ -912,6 +936,8 @@ static int parse_args(int argc, char **argv, const char ***files, size_t *n,
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--json=", 7) == 0 && argv[i][7] != '\0') {
             *json = argv[i] + 7;
+        } else if (strcmp(argv[i], "--allow-missing") == 0) {
+            *allow_missing = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             return 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -955,7 +981,7 @@ int sb_merge_main(int argc, char **argv, FILE *out)
     int rc = 1;
 
     memset(&m, 0, sizeof(m));
-    switch (parse_args(argc, argv, &files, &m.n, &json, m.err, sizeof(m.err))) {
+    switch (parse_args(argc, argv, &files, &m.n, &json, &m.allow_missing, m.err, sizeof(m.err))) {
     case 0:
         break;
     case 1:
@@ -980,9 +1006,9 @@ int sb_merge_main(int argc, char **argv, FILE *out)
     sb_merge_print_report(m.out, out);
     if (json != NULL && write_out(&m, json) != 0)
         goto done;
-    rc = 0;
+    rc = sb_merge_complete(m.out) ? 0 : 3;
 done:
-    if (rc != 0)
+    if (rc == 1)
         fprintf(stderr, "FATAL: %s\n", m.err);
     for (size_t i = 0; m.in != NULL && i < m.n; i++)
         sb_jv_free(m.in[i].doc);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The merge command's tree editing, JSON writing and text report; see
  * sb_merge.h.
@@ -227,10 +228,12 @@ static void print_point(const struct sb_jv *doc, const struct sb_jv *p, FILE *ou
 {
     const struct sb_jv *f = sb_jv_get(p, "final"), *rate = sb_jv_get(f, "rate");
     const struct sb_jv *pcts = sb_jv_get(doc, "percentiles");
+    const char *who = sb_jv_true(sb_jv_path(doc, "merged.partial")) ? "the instances present"
+                                                                    : "all instances";
 
     fprintf(out, "\nPoint %g: %g connections", num(p, "index"), num(p, "threads"));
     if (!isnan(num(p, "target_tps")))
-        fprintf(out, ", target %.2f tps (all instances)", num(p, "target_tps"));
+        fprintf(out, ", target %.2f tps (%s)", num(p, "target_tps"), who);
     fprintf(out, "\nSQL statistics:\n    queries performed:\n");
     fprintf(out, "        read:                            %g\n", num(f, "queries.reads"));
     fprintf(out, "        write:                           %g\n", num(f, "queries.writes"));
@@ -245,12 +248,13 @@ static void print_point(const struct sb_jv *doc, const struct sb_jv *p, FILE *ou
     fprintf(out, "    reconnects:                          %-8g (%.2f per sec.)\n",
             num(f, "errors.reconnects"), num(f, "errors.reconnects_per_s"));
     fprintf(out, "\nGeneral statistics:\n");
-    fprintf(out, "    total time:                          %.4fs\n", num(f, "time_s"));
+    fprintf(out, "    total time:                          %.4fs (first start to last end)\n",
+            num(f, "time_s"));
     fprintf(out, "    total number of events:              %g\n", num(f, "events"));
     fprintf(out, "\nLatency (ms), from the merged histogram:\n");
     print_latency(sb_jv_path(f, "latency_ms.response"), pcts, out, "");
     if (rate != NULL && rate->type == SB_JV_OBJECT) {
-        fprintf(out, "\nRate (all instances):\n");
+        fprintf(out, "\nRate (%s):\n", who);
         fprintf(out, "    target:                              %.2f tx/s\n",
                 num(rate, "target_tps"));
         fprintf(out, "    achieved:                            %.2f tx/s (%.3f%%)\n",
@@ -276,7 +280,11 @@ void sb_merge_print_report(const struct sb_jv *doc, FILE *out)
     const struct sb_jv *ins = sb_jv_path(doc, "merged.instances");
     const struct sb_jv *points = sb_jv_get(doc, "points");
 
-    fprintf(out, "Merged result of %zu instances of '%s':\n", sb_jv_len(ins),
+    if (sb_jv_len(ins) != (size_t)num(doc, "instance.count"))
+        fprintf(out, "Merged result of %zu of %g", sb_jv_len(ins), num(doc, "instance.count"));
+    else
+        fprintf(out, "Merged result of %zu", sb_jv_len(ins));
+    fprintf(out, " instances of '%s':\n",
             sb_jv_str(sb_jv_get(doc, "script")) ? sb_jv_str(sb_jv_get(doc, "script")) : "?");
     for (size_t i = 0; i < sb_jv_len(ins); i++) {
         const struct sb_jv *e = sb_jv_at(ins, i);
@@ -289,6 +297,7 @@ void sb_merge_print_report(const struct sb_jv *doc, FILE *out)
             fprintf(out, ", clock offset %g s", off);
         fprintf(out, "\n");
     }
+    sb_merge_print_status(doc, out);
     for (size_t i = 0; i < sb_jv_len(points); i++)
         print_point(doc, sb_jv_at(points, i), out);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The run's figures as Prometheus text and OpenMetrics; see sb_metrics.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The result of one point and the figures derived from it; see
  * sb_point_result.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_POINT_RESULT_H
 #define SB_POINT_RESULT_H
 
@@ -71,6 +72,10 @@ struct sb_point_result {
      * into microseconds per transaction; 0 when unknown. */
     unsigned ncpus;
     double start_unix_s;            /* wall clock of the measurement start; NAN until set */
+    /* Wall clock of the actual start of the first measured event (the
+     * earliest over connections); NAN until set, or when none ran. */
+    double first_dispatch_unix_s;
+    double first_due_unix_s;        /* that event's due time; NAN likewise */
     struct sb_interval *intervals;  /* owned */
     size_t nintervals, cap;
     bool interrupted;

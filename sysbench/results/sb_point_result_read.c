@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A point of a result file read back into the model (struct sb_point_result);
  * see sb_point_result.h. Unknown fields are ignored, as the schema asks of

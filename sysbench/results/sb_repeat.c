@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Summaries of repeated runs; see sb_repeat.h.
  */

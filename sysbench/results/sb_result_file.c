@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Result files read back; see sb_result_file.h.
  */
@@ -120,6 +121,23 @@ static char *script_name(const char *script)
     return s;
 }
 
+/* The driver the run used: environment.driver, else the --db-driver
+ * option; "" for none (a compiled-in test). */
+static char *driver_name(const struct sb_jv *doc)
+{
+    const char *d = sb_jv_str(sb_jv_path(doc, "environment.driver"));
+
+    return dup_or_empty(d != NULL ? d : sb_jv_str(sb_jv_path(doc, "options.general.db-driver")));
+}
+
+/* Whether point pj's self-check says it is not ok. */
+static bool point_flagged(const struct sb_jv *pj)
+{
+    const struct sb_jv *ok = sb_jv_path(pj, "selfcheck.ok");
+
+    return ok != NULL && ok->type == SB_JV_BOOL && !ok->boolean;
+}
+
 int sb_result_file_from_json(struct sb_result_file *r, const struct sb_jv *doc, const char *path,
                         const char *label, char *err, size_t errlen)
 {
@@ -156,13 +174,17 @@ int sb_result_file_from_json(struct sb_result_file *r, const struct sb_jv *doc, 
     r->server_version = dup_or_empty(sb_jv_str(sb_jv_path(doc, "environment.server_version")));
     r->allocator = dup_or_empty(sb_jv_str(sb_jv_path(doc, "tool.allocator")));
     r->started_at = dup_or_empty(sb_jv_str(sb_jv_get(doc, "started_at")));
+    r->driver = driver_name(doc);
     r->points = calloc(pts->n, sizeof(*r->points));
+    r->flagged = calloc(pts->n, sizeof(*r->flagged));
     if (r->path == NULL || r->label == NULL || r->script == NULL || r->server_version == NULL ||
-        r->allocator == NULL || r->started_at == NULL || r->points == NULL)
+        r->allocator == NULL || r->started_at == NULL || r->driver == NULL ||
+        r->points == NULL || r->flagged == NULL)
         goto oom;
     for (size_t i = 0; i < pts->n; i++) {
         double ncpus = sb_jv_num(sb_jv_path(doc, "environment.cpu.online"));
         r->npoints++;
+        r->flagged[i] = point_flagged(&pts->items[i]);
         if (sb_point_result_read_json(&r->points[i], &pts->items[i],
                                 ncpus >= 1 && ncpus < 1e7 ? (unsigned)ncpus : 0) != 0)
             goto oom;
@@ -201,6 +223,8 @@ void sb_result_file_free(struct sb_result_file *r)
     free(r->server_version);
     free(r->allocator);
     free(r->started_at);
+    free(r->driver);
+    free(r->flagged);
     memset(r, 0, sizeof(*r));
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_RESULT_FILE_H
 #define SB_RESULT_FILE_H
 
@@ -29,10 +30,14 @@ struct sb_result_file {
     char *server_version;          /* owned, "" if unknown */
     char *allocator;               /* owned, "" if unknown */
     char *started_at;              /* owned, "" if unknown */
+    char *driver;                  /* owned: the database driver, "" if none */
     /* Owned, in the file's order; --repeat runs are grouped (reps,
      * grouped in struct sb_point_result). */
     struct sb_point_result *points;
     size_t npoints;
+    /* Owned, npoints: whether points[i]'s self-check was not ok (the
+     * point's "selfcheck.ok" is false), for the charts' marks. */
+    bool *flagged;
 };
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Result collection, the JSON and CSV result files and the sweep table;
  * see sb_result_writer.h and doc/results.md (the schema).
@@ -124,6 +125,7 @@ struct sb_point_result *sb_result_writer_begin_point(struct sb_result_writer *o,
     if (p->cfg.mode != SB_PACE_FIXED)
         p->cfg.jitter_us = 0;
     p->start_unix_s = NAN;
+    p->first_dispatch_unix_s = p->first_due_unix_s = NAN;
     memcpy(p->pcts, o->pcts, sizeof(p->pcts));
     p->npcts = o->npcts;
     online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -205,6 +207,15 @@ void sb_result_writer_set_start(struct sb_result_writer *o, double unix_s)
 {
     if (o->npoints > 0)
         o->points[o->npoints - 1].start_unix_s = unix_s;
+}
+
+void sb_result_writer_set_first_dispatch(struct sb_result_writer *o, double unix_s,
+                                         double due_unix_s)
+{
+    if (o->npoints > 0) {
+        o->points[o->npoints - 1].first_dispatch_unix_s = unix_s;
+        o->points[o->npoints - 1].first_due_unix_s = due_unix_s;
+    }
 }
 
 void sb_result_writer_set_server(struct sb_result_writer *o, const char *driver, const char *version)
@@ -649,6 +660,10 @@ static void json_point(struct sb_json *j, const struct sb_result_writer *o, cons
     /* Absolute time of the measurement start: intervals of several
      * instances are aligned on it by `sysbench merge`. */
     sb_json_kv_double(j, "start_unix_s", p->start_unix_s);
+    /* Measured, not requested: how close to --start-at this instance
+     * really began (merge reports the spread over instances). */
+    sb_json_kv_double(j, "first_dispatch_unix_s", p->first_dispatch_unix_s);
+    sb_json_kv_double(j, "first_due_unix_s", p->first_due_unix_s);
     sb_json_key(j, "intervals");
     sb_json_begin_array(j);
     for (size_t i = 0; i < p->nintervals; i++)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_RESULT_WRITER_H
 #define SB_RESULT_WRITER_H
 
@@ -108,6 +109,11 @@ int sb_result_writer_end_point(struct sb_result_writer *o, struct sb_point_resul
 /* Records the wall-clock time (seconds since the epoch) at which the
  * current point's measurement started. */
 void sb_result_writer_set_start(struct sb_result_writer *o, double unix_s);
+
+/* Records the wall-clock times (seconds since the epoch) at which the
+ * current point's first measured event actually started and was due. */
+void sb_result_writer_set_first_dispatch(struct sb_result_writer *o, double unix_s,
+                                         double due_unix_s);
 
 /* Records the server version string (copied) and the driver name, if no
  * version has been recorded yet. version may be NULL (ignored). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The run's context in a result file (doc/results.md): the tool and its
  * drivers, the times, the command line (secrets masked), every option

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Text and JSON forms of the self-check; see sb_selfcheck_write.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_SELFCHECK_WRITE_H
 #define SB_SELFCHECK_WRITE_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The server's settings and binary for the result file; see
  * sb_server_info.h.

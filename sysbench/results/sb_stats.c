@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Per-thread statistics; see sb_stats.h.
  */
@@ -13,9 +14,11 @@ void sb_stats_reset(struct sb_stats *s)
     for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
         __atomic_store_n(&s->c[i], 0, __ATOMIC_RELAXED);
     sb_hist_reset(&s->response);
-    sb_hist_reset(&s->service);
-    sb_hist_reset(&s->lag);
-    sb_dhist_reset(&s->wake);
+    if (!s->response_only) {
+        sb_hist_reset(&s->service);
+        sb_hist_reset(&s->lag);
+        sb_dhist_reset(&s->wake);
+    }
     for (unsigned i = 0; i < SB_STATS_MAX_CODES; i++)
         __atomic_store_n(&s->codes[i].count, 0, __ATOMIC_RELAXED);
 }
@@ -47,6 +50,8 @@ void sb_stats_free(struct sb_stats *s)
 void sb_stats_init_zeroed(struct sb_stats *s)
 {
     s->response.min_ns = UINT64_MAX;
+    if (s->response_only)
+        return;
     s->service.min_ns = UINT64_MAX;
     s->lag.min_ns = UINT64_MAX;
 }
@@ -116,9 +121,16 @@ void sb_stats_snapshot(struct sb_stats *dst, const struct sb_stats *src)
     for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
         dst->c[i] = __atomic_load_n(&src->c[i], __ATOMIC_RELAXED);
     sb_hist_snapshot(&dst->response, &src->response);
-    sb_hist_snapshot(&dst->service, &src->service);
-    sb_hist_snapshot(&dst->lag, &src->lag);
-    sb_dhist_snapshot(&dst->wake, &src->wake);
+    if (src->response_only) {
+        sb_hist_reset(&dst->service);
+        sb_hist_reset(&dst->lag);
+        sb_dhist_reset(&dst->wake);
+    } else {
+        sb_hist_snapshot(&dst->service, &src->service);
+        sb_hist_snapshot(&dst->lag, &src->lag);
+        sb_dhist_snapshot(&dst->wake, &src->wake);
+    }
+    dst->response_only = false;
     n = __atomic_load_n(&src->ncodes, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
         memcpy(dst->codes[i].code, src->codes[i].code, sizeof(dst->codes[i].code));
@@ -141,9 +153,11 @@ void sb_stats_merge(struct sb_stats *dst, const struct sb_stats *src)
     for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
         dst->c[i] += src->c[i];
     sb_hist_merge(&dst->response, &src->response);
-    sb_hist_merge(&dst->service, &src->service);
-    sb_hist_merge(&dst->lag, &src->lag);
-    sb_dhist_merge(&dst->wake, &src->wake);
+    if (!src->response_only) {
+        sb_hist_merge(&dst->service, &src->service);
+        sb_hist_merge(&dst->lag, &src->lag);
+        sb_dhist_merge(&dst->wake, &src->wake);
+    }
     for (unsigned i = 0; i < src->ncodes; i++)
         add_code(dst, &src->codes[i], 1);
 }
@@ -155,9 +169,11 @@ void sb_stats_accumulate(struct sb_stats *dst, const struct sb_stats *src)
     for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
         dst->c[i] += __atomic_load_n(&src->c[i], __ATOMIC_RELAXED);
     sb_hist_accumulate(&dst->response, &src->response);
-    sb_hist_accumulate(&dst->service, &src->service);
-    sb_hist_accumulate(&dst->lag, &src->lag);
-    sb_dhist_accumulate(&dst->wake, &src->wake);
+    if (!src->response_only) {
+        sb_hist_accumulate(&dst->service, &src->service);
+        sb_hist_accumulate(&dst->lag, &src->lag);
+        sb_dhist_accumulate(&dst->wake, &src->wake);
+    }
     n = __atomic_load_n(&src->ncodes, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
         struct sb_error_count e;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_STATS_H
 #define SB_STATS_H
 
@@ -76,21 +77,32 @@ enum sb_counter {
     SB_STAT_NCOUNTERS
 };
 
+/* The counters, codes and the response histogram's summary share the
+ * first page, so statistics that record only the response time (below)
+ * touch that page and the response buckets in use, nothing else. */
 struct sb_stats {
     uint64_t c[SB_STAT_NCOUNTERS];
+    /* Without a rate the service time is the response time and the lag
+     * is 0 (sb_worker.h): a worker's statistics then record only
+     * `response`. Set before the owner starts, never changed after:
+     * reset, snapshot, merge and accumulate then leave service and lag
+     * alone (empty in every copy), so their 74 KB are never touched. */
+    bool response_only;
+    unsigned ncodes;
+    struct sb_error_count codes[SB_STATS_MAX_CODES];
     struct sb_hist response;  /* end - due time (== service without a rate) */
     struct sb_hist service;   /* end - actual start */
     struct sb_hist lag;       /* actual start - due time */
     /* Rate modes: the wake-up delay, actual start - due time of the starts
      * whose connection was idle at its due time (its previous transaction
      * had ended): the time the client took to get going, for the
-     * self-check's late wake-ups (sb_selfcheck.h). */
+     * self-check's late wake-ups (sb_selfcheck.h). Left alone, as service
+     * and lag, when response_only (no rate, no due time). */
     struct sb_dhist wake;
-    struct sb_error_count codes[SB_STATS_MAX_CODES];
-    unsigned ncodes;
 };
 
-/* Empties s. Only the owner (or anyone before the owner starts). */
+/* Empties s (keeping response_only). Only the owner (or anyone before the
+ * owner starts). */
 void sb_stats_reset(struct sb_stats *s);
 
 /* Allocates empty statistics on pages of their own, which the kernel
@@ -105,9 +117,10 @@ struct sb_stats *sb_stats_new(void);
 /* Frees statistics from sb_stats_new; NULL is ignored. */
 void sb_stats_free(struct sb_stats *s);
 
-/* Makes s, which is all zero bytes (calloc), empty like sb_stats_reset,
- * writing only the fields that are not zero when empty: the histogram
- * counts stay untouched pages until used. */
+/* Makes s, which is all zero bytes (calloc) but for response_only, empty
+ * like sb_stats_reset, writing only the fields that are not zero when
+ * empty (and not those of service and lag when response_only): the
+ * histogram counts stay untouched pages until used. */
 void sb_stats_init_zeroed(struct sb_stats *s);
 
 /* Adds delta to a counter; owner only. A relaxed load and store, not an

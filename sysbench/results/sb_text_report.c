@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Text reports; see sb_text_report.h. Column positions copy sysbench 1.0's
  * output (values at column 41, latency values right-aligned at column 53)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pgbench-style transaction logs; see sb_txlog.h.
  */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Command-line behaviour of the sysbench binary: option parsing and every
 # error path (one "FATAL: ..." line, exit status 1, never a crash), the
@@ -181,6 +182,40 @@ assert_contains out "--tx-rate="
 assert_contains out "sqlite options:"
 assert_contains out "--sqlite-db="
 assert_lines err 0
+
+tcase "--help: grouped, 80 columns, examples and the bundled scripts"
+sb --help
+assert_exit 0
+# The groups, in order.
+assert_eq "$(grep -E '^[A-Z][a-z ,/-]*options:$' out | head -n 6 | tr '\n' '|')" \
+    "General options:|Rate options:|Result options:|Repeat, compare and find-max options:|Scale-out options:|Driver options:|" \
+    "group headings"
+# Options in their group: --tx-rate under Rate, --repeat under Repeat.
+assert_eq "$(awk '/^[A-Z].*options:$/ { g = $1 } /^  --tx-rate=/ { print g }' out)" "Rate" "--tx-rate's group"
+assert_eq "$(awk '/^[A-Z].*options:$/ { g = $1 } /^  --repeat=/ { print g }' out)" "Repeat," "--repeat's group"
+assert_eq "$(awk '/^[A-Z].*options:$/ { g = $1 } /^  --start-at=/ { print g }' out)" "Scale-out" "--start-at's group"
+# Every line fits 80 columns (the scripts' folder, printed whole, may not).
+dir=$(sed -n 's/^Bundled scripts (SCRIPT by name), in \(.*\)$/\1/p' out)
+[ -n "$dir" ] || dir=$(awk '/^Bundled scripts/ { getline; print; exit }' out | sed 's/^  //')
+assert_eq "$(grep -v -F -- "$dir" out | awk 'length > 80' | head -n 3)" "" "lines wider than 80 columns"
+# Every general option is listed once.
+for o in threads time tx-rate rate percentile json plot repeat find-max sla instance \
+    start-at db-driver server-pid client-threads; do
+    assert_eq "$(grep -c -- "^  --$o[=[]" out)" 1 "--$o listed"
+done
+# Three examples, and the bundled scripts by name with their folder.
+assert_contains out "Examples:"
+assert_eq "$(sed -n '/^Examples:/,/^$/p' out | grep -c '^  # ')" 3 "examples"
+assert_contains out "  sysbench compare a.json b.json --plot=ab.png"
+[ -d "$dir" ] || fail "the scripts' folder '$dir' is not a folder"
+for s in oltp_read_write oltp_point_select bulk_insert select_random_ranges; do
+    [ -f "$dir/$s.lua" ] || fail "$s.lua is not in $dir"
+    sed -n '/^Bundled scripts/,$p' out | grep -qw "$s" || fail "$s not listed"
+done
+sed -n '/^Bundled scripts/,$p' out | grep -qw oltp_common && fail "oltp_common (a library) listed"
+# The --repeat help says what the Repeat summary reports.
+assert_contains out "report the geometric mean"
+assert_not_contains out "report the median"
 
 tcase "script help command lists script options"
 cat >opts.lua <<'EOF'

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The compare command and the charts: two sweeps on the SQLite default
 # (an event doing a fixed amount of Lua work, and one doing twice that)
@@ -33,7 +34,11 @@ mkdir -p "$FIX"
     write_work
     "$SB_BIN" work1.lua run --threads=1,2 --time=1 --percentile=50,95 --json=one.json >one.out 2>&1 &&
         "$SB_BIN" work2.lua run --threads=1,2 --time=1 --percentile=50,95 --json=two.json >two.out 2>&1 &&
-        "$SB_BIN" work1.lua run --threads=1,4 --time=1 --json=three.json >three.out 2>&1
+        "$SB_BIN" work1.lua run --threads=1,4 --time=1 --json=three.json >three.out 2>&1 &&
+        "$SB_BIN" work1.lua run --threads=1,2 --time=0.5 --repeat=3 --percentile=50,95 \
+            --json=rep1.json >rep1.out 2>&1 &&
+        "$SB_BIN" work2.lua run --threads=1,2 --time=0.5 --repeat=3 --percentile=50,95 \
+            --json=rep2.json >rep2.out 2>&1
 ) || {
     echo "cannot make the result files:" >&2
     cat "$FIX"/*.out >&2
@@ -86,7 +91,7 @@ is_png() {
 }
 
 tcase "the result files for the comparison were written"
-for f in one two three; do
+for f in one two three rep1 rep2; do
     [ -s "$FIX/$f.json" ] || fail "$f.json missing"
 done
 
@@ -235,6 +240,85 @@ for c in throughput relative cpu latency; do
     is_png "run-$c.png" || fail "run-$c.png is not a PNG"
 done
 
+tcase "the compare charts draw the table's figures: values, ratios, intervals, verdicts"
+# Two --repeat=3 sweeps: every number the charts' data files hold for a
+# figure the table prints (each file's value, the ratio, its interval and
+# the verdict) is the table's, to the digits the table prints; the
+# latency curves pool each file's three runs.
+cp "$FIX/rep1.json" "$FIX/rep2.json" .
+mkdir tmp
+TMPDIR=$PWD/tmp SB_PLOT_KEEP=1 sb compare rep1.json rep2.json --plot=c.png
+assert_exit 0
+kept=$(ls -d tmp/*/ 2>/dev/null | head -n 1)
+[ -n "$kept" ] || fail "the charts' data files were not kept"
+result=$(python3 - out "$kept" <<'EOF2'
+import os, re, sys
+text = open(sys.argv[1]).read().split("\n")
+kept = sys.argv[2]
+# The tables: heading -> rows of (key, [values], ratio, lo, hi, verdict);
+# the detectable change after the verdict is left out.
+tables, i = {}, 0
+while i < len(text):
+    m = re.match(r"^(Throughput|Response time, ([0-9.]+)th percentile|CPU per transaction, (client|server))", text[i])
+    if m and not text[i].endswith("not measured in any file"):
+        rows = []
+        i += 2
+        while i < len(text) and text[i].strip():
+            r = re.match(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)x\s+\[(\S+), (\S+)\]\s+(.*?)(?:\s+[0-9.]+%)?\s*$", text[i])
+            if r:
+                rows.append(r.groups())
+            i += 1
+        tables[m.group(1)] = rows
+    i += 1
+def data(name):
+    rows = []
+    for line in open(os.path.join(kept, name)):
+        rows.append(re.findall(r'"[^"]*"|\S+', line))
+    return rows
+def same(printed, plotted, what):
+    # The plotted number, printed to the table's digits, is the table's.
+    dec = len(printed.split(".")[1]) if "." in printed else 0
+    shown = "%.*f" % (dec, float(plotted))
+    if shown != printed:
+        bad.append("%s: table %s, chart %s" % (what, printed, plotted))
+    checks.append(what)
+bad, checks = [], []
+tps = tables.get("Throughput", [])
+for r, f in ((0, "tps1.dat"), (1, "tps2.dat")):
+    for k, row in enumerate(data(f)):
+        same(tps[k][1 + r], row[1], "throughput of file %d at %s" % (r + 1, tps[k][0]))
+for k, row in enumerate(data("rel2.dat")):
+    t = tps[k]
+    same(t[3], row[1], "ratio at %s" % t[0])
+    same(t[4], row[2], "interval low at %s" % t[0])
+    same(t[5], row[3], "interval high at %s" % t[0])
+    if row[5].strip('"') != "%sx %s" % (t[3], t[6]):
+        bad.append("verdict at %s: table %sx %s, chart %s" % (t[0], t[3], t[6], row[5]))
+cpu = tables.get("CPU per transaction, client", [])
+for r, f in ((0, "cpu1.dat"), (1, "cpu2.dat")):
+    for k, row in enumerate(data(f)):
+        same(cpu[k][1 + r], row[2], "client CPU of file %d at %s" % (r + 1, cpu[k][0]))
+# Latency: panel k (one per point), curve r (one per file): lm_<k*2+r+1>.dat.
+for heading, rows in tables.items():
+    m = re.match(r"Response time, ([0-9.]+)th", heading)
+    if not m:
+        continue
+    for k, t in enumerate(rows):
+        for r in (0, 1):
+            dots = [d for d in data("lm_%d.dat" % (2 * k + r + 1)) if d[4] == '"p%s"' % m.group(1)]
+            if len(dots) != 1:
+                bad.append("p%s of file %d at %s: %d dots" % (m.group(1), r + 1, t[0], len(dots)))
+                continue
+            same(t[1 + r], dots[0][1], "p%s of file %d at %s" % (m.group(1), r + 1, t[0]))
+print("%d checked" % len(checks) if not bad else "; ".join(bad))
+EOF2
+)
+# 2 points x (2 values + ratio + 2 interval ends) of throughput, 2 x 2
+# client CPU values, and 2 x 2 dots of each of p50, p95 and p99.
+assert_eq "$result" "26 checked" "chart against table"
+assert_contains "$kept/charts.gp" "CT[1] = 'rep1: work1, sqlite (3 runs pooled)'"
+assert_contains "$kept/charts.gp" "NOTE = 'as compare''s table: geometric mean of 3 runs; whiskers: its 95% interval'"
+
 tcase "no temporary files are left behind"
 cp "$FIX/one.json" "$FIX/two.json" .
 mkdir tmp
@@ -328,15 +412,14 @@ sb compare one.json t0.json
 assert_exit 1
 assert_fatal "'t0.json': points[0].threads is 0"
 
-tcase "compare: many points are matched in n log n"
+tcase "compare: many points, each thread count repeated, are matched row by row"
 cp "$FIX/one.json" .
-# 20,000 points with 2,000 distinct keys repeated 10 times each: every
-# (threads, occurrence) appears once per file, as the grid requires.
-# Under ThreadSanitizer, 2,000 points with 200 keys: its allocator maps
-# a few regions per point and 40,000 points pass the kernel's limit of
-# 65,530 mappings (vm.max_map_count); compare has no threads to check.
-keys=2000
-[[ ${SB_SANITIZER:-} == tsan ]] && keys=200
+# 5,000 points with 500 distinct keys repeated 10 times each: every
+# (threads, occurrence) appears once per file, as the grid requires. The
+# matching's cost (n log n) is not timed here: at 20,000 points reading
+# the files alone took 20 s of CPU, 96 s on this loaded machine, against
+# the suite's 60 s guard; a timing claim belongs in bench/.
+keys=500
 python3 -c '
 import json, sys
 keys = int(sys.argv[1])

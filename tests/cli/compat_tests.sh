@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # sysbench 1.0.20 command-line compatibility (shared/LUA_COMPAT.md, section
 # 1 "options as globals" and section 2 "Options" and "State and hooks"):

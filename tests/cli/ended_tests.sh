@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Result files say how the run ended (SQLite only): the JSON document's
 # "ended" member and the CSV file's last line, for a completed run, a run

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Hostile values and scripts, and earlier result files (issue 22, SQLite
 # only; the server faults are in tests/drivers/faults.sh):

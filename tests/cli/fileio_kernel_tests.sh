@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # fileio's counts against the kernel's: runs with a known amount of work
 # (--events, one and two threads, sync and async I/O) and checks that the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # --find-max end to end on an event of known capacity, and the random
 # seed's reproducibility, with no server.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Errors and warnings that say what to do (SQLite and the compiled-in
 # tests; the server cases are in tests/drivers/conventions.sh): a missing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Hostile input (SQLite only): config files and option values with control
 # bytes, a byte order mark, unknown options and out-of-range values; and

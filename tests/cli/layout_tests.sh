@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The layout of sysbench/: every C file lies in one layer folder, every
 # include names the folder it reaches into ("core/sb_log.h"), no include
@@ -131,5 +132,49 @@ echo '#include "core/sb_log.h"' >t/engine/sb_w.c
 echo '#include "engine/sb_w.h"' >t/main.c
 : >t/engine/sb_w.h
 check_layout t >report || fail "violations in a clean tree: $(cat report)"
+
+
+# spdx_missing ROOT: prints each source file of the tree ROOT without the
+# licence line (C, headers, shell, Lua, gnuplot, m4, Makefile.am,
+# configure.ac, debian/rules), so a file added later without it fails
+# here. The line is in the first three lines (after a "#!" line), or, in
+# Lua, also the last (a line on top would move the line numbers error
+# messages show). Fuzz corpora and generated files are no source.
+SPDX="SPDX-License-Identifier: GPL-2.0-or-later"
+spdx_missing() {
+    local root=$1 f bad=0
+    while IFS= read -r f; do
+        if head -n 3 "$root/$f" | grep -qF "$SPDX"; then continue; fi
+        case $f in *.lua) tail -n 1 "$root/$f" | grep -qF "$SPDX" && continue ;; esac
+        echo "$f: no '$SPDX' line"
+        bad=1
+    done < <(cd "$root" && {
+        find sysbench tests scripts bench examples m4 -type f \( -name '*.c' -o -name '*.h' \
+            -o -name '*.sh' -o -name '*.lua' -o -name '*.gp' -o -name '*.m4' -o -name '*.am' \) \
+            -not -path 'tests/fuzz/corpus/*' -not -path 'tests/fuzz/regress/*' \
+            -not -name sb_lua_modules.c 2>/dev/null
+        for f in Makefile.am configure.ac autogen.sh build-aux/lua2c.sh debian/rules .ci/run; do
+            [ -f "$f" ] && echo "$f"
+        done
+    } | sort)
+    return "$bad"
+}
+
+tcase "every source file carries the licence's SPDX line"
+spdx_missing "$SB_SRCDIR" >report || fail "files without the SPDX line:" "$(cat report)"
+[ -s "$SB_SRCDIR/COPYING" ] || fail "COPYING is missing"
+
+tcase "the SPDX check catches a file without the line"
+mkdir -p s/sysbench/core s/tests
+printf '/* %s */\nint x;\n' "$SPDX" >s/sysbench/core/sb_ok.c
+printf 'local x = 1\n-- %s\n' "$SPDX" >s/tests/ok.lua
+printf '#!/bin/sh\n# %s\n' "$SPDX" >s/tests/ok.sh
+spdx_missing s >report || fail "a clean tree reported: $(cat report)"
+printf 'int y;\n' >s/sysbench/core/sb_bad.c
+printf '#!/bin/sh\necho\n' >s/tests/bad.sh
+spdx_missing s >report && fail "no file reported"
+assert_contains report "sysbench/core/sb_bad.c: no"
+assert_contains report "tests/bad.sh: no"
+assert_not_contains report "sb_ok.c"
 
 finish

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # What a new user reads (issue 19, items 1 and 2): reports short enough to
 # read (sysbench 1.0's sections, then one Summary block; the full sections

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Result files and sweeps: --json (one document per invocation: a valid
 # document whose figures agree with the text report, with no password in

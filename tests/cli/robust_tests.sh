@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The run engine's stop and exit paths (SQLite only): signals during
 # prepare, parallel commands and connection set-up; tiny --tx-rate with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The run's check of itself and the time axis: the "Self-check" section
 # (printed in full at --verbosity=4; the default report's one verdict line

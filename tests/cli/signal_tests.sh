@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Deadlines that hold without a server (SQLite): statements still running
 # --deadline-grace after --time are cancelled (sqlite3_interrupt) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Measurement truth in the rate modes: the figures a run reports are the
 # ones its schedule implies, checked against what the probe scripts know.

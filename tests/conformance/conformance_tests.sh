@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Conformance suite (one automake test): runs the scripts that ship with
 # sysbench 1.0.20 (Debian's "sysbench" package installs them in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Every function of sysbench.sql, through a Lua script run by the binary on
 # both servers and under both --db-ps-mode values: the driver's name, plain

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # A connection that cannot be made ends the program with status 1 and one
 # clear line on stderr, promptly, and never prints the password.

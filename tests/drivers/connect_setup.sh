@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Connections a client thread multiplexes are set up together
 # (sb_db_preconnect.h): many connections open, each worker gets its own,

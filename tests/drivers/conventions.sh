@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The drivers' own conventions, on the harness servers: libpq's
 # environment variables, ~/.pgpass and services when no --pgsql-* option

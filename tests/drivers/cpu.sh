@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # CPU cost per transaction must measure the server, not just print a
 # number: a transaction whose server work is ten times heavier must show

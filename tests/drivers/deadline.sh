@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # --time is a deadline and a signal always ends the run, whatever the
 # server does: statements of 30 s (SELECT SLEEP(30), SELECT pg_sleep(30))

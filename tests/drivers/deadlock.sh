@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # A forced deadlock between two threads: thread 0 locks row 1 then row 2,
 # thread 1 row 2 then row 1, with a short sleep in between. The server

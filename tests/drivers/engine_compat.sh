@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # sysbench 1.0 error handling on the servers: after an ignorable error the
 # driver layer rolls back the transaction the error left open, so that the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Faults around connections (issue 22): connections killed again and
 # again while oltp_point_select --reconnect=1 drops and re-opens its

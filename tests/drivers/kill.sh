@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The benchmark's connections killed by the server's administrator, twice,
 # in the middle of a run of oltp_point_select with 4 threads (MariaDB: KILL

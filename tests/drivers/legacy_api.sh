@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The 0.5-style legacy API (db_connect, db_query, db_bulk_insert_*,
 # db_prepare/db_bind_param/db_execute, sb_rand*, thread_id) on MariaDB and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Connections multiplexed over few threads (--client-threads, sb_loop.c):
 # every connection keeps its own random stream, statistics and schedule;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # A server that goes away 1.5 s into a 4 s run and is not back before its
 # end: the run ends at --time (the reconnect timeout, 300 s, does not hold it;

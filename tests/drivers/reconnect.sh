@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # A server that goes away for 2 s in the middle of a run: the workers
 # reconnect, the run completes with exit status 0 and the report counts the

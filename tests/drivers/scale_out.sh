@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Scale-out on one machine: three sysbench processes (--instance=I/3, one
 # --start-at) against the same server, then `sysbench merge`. Checked
@@ -203,7 +204,7 @@ pdsh_example() {
     sb_cli mysql "DROP TABLE IF EXISTS scale_t; CREATE TABLE scale_t (id INT AUTO_INCREMENT PRIMARY KEY, g INT)"
     read -r c0 i0 < <(mysql_status)
     # shellcheck disable=SC2046
-    HOSTS="gen0 gen1 gen2" LOCAL=1 USE_PDSH=1 LEAD=3 SEED=11 OUT=pd SYSBENCH="$SB_BIN" \
+    HOSTS="gen0 gen1 gen2" LOCAL=1 USE_PDSH=1 LEAD=3 SEED=11 OUT=pd SYSBENCH="$SB_BIN" METRICS_PORT=0 \
         timeout -k 5 90 bash "$SB_SRCDIR/examples/pdsh/run.sh" "$PWD/work.lua" \
         $(sb_driver_args mysql) --threads=$THREADS --tx-rate=$RATE --time=3 \
         --report-interval=1 >pd.txt 2>&1 || rc=$?

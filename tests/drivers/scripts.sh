@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The eleven bundled scenario scripts, found by bare name, through prepare,
 # a short run with 4 threads and cleanup on both servers. After prepare the

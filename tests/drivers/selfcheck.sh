@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The self-check's verdicts on real servers: labelled runs whose right
 # verdict is known by construction (the Lua-only and SQLite cases are in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # PostgreSQL's server CPU must be all of it: backends that exit at the end
 # of a run (after the last sample) and are reaped by the postmaster still

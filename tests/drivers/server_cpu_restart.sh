@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Server CPU after a server restart: the server is stopped 3 s into a run
 # and started again; the CPU accounting finds the new server process at the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The server is part of the result, and logs are pgbench's:
 #   - two runs on MariaDB with innodb_flush_log_at_trx_commit=1 and =2:

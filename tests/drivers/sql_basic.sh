@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # sysbench.sql round trip on both servers: create a table, insert through a
 # prepared statement (with NULL parameters), read back through a prepared

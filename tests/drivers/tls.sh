@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # TLS to both servers, checked on the server side (MariaDB's Ssl_version
 # and Ssl_cipher session status, PostgreSQL's pg_stat_ssl): --mysql-ssl

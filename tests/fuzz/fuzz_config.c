@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer harness: --config-file. The input is the file's contents; its
  * options are merged under one command-line option and applied to the

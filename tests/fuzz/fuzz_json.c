@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer harness: the JSON reader behind compare and plot. The input is
  * a result document: parsed, read as a result file, and matched against

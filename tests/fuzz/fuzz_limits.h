@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_FUZZ_LIMITS_H
 #define SB_FUZZ_LIMITS_H
 

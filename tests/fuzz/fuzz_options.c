@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer harness: the command-line parser. The input is split at NUL
  * bytes into argv words, which are split into options and positional words

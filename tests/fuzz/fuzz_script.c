@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer harness: script loading. The input is a Lua chunk, loaded into
  * a state built like the main state (sb_lua_new_state: standard libraries,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Replays fuzz inputs without libFuzzer: linked with one harness
  * (fuzz_NAME.c), it feeds every file named on the command line (a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Replays the fuzz seed corpora and regression inputs (tests/fuzz/corpus/,
 # tests/fuzz/regress/) through the harness entry points, built without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Helpers for the server test cases in tests/drivers/*.sh; sourced by each
 # case file, which server_tests.sh runs with servers.env exported, SB_BIN

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Helpers shared by the connection case files (tests/drivers/connect_setup.sh,
 # connect_errors.sh, conventions.sh); sourced after case_lib.sh, whose

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The server test suite (one automake test): starts throwaway MariaDB and
 # PostgreSQL servers once, runs every case file in tests/drivers/*.sh (or

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Throwaway MariaDB and PostgreSQL servers for the driver and end-to-end
 # tests. Everything (data, sockets, logs, PID files) lives in one directory,

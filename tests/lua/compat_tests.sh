@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # sysbench 1.0 compatibility on SQLite (shared/LUA_COMPAT.md sections 1
 # and 2): the SQL object behaviour (sql_compat.lua checks itself), a

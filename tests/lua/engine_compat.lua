@@ -75,3 +75,4 @@ function thread_done()
   print("calls" .. sysbench.tid .. "=" .. calls)
   if con then con:disconnect() end
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

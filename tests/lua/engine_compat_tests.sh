@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # sysbench 1.0 engine behaviours (shared/LUA_COMPAT.md): custom thread_run,
 # sb_counter_inc(SB_CNT_TRX), where ignored errors are counted, the report

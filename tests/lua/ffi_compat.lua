@@ -240,3 +240,4 @@ sysbench.cmdline.commands = {
   uniq = {uniq, sysbench.cmdline.PARALLEL_COMMAND},
   check = {main_checks},
 }
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # sysbench 1.0's FFI surface (shared/LUA_COMPAT.md section 3): scripts that
 # declare 1.0's prototypes and call the exported sb_rand_*, sb_histogram_*

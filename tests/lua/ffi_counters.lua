@@ -50,3 +50,4 @@ if mode == "enum" then
     tonumber(ffi.C.SB_CNT_ERROR), tonumber(ffi.C.SB_CNT_RECONNECT),
     tonumber(ffi.C.SB_CNT_MAX)}, ","))
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

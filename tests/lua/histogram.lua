@@ -6,3 +6,4 @@ for _ = 1, 900 do h:update(1.0) end
 for _ = 1, 100 do h:update(100.0) end
 h:print()
 print("printed")
+-- SPDX-License-Identifier: GPL-2.0-or-later

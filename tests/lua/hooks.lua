@@ -69,3 +69,4 @@ if mode == "override" then
     sysbench.cmdline.PARALLEL_COMMAND,
   }
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

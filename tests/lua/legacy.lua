@@ -74,3 +74,4 @@ function thread_done()
   db_disconnect()
   t.summary("thread" .. thread_id)
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

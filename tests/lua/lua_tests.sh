@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Scenario API tests (shared/LUA_API.md): the Lua scripts next to this file
 # run on the built binary against SQLite, and the bundled OLTP scripts

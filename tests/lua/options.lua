@@ -71,3 +71,4 @@ sysbench.cmdline.commands = {
   show = {show_cmdline},
   opts = {show_all},
 }
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -147,3 +147,4 @@ end
 sysbench.cmdline.commands = {
   draw = {draw, sysbench.cmdline.PARALLEL_COMMAND},
 }
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -63,3 +63,4 @@ sysbench.cmdline.commands = {
     c:disconnect()
   end},
 }
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -227,3 +227,4 @@ sysbench.cmdline.commands = {
   mkev = {mkev},
   countev = {countev},
 }
+-- SPDX-License-Identifier: GPL-2.0-or-later

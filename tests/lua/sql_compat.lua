@@ -166,3 +166,4 @@ t.eq(select("#", db_close(gst)), 0, "db_close returns nothing")
 t.eq(db_query("SELECT count(*) FROM b"):fetch_row()[1], "1", "db_execute inserted")
 
 t.summary("sql_compat")
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -16,3 +16,4 @@ end
 function thread_done(thread_id)
   print(string.format("stopped%d=%d", thread_id, calls))
 end
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -37,3 +37,4 @@ function t.summary(tag)
 end
 
 return t
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_ci: Student t quantiles against published table
  * values, the summary of a known sample, Welch ratios, their p-values,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_cpu: the pure parsers on fixed /proc text, the figures
  * on made-up samples, and live checks against this process, a forked child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the driver common layer (sb_driver.c), run through the
  * real embedded SQLite driver on a temporary database file: connections,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the --find-max search (sb_findmax) with a fake server
  * in place of the run: a server of known open-loop capacity whose run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_hgrm_write: HdrHistogram's percentile-distribution
  * text for histograms whose content is known exactly.

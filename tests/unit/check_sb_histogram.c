@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_histogram: bucket geometry and its error bound,
  * percentiles, merging, snapshot differences and the printed form.

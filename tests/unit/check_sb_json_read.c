@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_json_read: every kind of value, string escapes and
  * surrogate pairs, the path helpers, strict rejection of malformed

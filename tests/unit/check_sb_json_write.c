@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_json: exact output in compact and pretty form, string
  * escaping (RFC 8259), number formatting, and detection of misuse.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the merge command (sb_merge.h): result files of the
  * instances of one scale-out run, written here from a template of a real
@@ -35,6 +36,10 @@ struct inst {
     bool lag_hists;       /* the file holds histograms.service and .lag */
     unsigned sub_bits;    /* histogram layout */
     int jitter;           /* --tx-jitter, an option that must agree */
+    double time_s;        /* final.time_s: 10, less for one cut short */
+    const char *ended;    /* ended.status; NULL: no ended member */
+    double first_lag;     /* its first event's start less its due time */
+    double clock_offset;  /* --clock-offset, NaN: not given */
     struct sb_hist resp, service, lag;
 };
 
@@ -42,6 +47,7 @@ static struct inst in[4];
 static struct sb_hist all_resp, all_service, all_lag; /* every instance's samples */
 static char dir[64];
 static char report[16384], errbuf[2048];
+static const char *extra_arg; /* one more argument for run_merge, or NULL */
 
 /* Instance i's samples: i = 0, 1, 2 have 200, 300, 400 response times
  * from 1, 2, 3 ms up with tails of different lengths, so the union's p95
@@ -79,6 +85,10 @@ static void init_inst(unsigned i, unsigned count, bool rate)
     x->lag_hists = rate;
     x->sub_bits = SB_HIST_SUB_BITS;
     x->jitter = 0;
+    x->time_s = 10;
+    x->ended = NULL;
+    x->first_lag = 0.001 * (i + 1);
+    x->clock_offset = NAN;
     samples(x, i);
 }
 
@@ -167,15 +177,15 @@ static void write_cpu(FILE *f, const struct inst *x)
 
 static void write_final(FILE *f, const struct inst *x)
 {
-    double ev = (double)x->resp.total, tps = ev / 10;
+    double ev = (double)x->resp.total, tps = ev / x->time_s;
     unsigned i = x->index;
 
-    fprintf(f, "\"final\": {\"time_s\": 10, \"events\": %g, \"tps\": %g, \"queries\": {\"reads\": "
+    fprintf(f, "\"final\": {\"time_s\": %.17g, \"events\": %g, \"tps\": %g, \"queries\": {\"reads\": "
                "%g, \"writes\": %g, \"other\": %g, \"total\": %g}, \"qps\": %g, \"errors\": "
                "{\"ignored\": %u, \"ignored_per_s\": %g, \"reconnects\": 0, \"reconnects_per_s\": 0, "
                "\"by_code\": [{\"code\": \"1213\", \"kind\": \"ignored\", \"count\": %u}%s]}, "
                "\"latency_ms\": {",
-            ev, tps, 10 * ev, 4 * ev, 2 * ev, 16 * ev, 16 * tps, i + 1, (i + 1) / 10.0, i + 1,
+            x->time_s, ev, tps, 10 * ev, 4 * ev, 2 * ev, 16 * ev, 16 * tps, i + 1, (i + 1) / 10.0, i + 1,
             i == 2 ? ", {\"code\": \"1205\", \"kind\": \"ignored\", \"count\": 5}" : "");
     write_latency(f, "response", &x->resp);
     fprintf(f, ", ");
@@ -198,24 +208,40 @@ static void write_final(FILE *f, const struct inst *x)
 static void write_inst(unsigned i, const char *name)
 {
     const struct inst *x = &in[i];
-    char path[128];
+    char path[128], off[32] = "null";
     FILE *f;
 
+    if (!isnan(x->clock_offset))
+        snprintf(off, sizeof(off), "%.17g", x->clock_offset);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     ck_assert_ptr_nonnull(f = fopen(path, "w"));
-    fprintf(f, "{\"format\": \"sysbench-result\", \"format_version\": 1, "
+    fprintf(f, "{");
+    /* How it ended, as a run writes it (doc/results.md). */
+    if (x->ended != NULL && strcmp(x->ended, "failed") == 0)
+        fprintf(f, "\"ended\": {\"status\": \"failed\", \"signal\": null, \"error\": "
+                   "\"lost connection\", \"deadline\": null, \"cancelled\": 1}, ");
+    else if (x->ended != NULL && strcmp(x->ended, "interrupted") == 0)
+        fprintf(f, "\"ended\": {\"status\": \"interrupted\", \"signal\": 15, \"error\": null, "
+                   "\"deadline\": null, \"cancelled\": 2}, ");
+    else if (x->ended != NULL)
+        fprintf(f, "\"ended\": {\"status\": \"completed\", \"signal\": null, \"error\": null, "
+                   "\"deadline\": \"met\", \"cancelled\": 0}, ");
+    fprintf(f, "\"format\": \"sysbench-result\", \"format_version\": 1, "
                "\"started_at\": \"2026-11-26T10:09:0%uZ\", \"script\": \"/x/%s\", \"command\": \"run\", "
                "\"options\": {\"general\": {\"threads\": [\"4\"], \"time\": 10, \"rate\": %d, "
                "\"tx-jitter\": %d, \"report-interval\": 1, \"percentile\": [\"50\", \"95\", \"99.9\"], "
                "\"rand-seed\": %d, \"instance\": \"%u/%u\", \"json\": \"%s\", \"start-at\": \"%.0f\"}, "
                "\"script\": {\"tables\": 4}}, \"environment\": {\"hostname\": \"host%u\"}, "
                "\"instance\": {\"index\": %u, \"count\": %u, \"source\": \"--instance\", "
-               "\"start_at\": %.0f, \"clock_offset_s\": null}, \"percentiles\": [50, 95, 99.9], "
+               "\"start_at\": %.0f, \"clock_offset_s\": %s}, \"percentiles\": [50, 95, 99.9], "
                "\"points\": [{\"index\": 1, \"threads\": 4, \"repeat\": 1, \"repeats\": 1, "
-               "\"rate_mode\": \"%s\", \"target_tps\": %s, \"complete\": true, \"interrupted\": false, "
-               "\"start_unix_s\": %.17g, ",
+               "\"rate_mode\": \"%s\", \"target_tps\": %s, \"complete\": true, \"interrupted\": %s, "
+               "\"start_unix_s\": %.17g, \"first_dispatch_unix_s\": %.17g, \"first_due_unix_s\": %.17g, ",
             i, x->script, x->rate ? 30 : 0, x->jitter, x->seed, i, x->count, name, T0, i, i,
-            x->count, T0, x->rate ? "rate" : "none", x->rate ? "10" : "null", x->start_unix_s);
+            x->count, T0, off, x->rate ? "rate" : "none", x->rate ? "10" : "null",
+            x->ended != NULL && strcmp(x->ended, "interrupted") == 0 ? "true" : "false",
+            x->start_unix_s, x->start_unix_s + 0.002 * i + x->first_lag,
+            x->start_unix_s + 0.002 * i);
     write_intervals(f, x);
     write_final(f, x);
     write_hist(f, "histogram", &x->resp, x->sub_bits);
@@ -257,6 +283,8 @@ static int run_merge(const char *const *names, bool json)
     snprintf(jarg, sizeof(jarg), "--json=%s/all.json", dir);
     if (json)
         argv[argc++] = jarg;
+    if (extra_arg != NULL)
+        argv[argc++] = (char *)extra_arg;
     fflush(stderr);
     saved = dup(2);
     dup2(fileno(err), 2);
@@ -301,6 +329,7 @@ static void setup(void)
 {
     snprintf(dir, sizeof(dir), "/tmp/check_sb_merge.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    extra_arg = NULL;
     sb_hist_reset(&all_resp);
     sb_hist_reset(&all_service);
     sb_hist_reset(&all_lag);
@@ -369,19 +398,22 @@ START_TEST(test_counts_and_histograms)
     const struct sb_jv *bc = sb_jv_path(f, "errors.by_code");
     double ev = 200 + 300 + 400;
 
-    /* Counts and rates are the sums; the time is the one they imply. */
+    /* Counts are the sums; the time is the window from the first start
+     * (T0) to the last end (instance 2's, T0 + 0.98 + 10), the rates the
+     * counts over it. */
     ck_assert_double_eq(num(f, "events"), ev);
-    ck_assert_double_eq(num(f, "tps"), ev / 10);
+    ck_assert_double_eq_tol(num(f, "tps"), ev / 10.98, 1e-5);
     ck_assert_double_eq(num(f, "queries.total"), 16 * ev);
     ck_assert_double_eq(num(f, "queries.reads"), 10 * ev);
-    ck_assert_double_eq(num(f, "qps"), 16 * ev / 10);
+    ck_assert_double_eq_tol(num(f, "qps"), 16 * ev / 10.98, 1e-5);
     ck_assert_double_eq(num(f, "errors.ignored"), 1 + 2 + 3);
-    ck_assert_double_eq_tol(num(f, "time_s"), 10, 1e-12);
+    ck_assert_double_eq_tol(num(f, "time_s"), 10.98, 1e-5);
     ck_assert_double_eq(num(f, "rate.target_tps"), 30);
     ck_assert_double_eq(num(pt, "target_tps"), 30);
     ck_assert_double_eq(num(pt, "threads"), 12);
     ck_assert_double_eq(num(f, "rate.late_starts"), 6);
-    ck_assert_double_eq_tol(num(f, "rate.achieved_pct"), 100.0 * (ev / 10) / 30, 1e-9);
+    ck_assert_double_eq_tol(num(f, "rate.achieved_tps"), ev / 10.98, 1e-5);
+    ck_assert_double_eq_tol(num(f, "rate.achieved_pct"), 100.0 * (ev / 10.98) / 30, 1e-5);
     ck_assert_double_eq(num(pt, "start_unix_s"), T0);
     /* Codes: equal (code, kind) added, others kept. */
     ck_assert_uint_eq(sb_jv_len(bc), 2);
@@ -417,7 +449,11 @@ START_TEST(test_counts_and_histograms)
     ck_assert_double_eq(num(d, "merged.instances.1.start_unix_s"), T0 + 0.3);
     ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.upper_bounds")), 6);
     ck_assert_str_eq(sb_jv_str(sb_jv_path(d, "instance.source")), "merge");
+    ck_assert(sb_jv_true(sb_jv_path(d, "merged.complete")));
+    ck_assert(!sb_jv_true(sb_jv_path(d, "merged.partial")));
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.cut_short")), 0);
     ck_assert_ptr_nonnull(strstr(report, "Merged result of 3 instances of '/x/oltp.lua'"));
+    ck_assert_ptr_null(strstr(report, "CUT SHORT"));
     ck_assert_ptr_nonnull(strstr(report, "start lag (ms), from the merged histogram"));
     sb_jv_free(d);
 }
@@ -612,6 +648,145 @@ START_TEST(test_file_order_and_remerge)
 }
 END_TEST
 
+/* Instance 1 of 3 stopped by SIGTERM 4 s into its run (it started at
+ * T0 + 0.3): the merge says so, in the text, the file and the status. */
+START_TEST(test_cut_short)
+{
+    static const char *const names[] = {"i0.json", "i1.json", "i2.json", NULL};
+    struct sb_jv *d;
+    const struct sb_jv *f, *cut;
+    double ev = 200 + 300 + 400;
+
+    for (unsigned i = 0; i < 3; i++) {
+        char name[16];
+        init_inst(i, 3, true);
+        in[i].ended = "completed";
+        if (i == 1) {
+            in[i].ended = "interrupted";
+            in[i].time_s = 4;
+        }
+        snprintf(name, sizeof(name), "i%u.json", i);
+        write_inst(i, name);
+    }
+    ck_assert_int_eq(run_merge(names, true), 3);
+    ck_assert_str_eq(errbuf, "");
+    d = merged_doc();
+    f = sb_jv_path(d, "points.0.final");
+    /* The worst instance's end; the deadline is not "met". */
+    ck_assert_str_eq(sb_jv_str(sb_jv_path(d, "ended.status")), "interrupted");
+    ck_assert_double_eq(num(d, "ended.signal"), 15);
+    ck_assert_int_eq(sb_jv_path(d, "ended.deadline")->type, SB_JV_NULL);
+    ck_assert_double_eq(num(d, "ended.cancelled"), 2);
+    ck_assert(sb_jv_true(sb_jv_path(d, "points.0.interrupted")));
+    /* The window still ends with the last instance: the rate falls. */
+    ck_assert_double_eq_tol(num(f, "time_s"), 10.98, 1e-5);
+    ck_assert_double_eq_tol(num(f, "tps"), ev / 10.98, 1e-5);
+    ck_assert_double_eq_tol(num(f, "rate.achieved_pct"), 100.0 * ev / 10.98 / 30, 1e-5);
+    /* Named, with when. */
+    cut = sb_jv_path(d, "merged.cut_short");
+    ck_assert_uint_eq(sb_jv_len(cut), 1);
+    ck_assert_double_eq(num(cut, "0.index"), 1);
+    ck_assert_str_eq(sb_jv_str(sb_jv_path(cut, "0.status")), "interrupted");
+    ck_assert_double_eq_tol(num(cut, "0.at_s"), 4.3, 1e-5);
+    ck_assert_double_eq_tol(num(cut, "0.window_s"), 10.98, 1e-5);
+    ck_assert(!sb_jv_true(sb_jv_path(d, "merged.complete")));
+    ck_assert_msg(strstr(report, "CUT SHORT: instance 1 (host host1) interrupted by signal 15 at "
+                                 "4.30 s of the 10.98 s window") != NULL, "%s", report);
+    ck_assert_ptr_nonnull(strstr(report, "NOT A COMPLETE RUN: the worst instance ended interrupted"));
+    sb_jv_free(d);
+
+    /* A failed instance is worse than an interrupted one. */
+    in[2].ended = "failed";
+    in[2].time_s = 2;
+    write_inst(2, "i2.json");
+    ck_assert_int_eq(run_merge(names, true), 3);
+    d = merged_doc();
+    ck_assert_str_eq(sb_jv_str(sb_jv_path(d, "ended.status")), "failed");
+    ck_assert_str_eq(sb_jv_str(sb_jv_path(d, "ended.error")), "lost connection");
+    ck_assert_double_eq(num(d, "ended.cancelled"), 3);
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.cut_short")), 2);
+    /* Instance 0 ends last now (T0 + 10): the window shrinks with it. */
+    ck_assert_double_eq_tol(num(d, "points.0.final.time_s"), 10, 1e-5);
+    ck_assert_ptr_nonnull(strstr(report, "instance 2 (host host2) failed (lost connection) at 2.98 s"));
+    sb_jv_free(d);
+}
+END_TEST
+
+/* Instance 1 of 3 left no file: refused, unless --allow-missing, which
+ * merges the other two labelled partial. */
+START_TEST(test_partial)
+{
+    static const char *const two[] = {"i0.json", "i2.json", NULL};
+    static const char *const all[] = {"i0.json", "i1.json", "i2.json", NULL};
+    struct sb_jv *d;
+    const struct sb_jv *f;
+
+    write_three();
+    assert_refused(two, "instance 1 of 3 is missing (--allow-missing merges the others");
+    extra_arg = "--allow-missing";
+    ck_assert_int_eq(run_merge(two, true), 3);
+    ck_assert_str_eq(errbuf, "");
+    d = merged_doc();
+    f = sb_jv_path(d, "points.0.final");
+    ck_assert(sb_jv_true(sb_jv_path(d, "merged.partial")));
+    ck_assert(!sb_jv_true(sb_jv_path(d, "merged.complete")));
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.missing")), 1);
+    ck_assert_double_eq(num(d, "merged.missing.0"), 1);
+    ck_assert_double_eq(num(d, "merged.count"), 3);
+    ck_assert_uint_eq(sb_jv_len(sb_jv_path(d, "merged.instances")), 2);
+    /* The present instances' figures and target, over their window. */
+    ck_assert_double_eq(num(f, "events"), 200 + 400);
+    ck_assert_double_eq(num(f, "rate.target_tps"), 20);
+    ck_assert_double_eq_tol(num(f, "tps"), 600 / 10.98, 1e-5);
+    ck_assert_ptr_nonnull(strstr(report, "Merged result of 2 of 3 instances"));
+    ck_assert_ptr_nonnull(strstr(report, "PARTIAL (--allow-missing): instance 1 of 3 left no result"));
+    ck_assert_ptr_nonnull(strstr(report, "target 20.00 tps (the instances present)"));
+    sb_jv_free(d);
+    /* Nothing missing: an ordinary merge, status 0. */
+    ck_assert_int_eq(run_merge(all, true), 0);
+    d = merged_doc();
+    ck_assert(!sb_jv_true(sb_jv_path(d, "merged.partial")));
+    ck_assert(sb_jv_true(sb_jv_path(d, "merged.complete")));
+    sb_jv_free(d);
+}
+END_TEST
+
+/* The spread of the instances' measured starts: each one's schedule
+ * origin less its clock offset plus how late its first event began. */
+START_TEST(test_start_spread)
+{
+    static const char *const names[] = {"i0.json", "i1.json", "i2.json", NULL};
+    struct sb_jv *d;
+
+    /* Without offsets, on the hosts' own clocks: the origins differ by
+     * up to 0.98 s, the first lags are 1, 2 and 3 ms. */
+    write_three();
+    ck_assert_int_eq(run_merge(names, true), 0);
+    d = merged_doc();
+    ck_assert_double_eq_tol(num(d, "merged.start_spread.spread_s"), 0.98 + 0.003 - 0.001, 1e-5);
+    ck_assert_double_eq_tol(num(d, "merged.start_spread.max_first_lag_s"), 0.003, 1e-5);
+    ck_assert(!sb_jv_true(sb_jv_path(d, "merged.start_spread.clock_corrected")));
+    ck_assert_double_eq_tol(num(d, "merged.instances.1.first_lag_s"), 0.002, 1e-5);
+    /* The merged point's first dispatch is the earliest instance's. */
+    ck_assert_double_eq_tol(num(d, "points.0.first_dispatch_unix_s"), T0 + 0.001, 1e-6);
+    sb_jv_free(d);
+    /* Instances 1 and 2 have clocks 0.3 and 0.98 s ahead: corrected,
+     * they started together, apart from the first lags. */
+    in[1].clock_offset = 0.3;
+    in[2].clock_offset = 0.98;
+    in[0].clock_offset = 0;
+    for (unsigned i = 0; i < 3; i++)
+        write_inst(i, names[i]);
+    ck_assert_int_eq(run_merge(names, true), 0);
+    d = merged_doc();
+    ck_assert_double_eq_tol(num(d, "merged.start_spread.spread_s"), 0.002, 1e-6);
+    ck_assert(sb_jv_true(sb_jv_path(d, "merged.start_spread.clock_corrected")));
+    ck_assert_msg(strstr(report, "began within 2.00 ms of each other (corrected by the measured "
+                                 "clock offsets)") != NULL, "%s", report);
+    sb_jv_free(d);
+}
+END_TEST
+
 static Suite *merge_suite(void)
 {
     Suite *s = suite_create("sb_merge");
@@ -624,6 +799,9 @@ static Suite *merge_suite(void)
     tcase_add_test(tc, test_missing_lag_histogram_bounds);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_file_order_and_remerge);
+    tcase_add_test(tc, test_cut_short);
+    tcase_add_test(tc, test_partial);
+    tcase_add_test(tc, test_start_spread);
     suite_add_tcase(s, tc);
     return s;
 }

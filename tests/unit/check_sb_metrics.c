@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_metrics: the Prometheus text and the OpenMetrics file
  * of intervals whose figures are known, and the HOST:PORT parser of
@@ -221,6 +222,11 @@ START_TEST(test_parse_hostport)
     ck_assert_uint_eq(port, 0);
     ck_assert_int_eq(sb_metrics_http_parse(":9100", host, sizeof(host), &port), 0);
     ck_assert_str_eq(host, "");
+    ck_assert_int_eq(sb_metrics_http_parse("[::]:9100", host, sizeof(host), &port), 0);
+    ck_assert_str_eq(host, "::");
+    ck_assert_uint_eq(port, 9100);
+    ck_assert_int_eq(sb_metrics_http_parse("*:9100", host, sizeof(host), &port), 0);
+    ck_assert_str_eq(host, "*");
     ck_assert_int_eq(sb_metrics_http_parse("localhost", host, sizeof(host), &port), -1);
     ck_assert_int_eq(sb_metrics_http_parse("localhost:", host, sizeof(host), &port), -1);
     ck_assert_int_eq(sb_metrics_http_parse("localhost:65536", host, sizeof(host), &port), -1);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_options: value parsers, option sets, argv splitting,
  * config files and help output.
@@ -875,6 +876,7 @@ START_TEST(test_suggest)
     ck_assert_int_eq(sb_optset_add(&b, "tx-rate", "rate", "0", SB_ARG_DOUBLE, err, sizeof(err)), 0);
     ck_assert_int_eq(sb_optset_add(&b, "mysql-password", "pw", "", SB_ARG_STRING, err, sizeof(err)), 0);
     ck_assert_int_eq(sb_optset_add(&b, "mysql-port", "port", "3306", SB_ARG_LIST, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_optset_add(&b, "mysql-password-file", "pw file", "", SB_ARG_FILE, err, sizeof(err)), 0);
     ck_assert_int_eq(sb_optset_add_alias(&b, "num-thread-count", "tx-rate", err, sizeof(err)), 0);
     sets[0] = &a;
     sets[1] = NULL;   /* skipped */
@@ -887,7 +889,8 @@ START_TEST(test_suggest)
     ck_assert_str_eq(sb_opt_suggest("table-sise", sets, 3), "table_size"); /* as declared */
     ck_assert_str_eq(sb_opt_suggest("table_sze", sets, 3), "table_size");
     ck_assert_str_eq(sb_opt_suggest("db_drvier", sets, 3), "db-driver");
-    /* A prefix of exactly one option is that option; of two, neither. */
+    /* A prefix of exactly one option is that option; of two, neither,
+     * unless one begins all the others (mysql-password-file). */
     ck_assert_str_eq(sb_opt_suggest("mysql-pass", sets, 3), "mysql-password");
     ck_assert_ptr_null(sb_opt_suggest("mysql-p", sets, 3));
     /* Not slips: too far, or too many edits for a short name. */

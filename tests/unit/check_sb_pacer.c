@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_pacer, driven by a fake clock: every "now" is a number
  * the test chooses, so the schedules are checked exactly and quickly.

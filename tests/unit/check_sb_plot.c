@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the charts (sb_plot.c, sb_plot_time.c): the gnuplot
  * script written for a small result file, the quoting of labels and file
@@ -78,9 +79,15 @@ static const char rates_json[] =
     FM_POINT("tx-rate", "\"target_tps\": 400,", "390") "\n"
     " ]}\n";
 
-/* The "find_max" record of that search (SLA p99 <= 200 ms). */
+/* The result document of that search (SLA p99 <= 200 ms): its
+ * "find_max" record, and two of its runs' points, one flagged. */
 static const char findmax_json[] =
-    "{\"sla\": {\"percentile\": 99, \"limit_ms\": 200}, \"complete\": true,\n"
+    "{\"script\": \"/x/server.lua\", \"environment\": {\"driver\": \"mysql\"},\n"
+    " \"points\": [{\"threads\": 2, \"target_tps\": 300, \"final\": {\"tps\": 300},\n"
+    "              \"selfcheck\": {\"ok\": false}},\n"
+    "             {\"threads\": 2, \"target_tps\": 400, \"final\": {\"tps\": 400},\n"
+    "              \"selfcheck\": {\"ok\": true}}],\n"
+    " \"find_max\": {\"sla\": {\"percentile\": 99, \"limit_ms\": 200}, \"complete\": true,\n"
     " \"closed_loop_tps\": 510, \"rate_held\": 400, \"lowest_rate_missed\": 500,\n"
     " \"rates\": [\n"
     "  {\"target_tps\": 500, \"achieved_tps\": [480], \"latency_ms\": [250],\n"
@@ -88,7 +95,7 @@ static const char findmax_json[] =
     "  {\"target_tps\": 300, \"achieved_tps\": [300], \"latency_ms\": [13],\n"
     "   \"median_achieved_tps\": 300, \"median_latency_ms\": 13, \"held\": true},\n"
     "  {\"target_tps\": 400, \"achieved_tps\": [400, 399], \"latency_ms\": [13, 14],\n"
-    "   \"median_achieved_tps\": 399.5, \"median_latency_ms\": 13.5, \"held\": true}]}\n";
+    "   \"median_achieved_tps\": 399.5, \"median_latency_ms\": 13.5, \"held\": true}]}}\n";
 
 /* One test's directory: the result file, the fake gnuplot, TMPDIR. */
 struct fx {
@@ -274,9 +281,10 @@ START_TEST(test_script_text)
 
     gp = read_all(f.capture);
     assert_well_quoted(gp);
-    /* The data: key, median, min and max of the runs per result. */
-    data = read_cap(&f, "tps.dat");
-    ck_assert_str_eq(data, "0 100.5 100.5 100.5\n1 400 400 400\n");
+    /* The data: per point x, the value, its interval (none for a single
+     * run), the flagged runs and the runs. */
+    data = read_cap(&f, "tps1.dat");
+    ck_assert_str_eq(data, " 0 100.5 NaN NaN 0 1\n 1 400 NaN NaN 0 1\n");
     free(data);
     ck_assert_ptr_nonnull(strstr(gp, "KEY[1] = '1'\nKEY[2] = '4'\n"));
     for (const char *c = "throughput\0relative\0cpu\0latency\0"; *c; c += strlen(c) + 1) {
@@ -286,16 +294,17 @@ START_TEST(test_script_text)
         ck_assert_msg(strstr(gp, want) != NULL, "template %s.gp not in the script", c);
     }
     ck_assert_ptr_nonnull(strstr(gp, "TITLE = 'Throughput by threads: oltp_read_write'\n"));
-    /* The label: quote doubled, newline as a space. */
-    ck_assert_ptr_nonnull(strstr(gp, "LABEL[1] = 'base''line \"v2\"'\n"));
+    /* One result needs no label to tell it apart: the legend names the
+     * script (the file names no driver). */
+    ck_assert_ptr_nonnull(strstr(gp, "LABEL[1] = 'oltp_read_write'\n"));
     /* The latency curve of the point with a histogram, none (no legend
      * entry, an empty file) for the other. */
-    data = read_cap(&f, "lat_1_1.dat");
+    data = read_cap(&f, "lat_1.dat");
     /* Steps from percentile 0 (x = 1) to 99% of 100 (x = 100). */
     ck_assert_msg(strncmp(data, "1 1.", 4) == 0 && strstr(data, "\n100 2.899967\n") != NULL,
                   "%s", data);
     free(data);
-    data = read_cap(&f, "lat_1_2.dat");
+    data = read_cap(&f, "lat_2.dat");
     ck_assert_str_eq(data, "");
     free(data);
     ck_assert_ptr_nonnull(strstr(gp, "CT[1] = '1 thread'\nCT[2] = ''\n"));
@@ -306,7 +315,7 @@ START_TEST(test_script_text)
      * measured, so only client bars. */
     ck_assert_ptr_null(strstr(gp, "latency-throughput"));
     ck_assert_ptr_nonnull(strstr(gp, "NB = 1\n"));
-    ck_assert_ptr_nonnull(strstr(gp, "BLABEL[1] = 'base''line \"v2\" client'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "BLABEL[1] = 'oltp_read_write client'\n"));
     ck_assert_ptr_null(strstr(gp, "server'"));
     free(gp);
     fx_teardown(&f);
@@ -500,7 +509,7 @@ START_TEST(test_timeline)
     write_file(chart, "x", 0644);
     mem = open_memstream(&out, &outlen);
     ck_assert_ptr_nonnull(mem);
-    ck_assert_msg(sb_plot_timeline(&p, path, mem, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_plot_timeline(&p, NULL, path, mem, err, sizeof(err)) == 0, "%s", err);
     fclose(mem);
     snprintf(want, sizeof(want), "Time-axis chart written: %s\n", chart);
     ck_assert_str_eq(out, want);
@@ -527,7 +536,7 @@ START_TEST(test_timeline)
     iv[0].cpu_client_pct = iv[1].cpu_client_pct = NAN;
     p.cfg.mode = SB_PACE_FIXED;
     p.cfg.target_tps = 20;
-    ck_assert_msg(sb_plot_timeline(&p, path, NULL, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_plot_timeline(&p, NULL, path, NULL, err, sizeof(err)) == 0, "%s", err);
     gp = read_all(f.capture);
     ck_assert_ptr_nonnull(strstr(gp, "TITLE = 'Time axis: 2 threads at 20 tx/s'\n"));
     ck_assert_ptr_nonnull(strstr(gp, "RATE = 1\nCLIENT = 0\nSERVER = 0\nNPANELS = 3\nLOGY = 1\n"));
@@ -539,7 +548,7 @@ START_TEST(test_timeline)
     p.nintervals = 1;
     out = NULL;
     mem = open_memstream(&out, &outlen);
-    ck_assert_int_eq(sb_plot_timeline(&p, path, mem, err, sizeof(err)), 0);
+    ck_assert_int_eq(sb_plot_timeline(&p, NULL, path, mem, err, sizeof(err)), 0);
     fclose(mem);
     ck_assert_ptr_nonnull(strstr(out, "No time-axis chart"));
     free(out);
@@ -645,12 +654,14 @@ START_TEST(test_rate_sweep)
     gp = read_all(f.capture);
     assert_well_quoted(gp);
     ck_assert_ptr_nonnull(strstr(gp, "# throughput-rates.gp: "));
+    /* A --find-max search's rates: the median of the runs, whiskers from
+     * the lowest to the highest (none for one run), as its curve. */
     data = read_cap(&f, "tr1.dat");
-    ck_assert_str_eq(data, " 300 300 300 300\n 400 395 390 400\n 500 480 480 480\n");
+    ck_assert_str_eq(data, " 300 300 NaN NaN 0 1\n 400 395 390 400 0 2\n 500 480 NaN NaN 0 1\n");
     free(data);
     ck_assert_ptr_nonnull(strstr(gp, "CLOSED[1] = 510\n"));
     data = read_cap(&f, "cpu1.dat");
-    ck_assert_str_eq(data, " 300 20 25\n 400 20 25\n 500 20 25\n");
+    ck_assert_str_eq(data, " 300 20 25 NaN NaN 0 1\n 400 20 25 25 25 0 2\n 500 20 25 NaN NaN 0 1\n");
     free(data);
     ck_assert_ptr_nonnull(strstr(gp, "XNUM = 1\n"));
     ck_assert_ptr_null(strstr(gp, "XNUM = 0\n"));
@@ -662,18 +673,23 @@ START_TEST(test_rate_sweep)
     /* The throughput axis: achieved 300..480 tx/s with 4% margins. */
     ck_assert_ptr_nonnull(strstr(gp, "LOGY = 1\nXLO = 292.8\nXHI = 487.2\nSLA_PCT = 99\n"
                                      "SLA_MS = 200\nHELD = 400\nHELD_RIGHT = 1\n"));
-    /* Five curves of one result on one ordered colour scale. */
-    ck_assert_ptr_nonnull(strstr(gp, "NC = 5\nSEQ = 1\n"));
-    ck_assert_ptr_nonnull(strstr(gp, "CT[1] = '2 threads at 300 tx/s'\n"));
-    ck_assert_ptr_nonnull(strstr(gp, "CT[3] = '2 threads at 400 tx/s (#2)'\n"
-                                     "CT[4] = '2 threads at 500 tx/s'\nCT[5] = '2 threads'\n"));
+    /* The latency chart of a search: the final bracket only (here the
+     * rate held, its two points pooled; no rate missed is known). */
+    ck_assert_ptr_nonnull(strstr(gp, "NC = 1\nSEQ = 0\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "CT[1] = 'rate held: 400.00 tx/s (2 runs pooled)'\n"));
+    ck_assert_ptr_null(strstr(gp, "CT[2]"));
     free(gp);
 
-    /* Without marks (compare): no SLA line, no rate held. */
+    /* Without marks (compare): no SLA line, no rate held; five curves of
+     * one result on one ordered colour scale. */
     out = draw(&f, &fm, 1, NULL);
     free(out);
     gp = read_all(f.capture);
     ck_assert_ptr_nonnull(strstr(gp, "SLA_MS = NaN\nHELD = NaN\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "NC = 5\nSEQ = 1\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "CT[1] = '2 threads at 300 tx/s'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "CT[3] = '2 threads at 400 tx/s (#2)'\n"
+                                     "CT[4] = '2 threads at 500 tx/s'\nCT[5] = '2 threads'\n"));
     free(gp);
     sb_result_file_free(&fm);
     fx_teardown(&f);
@@ -754,6 +770,103 @@ START_TEST(test_compare_one_point)
 }
 END_TEST
 
+/* A copy of text (owned by the caller) with the first from replaced. */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    char *out = malloc(strlen(text) + strlen(to) + 1);
+
+    ck_assert_ptr_nonnull(at);
+    ck_assert_ptr_nonnull(out);
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+/* Two results with compare's tables: every value, ratio, interval and
+ * verdict drawn is the table's (here numbers no run has), the legends
+ * name the label (quoted), the script and the driver, and the results
+ * of a point stand side by side. */
+START_TEST(test_compare_tables)
+{
+    struct fx f;
+    struct sb_result_file two[2];
+    struct sb_plot_cell tps[4] = {
+        {.value = 111, .ratio = NAN, .lo = NAN, .hi = NAN},
+        {.value = 444, .ratio = NAN, .lo = NAN, .hi = NAN},
+        {.value = 122, .ratio = 1.099, .lo = 0.95, .hi = 1.27, .verdict = "no significant difference"},
+        {.value = 555, .ratio = 1.25, .lo = 1.1, .hi = 1.4, .verdict = "better"},
+    };
+    struct sb_plot_cell p95[4] = {
+        {.value = 2.5, .ratio = NAN, .lo = NAN, .hi = NAN},
+        {.value = NAN, .ratio = NAN, .lo = NAN, .hi = NAN},
+        {.value = 2.75, .ratio = 1.1, .lo = 0.9, .hi = 1.3, .verdict = "no significant difference"},
+        {.value = NAN, .ratio = NAN, .lo = NAN, .hi = NAN},
+    };
+    struct sb_plot_table tables[2] = {{SB_POINT_RESULT_TPS, 0, tps},
+                                      {SB_POINT_RESULT_LATENCY, 95, p95}};
+    double level[2] = {NAN, 1 - 0.05 / 12};
+    size_t judged[2] = {0, 12};
+    struct sb_plot_tables pt = {tables, 2, level, judged};
+    char path[160], err[ERRLEN] = "", *gp, *data;
+    const char *at = strstr(result_json, " \"script\"");
+    char *text = malloc(sizeof(result_json) + 64), *flagged;
+
+    /* The files name their driver. */
+    ck_assert_ptr_nonnull(text);
+    sprintf(text, "%.*s \"environment\": {\"driver\": \"pgsql\"},\n%s", (int)(at - result_json),
+            result_json, at);
+    fx_setup(&f, "a");
+    load_text(&f, "a.json", text, "base'line\n\"v2\"", &two[0]);
+    /* b's first point was flagged by its self-check. */
+    flagged = replace_once(text, "\"complete\": true,",
+                           "\"complete\": true, \"selfcheck\": {\"ok\": false},");
+    load_text(&f, "b.json", flagged, "b", &two[1]);
+    free(flagged);
+    snprintf(path, sizeof(path), "%s/c", f.dir);
+    precreate_charts(path, ".png");
+    snprintf(path, sizeof(path), "%s/c.png", f.dir);
+    ck_assert_msg(sb_plot_write_compare(two, 2, path, &pt, NULL, err, sizeof(err)) == 0, "%s", err);
+    gp = read_all(f.capture);
+    assert_well_quoted(gp);
+    /* The label: quote doubled, newline as a space; then the script. */
+    ck_assert_ptr_nonnull(strstr(gp, "LABEL[1] = 'base''line \"v2\": oltp_read_write, pgsql'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "LABEL[2] = 'b: oltp_read_write, pgsql'\n"));
+    /* The table's values, the results 0.12 apart around each point; no
+     * interval of a single run. */
+    data = read_cap(&f, "tps1.dat");
+    ck_assert_str_eq(data, " -0.06 111 NaN NaN 0 1\n 0.94 444 NaN NaN 0 1\n");
+    free(data);
+    data = read_cap(&f, "tps2.dat");
+    ck_assert_str_eq(data, " 0.06 122 NaN NaN 1 1\n 1.06 555 NaN NaN 0 1\n");
+    free(data);
+    ck_assert_ptr_nonnull(strstr(gp, "FLAGGED = 1\n"));
+    /* The ratio, its interval and the verdict as the table printed them. */
+    data = read_cap(&f, "rel2.dat");
+    ck_assert_str_eq(data, " 0 1.099 0.95 1.27 1.27 \"1.099x no significant difference\"\n"
+                           " 1 1.25 1.1 1.4 1.4 \"1.250x better\"\n");
+    free(data);
+    ck_assert_ptr_nonnull(strstr(gp, "NOTE = 'ratio of geometric means and its 99.58% interval as "
+                                     "compare''s table (all 12 figures judged hold together at "
+                                     "95%), verdict beside each point'\n"));
+    /* The latency dots: the table's p95 (the only latency table) on the
+     * curve of each file at 1 thread; none at 4 threads (no value). */
+    data = read_cap(&f, "lm_1.dat");
+    ck_assert_str_eq(data, " 20 2.5 NaN NaN \"p95\"\n");
+    free(data);
+    data = read_cap(&f, "lm_2.dat");
+    ck_assert_str_eq(data, " 20 2.75 NaN NaN \"p95\"\n");
+    free(data);
+    data = read_cap(&f, "lm_3.dat");
+    ck_assert_str_eq(data, "");
+    free(data);
+    free(gp);
+    sb_result_file_free(&two[0]);
+    sb_result_file_free(&two[1]);
+    free(text);
+    fx_teardown(&f);
+}
+END_TEST
+
 /* The find-max chart: the SLA and the rates found set before findmax.gp,
  * the runs and the medians in data files on the rate axis. */
 START_TEST(test_findmax_chart)
@@ -771,12 +884,15 @@ START_TEST(test_findmax_chart)
     ck_assert_msg(sb_plot_findmax(fm, path, NULL, err, sizeof(err)) == 0, "%s", err);
     gp = read_all(f.capture);
     assert_well_quoted(gp);
-    ck_assert_ptr_nonnull(strstr(gp, "PCT = 99\nMS = 200\nHELD = 400\nMISSED = 500\n"
+    ck_assert_ptr_nonnull(strstr(gp, "TITLE = 'Find-max: server, mysql, 2 threads; SLA p99 <= "
+                                     "200 ms'\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "FLAGGED = 1\nPCT = 99\nMS = 200\nHELD = 400\nMISSED = 500\n"
                                      "CLOSED = 510\nXLO = 287.4"));
     ck_assert_ptr_nonnull(strstr(gp, "# findmax.gp: "));
+    /* The run at 300 tx/s is the flagged point of the document. */
     data = read_cap(&f, "runs.dat");
-    ck_assert_str_eq(data, " 500 96 250 14034728\n 300 100 13 2792762\n 400 100 13 2792762\n"
-                           " 400 99.75 14 2792762\n");
+    ck_assert_str_eq(data, " 500 96 250 14034728 0\n 300 100 13 2792762 1\n 400 100 13 2792762 0\n"
+                           " 400 99.75 14 2792762 0\n");
     free(data);
     free(gp);
     sb_jv_free(fm);
@@ -819,7 +935,7 @@ START_TEST(test_real_templates)
     snprintf(path, sizeof(path), "%s/r.png", f.dir);
     ck_assert_msg(sb_plot_write_marked(&fm, 1, path, &marks, NULL, err, sizeof(err)) == 0, "%s",
                   err);
-    ck_assert_msg(sb_plot_timeline(&p, path, NULL, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(sb_plot_timeline(&p, NULL, path, NULL, err, sizeof(err)) == 0, "%s", err);
     jfm = sb_jv_parse(findmax_json, strlen(findmax_json), perr, sizeof(perr));
     ck_assert_ptr_nonnull(jfm);
     ck_assert_msg(sb_plot_findmax(jfm, path, NULL, err, sizeof(err)) == 0, "%s", err);
@@ -860,6 +976,7 @@ static Suite *plot_suite(void)
     tcase_add_test(tc, test_single_point);
     tcase_add_test(tc, test_rate_sweep);
     tcase_add_test(tc, test_compare_one_point);
+    tcase_add_test(tc, test_compare_tables);
     tcase_add_test(tc, test_many_curves);
     tcase_add_test(tc, test_findmax_chart);
     tcase_add_test(tc, test_real_templates);

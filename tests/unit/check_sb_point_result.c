@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the result model of one point: the text report printed
  * from a hand-built struct sb_point_result, the same point's final figures

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_rand: determinism, ranges and the rough shape of every
  * distribution. The statistical bounds are wide enough that a correct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the repeat summary (sb_repeat_summarize) on labelled
  * runs: the interval of a few widely spread runs stays positive (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_selfcheck: the trend test's statistics, its false
  * positive rate on noise, each flag at its threshold, and labelled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_server_info: the rule that leaves settings out, the
  * record's JSON, and the binary's identity (GNU build id of a crafted ELF

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for sb_stats: the per-thread counters, the per-error-code
  * counts and the snapshot, merge and diff that the reporter builds its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * MySQL / MariaDB driver on the MySQL client C API (libmariadb or Oracle's
  * libmysqlclient).
@@ -40,7 +41,8 @@ static const struct sb_opt_def sb_mysql_options[] = {
     {"mysql-port", "MySQL server port(s), used round-robin", "3306", SB_ARG_LIST},
     {"mysql-socket", "MySQL socket(s); when given, used instead of TCP", "", SB_ARG_LIST},
     {"mysql-user", "MySQL user", "sbtest", SB_ARG_STRING},
-    {"mysql-password", "MySQL password", "", SB_ARG_STRING},
+    {"mysql-password", "MySQL password (stands in the command line, which every user of the machine can read while the run lasts: prefer --mysql-password-file or an option file)", "", SB_ARG_STRING},
+    {"mysql-password-file", "read the MySQL password from FILE (its content, less a final newline)", "", SB_ARG_FILE},
     {"mysql-db", "MySQL database name", "sbtest", SB_ARG_STRING},
     {"mysql-ssl", "SSL mode: off, preferred, on (required), verify_ca, verify_identity", "off", SB_ARG_STRING},
     {"mysql-ssl-ca", "SSL CA certificate file", "", SB_ARG_STRING},
@@ -232,7 +234,8 @@ static int sb_mysql_load_session(const struct sb_optset *opts, struct sb_mysql_c
         c->user = sb_db_opt_strdup(opts, "mysql-user");
         c->db = sb_db_opt_strdup(opts, "mysql-db");
     }
-    c->password = sb_db_opt_strdup(opts, "mysql-password");
+    if (sb_db_opt_password(opts, "mysql-password", &c->password, err, errlen) != 0)
+        return -1;
     c->ssl_ca = sb_db_opt_strdup(opts, "mysql-ssl-ca");
     c->ssl_cert = sb_db_opt_strdup(opts, "mysql-ssl-cert");
     c->ssl_key = sb_db_opt_strdup(opts, "mysql-ssl-key");

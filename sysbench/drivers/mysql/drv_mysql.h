@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_DRV_MYSQL_H
 #define SB_DRV_MYSQL_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Non-blocking statements for the MySQL driver, with MariaDB Connector/C's
  * mysql_*_start / mysql_*_cont functions: a call that would block returns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What every file of the MySQL driver shares: errors into the connection,
  * and a plain query's result as the connection's result set. See

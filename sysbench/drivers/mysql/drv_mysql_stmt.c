@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Server-side prepared statements of the MySQL driver: bind arrays sized
  * once at prepare time so executions allocate nothing, and result rows

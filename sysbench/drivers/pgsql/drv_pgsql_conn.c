@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * PostgreSQL driver, connections: the --pgsql-* options and their parsed,
  * read-only copy; opening one PGconn per connection (blocking, or started
@@ -18,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/sb_clock.h"
+#include "core/sb_log.h"
 #include "core/sb_stop.h"
 
 struct sb_pgsql_config sb_pgsql_cfg;
@@ -28,7 +31,8 @@ const struct sb_opt_def sb_pgsql_options[] = {
     {"pgsql-host", "PostgreSQL server host(s), used round-robin", "localhost", SB_ARG_LIST},
     {"pgsql-port", "PostgreSQL server port(s), used round-robin", "5432", SB_ARG_LIST},
     {"pgsql-user", "PostgreSQL user", "sbtest", SB_ARG_STRING},
-    {"pgsql-password", "PostgreSQL password", "", SB_ARG_STRING},
+    {"pgsql-password", "PostgreSQL password (stands in the command line, which every user of the machine can read while the run lasts: prefer --pgsql-password-file, ~/.pgpass or PGPASSWORD)", "", SB_ARG_STRING},
+    {"pgsql-password-file", "read the PostgreSQL password from FILE (its content, less a final newline)", "", SB_ARG_FILE},
     {"pgsql-db", "PostgreSQL database name", "sbtest", SB_ARG_STRING},
     {"pgsql-sslmode", "SSL mode: disable, allow, prefer, require, verify-ca, verify-full", "prefer", SB_ARG_STRING},
     {"pgsql-sslrootcert", "CA certificate file(s) the server certificate is verified against (verify-ca, verify-full)", "", SB_ARG_STRING},
@@ -43,20 +47,35 @@ const struct sb_opt_def sb_pgsql_options[] = {
 /* --------------------------------------------------------------- helpers */
 
 /* Copies msg's first non-empty line, without libpq's "ERROR:  " style
- * severity prefix and trailing newline, so that errors stay one line. */
+ * severity prefixes and trailing newline, so that errors stay one line
+ * and only sysbench's own lines say FATAL. */
 void sb_pgsql_copy_msg(char *dst, size_t cap, const char *msg)
 {
-    size_t n;
+    static const char *const severities[] = {"FATAL:  ", "ERROR:  ", "PANIC:  ", NULL};
+    size_t n, out = 0;
 
     if (msg == NULL)
         msg = "";
     while (*msg == '\n' || *msg == ' ')
         msg++;
     n = strcspn(msg, "\r\n");
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, msg, n);
-    dst[n] = '\0';
+    for (size_t i = 0; i < n && out + 1 < cap;) {
+        size_t len = 0;
+        /* libpq writes the severity, a colon and two spaces at the start
+         * of the message, or after its "... failed: " prefix. */
+        for (size_t k = 0; severities[k] != NULL && len == 0; k++)
+            if ((i == 0 || (i >= 2 && msg[i - 2] == ':' && msg[i - 1] == ' ')) &&
+                strncmp(msg + i, severities[k], strlen(severities[k])) == 0 &&
+                i + strlen(severities[k]) <= n)
+                len = strlen(severities[k]);
+        if (len > 0) {
+            i += len;
+            continue;
+        }
+        dst[out++] = msg[i++];
+    }
+    if (cap > 0)
+        dst[out] = '\0';
 }
 
 void sb_pgsql_set_err(struct sb_conn *con, const char *state, const char *msg)
@@ -111,12 +130,25 @@ enum sb_db_status sb_pgsql_result_error(struct sb_conn *con, PGconn *pg,
     return lost ? SB_DB_CONN_LOST : SB_DB_ERROR;
 }
 
-/* Notices (e.g. "table does not exist, skipping") would pollute the
- * benchmark's output, so they are dropped. */
-void sb_pgsql_no_notice(void *arg, const char *message)
+void sb_pgsql_notice(void *arg, const PGresult *res)
 {
+    const char *sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    char line[512];
+
     (void)arg;
-    (void)message;
+    if (sev == NULL)
+        sev = PQresultErrorField(res, PG_DIAG_SEVERITY);
+    if (msg == NULL)
+        msg = PQresultErrorMessage(res);
+    sb_pgsql_copy_msg(line, sizeof(line), msg);
+    if (sev != NULL && (strcmp(sev, "FATAL") == 0 || strcmp(sev, "PANIC") == 0 ||
+                        strcmp(sev, "ERROR") == 0))
+        sb_log(SB_LOG_INFO, "pgsql: the server ended a session: %s", line);
+    else if (sev != NULL && strcmp(sev, "WARNING") == 0)
+        sb_log(SB_LOG_INFO, "pgsql: warning from the server: %s", line);
+    else
+        sb_log(SB_LOG_INFO, "pgsql: notice from the server: %s", line);
 }
 
 /* ------------------------------------------------------- init and done */
@@ -251,7 +283,8 @@ int sb_pgsql_init(const struct sb_optset *opts, char *err, size_t errlen)
         goto fail;
     }
     PQconninfoFree(defs);
-    c->password = sb_db_opt_strdup(opts, "pgsql-password");
+    if (sb_db_opt_password(opts, "pgsql-password", &c->password, err, errlen) != 0)
+        goto fail;
     timeout = sb_optset_int(opts, "pgsql-connect-timeout");
     if (timeout < 0 || timeout > 86400) {
         snprintf(err, errlen,
@@ -390,7 +423,6 @@ static enum sb_db_status sb_pgsql_connected(struct sb_conn *con, struct sb_pgsql
     const char *port = PQport(cp->pg) != NULL ? PQport(cp->pg) : "";
     const char *bad = NULL, *bad_state = "08001";
 
-    PQsetNoticeProcessor(cp->pg, sb_pgsql_no_notice, NULL);
     /* libpq ignores sslmode on a Unix socket (its documented rule) and
      * goes on in plain text: a mode that requires TLS refuses that, as
      * over TCP, rather than run unencrypted. */
@@ -422,35 +454,10 @@ static enum sb_db_status sb_pgsql_connected(struct sb_conn *con, struct sb_pgsql
     return SB_DB_OK;
 }
 
-/* PQconnectdbParams, tried again when a backend is terminated while it
- * starts up (pg_terminate_backend of an administrator, --reconnect=N
- * connecting meanwhile): the server is there, so at most 3 more times. */
-static PGconn *sb_pgsql_connectdb(const char *const *keys, const char *const *vals,
-                                  int expand_dbname)
-{
-    PGconn *pg = PQconnectdbParams(keys, vals, expand_dbname);
-
-    for (unsigned attempt = 0; pg != NULL && PQstatus(pg) != CONNECTION_OK &&
-                               attempt < 3 && !sb_stopping() &&
-                               strstr(PQerrorMessage(pg), "terminating connection") != NULL;
-         attempt++) {
-        PQfinish(pg);
-        usleep(10000u << attempt);
-        pg = PQconnectdbParams(keys, vals, expand_dbname);
-    }
-    return pg;
-}
-
-/* What the blocking and the polled connect share: con->priv = a new
- * connection whose libpq connection open (sb_pgsql_connectdb or
- * PQconnectStartParams) made or started from the options; SB_DB_OK,
- * or the error set with nothing left allocated. CONNECTION_BAD is the
- * failure of both (libpq's documentation: a blocking connect ends OK
- * or BAD, a started one is BAD only when it cannot even start). */
-static enum sb_db_status sb_pgsql_open(struct sb_conn *con,
-                                       PGconn *(*open)(const char *const *keys,
-                                                       const char *const *vals,
-                                                       int expand_dbname))
+/* con->priv = a new connection PQconnectStartParams started from the
+ * options, its notice receiver set; SB_DB_OK, or the error set with
+ * nothing left allocated (CONNECTION_BAD: it could not even start). */
+static enum sb_db_status sb_pgsql_open(struct sb_conn *con)
 {
     struct sb_pgsql_conn *cp;
     const char *keys[16], *vals[16];
@@ -461,22 +468,17 @@ static enum sb_db_status sb_pgsql_open(struct sb_conn *con,
     sb_pgsql_params(con, keys, vals);
     /* expand_dbname 0: a database name containing '=' is a name, not a
      * connection string that could override the options above. */
-    cp->pg = open(keys, vals, 0);
+    cp->pg = PQconnectStartParams(keys, vals, 0);
     if (cp->pg == NULL) {
         free(cp);
         return sb_pgsql_oom(con);
     }
+    /* Before libpq reads anything the server says. */
+    PQsetNoticeReceiver(cp->pg, sb_pgsql_notice, NULL);
     con->priv = cp;
     if (PQstatus(cp->pg) == CONNECTION_BAD)
         return sb_pgsql_connect_failed(con, cp);
     return SB_DB_OK;
-}
-
-enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
-{
-    enum sb_db_status st = sb_pgsql_open(con, sb_pgsql_connectdb);
-
-    return st != SB_DB_OK ? st : sb_pgsql_connected(con, con->priv);
 }
 
 /* The non-blocking connect waits for what PQconnectPoll asked for, on
@@ -491,7 +493,7 @@ static enum sb_db_status sb_pgsql_connect_wait(struct sb_conn *con, PGconn *pg, 
 
 enum sb_db_status sb_pgsql_connect_start(struct sb_conn *con)
 {
-    enum sb_db_status st = sb_pgsql_open(con, PQconnectStartParams);
+    enum sb_db_status st = sb_pgsql_open(con);
     const struct sb_pgsql_conn *cp = con->priv;
 
     if (st != SB_DB_OK)
@@ -509,7 +511,16 @@ enum sb_db_status sb_pgsql_connect_cont(struct sb_conn *con, bool timed_out)
     struct sb_pgsql_conn *cp = con->priv;
 
     if (timed_out) {
-        sb_pgsql_set_err(con, "08001", "connection to the server timed out (timeout expired)");
+        const struct sb_pgsql_config *c = &sb_pgsql_cfg;
+        const char *host = c->hosts[con->index % c->nhosts];
+        const char *port = c->ports[con->index % c->nports];
+        char msg[512];
+
+        snprintf(msg, sizeof(msg), "connection to server at \"%s\", port %s failed: timeout "
+                 "expired after %s s", host != NULL ? host : "(PGHOST)",
+                 port != NULL ? port : "(PGPORT)", c->connect_timeout);
+        sb_pgsql_set_err(con, "08001", msg);
+        sb_pgsql_add_source_hint(con, c);
         PQfinish(cp->pg);
         free(cp);
         con->priv = NULL;
@@ -525,6 +536,49 @@ enum sb_db_status sb_pgsql_connect_cont(struct sb_conn *con, bool timed_out)
     default:
         return sb_pgsql_connect_failed(con, cp);
     }
+}
+
+/* One blocking connect: the polled one, waited for here. */
+static enum sb_db_status sb_pgsql_connect_once(struct sb_conn *con)
+{
+    enum sb_db_status st = sb_pgsql_connect_start(con);
+    uint64_t deadline = con->wait.timeout_ms > 0
+                            ? sb_now_ns() + con->wait.timeout_ms * SB_NS_PER_MS : 0;
+
+    while (st == SB_DB_PENDING) {
+        struct pollfd p = {.fd = con->wait.fd, .events = con->wait.events};
+        uint64_t now = sb_now_ns();
+        int ms = deadline == 0 ? -1
+                 : now >= deadline ? 0 : (int)((deadline - now + SB_NS_PER_MS - 1) / SB_NS_PER_MS);
+        int rc = ms == 0 ? 0 : poll(&p, 1, ms);
+
+        if (rc < 0 && errno == EINTR)
+            continue;
+        st = sb_pgsql_connect_cont(con, rc == 0);
+    }
+    return st;
+}
+
+/*
+ * The blocking connect. It is PQconnectStartParams and PQconnectPoll
+ * rather than PQconnectdbParams so that the notice receiver is in place
+ * from the start: a session terminated while it starts has its reason
+ * sent as a notice, which libpq's default receiver writes to stderr.
+ * Tried again when a backend is terminated while it starts up
+ * (pg_terminate_backend of an administrator, --reconnect=N connecting
+ * meanwhile): the server is there, so at most 3 more times.
+ */
+enum sb_db_status sb_pgsql_connect(struct sb_conn *con)
+{
+    enum sb_db_status st = sb_pgsql_connect_once(con);
+
+    for (unsigned attempt = 0; st != SB_DB_OK && attempt < 3 && !sb_stopping() &&
+                               strstr(con->err.msg, "terminating connection") != NULL;
+         attempt++) {
+        usleep(10000u << attempt);
+        st = sb_pgsql_connect_once(con);
+    }
+    return st;
 }
 
 void sb_pgsql_disconnect(struct sb_conn *con)

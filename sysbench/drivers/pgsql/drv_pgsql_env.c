@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libpq's conventions for the PostgreSQL driver's connection settings;
  * see drv_pgsql_env.h. The variables and the service are libpq's

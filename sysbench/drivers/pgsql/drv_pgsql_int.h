@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SB_DRV_PGSQL_INT_H
 #define SB_DRV_PGSQL_INT_H
 
@@ -96,7 +97,9 @@ enum sb_db_status sb_pgsql_connect_cont(struct sb_conn *con, bool timed_out);
 void sb_pgsql_disconnect(struct sb_conn *con);
 
 /* Copies msg's first non-empty line into dst (capacity cap), without
- * libpq's severity prefix and trailing newline. */
+ * libpq's severity prefixes ("FATAL:  ", "ERROR:  ", also after libpq's
+ * "connection to server ... failed: ") and trailing newline: the word
+ * FATAL on a line is sysbench's, for a run that fails. */
 void sb_pgsql_copy_msg(char *dst, size_t cap, const char *msg);
 /* Sets con->err from a SQLSTATE (NULL: none) and a libpq message. */
 void sb_pgsql_set_err(struct sb_conn *con, const char *state, const char *msg);
@@ -108,7 +111,12 @@ bool sb_pgsql_state_is_conn_lost(const char *state);
  * here) on con and says whether the connection survived it
  * (SB_DB_ERROR) or not (SB_DB_CONN_LOST). */
 enum sb_db_status sb_pgsql_result_error(struct sb_conn *con, PGconn *pg, PGresult *res);
-/* A notice processor that drops notices. */
-void sb_pgsql_no_notice(void *arg, const char *message);
+/* libpq's notice receiver for every connection, set before the
+ * connection is started: what the server says outside a statement's
+ * result (a NOTICE or WARNING, the reason it ends a session) goes to our
+ * log at --verbosity=4, never to stderr as libpq's default would print
+ * it ("FATAL:  terminating connection ..." in a run that reconnects and
+ * succeeds). */
+void sb_pgsql_notice(void *arg, const PGresult *res);
 
 #endif /* SB_DRV_PGSQL_INT_H */

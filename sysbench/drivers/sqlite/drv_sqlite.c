@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The embedded SQLite driver, so that a first run needs no server.
  *

@@ -226,3 +226,4 @@ reg.sb_read_cmdline_options = read_options
 reg.sb_validate_option = validate_option
 
 return cmdline
+-- SPDX-License-Identifier: GPL-2.0-or-later

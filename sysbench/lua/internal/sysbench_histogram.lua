@@ -40,3 +40,4 @@ function histogram.new(size, min, max)
 end
 
 return histogram
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -9,7 +9,6 @@
 local ffi = require("ffi")
 local sysbench = sysbench
 local rand = sysbench.rand
-local sql = sysbench.sql
 
 _G.ffi = ffi
 
@@ -104,12 +103,12 @@ end
 -- db_driver names the --db-driver driver as soon as there is one (1.0
 -- sets it before prepare() and on db_connect).
 do
-  local ok, drv = pcall(sql.driver)
+  local ok, drv = pcall(require("sysbench.sql.native").driver)
   if ok then db_driver = drv:name() end
 end
 
 function db.connect()
-  local drv = sql.driver()
+  local drv = sysbench.sql.driver()
   db_driver = drv:name()
   if get_con() == nil then
     set_con(drv:connect())
@@ -199,12 +198,12 @@ local function bind_keys(t)
   return keys
 end
 
-local T = sql.type
 local TEXT_MIN = 64
 
 -- One parameter per key: numbers bind as BIGINT, strings as VARCHAR that
 -- grow when a longer value comes (rebinding the statement).
 local function make_param(st, v, cap)
+  local T = sysbench.sql.type
   if type(v) == "number" then
     return st:bind_create(T.BIGINT), 0
   end
@@ -296,3 +295,4 @@ end
 sysbench.__default_thread_run = thread_run
 
 return db
+-- SPDX-License-Identifier: GPL-2.0-or-later

@@ -75,3 +75,4 @@ function rand.varstring(min, max)
 end
 
 return rand
+-- SPDX-License-Identifier: GPL-2.0-or-later

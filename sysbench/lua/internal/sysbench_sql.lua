@@ -716,3 +716,4 @@ function sql.__set_coroutine(co)
 end
 
 return sql
+-- SPDX-License-Identifier: GPL-2.0-or-later

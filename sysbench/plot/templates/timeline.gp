@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # timeline.gp: the time axis of one run, stacked panels sharing time in
 # seconds: throughput (and the target), response time p50/p99 (and start
 # lag p99), the backlog (rate mode only: a closed loop has none), and
@@ -9,7 +10,9 @@
 # Data: tl.dat, per interval: seconds, tx/s, target, p50, p99, lag p99,
 # backlog, client CPU %, server CPU %.
 unset title
-set multiplot layout NPANELS,1 title TITLE font ',14'
+unset label 99
+set tmargin
+set multiplot layout NPANELS,1 title (NOTE ne '' ? TITLE."\n".NOTE : TITLE) font ',13'
 set lmargin 12
 # Legends in the right margin, the same width on every panel, so that the
 # panels keep one time axis and no legend hides a line.

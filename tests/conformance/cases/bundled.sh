@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Cases of tests/conformance/conformance_tests.sh: every script bundled
 # with sysbench 1.0.20 (copied unmodified from $SB_CONF_SCRIPTS into this
 # scratch directory) against MariaDB and PostgreSQL: prepare, a short run,
