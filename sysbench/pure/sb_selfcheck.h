@@ -181,6 +181,10 @@ struct sb_selfcheck_in {
     double client_delay_s;   /* rate modes: sum of the client's own delays */
     uint64_t client_late;    /* rate modes: starts the client delayed by more
                                 than SB_SELFCHECK_LAG_SHARE of the period */
+    uint64_t idle_late;      /* rate modes: of them, starts of a connection
+                                idle at its due time (at least; from the
+                                wake-up histogram): the ones that count
+                                when in_process */
     double response_p99_s;   /* rate modes: response time's 99th percentile */
     double wake_p99_s;       /* rate modes: wake-up delay's p99 (sb_dhist) */
     uint64_t wakeups;        /* rate modes: starts of an idle connection */
