@@ -42,6 +42,7 @@
 #include "engine/sb_command.h"
 #include "engine/sb_help.h"
 #include "engine/sb_run.h"
+#include "engine/sb_script_hint.h"
 #include "engine/sb_signal.h"
 #include "engine/sb_sweep.h"
 #include "results/sb_usl_report.h"
@@ -217,11 +218,28 @@ static void warn_legacy_names(const struct sb_args *args)
     }
 }
 
+/* The libpq variable that names a PostgreSQL server or database
+ * (PGHOST, PGSERVICE, PGDATABASE, in that order), or NULL when none is
+ * set: a user who set one and gave no driver option means PostgreSQL. */
+static const char *pg_env_choice(void)
+{
+    static const char *const vars[] = {"PGHOST", "PGSERVICE", "PGDATABASE"};
+
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] != '\0')
+            return vars[i];
+    }
+    return NULL;
+}
+
 /*
  * Chooses the driver when --db-driver is not given: the one whose options
- * were given (--mysql-host means mysql), else the default (SQLite). Options
- * of two drivers is an error. Sets --db-driver to the choice so scripts see
- * it, and *reason (static text or `buf`) to why, for the run header.
+ * were given (--mysql-host means mysql), else pgsql when PGHOST, PGSERVICE
+ * or PGDATABASE is set (not with SB_COMPAT=1.0: 1.0 ignored them), else
+ * the default (SQLite). Options of two drivers is an error. Sets
+ * --db-driver to the choice so scripts see it, and *reason (static text
+ * or `buf`) to why, for the run header.
  */
 static int infer_driver(struct sb_optset *general, const struct sb_optset *drv_sets,
                         const struct sb_driver_ops *const *drivers, size_t ndrv,
@@ -252,6 +270,16 @@ static int infer_driver(struct sb_optset *general, const struct sb_optset *drv_s
         return -1;
     }
     if (found == 0) {
+        const char *var = sb_compat10() ? NULL : pg_env_choice();
+        for (size_t i = 0; var != NULL && i < ndrv; i++)
+            if (strcmp(drivers[i]->name, "pgsql") == 0) {
+                if (sb_opt_set(dopt, "pgsql", err, errlen) != 0)
+                    return -1;
+                dopt->set = false; /* inferred, not given */
+                snprintf(buf, buflen, "from %s; --db-driver chooses another", var);
+                *reason = buf;
+                return 0;
+            }
         *reason = "default";
         return 0;
     }
@@ -693,10 +721,14 @@ static int locate_script(struct sb_main *m, const char *script, char *err, size_
     }
     m->script_path = resolve_script(script);
     if (m->script_path == NULL) {
-        char quoted[SB_OPT_QUOTE_LEN];
+        char quoted[SB_OPT_QUOTE_LEN], near[80];
         if (sb_compat10())
             snprintf(err, errlen, "Cannot find benchmark '%s': no such built-in test, file or module",
                      script);
+        else if (sb_script_suggest(script, near, sizeof(near)) != NULL)
+            snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script "
+                     "of that name: did you mean %s?", sb_opt_quote(script, quoted, sizeof(quoted)),
+                     near);
         else
             snprintf(err, errlen, "cannot find script '%s': no such file, and no bundled script of that name",
                      sb_opt_quote(script, quoted, sizeof(quoted)));

@@ -28,6 +28,11 @@ const struct sb_builtin *sb_builtin_find(const char *name)
     return NULL;
 }
 
+const struct sb_builtin *sb_builtin_at(size_t i)
+{
+    return i < sizeof(tests) / sizeof(tests[0]) ? tests[i] : NULL;
+}
+
 void sb_builtin_print_list(FILE *out)
 {
     fprintf(out, "Compiled-in tests:\n");

@@ -101,6 +101,10 @@ void sb_builtin_finish(const struct sb_builtin *b, void *cfg);
 /* The test called `name`, or NULL. */
 const struct sb_builtin *sb_builtin_find(const char *name);
 
+/* The i-th compiled-in test (0-based, in --help's order), or NULL past
+ * the last: for "did you mean" hints on a misspelt script name. */
+const struct sb_builtin *sb_builtin_at(size_t i);
+
 /* Prints the "Compiled-in tests:" section of --help. */
 void sb_builtin_print_list(FILE *out);
 

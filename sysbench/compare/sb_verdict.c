@@ -184,11 +184,15 @@ static int flagged_runs(FILE *out, const struct sb_jv *doc, const char *label, i
         rate[0] = '\0';
         if (isfinite(target))
             snprintf(rate, sizeof(rate), " at %g tx/s", target);
-        fprintf(out, "  %-12s point %zu (%g thread%s%s", label, i + 1, threads,
-                threads == 1 ? "" : "s", rate);
+        /* A run of --repeat is named as the run line named it ("run 2 of
+         * 3"), its point by threads and rate; a file's point number means
+         * nothing to its reader. */
         if (reps > 1)
-            fprintf(out, ", run %g of %g", rep, reps);
-        fprintf(out, "): %s\n", flags);
+            fprintf(out, "  %-12s run %g of %g (%g thread%s%s): %s\n", label, rep, reps,
+                    threads, threads == 1 ? "" : "s", rate, flags);
+        else
+            fprintf(out, "  %-12s point %zu (%g thread%s%s): %s\n", label, i + 1, threads,
+                    threads == 1 ? "" : "s", rate, flags);
     }
     return k;
 }

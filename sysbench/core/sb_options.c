@@ -90,6 +90,55 @@ static const struct sb_opt_range ranges[] = {
     {NULL, 0, NULL}
 };
 
+/* Suffixes a user may write after a number, with their factor to each
+ * unit of the table above: "--time=10s" means --time=10. */
+static const struct {
+    const char *unit, *suffix;
+    double factor;
+} unit_suffixes[] = {
+    {"seconds", "s", 1}, {"seconds", "sec", 1}, {"seconds", "ms", 1e-3},
+    {"seconds", "m", 60}, {"seconds", "min", 60}, {"seconds", "h", 3600},
+    {"microseconds", "us", 1}, {"microseconds", "ms", 1e3}, {"microseconds", "s", 1e6},
+    {"milliseconds", "ms", 1}, {"milliseconds", "s", 1e3},
+    {"transactions per second", "/s", 1}, {"transactions per second", "tps", 1},
+    {NULL, NULL, 0}
+};
+
+/*
+ * A number followed by a unit, for an option that takes a bare number of
+ * a known unit (the table above): the message says the unit, and the
+ * value to give when the suffix is a usual one. Returns 0 when text is
+ * no such number (the caller's generic message applies), else -1 with
+ * the message in err.
+ */
+static int unit_fail(const struct sb_opt *opt, const char *text, const char *shown,
+                     char *err, size_t errlen)
+{
+    const struct sb_opt_range *r = ranges;
+    char quoted[SB_OPT_QUOTE_LEN];
+    char *end;
+    double v;
+
+    while (r->name != NULL && strcmp(r->name, opt->name) != 0)
+        r++;
+    if (r->name == NULL || text == NULL)
+        return 0;
+    v = strtod(text, &end);
+    if (end == text || *end == '\0' || !isfinite(v))
+        return 0;
+    while (*end == ' ')
+        end++;
+    sb_opt_quote(text, quoted, sizeof(quoted));
+    for (size_t i = 0; unit_suffixes[i].unit != NULL; i++)
+        if (strcmp(unit_suffixes[i].unit, r->unit) == 0 &&
+            strcmp(unit_suffixes[i].suffix, end) == 0)
+            return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: the value is in %s, "
+                               "without a unit: --%s=%.15g", quoted, shown, r->unit, shown,
+                               v * unit_suffixes[i].factor);
+    return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected a number of %s, "
+                       "without a unit", quoted, shown, r->unit);
+}
+
 static int check_range(const struct sb_opt *opt, const struct sb_opt *parsed,
                        const char *text, char *err, size_t errlen)
 {
@@ -258,6 +307,9 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             if (opt->type == SB_ARG_SIZE && sb_compat10()) /* 1.0.20's wording */
                 return sb_opt_fail(err, errlen, "Invalid value for %s: %s", opt->name,
                                    sb_opt_quote(text, quoted, sizeof(quoted)));
+            if (unit_fail(opt, text, shown_name(opt->name, shown, sizeof(shown)), err,
+                          errlen) != 0)
+                return -1;
             return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
                         sb_opt_quote(text, quoted, sizeof(quoted)),
                         sb_opt_shown_name(opt->name, shown, sizeof(shown)),

@@ -105,6 +105,7 @@ int sb_metrics_run_end(struct sb_metrics_run *mr, char *err, size_t errlen)
 
     if (!mr->on)
         return 0;
+    sb_metrics_finish(&mr->m);
     if (mr->http != NULL && sb_cfg->metrics_linger > 0)
         linger();
     sb_metrics_http_stop(mr->http);

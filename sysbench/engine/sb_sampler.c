@@ -111,6 +111,14 @@ void sb_sampler_check(const struct sb_sampler *s, const struct sb_run *run,
         ? (double)total->service.sum_ns / (double)total->service.total / 1e9 : 0;
     in.client_delay_s = (double)total->c[SB_STAT_CLIENT_DELAY_NS] / 1e9;
     in.client_late = total->c[SB_STAT_CLIENT_LATE];
+    if (in.target_tps > 0 && run->point.threads > 0)
+        in.idle_late = sb_dhist_count_from(&total->wake,
+            (uint64_t)(SB_SELFCHECK_LAG_SHARE * 1e9 * run->point.threads / in.target_tps));
+    in.response_p99_s = (double)sb_hist_percentile(&total->response, 99) / 1e9;
+    in.wake_p99_s = (double)sb_dhist_percentile(&total->wake, 99) / 1e9;
+    in.wakeups = total->wake.total;
+    in.wake_late = sb_dhist_count_from(&total->wake,
+                                       (uint64_t)(SB_SELFCHECK_WAKE_P99_MS * 1e6));
     /* An engine without a server to connect to runs in the workers, and
      * so does a compiled-in test (cpu, memory, fileio...): the workers'
      * CPU is then the workload under test, not the load generator's. */

@@ -372,6 +372,7 @@ void sb_worker_event_start(struct sb_worker *w)
         uint64_t due = __atomic_load_n(&w->due_ns, __ATOMIC_RELAXED);
         uint64_t ready = due > w->prev_end_ns ? due : w->prev_end_ns;
         w->client_delay_ns = w->start_ns > ready ? w->start_ns - ready : 0;
+        w->woke = due >= w->prev_end_ns;
     }
 }
 
@@ -425,6 +426,8 @@ void sb_worker_event_stop(struct sb_worker *w)
             sb_stats_add(s, SB_STAT_CLIENT_DELAY_NS, w->client_delay_ns);
             if (w->client_delay_ns > w->client_late_ns)
                 sb_stats_add(s, SB_STAT_CLIENT_LATE, 1);
+            if (w->woke)
+                sb_dhist_record(&s->wake, w->client_delay_ns);
         }
         sb_stats_add(s, SB_STAT_EVENTS, 1);
         if (w->slot->types[0] != NULL)

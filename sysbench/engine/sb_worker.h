@@ -107,10 +107,13 @@ struct sb_worker {
     /* Rate modes: when this connection's previous transaction ended, the
      * current start's client delay (start - max(due, prev_end_ns)), and
      * the delay above which a start counts as SB_STAT_CLIENT_LATE
-     * (SB_SELFCHECK_LAG_SHARE of the connection's period). Private. */
+     * (SB_SELFCHECK_LAG_SHARE of the connection's period); woke: the
+     * connection was idle at the due time (its previous transaction had
+     * ended), so the delay is a wake-up's (sb_stats.h wake). Private. */
     uint64_t prev_end_ns;
     uint64_t client_delay_ns;
     uint64_t client_late_ns;
+    bool woke;
     /* --log: this worker's buffer (owned, NULL without --log), and the
      * same pointer once its transactions are measured (NULL before): the
      * event path tests only the latter. */

@@ -273,6 +273,77 @@ function M.create_table_sql(drv, n)
                         table.concat(cols, ",\n  "), suffix)
 end
 
+-- A word of the command line as a shell reads it back: as it is when
+-- safe, else in double quotes (the hints quote the whole command in
+-- single ones), or single quotes when it holds what double quotes expand.
+local function shell_word(w)
+   if w:match("^[%w_./:=,@%%+-]+$") then
+      return w
+   end
+   if not w:find('[$`"\\!]') then
+      return '"' .. w .. '"'
+   end
+   return "'" .. w:gsub("'", "'\\''") .. "'"
+end
+
+-- The command line's driver and connection options (--db-driver,
+-- --config-file, --mysql-*, --pgsql-*, --sqlite-*), as given, for a
+-- command the user is told to run: pasted, it reaches the same database.
+-- Passwords are never repeated (the user types theirs again).
+local function connection_words()
+   local argv = sysbench.cmdline.argv or {}
+   local words = {}
+   for i = 1, #argv do
+      local a = argv[i]
+      if a == "--" then
+         break
+      end
+      local name = a:match("^%-%-([%w_-]+)")
+      if name ~= nil and not name:find("password", 1, true) and
+         (name == "db-driver" or name == "config-file" or
+          name:match("^mysql%-") or name:match("^pgsql%-") or
+          name:match("^sqlite%-")) then
+         words[#words + 1] = shell_word(a)
+      end
+   end
+   return words
+end
+
+-- "sysbench SCRIPT [connection options] ARGS... COMMAND": the command the
+-- user should run, for the hints below.
+function M.command_hint(command, ...)
+   local script = (sysbench.cmdline.script_path or "SCRIPT"):match("([^/]+)$")
+   script = script:gsub("%.lua$", "")
+   local words = {"sysbench", shell_word(script)}
+   for _, w in ipairs(connection_words()) do
+      words[#words + 1] = w
+   end
+   for _, w in ipairs({...}) do
+      words[#words + 1] = w
+   end
+   words[#words + 1] = command
+   return table.concat(words, " ")
+end
+
+-- CREATE TABLE for table t; a table that is already there (MySQL/MariaDB
+-- 1050, PostgreSQL 42P07, SQLite) is said as such, with the cleanup
+-- command that drops the tables, rather than as the server's raw error.
+local function create_or_explain(con, sql, t)
+   local ok, err = pcall(con.query, con, sql)
+   if ok then
+      return
+   end
+   if type(err) == "string" and
+      (err:find("Table '[^']-" .. t .. "' already exists") or
+       err:find('relation "' .. t .. '" already exists', 1, true) or
+       err:find("table " .. t .. " already exists", 1, true)) then
+      error(string.format("table %s already exists: these tables were prepared before; " ..
+                             "drop them with '%s' first, or run on the tables as they are",
+                          t, M.command_hint("cleanup", "--tables=" .. cfg.tables)), 0)
+   end
+   error(err, 0)
+end
+
 -- Creates table n (and, with --secondary, its id index, which MySQL
 -- declares inside CREATE TABLE).
 function M.create_table_only(drv, con, n)
@@ -280,7 +351,7 @@ function M.create_table_only(drv, con, n)
 
    print(string.format("Creating table '%s'...", table_name))
    sysbench.progress.phase("create")
-   con:query(M.create_table_sql(drv, n))
+   create_or_explain(con, M.create_table_sql(drv, n), table_name)
    if cfg.secondary and drv:name() ~= "mysql" and cfg.pgsql_variant == nil then
       con:query(string.format("CREATE INDEX xid_%d ON %s(id)", n, table_name))
    end
@@ -593,12 +664,11 @@ local function missing_table_hint(err)
    if t == nil then
       return err
    end
-   local script = (sysbench.cmdline.script_path or "SCRIPT"):match("([^/]+)$")
-   script = script:gsub("%.lua$", "")
-   return string.format("table %s does not exist: run 'sysbench %s --tables=%d " ..
-                           "--table-size=%d prepare' first (prepare with the same " ..
+   return string.format("table %s does not exist: run '%s' first (prepare with the same " ..
                            "--tables and --table-size, and the same database options, " ..
-                           "as the run)", t, script, cfg.tables, cfg.table_size)
+                           "as the run)", t,
+                        M.command_hint("prepare", "--tables=" .. cfg.tables,
+                                       "--table-size=" .. cfg.table_size))
 end
 
 function M.prepare_statements(kinds)

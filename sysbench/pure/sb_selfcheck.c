@@ -87,14 +87,40 @@ static void check_workers(const struct sb_selfcheck_in *in, unsigned nos, unsign
         out->demand_bound = out->worker_cpu_pct >= 100.0 * SB_SELFCHECK_CPU_SHARE;
 }
 
+/* The wake-up delay against the machine's normal tail and the figures it
+ * would move (rate modes, events > 0; the lag figures are set). */
+static void check_wake(const struct sb_selfcheck_in *in, struct sb_selfcheck *out)
+{
+    out->response_p99_ms = in->response_p99_s * 1000.0;
+    if (in->wakeups == 0)
+        return;
+    out->wake_p99_ms = in->wake_p99_s * 1000.0;
+    out->wake_late_pct = 100.0 * (double)in->wake_late / (double)in->wakeups;
+    out->wake_high = out->wake_p99_ms > SB_SELFCHECK_WAKE_P99_MS &&
+                     in->wake_late >= SB_SELFCHECK_MIN_LATE;
+    if (out->response_p99_ms > 0)
+        out->wake_of_response_pct = 100.0 * out->wake_p99_ms / out->response_p99_ms;
+    if (out->lag_p99_ms > 0)
+        out->wake_of_lag_pct = 100.0 * out->wake_p99_ms / out->lag_p99_ms;
+    /* The response time includes the lag: a wake-up tail that is a tenth
+     * of it shows in the percentiles a user reads. A lag p99 under a
+     * tenth of the period is no figure anyone acts on. */
+    out->wake_moves = out->wake_of_response_pct >= 100.0 * SB_SELFCHECK_WAKE_RESPONSE ||
+                      (out->lag_bound &&
+                       out->wake_of_lag_pct >= 100.0 * SB_SELFCHECK_WAKE_LAG);
+}
+
 /* The rate modes' figures: schedule, service, the client's own delay. */
 static void check_rate(const struct sb_selfcheck_in *in, unsigned cores, struct sb_selfcheck *out)
 {
     double ev = (double)in->events;
+    uint64_t late;
 
     out->period_ms = out->lag_p99_ms = out->lag_pct_of_period = out->achieved_pct = NAN;
     out->service_mean_ms = out->utilisation_pct = out->client_tx_pct = NAN;
     out->client_delay_mean_ms = out->client_late_pct = out->client_demand_pct = NAN;
+    out->wake_p99_ms = out->wake_late_pct = out->response_p99_ms = NAN;
+    out->wake_of_response_pct = out->wake_of_lag_pct = NAN;
     if (in->rate_mode == SB_PACE_NONE || in->target_tps <= 0 || in->threads == 0)
         return;
     out->period_ms = 1000.0 * in->threads / in->target_tps;
@@ -108,9 +134,17 @@ static void check_rate(const struct sb_selfcheck_in *in, unsigned cores, struct 
     out->service_mean_ms = in->service_mean_s * 1000.0;
     out->utilisation_pct = 100.0 * in->service_mean_s * in->target_tps / in->threads;
     out->client_delay_mean_ms = 1000.0 * in->client_delay_s / ev;
-    out->client_late_pct = 100.0 * (double)in->client_late / ev;
+    /* An embedded engine's worker that is behind its schedule goes from
+     * one transaction to the next: a gap between them is the engine's
+     * thread preempted, or its own bookkeeping, not a start the client
+     * failed to make. Only an idle worker's late start can be the
+     * client's (a sanitizer's slower client turned a saturated SQLite
+     * into client-bound). */
+    late = in->in_process ? in->idle_late : in->client_late;
+    out->client_late_pct = 100.0 * (double)late / ev;
     out->client_late = out->client_late_pct > 100.0 * SB_SELFCHECK_LATE_SHARE &&
-                       in->client_late >= SB_SELFCHECK_MIN_LATE;
+                       late >= SB_SELFCHECK_MIN_LATE;
+    check_wake(in, out);
     if (in->worker_cpu_s >= 0 && cores > 0) {
         out->client_demand_pct = 100.0 * in->worker_cpu_s / ev * in->target_tps / cores;
         out->demand_bound = out->client_demand_pct >= 100.0 * SB_SELFCHECK_CPU_SHARE;
@@ -157,8 +191,17 @@ static void server_cause(const struct sb_selfcheck_in *in, unsigned cores,
                      ? SB_SELFCHECK_CAUSE_SERVER : SB_SELFCHECK_CAUSE_CONNECTIONS;
     else
         out->cause = SB_SELFCHECK_CAUSE_UNKNOWN;
+    /* A measured server with CPU to spare on a machine the client and the server saturate
+     * between them could not have used it: more connections would add
+     * client CPU to the same CPUs. (When others took the machine, that is
+     * contention, which the advice then names first.) */
+    if (out->cause == SB_SELFCHECK_CAUSE_CONNECTIONS && !in->in_process &&
+        isfinite(in->machine_cpu_pct) &&
+        in->machine_cpu_pct >= 100.0 * SB_SELFCHECK_SERVER_SAT && !out->others_dominant)
+        out->cause = SB_SELFCHECK_CAUSE_MACHINE;
     want = in->threads * out->utilisation_pct / (100.0 * SB_SELFCHECK_TARGET_UTIL);
-    out->suggest_threads = out->cause == SB_SELFCHECK_CAUSE_SERVER ? 0
+    out->suggest_threads = out->cause == SB_SELFCHECK_CAUSE_SERVER ||
+                           out->cause == SB_SELFCHECK_CAUSE_MACHINE ? 0
                            : isfinite(want) && want > in->threads ? (unsigned)ceil(want)
                            : in->threads + 1;
 }
@@ -169,7 +212,7 @@ static void judge_load(const struct sb_selfcheck_in *in, struct sb_selfcheck *ou
     unsigned nos = in->os_threads > 0 ? in->os_threads : in->threads;
     unsigned cores = nos < in->ncpus ? nos : in->ncpus;
     bool rated = in->rate_mode != SB_PACE_NONE && in->target_tps > 0;
-    bool util_high, contention, client, server;
+    bool util_high, contention, client, server, late_cpu;
 
     out->in_process = in->in_process;
     check_workers(in, nos, cores, out);
@@ -180,14 +223,20 @@ static void judge_load(const struct sb_selfcheck_in *in, struct sb_selfcheck *ou
                  (out->cpu_bound || out->client_late || out->demand_bound || out->lag_bound ||
                   out->rate_short || util_high ||
                   out->worker_wait_pct >= 100.0 * SB_SELFCHECK_WAIT_SHARE);
-    /* An embedded engine's work is in the workers' CPU: only lateness of
-     * an idle worker is the client's. Under contention, lateness and a
-     * run-queue wait are the others' doing; the client's own demand for
-     * CPU is still its own. */
+    /* Late starts are the client's when its workers waited for a CPU, or
+     * when connections share loop threads (--client-threads): a loop
+     * thread held by another connection is the client's too. Otherwise
+     * they are the kernel's late wake-ups. */
+    out->wait_high = out->worker_wait_pct >= 100.0 * SB_SELFCHECK_WAIT_SHARE;
+    late_cpu = out->client_late && (out->wait_high || nos < in->threads);
+    /* An embedded engine's work is in the workers' CPU: only a late start
+     * of an idle worker that waited for a CPU is the client's. Under
+     * contention, lateness and a run-queue wait are the others' doing;
+     * the client's own demand for CPU is still its own. */
     if (in->in_process)
-        client = out->client_late && !contention;
+        client = late_cpu && !contention;
     else
-        client = out->demand_bound || (!contention && (out->cpu_bound || out->client_late));
+        client = out->demand_bound || (!contention && (out->cpu_bound || late_cpu));
     server = rated && !client && (util_high || out->rate_short) &&
              (in->in_process ||
               !(out->client_tx_pct >= 100.0 * SB_SELFCHECK_CLIENT_TX_SHARE));
@@ -199,6 +248,8 @@ static void judge_load(const struct sb_selfcheck_in *in, struct sb_selfcheck *ou
     }
     if (contention)
         out->flags |= SB_SELFCHECK_CONTENTION;
+    if (rated && !client && !contention && out->wake_high && out->wake_moves)
+        out->flags |= SB_SELFCHECK_LATE_WAKEUPS;
 }
 
 void sb_selfcheck_eval(const struct sb_selfcheck_in *in, struct sb_selfcheck *out)
@@ -223,6 +274,8 @@ const char *sb_selfcheck_cause_name(enum sb_selfcheck_cause c)
         return "connections";
     case SB_SELFCHECK_CAUSE_SERVER:
         return "server";
+    case SB_SELFCHECK_CAUSE_MACHINE:
+        return "machine";
     default:
         return "";
     }
@@ -242,6 +295,13 @@ const char *sb_selfcheck_trend_name(enum sb_trend_verdict v)
     }
 }
 
+unsigned sb_selfcheck_spin_us(const struct sb_selfcheck *c)
+{
+    double us = isfinite(c->wake_p99_ms) ? c->wake_p99_ms * 1000.0 : 0;
+
+    return (unsigned)(ceil(us / 50.0) * 50.0);
+}
+
 const char *sb_selfcheck_flag_names(unsigned flags, char *buf, size_t len)
 {
     static const struct {
@@ -250,6 +310,7 @@ const char *sb_selfcheck_flag_names(unsigned flags, char *buf, size_t len)
     } names[] = {{SB_SELFCHECK_CLIENT_BOUND, "client-bound"},
                  {SB_SELFCHECK_SERVER_BOUND, "server-bound"},
                  {SB_SELFCHECK_CONTENTION, "contention"},
+                 {SB_SELFCHECK_LATE_WAKEUPS, "late wake-ups"},
                  {SB_SELFCHECK_NOT_STATIONARY, "not stationary"},
                  {SB_SELFCHECK_ERROR_DOMINATED, "error-dominated"}};
     size_t used = 0;

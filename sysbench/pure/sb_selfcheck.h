@@ -9,24 +9,43 @@
  * Each verdict names its cause, so a flag never blames the client for
  * what the server did:
  *
- *  client-bound     the client could not start work it was free to start:
- *                   (a) in a rate mode, more than SB_SELFCHECK_LATE_SHARE
- *                   of the starts came later than SB_SELFCHECK_LAG_SHARE
- *                   of a connection's period (threads / rate) after the
- *                   connection was free, i.e. after max(due time, end of
- *                   its previous transaction): the worker was idle at the
- *                   due time yet started late; or (b) the worker threads
+ *  client-bound     the client was short of CPU (or of loop threads): (a)
+ *                   the worker threads
  *                   were on a CPU or waiting for one (run-queue wait) at
  *                   least SB_SELFCHECK_CPU_SHARE of their time (without the
  *                   wait: their CPU time against min(threads, CPUs) cores),
  *                   or, in a rate mode, their CPU per transaction times the
- *                   target needs that share of the cores they can use.
+ *                   target needs that share of the cores they can use; or
+ *                   (b) in a rate mode, more than SB_SELFCHECK_LATE_SHARE
+ *                   of the starts came later than SB_SELFCHECK_LAG_SHARE
+ *                   of a connection's period (threads / rate) after the
+ *                   connection was free, i.e. after max(due time, end of
+ *                   its previous transaction), while the workers waited
+ *                   for a CPU at least SB_SELFCHECK_WAIT_SHARE of their
+ *                   time, or the connections share fewer OS threads
+ *                   (--client-threads: a loop thread held by another
+ *                   connection is the client's). Late starts without
+ *                   either are the kernel's late wake-ups (below), not a
+ *                   client short of CPU.
  *                   When others' CPU dominates the machine (contention,
- *                   below), (a) and a busy figure made of run-queue wait
+ *                   below), (b) and a busy figure made of run-queue wait
  *                   are laid to the contention instead; only the client's
  *                   own CPU demand still makes it client-bound. With an
  *                   embedded engine (SQLite) the workers' CPU is the
- *                   database's too, so (b) is not judged.
+ *                   database's too, so (a) is not judged.
+ *  late wake-ups    rate modes: the kernel woke idle workers late (timer
+ *                   and scheduler latency: a virtual machine's jitter), by
+ *                   more than the machine's normal tail: the wake-up
+ *                   delay (start - due time of a start whose connection
+ *                   was idle at its due time) has a p99 above
+ *                   SB_SELFCHECK_WAKE_P99_MS, at least SB_SELFCHECK_MIN_LATE
+ *                   wake-ups were that late, and the delay moves the
+ *                   figures: its p99 is at least SB_SELFCHECK_WAKE_RESPONSE
+ *                   of the response time's p99, or the start lag's p99 is
+ *                   evidence (above SB_SELFCHECK_LAG_SHARE of the period)
+ *                   and the wake-up p99 at least SB_SELFCHECK_WAKE_LAG of
+ *                   it. Not judged when the client is short of CPU or
+ *                   under contention: those flags explain the delay.
  *  server-bound     rate modes: the schedule slipped because transactions
  *                   took longer than the period allows: the utilisation
  *                   of a connection, mean service time x target / threads,
@@ -85,6 +104,15 @@
 #define SB_SELFCHECK_WAIT_SHARE 0.10
 #define SB_SELFCHECK_ERROR_SHARE 0.05
 #define SB_SELFCHECK_MIN_INTERVALS 10
+/* Late wake-ups: a wake-up delay p99 above this is beyond the normal tail
+ * of a virtual machine's timer wake-ups (bench/wakeup.sh measured this
+ * 2-CPU VM at p99 0.17 ms, p99.9 1.45 ms when quiet; bench/README.md
+ * "wakeup.sh"): about 6x the quiet p99, the quiet p99.9 rounded down. */
+#define SB_SELFCHECK_WAKE_P99_MS 1.0
+/* ... and it moves the figures: this share of the response p99, or this
+ * share of a lag p99 that is evidence. */
+#define SB_SELFCHECK_WAKE_RESPONSE 0.10
+#define SB_SELFCHECK_WAKE_LAG 0.50
 #define SB_SELFCHECK_MIN_CHANGE 0.10
 /* Connections suggested for a server-bound run keep each one busy at most
  * this share of its time. */
@@ -96,7 +124,8 @@ enum sb_selfcheck_flag {
     SB_SELFCHECK_NOT_STATIONARY = 2,
     SB_SELFCHECK_ERROR_DOMINATED = 4,
     SB_SELFCHECK_SERVER_BOUND = 8,
-    SB_SELFCHECK_CONTENTION = 16
+    SB_SELFCHECK_CONTENTION = 16,
+    SB_SELFCHECK_LATE_WAKEUPS = 32
 };
 
 /* What would lift a server-bound run's limit. */
@@ -104,7 +133,13 @@ enum sb_selfcheck_cause {
     SB_SELFCHECK_CAUSE_NONE = 0,        /* not server-bound */
     SB_SELFCHECK_CAUSE_UNKNOWN = 1,     /* server CPU not measured */
     SB_SELFCHECK_CAUSE_CONNECTIONS = 2, /* the server had CPU to spare */
-    SB_SELFCHECK_CAUSE_SERVER = 3       /* the server's CPU was saturated */
+    SB_SELFCHECK_CAUSE_SERVER = 3,      /* the server's CPU was saturated */
+    SB_SELFCHECK_CAUSE_MACHINE = 4      /* the server (measured on this
+                                           machine) had CPU to spare
+                                           but the machine had none (at
+                                           least SB_SELFCHECK_SERVER_SAT busy,
+                                           others not dominant: the client
+                                           and the server took it) */
 };
 
 /* The stationarity answer. */
@@ -146,6 +181,14 @@ struct sb_selfcheck_in {
     double client_delay_s;   /* rate modes: sum of the client's own delays */
     uint64_t client_late;    /* rate modes: starts the client delayed by more
                                 than SB_SELFCHECK_LAG_SHARE of the period */
+    uint64_t idle_late;      /* rate modes: of them, starts of a connection
+                                idle at its due time (at least; from the
+                                wake-up histogram): the ones that count
+                                when in_process */
+    double response_p99_s;   /* rate modes: response time's 99th percentile */
+    double wake_p99_s;       /* rate modes: wake-up delay's p99 (sb_dhist) */
+    uint64_t wakeups;        /* rate modes: starts of an idle connection */
+    uint64_t wake_late;      /* of them, later than SB_SELFCHECK_WAKE_P99_MS */
     /* CPU of the machine, as shares (%) of all its CPUs over the run; a
      * part not measured is NAN. */
     double client_cpu_pct;
@@ -173,6 +216,15 @@ struct sb_selfcheck {
     double client_delay_mean_ms; /* rate modes: mean client delay per start */
     double client_late_pct;  /* rate modes: % of starts the client delayed */
     bool client_late;        /* client_late_pct above SB_SELFCHECK_LATE_SHARE */
+    bool wait_high;          /* worker_wait_pct at SB_SELFCHECK_WAIT_SHARE */
+    /* late wake-ups (rate modes; NAN or 0 otherwise) */
+    double wake_p99_ms;      /* wake-up delay p99 */
+    double wake_late_pct;    /* % of wake-ups later than the threshold */
+    double response_p99_ms;
+    double wake_of_response_pct; /* wake p99, % of the response p99 */
+    double wake_of_lag_pct;  /* wake p99, % of the lag p99 */
+    bool wake_high;          /* p99 above the threshold, enough of them */
+    bool wake_moves;         /* it moves the response or lag percentiles */
     /* server-bound and the rate figures */
     double period_ms;        /* rate modes: threads / rate */
     double lag_p99_ms;
@@ -209,12 +261,16 @@ bool sb_selfcheck_error_dominated(uint64_t errors, uint64_t events);
 /* Runs the checks. */
 void sb_selfcheck_eval(const struct sb_selfcheck_in *in, struct sb_selfcheck *out);
 
+/* The suggested --tx-spin for late wake-ups: the wake-up p99 in
+ * microseconds, rounded up to a multiple of 50 (c from sb_selfcheck_eval). */
+unsigned sb_selfcheck_spin_us(const struct sb_selfcheck *c);
+
 /* The flag names, comma-separated ("client-bound, not stationary"), or
  * "" for none, into buf (len bytes). Returns buf. */
 const char *sb_selfcheck_flag_names(unsigned flags, char *buf, size_t len);
 
-/* The cause's name in result files: "connections", "server", "unknown",
- * or "" for none. */
+/* The cause's name in result files: "connections", "server", "machine",
+ * "unknown", or "" for none. */
 const char *sb_selfcheck_cause_name(enum sb_selfcheck_cause c);
 
 /* The stationarity verdict's name in result files: "stationary",

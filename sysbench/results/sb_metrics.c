@@ -95,7 +95,7 @@ static void quantiles(struct mout *o, const char *name, const double *v)
 enum fam_id {
     F_TX, F_QUERIES, F_ERRORS, F_RECONN, F_TPS, F_QPS, F_EPS, F_RPS, F_LATENCY, F_LAG,
     F_BACKLOG, F_TARGET, F_THREADS, F_RUNNING, F_CPU_CLIENT, F_CPU_SERVER, F_ELAPSED,
-    F_POINT, F_COUNT
+    F_POINT, F_ACTIVE, F_COUNT
 };
 
 static const struct fam {
@@ -128,6 +128,12 @@ static const struct fam {
     [F_ELAPSED] = {"elapsed_seconds", "gauge", "seconds",
                    "Time from the point's start to the end of the last interval"},
     [F_POINT] = {"point", "gauge", "", "The point of a --threads/--tx-rate sweep, from 1"},
+    /* As Prometheus' own "up": a scrape during --metrics-linger tells a
+     * finished run from a stalled one; after the linger the target goes
+     * down. */
+    [F_ACTIVE] = {"run_active", "gauge", "",
+                  "1 while the run goes on, 0 once it has ended (the last interval's figures "
+                  "stay until the listener closes)"},
 };
 
 static void emit(struct mout *o, enum fam_id f)
@@ -160,6 +166,7 @@ static void emit(struct mout *o, enum fam_id f)
     case F_CPU_SERVER: sample(o, n, NULL, NULL, s->cpu_server); break;
     case F_ELAPSED: sample(o, n, NULL, NULL, s->elapsed_s); break;
     case F_POINT: sample(o, n, NULL, NULL, s->point); break;
+    case F_ACTIVE: sample(o, n, NULL, NULL, s->ended ? 0 : 1); break;
     case F_COUNT: break;
     }
 }
@@ -270,6 +277,21 @@ int sb_metrics_publish(struct sb_metrics *m, const struct sb_interval *iv, const
     return m->keep ? keep(m, t) : 0;
 }
 
+void sb_metrics_finish(struct sb_metrics *m)
+{
+    pthread_mutex_lock(&m->lock);
+    if (!m->have_latest) {
+        /* Nothing published: the counters at 0, nothing else measured. */
+        memset(&m->latest, 0, sizeof(m->latest));
+        m->latest.cpu_client = m->latest.cpu_server = NAN;
+        m->latest.elapsed_s = m->latest.tps = m->latest.qps = NAN;
+        m->latest.errors_ps = m->latest.reconnects_ps = NAN;
+        m->have_latest = true;
+    }
+    m->latest.ended = true;
+    pthread_mutex_unlock(&m->lock);
+}
+
 bool sb_metrics_latest(struct sb_metrics *m, struct sb_metrics_snap *out)
 {
     bool have;
@@ -300,6 +322,8 @@ size_t sb_metrics_format_text(const struct sb_metrics *m, const struct sb_metric
             header(&o, f);
             emit(&o, f);
         }
+        header(&o, F_ACTIVE);
+        emit(&o, F_ACTIVE);
         return o.used;
     }
     for (enum fam_id f = 0; f < F_COUNT; f++) {

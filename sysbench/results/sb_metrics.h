@@ -44,6 +44,7 @@ struct sb_metrics_snap {
     double target_tps;          /* this process's target; 0 without a rate */
     uint64_t backlog;
     double cpu_client, cpu_server; /* share of all CPUs, 0..1; NAN: not measured */
+    bool ended;                 /* the run is over (sb_metrics_finish) */
 };
 
 struct sb_metrics {
@@ -81,6 +82,14 @@ void sb_metrics_free(struct sb_metrics *m);
 int sb_metrics_publish(struct sb_metrics *m, const struct sb_interval *iv, const double *pcts,
                        size_t npcts, unsigned point, unsigned threads, bool rate_mode,
                        double target_tps);
+
+/*
+ * The run is over (after its last point, before --metrics-linger): the
+ * live answers say so from now on (sysbench_run_active 0), with the last
+ * interval's figures, or the counters at 0 when none was published. Main
+ * thread only.
+ */
+void sb_metrics_finish(struct sb_metrics *m);
 
 /* Copies the latest snapshot into *out under the lock. Returns whether an
  * interval has been published yet (*out is zeroed when not). */

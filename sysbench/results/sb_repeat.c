@@ -81,6 +81,32 @@ static size_t complete_runs(const struct sb_result_writer *o, size_t first, size
     return n;
 }
 
+/* The percentiles a summary shows, ascending: every --percentile (95
+ * when none was given) and the 99th, which each run's result line shows
+ * too: a figure on the runs' lines is never missing from their summary.
+ * Returns the number written to pcts (room for SB_MAX_PERCENTILES + 1). */
+static size_t summary_pcts(const struct sb_result_writer *o, double *pcts)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < o->npcts; i++)
+        pcts[n++] = o->pcts[i];
+    pcts[n++] = 99;
+    /* Insertion sort with duplicates dropped: a handful of values. */
+    for (size_t i = 1, k; i < n; i++) {
+        double v = pcts[i];
+        for (k = i; k > 0 && pcts[k - 1] > v; k--)
+            pcts[k] = pcts[k - 1];
+        pcts[k] = v;
+    }
+    for (size_t i = 1; i < n;)
+        if (pcts[i] == pcts[i - 1])
+            memmove(&pcts[i], &pcts[i + 1], (--n - i) * sizeof(*pcts));
+        else
+            i++;
+    return n;
+}
+
 static void print_row(FILE *out, const char *name, const struct sb_ci_summary *s)
 {
     if (s->n == 0) {
@@ -101,6 +127,8 @@ void sb_repeat_print_group(const struct sb_result_writer *o, size_t first, FILE 
     const struct sb_point_result *p = &o->points[first];
     struct sb_ci_summary s;
     char name[64];
+    double pcts[SB_MAX_PERCENTILES + 1];
+    size_t npcts = summary_pcts(o, pcts);
 
     if (n < 2)
         return;
@@ -113,9 +141,9 @@ void sb_repeat_print_group(const struct sb_result_writer *o, size_t first, FILE 
     print_row(out, "tps", &s);
     summarize(o, first, end, FIG_QPS, 0, &s);
     print_row(out, "qps", &s);
-    for (size_t i = 0; i < o->npcts; i++) {
-        snprintf(name, sizeof(name), "p%g latency (ms)", o->pcts[i]);
-        summarize(o, first, end, FIG_LATENCY, o->pcts[i], &s);
+    for (size_t i = 0; i < npcts; i++) {
+        snprintf(name, sizeof(name), "p%g latency (ms)", pcts[i]);
+        summarize(o, first, end, FIG_LATENCY, pcts[i], &s);
         print_row(out, name, &s);
     }
     summarize(o, first, end, FIG_CPU_CLIENT, 0, &s);
@@ -149,6 +177,8 @@ static void json_group(struct sb_json *j, const struct sb_result_writer *o, size
     const struct sb_point_result *p = &o->points[first];
     struct sb_ci_summary s;
     char name[32];
+    double pcts[SB_MAX_PERCENTILES + 1];
+    size_t npcts = summary_pcts(o, pcts);
 
     sb_json_begin_object(j);
     sb_json_kv_uint(j, "threads", p->cfg.threads);
@@ -164,9 +194,9 @@ static void json_group(struct sb_json *j, const struct sb_result_writer *o, size
     json_summary(j, "qps", &s);
     sb_json_key(j, "latency_ms");
     sb_json_begin_object(j);
-    for (size_t i = 0; i < o->npcts; i++) {
-        snprintf(name, sizeof(name), "%g", o->pcts[i]);
-        summarize(o, first, end, FIG_LATENCY, o->pcts[i], &s);
+    for (size_t i = 0; i < npcts; i++) {
+        snprintf(name, sizeof(name), "%g", pcts[i]);
+        summarize(o, first, end, FIG_LATENCY, pcts[i], &s);
         json_summary(j, name, &s);
     }
     sb_json_end_object(j);

@@ -33,12 +33,16 @@ static void print_workers(const struct sb_selfcheck *c, FILE *out)
         fprintf(out, FIG "not measured\n", "client workers' CPU:");
 }
 
+/* Advice lines name the finding they belong to, as the flag list spells
+ * it, so that each can be read against the verdict above it. */
+#define ADVICE "        => "
+
 static void print_client_advice(FILE *out)
 {
-    fprintf(out, "        => the client limited the run: it could not start work it was "
-            "free to start, so the figures measure the load generator as much as the "
-            "server (lighter events, more client threads or CPUs, --tx-spin for late "
-            "wake-ups, or a faster client machine)\n");
+    fprintf(out, ADVICE "client-bound: the client was short of CPU (or of loop threads) and could "
+            "not start work it was free to start, so the figures measure the load generator as "
+            "much as the server (lighter events, more CPUs or --client-threads for the client, "
+            "or a faster client machine)\n");
 }
 
 static void print_client(const struct sb_selfcheck *c, FILE *out)
@@ -48,11 +52,12 @@ static void print_client(const struct sb_selfcheck *c, FILE *out)
     if (isfinite(c->client_late_pct))
         fprintf(out, FIG "%.3f ms mean after the connection was free (due and its previous "
                 "transaction done); %.2f%% of starts later than %.3f ms (%.0f%% of the period)%s "
-                "(flag above %.0f%% and %d starts)\n", "client's own start delay:",
+                "(flag above %.0f%% and %d starts, with the workers waiting for a CPU %.0f%% of "
+                "their time or sharing loop threads)\n", "client's own start delay:",
                 c->client_delay_mean_ms, c->client_late_pct,
                 c->period_ms * SB_SELFCHECK_LAG_SHARE, 100 * SB_SELFCHECK_LAG_SHARE,
                 c->client_late ? " [high]" : "", 100 * SB_SELFCHECK_LATE_SHARE,
-                SB_SELFCHECK_MIN_LATE);
+                SB_SELFCHECK_MIN_LATE, 100 * SB_SELFCHECK_WAIT_SHARE);
     print_workers(c, out);
     if (isfinite(c->client_demand_pct))
         fprintf(out, FIG "%.1f%% of the cores the workers could use at the target rate%s "
@@ -61,7 +66,7 @@ static void print_client(const struct sb_selfcheck *c, FILE *out)
     if (c->in_process)
         fprintf(out, FIG "the workload runs in the client's threads (an embedded database "
                 "engine or a compiled-in test): their CPU is the workload's, so only a late "
-                "start of an idle worker is the client's\n", "in-process workload:");
+                "start of a worker waiting for a CPU is the client's\n", "in-process workload:");
     if (c->flags & SB_SELFCHECK_CLIENT_BOUND)
         print_client_advice(out);
 }
@@ -70,22 +75,41 @@ static void print_server_advice(const struct sb_selfcheck *c, FILE *out)
 {
     switch (c->cause) {
     case SB_SELFCHECK_CAUSE_CONNECTIONS:
-        fprintf(out, "        => too few connections: each was busy %.0f%% of its time while "
-                "the %s had CPU to spare at the target: run more, about --threads=%u, or lower "
-                "the rate\n", c->utilisation_pct,
-                c->in_process ? "in-process workload" : "server", c->suggest_threads);
+        if (c->flags & SB_SELFCHECK_CONTENTION)
+            /* The machine was not the server's: what it would do alone is
+             * not known yet, and the contention advice comes first. */
+            fprintf(out, ADVICE "server-bound (too few connections): each was busy %.0f%% of its "
+                    "time while the %s used little CPU, but others took the machine "
+                    "(contention): rerun where nothing else competes; if it is still "
+                    "server-bound there, run more connections (about --threads=%u) or lower "
+                    "the rate\n", c->utilisation_pct,
+                    c->in_process ? "in-process workload" : "server", c->suggest_threads);
+        else
+            fprintf(out, ADVICE "server-bound (too few connections): each was busy %.0f%% of its "
+                    "time while the %s and the machine had CPU to spare at the target: run "
+                    "more, about --threads=%u, or lower the rate\n", c->utilisation_pct,
+                    c->in_process ? "in-process workload" : "server", c->suggest_threads);
         break;
     case SB_SELFCHECK_CAUSE_SERVER:
-        fprintf(out, "        => the server is the limit at this rate: %s; more connections "
-                "will not carry this rate\n", c->in_process
+        fprintf(out, ADVICE "server-bound (the server): the server is the limit at this rate: "
+                "%s; more connections will not carry this rate\n", c->in_process
                 ? "the in-process workload's CPU per transaction at the target needs 80% or "
                   "more of the machine"
                 : "its CPU, scaled to the target rate, needs 80% or more of the machine");
         break;
+    case SB_SELFCHECK_CAUSE_MACHINE:
+        fprintf(out, ADVICE "server-bound (the machine): each connection was busy %.0f%% of its "
+                "time; the %s alone would have had CPU to spare, but with the client the "
+                "machine was %.1f%% busy (client %.1f%%): more connections would add client "
+                "CPU to a saturated machine: run the client on another host, or lower the "
+                "rate\n", c->utilisation_pct,
+                c->in_process ? "in-process workload" : "server", c->machine_cpu_pct,
+                isfinite(c->client_cpu_pct) ? c->client_cpu_pct : 0);
+        break;
     default:
-        fprintf(out, "        => server-bound or too few connections: each connection was busy "
-                "%.0f%% of its time; the server's CPU was not measured: if it is not saturated, "
-                "run more connections (about --threads=%u), otherwise the server is the limit\n",
+        fprintf(out, ADVICE "server-bound (cause unknown): each connection was busy %.0f%% of "
+                "its time; the server's CPU was not measured: if it is not saturated, run more "
+                "connections (about --threads=%u), otherwise the server is the limit\n",
                 c->utilisation_pct, c->suggest_threads);
     }
 }
@@ -119,7 +143,7 @@ static void print_server(const struct sb_selfcheck *c, FILE *out)
 
 static void print_contention_advice(const struct sb_selfcheck *c, FILE *out)
 {
-    fprintf(out, "        => other processes took most of the machine's CPU and the run "
+    fprintf(out, ADVICE "contention: other processes took most of the machine's CPU and the run "
             "was held up (%s): its figures measure the shared machine; run where nothing "
             "else competes\n", isfinite(c->worker_wait_pct) &&
             c->worker_wait_pct >= 100 * SB_SELFCHECK_WAIT_SHARE
@@ -148,14 +172,56 @@ static void print_contention(const struct sb_selfcheck *c, FILE *out)
         print_contention_advice(c, out);
 }
 
+static void print_wake_advice(const struct sb_selfcheck *c, FILE *out)
+{
+    fprintf(out, ADVICE "late wake-ups: the kernel woke idle workers late (wake-up delay p99 "
+            "%.3f ms, %.0f%% of the response p99): the figures include this machine's timer "
+            "and scheduler latency, not the server's; --tx-spin=%u busy-waits the last %u us "
+            "before each start instead (costs client CPU), or run the client where wake-ups "
+            "are prompt (an idle or bare-metal host)\n", c->wake_p99_ms,
+            isfinite(c->wake_of_response_pct) ? c->wake_of_response_pct : 0,
+            sb_selfcheck_spin_us(c), sb_selfcheck_spin_us(c));
+}
+
+static void print_wake(const struct sb_selfcheck *c, FILE *out)
+{
+    if (!isfinite(c->period_ms)) {
+        fprintf(out, "    late wake-ups:                       not judged (closed loop: no "
+                "schedule)\n");
+        return;
+    }
+    fprintf(out, "    late wake-ups:                       %s\n",
+            yes_no(c->flags & SB_SELFCHECK_LATE_WAKEUPS));
+    if (!isfinite(c->wake_p99_ms)) {
+        fprintf(out, FIG "none measured (no start found its connection idle)\n",
+                "wake-up delay:");
+        return;
+    }
+    fprintf(out, FIG "p99 %.3f ms after the due time of an idle connection; %.2f%% of its "
+            "starts later than %.1f ms%s (flag above %.1f ms, this machine type's normal tail, "
+            "and %d starts)\n", "wake-up delay:", c->wake_p99_ms, c->wake_late_pct,
+            SB_SELFCHECK_WAKE_P99_MS, c->wake_high ? " [high]" : "", SB_SELFCHECK_WAKE_P99_MS,
+            SB_SELFCHECK_MIN_LATE);
+    fprintf(out, FIG "%.1f%% of the response p99 (%.3f ms), %.1f%% of the start lag p99%s "
+            "(flag at %.0f%% of the response p99, or %.0f%% of a lag p99 above %.0f%% of the "
+            "period)\n", "its share of the figures:",
+            isfinite(c->wake_of_response_pct) ? c->wake_of_response_pct : 0, c->response_p99_ms,
+            isfinite(c->wake_of_lag_pct) ? c->wake_of_lag_pct : 0,
+            c->wake_moves ? " [moves them]" : "", 100 * SB_SELFCHECK_WAKE_RESPONSE,
+            100 * SB_SELFCHECK_WAKE_LAG, 100 * SB_SELFCHECK_LAG_SHARE);
+    if (c->flags & SB_SELFCHECK_LATE_WAKEUPS)
+        print_wake_advice(c, out);
+}
+
 static void print_trend_advice(const struct sb_trend *t, FILE *out)
 {
     if (t->verdict == SB_TREND_UNDECIDED)
-        fprintf(out, "        => the change is large but not significant: the series is too "
-                "noisy or short to tell; run longer\n");
+        fprintf(out, ADVICE "stationarity undecided (not a flag): the throughput changed "
+                "%+.1f%% over the run but not significantly: the series is too noisy or short "
+                "to tell; run longer to know\n", t->change_pct);
     if (t->flagged)
-        fprintf(out, "        => throughput drifted during the run: lengthen --warmup-time "
-                "(the server may still be warming caches) or the run\n");
+        fprintf(out, ADVICE "not stationary: throughput drifted during the run: lengthen "
+                "--warmup-time (the server may still be warming caches) or the run\n");
 }
 
 static void print_trend(const struct sb_trend *t, FILE *out)
@@ -176,6 +242,13 @@ static void print_trend(const struct sb_trend *t, FILE *out)
     print_trend_advice(t, out);
 }
 
+static void print_error_advice(const struct sb_selfcheck *c, FILE *out)
+{
+    fprintf(out, ADVICE "error-dominated: ignored errors were %.2f%% of transactions (flag above "
+            "%.0f%%): the figures measure retries as much as the workload\n", c->error_pct,
+            100 * SB_SELFCHECK_ERROR_SHARE);
+}
+
 void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_figures *f,
                         FILE *out)
 {
@@ -185,10 +258,13 @@ void sb_selfcheck_print(const struct sb_selfcheck *c, const struct sb_selfcheck_
     print_client(c, out);
     print_server(c, out);
     print_contention(c, out);
+    print_wake(c, out);
     print_trend(&c->trend, out);
     fprintf(out, "    error-dominated:                     %s (ignored errors %.2f%% of "
             "transactions; flag above %.0f%%)\n", yes_no(c->flags & SB_SELFCHECK_ERROR_DOMINATED),
             c->error_pct, 100 * SB_SELFCHECK_ERROR_SHARE);
+    if (c->flags & SB_SELFCHECK_ERROR_DOMINATED)
+        print_error_advice(c, out);
     if (c->flags == 0) {
         fprintf(out, "    result:                              OK\n\n");
         fflush(out);
@@ -225,11 +301,11 @@ void sb_selfcheck_print_brief(const struct sb_selfcheck *c, FILE *out)
         print_server_advice(c, out);
     if (c->flags & SB_SELFCHECK_CONTENTION)
         print_contention_advice(c, out);
+    if (c->flags & SB_SELFCHECK_LATE_WAKEUPS)
+        print_wake_advice(c, out);
     print_trend_advice(&c->trend, out);
     if (c->flags & SB_SELFCHECK_ERROR_DOMINATED)
-        fprintf(out, "        => ignored errors were %.2f%% of transactions (flag above %.0f%%): "
-                "the figures measure retries as much as the workload\n", c->error_pct,
-                100 * SB_SELFCHECK_ERROR_SHARE);
+        print_error_advice(c, out);
 }
 
 void sb_selfcheck_print_run(const struct sb_selfcheck *c, const struct sb_stats *total, double t,
@@ -253,6 +329,8 @@ static void json_flags(struct sb_json *j, unsigned flags)
         sb_json_string(j, "server-bound");
     if (flags & SB_SELFCHECK_CONTENTION)
         sb_json_string(j, "contention");
+    if (flags & SB_SELFCHECK_LATE_WAKEUPS)
+        sb_json_string(j, "late-wakeups");
     if (flags & SB_SELFCHECK_NOT_STATIONARY)
         sb_json_string(j, "not-stationary");
     if (flags & SB_SELFCHECK_ERROR_DOMINATED)
@@ -297,7 +375,7 @@ struct sc_field {
 
 static const struct sc_field client_fields[] = {
     SC_BOOL(in_process), SC_DOUBLE(client_delay_mean_ms), SC_DOUBLE(client_late_pct),
-    SC_BOOL(client_late), SC_DOUBLE(worker_cpu_pct), SC_DOUBLE(worker_busy_pct),
+    SC_BOOL(client_late), SC_BOOL(wait_high), SC_DOUBLE(worker_cpu_pct), SC_DOUBLE(worker_busy_pct),
     SC_DOUBLE(worker_wait_pct), SC_BOOL(cpu_bound), SC_DOUBLE(client_demand_pct),
     SC_BOOL(demand_bound), { NULL, 0, false }
 };
@@ -306,6 +384,12 @@ static const struct sc_field server_fields[] = {
     SC_DOUBLE(period_ms), SC_DOUBLE(service_mean_ms), SC_DOUBLE(utilisation_pct),
     SC_DOUBLE(client_tx_pct), SC_DOUBLE(lag_p99_ms), SC_DOUBLE(lag_pct_of_period),
     SC_BOOL(lag_bound), SC_DOUBLE(achieved_pct), SC_BOOL(rate_short), { NULL, 0, false }
+};
+
+static const struct sc_field wake_fields[] = {
+    SC_DOUBLE(wake_p99_ms), SC_DOUBLE(wake_late_pct), SC_BOOL(wake_high),
+    SC_DOUBLE(response_p99_ms), SC_DOUBLE(wake_of_response_pct), SC_DOUBLE(wake_of_lag_pct),
+    SC_BOOL(wake_moves), { NULL, 0, false }
 };
 
 static const struct sc_field contention_fields[] = {
@@ -370,6 +454,9 @@ static void json_thresholds(struct sb_json *j)
         { "server_saturated_pct", 100 * SB_SELFCHECK_SERVER_SAT, false },
         { "other_cpu_pct", 100 * SB_SELFCHECK_OTHER_SHARE, false },
         { "worker_wait_pct", 100 * SB_SELFCHECK_WAIT_SHARE, false },
+        { "wake_p99_ms", SB_SELFCHECK_WAKE_P99_MS, false },
+        { "wake_of_response_pct", 100 * SB_SELFCHECK_WAKE_RESPONSE, false },
+        { "wake_of_lag_pct", 100 * SB_SELFCHECK_WAKE_LAG, false },
         { "change_pct", 100 * SB_SELFCHECK_MIN_CHANGE, false },
         { "min_samples", SB_SELFCHECK_MIN_INTERVALS, true },
         { "ignored_pct", 100 * SB_SELFCHECK_ERROR_SHARE, false },
@@ -399,6 +486,13 @@ void sb_selfcheck_json(struct sb_json *j, const struct sb_selfcheck *c, const do
     json_server(j, c);
     json_section(j, "contention", c, SB_SELFCHECK_CONTENTION);
     json_fields(j, c, contention_fields);
+    sb_json_end_object(j);
+    json_section(j, "late_wakeups", c, SB_SELFCHECK_LATE_WAKEUPS);
+    if (c->flags & SB_SELFCHECK_LATE_WAKEUPS)
+        sb_json_kv_uint(j, "suggest_tx_spin_us", sb_selfcheck_spin_us(c));
+    else
+        sb_json_kv_null(j, "suggest_tx_spin_us");
+    json_fields(j, c, wake_fields);
     sb_json_end_object(j);
     json_trend(j, &c->trend, tps, ntps, sample_s);
     json_section(j, "errors", c, SB_SELFCHECK_ERROR_DOMINATED);

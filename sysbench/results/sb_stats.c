@@ -17,6 +17,7 @@ void sb_stats_reset(struct sb_stats *s)
     if (!s->response_only) {
         sb_hist_reset(&s->service);
         sb_hist_reset(&s->lag);
+        sb_dhist_reset(&s->wake);
     }
     for (unsigned i = 0; i < SB_STATS_MAX_CODES; i++)
         __atomic_store_n(&s->codes[i].count, 0, __ATOMIC_RELAXED);
@@ -123,9 +124,11 @@ void sb_stats_snapshot(struct sb_stats *dst, const struct sb_stats *src)
     if (src->response_only) {
         sb_hist_reset(&dst->service);
         sb_hist_reset(&dst->lag);
+        sb_dhist_reset(&dst->wake);
     } else {
         sb_hist_snapshot(&dst->service, &src->service);
         sb_hist_snapshot(&dst->lag, &src->lag);
+        sb_dhist_snapshot(&dst->wake, &src->wake);
     }
     dst->response_only = false;
     n = __atomic_load_n(&src->ncodes, __ATOMIC_ACQUIRE);
@@ -153,6 +156,7 @@ void sb_stats_merge(struct sb_stats *dst, const struct sb_stats *src)
     if (!src->response_only) {
         sb_hist_merge(&dst->service, &src->service);
         sb_hist_merge(&dst->lag, &src->lag);
+        sb_dhist_merge(&dst->wake, &src->wake);
     }
     for (unsigned i = 0; i < src->ncodes; i++)
         add_code(dst, &src->codes[i], 1);
@@ -168,6 +172,7 @@ void sb_stats_accumulate(struct sb_stats *dst, const struct sb_stats *src)
     if (!src->response_only) {
         sb_hist_accumulate(&dst->service, &src->service);
         sb_hist_accumulate(&dst->lag, &src->lag);
+        sb_dhist_accumulate(&dst->wake, &src->wake);
     }
     n = __atomic_load_n(&src->ncodes, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
@@ -187,6 +192,7 @@ void sb_stats_diff(struct sb_stats *dst, const struct sb_stats *later,
     sb_hist_diff(&dst->response, &later->response, &earlier->response);
     sb_hist_diff(&dst->service, &later->service, &earlier->service);
     sb_hist_diff(&dst->lag, &later->lag, &earlier->lag);
+    sb_dhist_diff(&dst->wake, &later->wake, &earlier->wake);
     dst->ncodes = 0;
     for (unsigned i = 0; i < later->ncodes; i++)
         add_code(dst, &later->codes[i], 1);

@@ -41,6 +41,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "pure/sb_dhist.h"
 #include "pure/sb_histogram.h"
 #include "drivers/sb_driver.h"
 
@@ -92,6 +93,12 @@ struct sb_stats {
     struct sb_hist response;  /* end - due time (== service without a rate) */
     struct sb_hist service;   /* end - actual start */
     struct sb_hist lag;       /* actual start - due time */
+    /* Rate modes: the wake-up delay, actual start - due time of the starts
+     * whose connection was idle at its due time (its previous transaction
+     * had ended): the time the client took to get going, for the
+     * self-check's late wake-ups (sb_selfcheck.h). Left alone, as service
+     * and lag, when response_only (no rate, no due time). */
+    struct sb_dhist wake;
 };
 
 /* Empties s (keeping response_only). Only the owner (or anyone before the

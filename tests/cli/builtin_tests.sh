@@ -254,8 +254,9 @@ print(p.wait(), io["read_bytes"], io["write_bytes"])
 PY
 # read_bytes/write_bytes are all of the process's block I/O: on a loaded
 # machine about one run in twenty also has pages of its binary read again
-# (or a page more written); such a run is tried again, up to 3 times (a
-# wrong count is never exact). tests/cli/fileio_kernel_tests.sh has more.
+# (or a page more written), and under memory pressure from other processes
+# several in a row; such a run is tried again after a pause, up to 5 times
+# (a wrong count is never exact). tests/cli/fileio_kernel_tests.sh has more.
 wslack=0
 [ "${SB_SANITIZER:-}" != tsan ] || wslack=1048576
 # The program and its libraries read into the page cache just before a
@@ -266,7 +267,8 @@ warm() {
     cat "$SB_BIN" $(ldd "$SB_BIN" 2>/dev/null | awk '$3 ~ /^\// { print $3 }') >/dev/null 2>&1 || true
 }
 for io in ${IO_MODES/mmap/}; do
-    for try in 1 2 3; do
+    for try in 1 2 3 4 5; do
+        [ "$try" = 1 ] || sleep 2
         warm
         read -r rc rb wb < <(timeout 60 python3 pio.py "$SB_BIN" fileio run "${FIO[@]}" \
             --file-test-mode=rndrw --file-extra-flags=direct --file-fsync-freq=0 \
@@ -399,7 +401,9 @@ tcase "fileio: --tx-rate runs at the asked IOPS"
 sb fileio prepare "${FIO[@]}"
 sb fileio run "${FIO[@]}" --file-test-mode=rndrd --tx-rate=300 --time=2
 assert_exit 0
-assert_eq "$(report_num out "total number of events:")" 600 "events"
+# 600 slots are due in 2 s; on a loaded machine the last one or few can
+# start after the deadline (and are not run), never more than the schedule.
+assert_between "$(report_num out "total number of events:")" 594 600 "events"
 assert_between "$(report_num out "reads/s:")" 290 310 "reads/s"
 
 finish

@@ -371,6 +371,35 @@ assert_contains out "Database driver: sqlite (default)"
 sb ev.lua run --events=1 --db-driver=sqlite
 assert_contains out "Database driver: sqlite (--db-driver)"
 
+tcase "PGHOST, PGSERVICE or PGDATABASE and no driver option: pgsql, said in the header"
+cat_driver_script
+# No server is needed: the driver is chosen before any connection.
+for v in PGHOST=127.0.0.1 PGSERVICE=nosuch PGDATABASE=bench; do
+    env "$v" "$SB_BIN" dd.lua prepare --verbosity=0 >"$T/out" 2>"$T/err" || true
+    assert_contains out $'driver\tpgsql'
+done
+write_ev
+# ev.lua connects to nothing: the run ends well, and the header and the
+# server probe say PostgreSQL, where PGHOST and PGPORT point.
+PGHOST=127.0.0.1 PGPORT=1 sb ev.lua run --events=1
+assert_exit 0
+assert_contains out "Database driver: pgsql (from PGHOST; --db-driver chooses another)"
+assert_contains out "(host set by PGHOST, port by PGPORT;"
+# Another driver's option, or --db-driver, wins over the variables.
+PGHOST=127.0.0.1 sb ev.lua run --events=1 --sqlite-db=x.db
+assert_exit 0
+assert_contains out "Database driver: sqlite (from --sqlite-db)"
+PGHOST=127.0.0.1 sb ev.lua run --events=1 --db-driver=sqlite
+assert_exit 0
+assert_contains out "Database driver: sqlite (--db-driver)"
+# Other libpq variables name no server: the default stays.
+PGPORT=5433 PGUSER=bench sb ev.lua run --events=1
+assert_exit 0
+assert_contains out "Database driver: sqlite (default)"
+# SB_COMPAT=1.0 keeps 1.0's default (mysql), which ignored them.
+PGHOST=127.0.0.1 SB_COMPAT=1.0 sb dd.lua prepare --verbosity=0
+assert_contains out $'driver\tmysql'
+
 # ---------------------------------------------------------------- state, hooks
 
 tcase "sysbench.tid is 0 in the main state"

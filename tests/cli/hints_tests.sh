@@ -30,6 +30,70 @@ assert_fatal "table sbtest3 does not exist: run 'sysbench oltp_point_select --ta
 sb oltp_point_select --tables=2 --table-size=50 --time=1 run
 assert_exit 0
 
+tcase "the missing-table hint repeats the driver and connection options, never a password"
+# Pasted, the hint must reach the same database: without --sqlite-db it
+# would prepare sbtest.db in the current folder.
+sb oltp_point_select --db-driver=sqlite --sqlite-db=other.db --mysql-password=Sekr1t \
+    --pgsql-password=Sekr2t --tables=2 --table-size=50 --time=1 run
+assert_exit 1
+assert_fatal "table sbtest1 does not exist: run 'sysbench oltp_point_select --db-driver=sqlite --sqlite-db=other.db --tables=2 --table-size=50 prepare' first"
+assert_not_contains err "Sekr1t"
+assert_not_contains err "Sekr2t"
+# A value with a space is quoted for the shell; the hint, run as given,
+# prepares what the run needs.
+sb oltp_point_select "--sqlite-db=my db.db" --tables=1 --table-size=20 --time=1 run
+assert_exit 1
+assert_fatal "run 'sysbench oltp_point_select \"--sqlite-db=my db.db\" --tables=1 --table-size=20 prepare' first"
+hint=$(sed -n "s/.*run '\(.*\)' first.*/\1/p" err)
+eval "set -- ${hint#sysbench }"
+sb "$@"
+assert_exit 0
+[ -s "my db.db" ] || fail "the hint did not prepare 'my db.db'"
+sb oltp_point_select "--sqlite-db=my db.db" --tables=1 --table-size=20 --time=1 run
+assert_exit 0
+
+tcase "prepare over existing tables says they exist and names cleanup"
+sb oltp_read_only --sqlite-db=ex.db --tables=2 --table-size=20 prepare
+assert_exit 0
+sb oltp_read_only --sqlite-db=ex.db --tables=2 --table-size=20 prepare
+assert_exit 1
+assert_fatal "table sbtest1 already exists: these tables were prepared before; drop them with 'sysbench oltp_read_only --sqlite-db=ex.db --tables=2 cleanup' first, or run on the tables as they are"
+# No raw SQL error, no script path.
+assert_not_contains err "SQL error"
+assert_not_contains err "oltp_common.lua"
+# The named cleanup makes prepare work again.
+sb oltp_read_only --sqlite-db=ex.db --tables=2 cleanup
+assert_exit 0
+sb oltp_read_only --sqlite-db=ex.db --tables=2 --table-size=20 prepare
+assert_exit 0
+
+tcase "a misspelt script name suggests the closest bundled script or test"
+sb oltp_read_wirte run
+assert_exit 1
+assert_fatal "cannot find script 'oltp_read_wirte': no such file, and no bundled script of that name: did you mean oltp_read_write?"
+sb cpuu --time=1 run
+assert_exit 1
+assert_fatal "did you mean cpu?"
+# Nothing close: no guess.
+sb oltp_rw run
+assert_exit 1
+assert_fatal "cannot find script 'oltp_rw': no such file, and no bundled script of that name"
+assert_not_contains err "did you mean"
+
+tcase "a duration with a unit says the option's unit and the value to give"
+sb cpu --time=10s run
+assert_exit 1
+assert_fatal "invalid value '10s' for --time: the value is in seconds, without a unit: --time=10"
+sb cpu --report-interval=500ms --time=1 run
+assert_exit 1
+assert_fatal "invalid value '500ms' for --report-interval: the value is in seconds, without a unit: --report-interval=0.5"
+sb cpu --tx-spin=1ms --time=1 run
+assert_exit 1
+assert_fatal "--tx-spin: the value is in microseconds, without a unit: --tx-spin=1000"
+sb cpu --time=10parsecs run
+assert_exit 1
+assert_fatal "invalid value '10parsecs' for --time: expected a number of seconds, without a unit"
+
 tcase "an unknown option in a config file suggests the closest one too"
 printf 'tx-rtae=10\n' >cfg
 sb cpu --config-file=cfg --time=1 run

@@ -144,6 +144,31 @@ assert_eq "$code" 405 "status for POST"
 kill -INT "$SB_PID"; sb_wait
 assert_exit 130
 
+tcase "the last scrapes say the run has ended: sysbench_run_active 0, then the target goes down"
+write_ev
+port=$(free_port)
+sb_bg "${RUN[@]}" --time=2 --metrics-listen="127.0.0.1:$port" --metrics-linger=6 --json=r.json
+wait_for out "[ 1s ]"
+scrape "$port" || fail "no answer during the run"
+assert_match scrape.txt '^sysbench_run_active\{script="ev",sysbench_instance="0"\} 1$'
+# After the last point, during --metrics-linger: 0, with the last figures.
+ended=
+for _ in $(seq 60); do
+    if scrape "$port" && grep -q '^sysbench_run_active{.*} 0$' scrape.txt; then
+        ended=1
+        break
+    fi
+    sleep 0.1
+done
+[ -n "$ended" ] || fail "no scrape said sysbench_run_active 0 during --metrics-linger"
+sb_wait
+assert_exit 0
+assert_match scrape.txt "^sysbench_transactions_total\\{script=\"ev\",sysbench_instance=\"0\"\\} $(jget r.json 'sum(i["events"] for i in d["points"][0]["intervals"])')\$"
+# Then the listener is gone: the target goes down, as the docs say.
+if curl -s --max-time 2 "http://127.0.0.1:$port/metrics" >/dev/null; then
+    fail "the port still answers after --metrics-linger"
+fi
+
 tcase "promtool accepts the live text and imports the OpenMetrics file"
 if ! command -v promtool >/dev/null 2>&1; then
     skip "promtool is not installed"

@@ -28,6 +28,7 @@ L="$SB_SRCDIR/tests/lua"
 #   sleeping 50 ms per event at 40/s, 1 thread     server-bound (cause unknown)
 #   1 ms events, 4 of them stalling 300 ms, 10/s   no flag (not client-bound)
 #   1 ms events at 4/s                             no flag
+#   1 ms events at 100/s, process stopped 3 ms/10  late wake-ups (not client-bound)
 #   events growing 2 ms per second, closed loop    not stationary
 #   3 ms of CPU at 150/s beside 4 busy loops/CPU   contention (not client-bound)
 #   SQLite closed loop (engine in the client)      no flag (not client-bound)
@@ -106,7 +107,7 @@ assert_exit 0
 assert_match out "^ +client-bound: +YES"
 assert_match out "^ +result: +FLAGGED \[client-bound"
 assert_match out "^ +throughput: .*per sec\. \[client-bound"
-assert_contains out "=> the client limited the run"
+assert_contains out "=> client-bound: the client was short of CPU"
 verdict "spinning 5 ms/event at 1000/s" r.json client-bound
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["ok"]')" false "selfcheck.ok"
 # 5 ms of CPU per event at 1000/s needs five cores of the one thread: the
@@ -132,7 +133,7 @@ SLEEP_US=50000 sb sleep.lua run --verbosity=4 --tx-rate=40 --threads=1 --time=3 
 assert_exit 0
 assert_match out "^ +client-bound: +no"
 assert_match out "^ +server-bound: +YES"
-assert_contains out "=> server-bound or too few connections: each connection was busy"
+assert_contains out "=> server-bound (cause unknown): each connection was busy"
 assert_contains out "the server's CPU was not measured"
 verdict "50 ms sleeps at 40/s, 1 thread" r.json server-bound
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["server_bound"]["cause"]')" unknown "cause"
@@ -178,6 +179,47 @@ assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["tested"]'
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["verdict"]')" \
     too-few-samples "stationarity verdict"
 assert_between "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["samples"]')" 1 2 "samples"
+
+tcase "labelled: a process held off its CPUs wakes late: late wake-ups, not client-bound"
+write_sleep
+# The kernel waking an idle worker late, made certain: the process is
+# stopped for 3 ms out of every 10 ms (SIGSTOP/SIGCONT, as a virtual
+# machine's host takes its CPUs away). A stopped thread is neither on a CPU
+# nor waiting for one: the client is not short of CPU, yet a third of its
+# wake-ups come up to 3 ms late, most of a 1 ms event's response p99.
+cat >stopper.py <<'EOF'
+import os, signal, sys, time
+pid, end = int(sys.argv[1]), time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    try:
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(0.003)
+        os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError:
+        break
+    time.sleep(0.007)
+EOF
+sb_bg sleep.lua run --verbosity=4 --tx-rate=100 --threads=1 --time=4 --json=r.json
+python3 stopper.py "$SB_PID" 6
+kill -CONT "$SB_PID" 2>/dev/null
+sb_wait
+assert_exit 0
+assert_match out "^ +client-bound: +no"
+assert_match out "^ +wake-up delay: +p99 [0-9.]+ ms after the due time of an idle connection"
+# The finding's figures: the wake-up p99 above the 1 ms threshold.
+assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["late_wakeups"]["wake_high"]')" true "wake_high"
+assert_ge "$(jget r.json 'd["points"][0]["selfcheck"]["late_wakeups"]["wake_p99_ms"]')" 1.5 "wake_p99_ms"
+if [ "$(jget r.json 'd["points"][0]["selfcheck"]["contention"]["others_dominant"]')" = true ]; then
+    # Others took the machine: its figures are the contention's, which
+    # explains late wake-ups too (they are not judged apart then).
+    verdict "stopped 3 ms in 10, 1 ms events at 100/s (contended)" r.json contention
+else
+    verdict "stopped 3 ms in 10, 1 ms events at 100/s" r.json late-wakeups
+    assert_match out "^ +late wake-ups: +YES"
+    assert_match out "=> late wake-ups: the kernel woke idle workers late \(wake-up delay p99 [0-9.]+ ms.*--tx-spin=[0-9]+ "
+    assert_ge "$(jget r.json 'd["points"][0]["selfcheck"]["late_wakeups"]["suggest_tx_spin_us"]')" 1500 \
+        "suggest_tx_spin_us"
+fi
 
 tcase "labelled: a falling throughput is flagged not stationary"
 write_sleep
@@ -229,7 +271,7 @@ kill "${loops[@]}" 2>/dev/null
 wait "${loops[@]}" 2>/dev/null
 assert_exit 0
 assert_match out "^ +contention: +YES"
-assert_contains out "=> other processes took most of the machine's CPU"
+assert_contains out "=> contention: other processes took most of the machine's CPU"
 verdict "3 ms CPU at 150/s beside busy loops" r.json contention
 assert_ge "$(jget r.json 'd["points"][0]["selfcheck"]["contention"]["other_cpu_pct"]')" 50 \
     "other_cpu_pct"
@@ -262,7 +304,7 @@ CTE_N=100000 sb --db-driver=sqlite --sqlite-db=a.db sq.lua run --verbosity=4 --t
     --time=2 --json=r.json
 assert_exit 0
 assert_match out "^ +server-bound: +YES"
-assert_contains out "=> the server is the limit at this rate: the in-process workload"
+assert_contains out "=> server-bound (the server): the server is the limit at this rate: the in-process workload"
 verdict "SQLite 100k-row CTE at 1000/s" r.json server-bound
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["server_bound"]["cause"]')" server "cause"
 

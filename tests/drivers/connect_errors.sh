@@ -44,9 +44,19 @@ connect_ok() {
 wrong_password() {
     local drv=$1 common port
     if [ "$drv" = mysql ]; then common=$mysql_common; port=$SB_MYSQL_PORT; else common=$pgsql_common; port=$SB_PGSQL_PORT; fi
+    # The one line names the user and which options (or, for
+    # PostgreSQL, variables) set the user and the password, as the
+    # server-down error names the host and the port.
     # shellcheck disable=SC2086
-    expect_connect_failure "[Aa]ccess denied|password authentication failed" "Wr0ngSecret" \
-        $common --"$drv"-port="$port" --"$drv"-password=Wr0ngSecret
+    expect_connect_failure "([Aa]ccess denied|password authentication failed).*sbtest.* \(user set by --$drv-user, password by --$drv-password; change them with --$drv-user and --$drv-password" \
+        "Wr0ngSecret" $common --"$drv"-port="$port" --"$drv"-password=Wr0ngSecret || return 1
+    [ "$drv" = pgsql ] || return 0
+    grep -q "or PGUSER and PGPASSWORD)" err.txt || { sb_show err.txt; sb_fail "PGUSER/PGPASSWORD not named"; return 1; }
+    # Set by the variables: the line says so.
+    # shellcheck disable=SC2086
+    PGUSER=sbtest PGPASSWORD=Wr0ngSecret expect_connect_failure \
+        "password authentication failed.* \(user set by PGUSER, password by PGPASSWORD;" "Wr0ngSecret" \
+        --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-db=sbtest --pgsql-port="$port"
 }
 
 wrong_port() {

@@ -208,7 +208,32 @@ missing_table() {
     sb_run out.txt err.txt $(sb_driver_args "$drv") --tables=97 --table-size=10 --time=1 \
         oltp_point_select run || rc=$?
     [ "$rc" -eq 1 ] || { sb_show out.txt err.txt; sb_fail "exit $rc, expected 1"; return 1; }
-    expect_fail_line err.txt "^FATAL: table sbtest[0-9]+ does not exist: run 'sysbench oltp_point_select --tables=97 --table-size=10 prepare' first"
+    # The hint repeats the driver and connection options, all but the
+    # password (issue 28): pasted, it reaches the same server.
+    local want
+    # shellcheck disable=SC2046
+    want=$(printf '%s ' $(sb_driver_args "$drv") | sed -E 's/--[a-z]+-password=[^ ]* //')
+    expect_fail_line err.txt "^FATAL: table sbtest[0-9]+ does not exist: run 'sysbench oltp_point_select ${want}--tables=97 --table-size=10 prepare' first" || return 1
+    sb_expect_absent "$SB_MYSQL_PASSWORD" err.txt
+}
+
+# PGHOST (or PGSERVICE, PGDATABASE) set and no driver option: the run
+# uses PostgreSQL, and the header says why (issue 28).
+pg_env_chooses_driver() {
+    # who.lua's connection, made by a run's thread (the header is a run's).
+    cat >runwho.lua <<'LUA'
+function thread_init() dofile("who.lua") end
+function event() end
+LUA
+    PGHOST=$SB_PGSQL_SOCKET_DIR PGPORT=$SB_PGSQL_PORT PGUSER=postgres \
+        sb_run_ok "env run" out.txt err.txt --events=1 runwho.lua run || return 1
+    expect_who out.txt "who=postgres db=sbtest port=$SB_PGSQL_PORT" || return 1
+    grep -q "^Database driver: pgsql (from PGHOST; --db-driver chooses another)$" out.txt ||
+        { sb_show out.txt; sb_fail "the header does not say pgsql from PGHOST"; return 1; }
+    # PGDATABASE alone names a database: PostgreSQL too.
+    PGHOST=$SB_PGSQL_SOCKET_DIR PGPORT=$SB_PGSQL_PORT PGUSER=postgres PGDATABASE=postgres \
+        sb_run_ok "env run" out.txt err.txt --events=1 runwho.lua run || return 1
+    expect_who out.txt "who=postgres db=postgres port=$SB_PGSQL_PORT"
 }
 
 # A rate no thread can keep with one statement per transaction (10M/s on
@@ -251,6 +276,7 @@ function event() con:query("SELECT 1") end
 LUA
 
 sb_case pgsql-env-vars-alone pg_env_alone
+sb_case pgsql-env-vars-choose-the-driver pg_env_chooses_driver
 sb_case pgsql-pgpassword-and-pgpass pg_password_sources
 sb_case pgsql-service pg_service
 sb_case pgsql-options-win-over-env pg_options_win

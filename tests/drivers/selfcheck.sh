@@ -96,7 +96,7 @@ too_few_connections() {
     verdict "$drv 50 ms server sleep at 40/s, 1 connection" r.json server-bound || return 1
     [ "$(jv r.json 's["server_bound"]["cause"]')" = '"connections"' ] ||
         { sb_fail "cause is $(jv r.json 's["server_bound"]["cause"]'), not connections"; return 1; }
-    grep -q "=> too few connections: each was busy" out.txt ||
+    grep -q "=> server-bound (too few connections): each was busy" out.txt ||
         { sb_fail "no advice to run more connections"; return 1; }
     awk -v u="$(jv r.json 's["server_bound"]["utilisation_pct"]')" 'BEGIN { exit !(u >= 150) }' ||
         { sb_fail "utilisation below 150%"; return 1; }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pure/sb_dhist.h"
 #include "pure/sb_histogram.h"
 #include "pure/sb_lhist.h"
 
@@ -482,6 +483,73 @@ START_TEST(test_lhist_print_and_percentile)
 }
 END_TEST
 
+/* The compact delay histogram: contiguous buckets, each at most 1/8 of
+ * its lower bound wide, so a percentile (a bucket's upper bound) is at
+ * most 12.5% above the true value. */
+START_TEST(test_dhist_geometry)
+{
+    uint64_t prev_upper = 0;
+
+    ck_assert_uint_eq(sb_dhist_bucket(0), 0);
+    ck_assert_uint_eq(sb_dhist_bucket(1023), 0);
+    ck_assert_uint_eq(sb_dhist_bucket(1024), 1);
+    ck_assert_uint_eq(sb_dhist_upper(0), 1024);
+    ck_assert_uint_eq(sb_dhist_bucket(UINT64_MAX), SB_DHIST_BUCKETS - 1);
+    for (unsigned i = 0; i < SB_DHIST_BUCKETS; i++) {
+        uint64_t up = sb_dhist_upper(i);
+        ck_assert_uint_gt(up, prev_upper);
+        /* The bucket's own bounds map back to it. */
+        ck_assert_uint_eq(sb_dhist_bucket(prev_upper), i);
+        ck_assert_uint_eq(sb_dhist_bucket(up - 1), i);
+        if (i > 0)
+            ck_assert(up - prev_upper <= prev_upper / SB_DHIST_SUB);
+        prev_upper = up;
+    }
+    /* Every value from 1 us to 17 s is reported at most 12.5% high. */
+    for (uint64_t v = 1024; v < ((uint64_t)1 << SB_DHIST_MAX_BITS); v = v * 21 / 20 + 1) {
+        uint64_t up = sb_dhist_upper(sb_dhist_bucket(v));
+        ck_assert(up > v && (double)up <= 1.125 * (double)v + 1);
+    }
+}
+END_TEST
+
+START_TEST(test_dhist_percentiles)
+{
+    struct sb_dhist h, g, d;
+
+    sb_dhist_reset(&h);
+    ck_assert_uint_eq(sb_dhist_percentile(&h, 99), 0);
+    /* 990 wake-ups of 50 us, 10 of 3 ms: p99 is the 990th (50 us), p99.9
+     * among the slow ones. */
+    for (int i = 0; i < 990; i++)
+        sb_dhist_record(&h, 50000);
+    for (int i = 0; i < 10; i++)
+        sb_dhist_record(&h, 3000000);
+    ck_assert_uint_eq(h.total, 1000);
+    ck_assert_uint_eq(sb_dhist_percentile(&h, 99), sb_dhist_upper(sb_dhist_bucket(50000)));
+    ck_assert_uint_eq(sb_dhist_percentile(&h, 99.9), sb_dhist_upper(sb_dhist_bucket(3000000)));
+    ck_assert_uint_eq(sb_dhist_percentile(&h, 100), sb_dhist_upper(sb_dhist_bucket(3000000)));
+    /* Counted from a bucket's lower bound: the slow ones, or all. */
+    ck_assert_uint_eq(sb_dhist_count_from(&h, 1000000), 10);
+    ck_assert_uint_eq(sb_dhist_count_from(&h, 40000), 1000);
+    /* Merge, snapshot and diff add and subtract exactly. */
+    sb_dhist_snapshot(&g, &h);
+    for (int i = 0; i < 20; i++)
+        sb_dhist_record(&h, 3000000);
+    sb_dhist_diff(&d, &h, &g);
+    ck_assert_uint_eq(d.total, 20);
+    ck_assert_uint_eq(sb_dhist_count_from(&d, 1000000), 20);
+    sb_dhist_merge(&d, &g);
+    ck_assert_uint_eq(d.total, h.total);
+    ck_assert_uint_eq(memcmp(d.counts, h.counts, sizeof(d.counts)), 0);
+    /* 30 of 1020 above 1 ms: the p99 is now a slow one. */
+    ck_assert_uint_eq(sb_dhist_percentile(&h, 99), sb_dhist_upper(sb_dhist_bucket(3000000)));
+    sb_dhist_reset(&g);
+    sb_dhist_accumulate(&g, &h);
+    ck_assert_uint_eq(memcmp(&g, &h, sizeof(g)), 0);
+}
+END_TEST
+
 static Suite *hist_suite(void)
 {
     Suite *s = suite_create("sb_histogram");
@@ -501,6 +569,8 @@ static Suite *hist_suite(void)
     tcase_add_test(tc, test_print);
     tcase_add_test(tc, test_lhist_geometry);
     tcase_add_test(tc, test_lhist_print_and_percentile);
+    tcase_add_test(tc, test_dhist_geometry);
+    tcase_add_test(tc, test_dhist_percentiles);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -98,6 +98,41 @@ START_TEST(test_text_latest_interval)
 }
 END_TEST
 
+/* The final state: sysbench_run_active 1 while the run goes on (also
+ * before the first interval), 0 once it has ended, the last interval's
+ * figures kept; a run that ended before any interval has its counters at
+ * 0 and nothing else measured. */
+START_TEST(test_text_run_active)
+{
+    struct sb_metrics m;
+    struct sb_interval a = interval(1000, 100);
+    const char *t;
+
+    sb_metrics_init(&m, "x.lua", 0, false);
+    t = text(&m, false);
+    ck_assert_ptr_nonnull(strstr(t, "# TYPE sysbench_run_active gauge\n"));
+    ck_assert_ptr_nonnull(strstr(t, "sysbench_run_active{script=\"x\",sysbench_instance=\"0\"} 1\n"));
+    sb_metrics_publish(&m, &a, pcts, 2, 1, 4, true, 250);
+    t = text(&m, true);
+    ck_assert_ptr_nonnull(strstr(t, "sysbench_run_active{script=\"x\",sysbench_instance=\"0\"} 1\n"));
+    sb_metrics_finish(&m);
+    t = text(&m, true);
+    ck_assert_ptr_nonnull(strstr(t, "sysbench_run_active{script=\"x\",sysbench_instance=\"0\"} 0\n"));
+    ck_assert_ptr_nonnull(strstr(t, "sysbench_transactions_total{script=\"x\",sysbench_instance=\"0\"} 100\n"));
+    ck_assert_ptr_nonnull(strstr(t, "sysbench_transactions_per_second{script=\"x\",sysbench_instance=\"0\"} 50\n"));
+    sb_metrics_free(&m);
+
+    sb_metrics_init(&m, "x.lua", 0, false);
+    sb_metrics_finish(&m);
+    t = text(&m, true);
+    ck_assert_ptr_nonnull(strstr(t, "sysbench_run_active{script=\"x\",sysbench_instance=\"0\"} 0\n"));
+    ck_assert_ptr_nonnull(strstr(t, "sysbench_transactions_total{script=\"x\",sysbench_instance=\"0\"} 0\n"));
+    ck_assert_ptr_null(strstr(t, "sysbench_transactions_per_second{"));
+    ck_assert_ptr_null(strstr(t, "sysbench_client_cpu_ratio{"));
+    sb_metrics_free(&m);
+}
+END_TEST
+
 START_TEST(test_text_closed_loop_and_escaping)
 {
     struct sb_metrics m;
@@ -209,6 +244,7 @@ int main(void)
     int failed;
 
     tcase_add_test(tc, test_text_latest_interval);
+    tcase_add_test(tc, test_text_run_active);
     tcase_add_test(tc, test_text_closed_loop_and_escaping);
     tcase_add_test(tc, test_text_cut_reports_length);
     tcase_add_test(tc, test_openmetrics_file);

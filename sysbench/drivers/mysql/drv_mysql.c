@@ -514,6 +514,29 @@ static void sb_mysql_add_server_hint(struct sb_conn *con, const char *host, cons
                  port, c->src_port);
 }
 
+/* Appends to a refused login (1045 access denied, 1698 access denied
+ * without a password: a unix_socket or plugin account) which options or
+ * files set the user and the password, as the server-down hint names the
+ * host and port: the user is in the server's message, the password never
+ * is. */
+static void sb_mysql_add_auth_hint(struct sb_conn *con)
+{
+    const struct sb_mysql_config *c = &sb_mysql_cfg;
+    bool cnf = c->cnf_file != NULL || c->cnf_group != NULL;
+    size_t len = strlen(con->err.msg);
+
+    if (con->err.sql_errno != 1045 && con->err.sql_errno != 1698)
+        return;
+    snprintf(con->err.msg + len, sizeof(con->err.msg) - len,
+             " (user set by %s, password by %s; change them with --mysql-user and "
+             "--mysql-password%s)",
+             c->user != NULL ? "--mysql-user" : cnf ? "the option file or the default"
+                                                    : "the default (sbtest)",
+             c->password != NULL ? "--mysql-password" : cnf ? "the option file, or none"
+                                                            : "none given",
+             cnf ? ", or in the option file" : "");
+}
+
 static enum sb_db_status sb_mysql_connected(struct sb_conn *con, struct sb_mysql_conn *cp,
                                             const char *host, const char *sock);
 
@@ -545,6 +568,7 @@ static enum sb_db_status sb_mysql_connect(struct sb_conn *con)
         if (!sb_mysql_dropped_in_handshake(cp->my) || attempt == 3 || sb_stopping()) {
             st = sb_mysql_connect_error(con, cp);
             sb_mysql_add_server_hint(con, host, sock, port);
+            sb_mysql_add_auth_hint(con);
             return sb_mysql_give_up(cp, st);
         }
         mysql_close(cp->my);

@@ -362,6 +362,27 @@ static void sb_pgsql_add_source_hint(struct sb_conn *con, const struct sb_pgsql_
              "or PGHOST and PGPORT)", c->src[SB_PG_HOST], c->src[SB_PG_PORT]);
 }
 
+/* Appends to a refused login (a wrong or missing password, a role that
+ * does not exist, peer or ident authentication that failed) which
+ * options or variables set the user and the password, as the server-down
+ * hint names the host and port. The password itself is never shown. */
+static void sb_pgsql_add_auth_hint(struct sb_conn *con, const struct sb_pgsql_config *c,
+                                   const char *msg)
+{
+    size_t len = strlen(con->err.msg);
+    const char *pw = getenv("PGPASSWORD");
+
+    if (strstr(msg, "authentication failed") == NULL && strstr(msg, "no password supplied") == NULL &&
+        !(strstr(msg, "role \"") != NULL && strstr(msg, "does not exist") != NULL))
+        return;
+    snprintf(con->err.msg + len, sizeof(con->err.msg) - len,
+             " (user set by %s, password by %s; change them with --pgsql-user and "
+             "--pgsql-password, or PGUSER and PGPASSWORD)", c->src[SB_PG_USER],
+             c->password != NULL ? "--pgsql-password"
+             : pw != NULL && pw[0] != '\0' ? "PGPASSWORD"
+             : "none given (libpq then reads ~/.pgpass or PGPASSFILE)");
+}
+
 /* A failed attempt (cp->pg not NULL): the error, classified, into con;
  * cp freed. */
 static enum sb_db_status sb_pgsql_connect_failed(struct sb_conn *con, struct sb_pgsql_conn *cp)
@@ -384,6 +405,8 @@ static enum sb_db_status sb_pgsql_connect_failed(struct sb_conn *con, struct sb_
     sb_pgsql_set_err(con, state, msg);
     if (retry)
         sb_pgsql_add_source_hint(con, &sb_pgsql_cfg);
+    else
+        sb_pgsql_add_auth_hint(con, &sb_pgsql_cfg, msg);
     PQfinish(cp->pg);
     free(cp);
     con->priv = NULL;
