@@ -11,6 +11,7 @@
 #include "core/sb_options.h"
 #include "core/sb_log.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -307,7 +308,7 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
             if (opt->type == SB_ARG_SIZE && sb_compat10()) /* 1.0.20's wording */
                 return sb_opt_fail(err, errlen, "Invalid value for %s: %s", opt->name,
                                    sb_opt_quote(text, quoted, sizeof(quoted)));
-            if (unit_fail(opt, text, shown_name(opt->name, shown, sizeof(shown)), err,
+            if (unit_fail(opt, text, sb_opt_shown_name(opt->name, shown, sizeof(shown)), err,
                           errlen) != 0)
                 return -1;
             return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
