@@ -128,7 +128,7 @@ timeout -k 5 600 script -qec "'$SB_BIN' --db-driver=sqlite --sqlite-db=p.db oltp
     --tables=2 --table-size=500000 --threads=2 prepare" /dev/null >tty.txt 2>&1 </dev/null || SB_RC=$?
 assert_eq "$SB_RC" 0 "exit status"
 tr '\r' '\n' <tty.txt | sed $'s/\033\\[K//g' >lines.txt
-assert_match lines.txt 'prepare: [0-9]+ of 1000000 rows \([0-9]+%\), [0-9]+ rows/s, (about [0-9]+ (s|min [0-9]+ s|h [0-9]+ min)|under 1 s) left'
+assert_match lines.txt 'prepare: [0-9]+ of 1000000 rows \([0-9]+%\), [0-9]+ rows/s, [0-9.]+ MB/s, (about [0-9]+ (s|min [0-9]+ s|h [0-9]+ min)|under 1 s) left'
 assert_match lines.txt '^Prepare done in [0-9.]+ s \(create [0-9.]+ s, load [0-9.]+ s, index [0-9.]+ s; summed over 2 threads\): 1000000 rows, [0-9]+ rows/s'
 # The line is rewritten in place and erased: ESC [ K before each.
 assert_gt "$(grep -c $'\033\\[K' tty.txt)" 0 "line erased"
