@@ -123,8 +123,10 @@ failed_run() {
         --pgsql-port="$SB_PGSQL_PORT" --pgsql-user=sbtest --pgsql-password=wrong-Pw-7 \
         --pgsql-db=sbtest connect.lua --events=1 run || rc=$?
     [ "$rc" -eq 1 ] || { sb_show out.txt err.txt; sb_fail "exit $rc, expected 1"; return 1; }
+    # The server's words, then where the user and password came from
+    # (the access-denied hint), on one line.
     sb_expect_one_line_error err.txt \
-        '^FATAL: connection to the database failed: pgsql: error 0 \(28P01\): connection to server at .* failed: password authentication failed for user "sbtest"$' ||
+        '^FATAL: connection to the database failed: pgsql: error 0 \(28P01\): connection to server at .* failed: password authentication failed for user "sbtest" \(user set by --pgsql-user, password by --pgsql-password; .*\)$' ||
         return 1
     [ "$(grep -o FATAL out.txt err.txt | wc -l)" -eq 1 ] || {
         sb_show out.txt err.txt
