@@ -12,7 +12,9 @@
 #                            any report fails the run.
 #   scripts/test.sh --tsan   ThreadSanitizer build (build-tsan/), the threaded
 #                            tests only: unit tests, the CLI and Lua suites
-#                            (several threads, SQLite) and the server case
+#                            (several threads, SQLite; but SB_TSAN_SKIP's
+#                            static, Python-only and hog-timing suites) and
+#                            the server case
 #                            files in SB_TSAN_DRIVER_CASES (default: api
 #                            sql_basic deadlock reconnect mux).
 #   scripts/test.sh --fuzz [SECONDS]
@@ -94,6 +96,18 @@ if [ -n "$tests" ]; then
     # The unit and shell test lists come from the Makefile itself.
     printf 'print-tests:\n\t@echo $(UNIT_TESTS) $(SH_TESTS)\n' >print-tests.mk
     list=$(make -s -f Makefile -f print-tests.mk print-tests)
+    # Under TSan, suites that run no threads of ours worth checking (static
+    # checks, Python-only examples and fits) or only judge timing under a
+    # hog (which TSan's slowdown makes meaningless) are left to the other
+    # stages, to keep CI well under 90 minutes.
+    if [ "$mode" = tsan ]; then
+        for skip in ${SB_TSAN_SKIP-tests/cli/layout_tests.sh tests/cli/k8s_example_tests.sh \
+                    tests/cli/usl_scipy_tests.sh tests/cli/ab_verdict_tests.sh \
+                    tests/cli/auto_tests.sh}; do
+            list=$(printf '%s\n' $list | grep -vxF "$skip" | tr '\n' ' ')
+            echo "tsan: $skip runs in the default and ASan stages only"
+        done
+    fi
     make -s check -j2 TESTS="$list tests/harness/server_tests.sh" || status=$?
 else
     make -s check -j2 || status=$?
