@@ -195,17 +195,23 @@ userstat() {
     summary userstat
 }
 
+# pg_series NAME N SCRIPT ROUND BUDGET: N comparisons of the two PostgreSQL
+# targets on SCRIPT, under the hog when HOG=1.
+pg_series() {
+    local k
+    hog_on
+    for k in $(seq 1 "$2"); do
+        compare "$1" "$k" --a="$PA" --b="$PB" "${PGCOMMON[@]}" "$3" \
+            --tables=4 --table-size=10000 --threads="$THREADS" --time="$4" --budget="$5"
+    done
+    hog_off
+}
+
 pg_aa() {
     local n=${N:-40}
     start_servers
     prepare pgsql oltp_point_select
-    hog_on
-    for k in $(seq 1 "$n"); do
-        compare pg-aa "$k" --a="$PA" --b="$PB" "${PGCOMMON[@]}" oltp_point_select \
-            --tables=4 --table-size=10000 --threads="$THREADS" --time="${ROUND:-3}" \
-            --budget="${BUDGET:-60s}"
-    done
-    hog_off
+    pg_series pg-aa "$n" oltp_point_select "${ROUND:-3}" "${BUDGET:-60s}"
     summary pg-aa
 }
 
@@ -220,13 +226,7 @@ pg_effect() {
     sql "$SRV1" pgsql "ALTER SYSTEM SET fsync = on"
     sql "$SRV1" pgsql "ALTER SYSTEM SET synchronous_commit = on"
     sql "$SRV1" pgsql "SELECT pg_reload_conf()"
-    hog_on
-    for k in $(seq 1 "$n"); do
-        compare pg-effect "$k" --a="$PA" --b="$PB" "${PGCOMMON[@]}" oltp_write_only \
-            --tables=4 --table-size=10000 --threads="$THREADS" --time="${ROUND:-5}" \
-            --budget="${BUDGET:-3m}"
-    done
-    hog_off
+    pg_series pg-effect "$n" oltp_write_only "${ROUND:-5}" "${BUDGET:-3m}"
     sql "$SRV1" pgsql "ALTER SYSTEM RESET fsync"
     sql "$SRV1" pgsql "ALTER SYSTEM RESET synchronous_commit"
     sql "$SRV1" pgsql "SELECT pg_reload_conf()"

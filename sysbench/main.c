@@ -88,32 +88,6 @@ static void print_help(const struct sb_optset *general, struct sb_optset *drv_se
     sb_help_print(general, drv_sets, ndrv, stdout);
 }
 
-static bool is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Resolves SCRIPT: a path as given, else a bare name (with or without
- * .lua) in the current directory or the bundled scripts. */
-static char *resolve_script(const char *name)
-{
-    char buf[4096];
-
-    if (is_file(name))
-        return strdup(name);
-    if (strchr(name, '/') == NULL) {
-        const char *ext = strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".lua") == 0 ? "" : ".lua";
-        snprintf(buf, sizeof(buf), "./%s%s", name, ext);
-        if (is_file(buf))
-            return strdup(buf);
-        snprintf(buf, sizeof(buf), "%s/%s%s", sb_lua_scenario_dir(), name, ext);
-        if (is_file(buf))
-            return strdup(buf);
-    }
-    return NULL;
-}
-
 static char *read_stdin(size_t *len)
 {
     size_t cap = 65536, n = 0, r;
@@ -615,7 +589,7 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
     /* A mix: the leading words NAME@WEIGHT (a file whose name has an '@'
      * is a script as usual). */
     while (*script == NULL && posi < m->args.npos && sb_mix_is_member(m->args.pos[posi]) &&
-           !is_file(m->args.pos[posi])) {
+           !sb_script_is_file(m->args.pos[posi])) {
         if (sb_mix_add(&m->mix, m->args.pos[posi], err, errlen) != 0)
             return -1;
         posi++;
@@ -650,7 +624,7 @@ static int pick_script_and_command(struct sb_main *m, const char **script, const
     }
     if (help && sb_compat10() && strcmp(*script, "-") != 0 && sb_builtin_find(*script) == NULL) {
         /* 1.0: --help with a script it cannot find is the general usage. */
-        char *path = resolve_script(*script);
+        char *path = sb_script_resolve(*script);
         if (path == NULL) {
             print_help(&m->general, m->drv_sets, m->ndrv);
             *rc = 0;
@@ -675,7 +649,7 @@ static int locate_mix(struct sb_main *m, char *err, size_t errlen)
                      sb_opt_quote(name, quoted, sizeof(quoted)));
             return -1;
         }
-        m->mix.t[i].path = resolve_script(name);
+        m->mix.t[i].path = sb_script_resolve(name);
         if (m->mix.t[i].path == NULL) {
             snprintf(err, errlen, "cannot find script '%s' of the mix: no such file, and no "
                      "bundled script of that name", sb_opt_quote(name, quoted, sizeof(quoted)));
@@ -719,7 +693,7 @@ static int locate_script(struct sb_main *m, const char *script, char *err, size_
         m->env.script_len = 0;
         return 0;
     }
-    m->script_path = resolve_script(script);
+    m->script_path = sb_script_resolve(script);
     if (m->script_path == NULL) {
         char quoted[SB_OPT_QUOTE_LEN], near[80];
         if (sb_compat10())

@@ -5,6 +5,8 @@
 #include "engine/sb_script_hint.h"
 
 #include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,4 +61,28 @@ const char *sb_script_suggest(const char *script, char *best, size_t len)
     if (dir != NULL)
         closedir(dir);
     return bestd <= 2 && bestd * 3 <= n ? best : NULL;
+}
+
+bool sb_script_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *sb_script_resolve(const char *name)
+{
+    char buf[4096];
+
+    if (sb_script_is_file(name))
+        return strdup(name);
+    if (strchr(name, '/') == NULL) {
+        const char *ext = strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".lua") == 0 ? "" : ".lua";
+        snprintf(buf, sizeof(buf), "./%s%s", name, ext);
+        if (sb_script_is_file(buf))
+            return strdup(buf);
+        snprintf(buf, sizeof(buf), "%s/%s%s", sb_lua_scenario_dir(), name, ext);
+        if (sb_script_is_file(buf))
+            return strdup(buf);
+    }
+    return NULL;
 }

@@ -10,7 +10,16 @@
  * most 2 edits and a third of the name's length).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* True when path names a regular file. */
+bool sb_script_is_file(const char *path);
+
+/* Resolves SCRIPT: a path as given, else a bare name (with or without
+ * .lua) in the current directory or the bundled scripts. Returns a
+ * malloc'd path (the caller frees it), or NULL when there is none. */
+char *sb_script_resolve(const char *name);
 
 /* Writes the closest name into best (capacity len) and returns best, or
  * returns NULL when none is that close (or script is a path). */
