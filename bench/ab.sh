@@ -31,7 +31,9 @@
 # one under TMPDIR), N (comparisons; 40 for A/A, 20 for flush and
 # pg-effect, 10 for userstat), ROUND (each round's --time), BUDGET (each
 # comparison's --budget), THREADS (2 per target), RATE (per target, for
-# userstat: 1500), REF_ROUNDS (20), HOG=1 (two busy loops at nice 0 for
+# userstat: 1500), REF_ROUNDS (20), US_SCRIPT (the userstat experiments'
+# workload, default oltp_point_select: about +11% server CPU per
+# transaction; oltp_read_only dilutes it), HOG=1 (two busy loops at nice 0 for
 # the experiment's whole length, the "loaded machine").
 #
 # Prints per experiment the verdicts, rounds and minutes; every ab
@@ -45,6 +47,7 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/sbab.XXXXXX")}
 THREADS=${THREADS:-2}
 RATE=${RATE:-1500}
 REF_ROUNDS=${REF_ROUNDS:-20}
+US_SCRIPT=${US_SCRIPT:-oltp_point_select}
 mkdir -p "$OUT"
 chmod 755 "$OUT"
 
@@ -167,7 +170,7 @@ flush() {
 
 userstat_setup() {
     start_servers
-    prepare mysql oltp_point_select
+    prepare mysql "$US_SCRIPT"
     sql "$SRV1" mysql "SET GLOBAL userstat = 0"
     sql "$SRV2" mysql "SET GLOBAL userstat = 1"
 }
@@ -176,7 +179,7 @@ userstat_ref() {
     userstat_setup
     for mode in duet interleaved; do
         compare userstat-ref "$mode" --mode="$mode" --stop=end --rounds="$REF_ROUNDS" \
-            --budget=2h --a="$MA" --b="$MB" "${MYCOMMON[@]}" oltp_point_select --tables=4 \
+            --budget=2h --a="$MA" --b="$MB" "${MYCOMMON[@]}" "$US_SCRIPT" --tables=4 \
             --table-size=10000 --threads="$THREADS" --tx-rate="$RATE" --time="${ROUND:-10}"
     done
     summary userstat-ref
@@ -187,7 +190,7 @@ userstat() {
     userstat_setup
     hog_on
     for k in $(seq 1 "$n"); do
-        compare userstat "$k" --a="$MA" --b="$MB" "${MYCOMMON[@]}" oltp_point_select \
+        compare userstat "$k" --a="$MA" --b="$MB" "${MYCOMMON[@]}" "$US_SCRIPT" \
             --tables=4 --table-size=10000 --threads="$THREADS" --tx-rate="$RATE" \
             --time="${ROUND:-10}" --budget="${BUDGET:-10m}"
     done
