@@ -223,6 +223,7 @@ for srv in $SERVERS; do
         run_pgbench "$scale" "$srv-$shape-pgbench-r$round"
       fi
     done
+    # shellcheck disable=SC2046 # db_args is several words
     "$SB_BIN" $(db_args "$srv") oltp_read_write --tables="$t" cleanup >/dev/null 2>&1 || true
     if [[ $srv == pgsql && -n $PGBENCH ]]; then
       report "$srv" "$shape" $tools pgbench
