@@ -42,7 +42,7 @@ SHAPES=${SHAPES:-"4x1000000 1x4000000"}
 for a in "$@"; do
   case $a in
     --quick) SHAPES=${QUICK_SHAPES:-"4x100000 1x400000"} ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "unknown argument: $a (use --quick)" >&2; exit 2 ;;
   esac
 done
