@@ -177,14 +177,19 @@ rate_per_connection() {
     local -a args
     # shellcheck disable=SC2207
     args=($(sb_driver_args "$drv"))
-    sb_run_ok "the run" q.txt q.err "${args[@]}" --threads=8 --client-threads=1 --tx-rate=160 \
+    # 48/s, not 160/s: 160/s asks for a SELECT 1 round trip under 50 ms on
+    # each of 8 connections, which a machine at load 50 does not keep, and
+    # the run then ends with a backlog. 48/s leaves 166 ms.
+    sb_run_ok "the run" q.txt q.err "${args[@]}" --threads=8 --client-threads=1 --tx-rate=48 \
         --time=2 --json=q.json rate.lua run || return 1
     python3 - q.json <<'EOF' || return 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 ev = [x["events"] for x in d["points"][0]["final"]["cpu"]["threads"]]
-# 160/s over 8 connections for 2 s: 40 slots each in the window.
-assert len(ev) == 8 and max(ev) <= 40 and max(ev) - min(ev) <= 2 and sum(ev) >= 300, \
+# 48/s over 8 connections for 2 s: 12 slots each in the window. A rate
+# not split per connection gives one connection up to 96, none at all
+# hundreds each; the sum's bound only says the schedule was mostly kept.
+assert len(ev) == 8 and max(ev) <= 12 and max(ev) - min(ev) <= 2 and sum(ev) >= 72, \
     "events per connection %s" % ev
 EOF
 }

@@ -22,14 +22,33 @@ function thread_done()
 end
 LUA
 
+# sessions DRV: how many sessions of user sbtest the server holds.
+sessions() {
+    if [ "$1" = mysql ]; then
+        sb_cli mysql "SELECT COUNT(*) FROM information_schema.processlist WHERE user = 'sbtest'"
+    else
+        sb_cli pgsql "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = 'sbtest'"
+    fi
+}
+
+# The outage starts once both workers hold their sessions (not after a
+# fixed sleep: on a loaded machine the run may still be connecting, and a
+# server stopped then is a failed connect, not a reconnect), and the run
+# lasts 20 s, so that a stop and a start that take several seconds each
+# on a busy machine still end well before --time does.
 server_gone_mid_run() {
-    local drv=$1 stop start rc=0 pid
+    local drv=$1 stop start rc=0 pid up=
     if [ "$drv" = mysql ]; then stop=$SB_MYSQL_STOP; start=$SB_MYSQL_START; else stop=$SB_PGSQL_STOP; start=$SB_PGSQL_START; fi
     # shellcheck disable=SC2046
-    timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" $(sb_driver_args "$drv") --threads=2 --time=10 \
+    timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" $(sb_driver_args "$drv") --threads=2 --time=20 \
         select1.lua run >out.txt 2>err.txt &
     pid=$!
-    sleep 3
+    for _ in $(seq 100); do
+        # (sb_cli itself connects as root / postgres, not counted.)
+        [ "$(sessions "$drv" 2>/dev/null || echo 0)" -ge 2 ] && { up=1; break; }
+        sleep 0.1
+    done
+    [ -n "$up" ] || { kill "$pid"; wait "$pid" || true; sb_show out.txt err.txt; sb_fail "the run's 2 sessions never showed on the server"; return 1; }
     eval "$stop" || { eval "$start"; wait "$pid" || true; sb_fail "could not stop the server"; return 1; }
     sleep 2
     eval "$start" || { wait "$pid" || true; sb_fail "could not restart the server"; return 1; }
