@@ -140,5 +140,6 @@ fi
 # One closing line for CI, counted from the per-program results.
 pass=$(cat $(find tests -name '*.trs') | grep -c ':test-result: PASS' || true)
 fail=$(cat $(find tests -name '*.trs') | grep -c ':test-result: \(FAIL\|ERROR\)' || true)
-echo "$pass passed, $fail failed"
+skip=$(cat $(find tests -name '*.trs') | grep -c ':test-result: SKIP' || true)
+echo "$pass passed, $fail failed, $skip skipped"
 exit "$status"

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
-# Shared helpers for the command-line and Lua scenario test suites
-# (tests/cli/*.sh, tests/lua/lua_tests.sh). A suite sources this
-# file, then declares its cases one after the other:
+# The one test library: every shell suite sources it, the command-line and
+# Lua scenario suites (tests/cli/*.sh, tests/lua/*.sh) directly, the
+# server cases (tests/drivers/*.sh, tests/conformance/cases/*.sh) through
+# tests/harness/case_lib.sh, which sets SB_CASE_MODE and sources this
+# file. tests/README.md says which suite tests what and how to add a case.
+#
+# A scenario suite declares its cases one after the other:
 #
 #   tcase "threads option rejects zero"
 #   sb --threads=0 ev.lua run
@@ -13,13 +17,20 @@
 #   finish
 #
 # `tcase NAME` closes the previous case (PASS unless an assertion failed in
-# it) and opens a new one in a fresh, empty temporary directory that becomes
-# the current directory. (The brief calls it `case NAME`; `case` is a bash
-# keyword and cannot be a function name.) Assertions never abort the
-# suite: a failed one prints why, marks the case failed and returns 1, so
-# a case may stop early with `|| return` when later checks make no sense.
-# `finish` prints exactly one "N passed, M failed" line and exits non-zero
-# when M > 0.
+# it, SKIP when it called `skip`) and opens a new one in a fresh, empty
+# temporary directory that becomes the current directory. (The brief calls
+# it `case NAME`; `case` is a bash keyword and cannot be a function name.)
+# Assertions never abort the suite: a failed one prints why, marks the
+# case failed and returns 1, so a case may stop early with `|| return`
+# when later checks make no sense. `finish` prints exactly one "N passed,
+# M failed, K skipped" line and exits 1 when M > 0, 77 (automake's SKIP)
+# when nothing passed and something was skipped, else 0.
+#
+# A server case file declares `sb_case NAME FUNCTION [ARGS...]`; the
+# function runs in a subshell, reports a problem with `fail` (or its older
+# name `sb_fail`), which returns 1, and a case that cannot run here calls
+# `sb_skip WHY`. Each case prints one "PASS: NAME", "FAIL: NAME" or "SKIP:
+# NAME (WHY)" line, which tests/harness/server_tests.sh counts.
 #
 # SB_BIN, SB_SRCDIR and SB_BUILDDIR come from `make check`; the defaults
 # below let a developer run a suite by hand from anywhere.
@@ -33,51 +44,57 @@ export SB_BIN SB_SRCDIR SB_BUILDDIR
 # failed case (exit status 124) instead of a stalled `make check`.
 SB_TIMEOUT=${SB_TIMEOUT:-60}
 
-# A developer's LUA_PATH or cwd scripts must not change what the suites see.
-unset LUA_PATH LUA_CPATH
-# Nor a CI runner's PostgreSQL settings: PGHOST, PGSERVICE or PGDATABASE
-# make pgsql the default driver, and the suites run on SQLite unless a
-# case chooses otherwise (the PostgreSQL cases set their own).
-unset PGHOST PGSERVICE PGDATABASE
-
 _T_PASSED=0
 _T_FAILED=0
+_T_SKIPPED=0
 _T_NAME=
 _T_BAD=0
+_T_SKIP=
 _T_SEQ=0
 _T_FAILED_NAMES=()
-
-_T_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/sbtest.XXXXXX") || {
-    echo "cannot create a temporary directory" >&2
-    exit 99
-}
-
-_t_cleanup() {
-    cd / || true
-    if [ -n "${SB_KEEP_TMP:-}" ]; then
-        echo "kept temporary files in $_T_ROOT" >&2
-    else
-        rm -rf "$_T_ROOT"
-    fi
-}
-trap _t_cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # need_tool COMMAND WHY: a suite that cannot run without COMMAND fails as
 # a whole, with one line saying so.
 need_tool() {
     if ! command -v "$1" >/dev/null 2>&1; then
         echo "$1 is needed $2" >&2
-        echo "0 passed, 1 failed"
+        echo "0 passed, 1 failed, 0 skipped"
         exit 1
     fi
 }
 
-if [ ! -x "$SB_BIN" ]; then
-    echo "FAIL: sysbench binary not found at $SB_BIN" >&2
-    echo "0 passed, 1 failed"
-    exit 1
+# What a scenario suite sets up for itself; a server case file has its
+# environment from server_tests.sh (servers.env, a scratch directory).
+if [ -z "${SB_CASE_MODE:-}" ]; then
+    # A developer's LUA_PATH or cwd scripts must not change what the suites see.
+    unset LUA_PATH LUA_CPATH
+    # Nor a CI runner's PostgreSQL settings: PGHOST, PGSERVICE or PGDATABASE
+    # make pgsql the default driver, and the suites run on SQLite unless a
+    # case chooses otherwise (the PostgreSQL cases set their own).
+    unset PGHOST PGSERVICE PGDATABASE
+
+    _T_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/sbtest.XXXXXX") || {
+        echo "cannot create a temporary directory" >&2
+        exit 99
+    }
+
+    _t_cleanup() {
+        cd / || true
+        if [ -n "${SB_KEEP_TMP:-}" ]; then
+            echo "kept temporary files in $_T_ROOT" >&2
+        else
+            rm -rf "$_T_ROOT"
+        fi
+    }
+    trap _t_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+
+    if [ ! -x "$SB_BIN" ]; then
+        echo "FAIL: sysbench binary not found at $SB_BIN" >&2
+        echo "0 passed, 1 failed, 0 skipped"
+        exit 1
+    fi
 fi
 
 # ---------------------------------------------------------------- fixtures
@@ -87,15 +104,24 @@ write_ev() {
     echo 'function event() end' >ev.lua
 }
 
+# fixture NAME: copies tests/fixtures/NAME (a script several suites or
+# case files use) into the current directory.
+fixture() {
+    cp "$SB_SRCDIR/tests/fixtures/$1" . || fail "no fixture $1"
+}
+
 _t_close() {
     [ -n "$_T_NAME" ] || return 0
-    if [ "$_T_BAD" -eq 0 ]; then
-        _T_PASSED=$((_T_PASSED + 1))
-        echo "PASS: $_T_NAME"
-    else
+    if [ "$_T_BAD" -ne 0 ]; then
         _T_FAILED=$((_T_FAILED + 1))
         _T_FAILED_NAMES+=("$_T_NAME")
         echo "FAIL: $_T_NAME"
+    elif [ -n "$_T_SKIP" ]; then
+        _T_SKIPPED=$((_T_SKIPPED + 1))
+        echo "SKIP: $_T_NAME ($_T_SKIP)"
+    else
+        _T_PASSED=$((_T_PASSED + 1))
+        echo "PASS: $_T_NAME"
     fi
     _T_NAME=
 }
@@ -105,15 +131,29 @@ tcase() {
     _t_close
     _T_NAME=$1
     _T_BAD=0
+    _T_SKIP=
     _T_SEQ=$((_T_SEQ + 1))
     T="$_T_ROOT/$(printf '%03d' "$_T_SEQ")"
     mkdir -p "$T" && cd "$T" || { fail "cannot enter $T"; return 1; }
     SB_RC=
 }
 
+# skip WHY: the current case cannot run here (a missing optional tool, a
+# sanitizer that defers signals): it is reported as "SKIP: NAME (WHY)" and
+# counted apart, never as a pass. A failed assertion still fails it.
+skip() {
+    _T_SKIP=$1
+}
+
 # fail MESSAGE...: marks the current case failed, printing MESSAGE and the
-# tail of the last invocation's output for context.
+# tail of the last invocation's output for context, and returns 1. In a
+# server case (SB_CASE_MODE) it prints "reason: MESSAGE" into the case's
+# log and returns 1; sb_case reports the case from its status.
 fail() {
+    if [ -n "${SB_CASE_MODE:-}" ]; then
+        echo "reason: $*"
+        return 1
+    fi
     _T_BAD=1
     echo "  [$_T_NAME] $*"
     local f
@@ -127,15 +167,17 @@ fail() {
     return 1
 }
 
-# finish: prints the summary line and exits with the suite's status.
+# finish: prints the summary line and exits with the suite's status: 1
+# when a case failed, 77 (automake's SKIP) when every case was skipped.
 finish() {
     _t_close
     if [ "${#_T_FAILED_NAMES[@]}" -gt 0 ]; then
         printf 'failed: %s\n' "${_T_FAILED_NAMES[@]}"
     fi
-    echo "$_T_PASSED passed, $_T_FAILED failed"
-    [ "$_T_FAILED" -eq 0 ] && exit 0
-    exit 1
+    echo "$_T_PASSED passed, $_T_FAILED failed, $_T_SKIPPED skipped"
+    [ "$_T_FAILED" -eq 0 ] || exit 1
+    [ "$_T_PASSED" -eq 0 ] && [ "$_T_SKIPPED" -gt 0 ] && exit 77
+    exit 0
 }
 
 # sb ARGS...: runs sysbench with ARGS in the case directory, stdout in
@@ -286,13 +328,22 @@ assert_no_crash() {
 
 # ---------------------------------------------------------------- report parsing
 
-# report_num FILE LABEL: the first number following LABEL (a fixed string)
-# on the first line containing it; empty when absent.
+# report_num FILE LABEL: the first number (possibly negative) after LABEL
+# (a fixed string, for example "transactions:") on a line holding both;
+# empty when there is none. sb_text_report_num is its older name.
 report_num() {
-    grep -F -- "$2" "$1" 2>/dev/null | head -n 1 |
-        awk -v l="$2" '{ i = index($0, l); s = substr($0, i + length(l));
-            if (match(s, /-?[0-9]+(\.[0-9]+)?/)) print substr(s, RSTART, RLENGTH) }'
+    awk -v label="$2" '{
+        i = index($0, label)
+        if (i > 0) {
+            rest = substr($0, i + length(label))
+            if (match(rest, /-?[0-9]+(\.[0-9]+)?/)) {
+                print substr(rest, RSTART, RLENGTH)
+                exit
+            }
+        }
+    }' "$1" 2>/dev/null
 }
+sb_text_report_num() { report_num "$@"; }
 
 # kv FILE KEY: the value of a "KEY=value" line printed by a test script.
 kv() {
@@ -366,4 +417,217 @@ wait_for() {
     done
     fail "$1 never showed '$2'"
     return 1
+}
+
+# ---------------------------------------------------------------- JSON documents
+
+# py CODE FILE...: CODE in Python, an expression's value printed, or a
+# multi-line program run (it prints what it wants). d is the document in
+# FILE; with PY_DOCS=list set by the suite, d is the list of the FILEs'
+# documents and pt(i, threads) the point of document i at that thread
+# count. pct(point, q) is a point's q-th percentile in ms by the run's own
+# rule. An error prints "<error: ...>", which no assertion expects.
+py() {
+    python3 - "${PY_DOCS:-one}" "$@" <<'PY' 2>&1
+import json, math, sys
+mode, code, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+def pt(i, threads):
+    return [p for p in d[i]["points"] if p["threads"] == threads][0]
+def pct(p, q):
+    # The run's own rule: the upper bound of the bucket holding the
+    # ceil(q% of count)-th value, at most the maximum.
+    h = p["histogram"]
+    total = sum(b[2] for b in h["buckets"])
+    x = q * total / 100.0
+    target = max(1, min(total, math.ceil(x - x * 1e-12)))
+    seen = 0
+    for lo, hi, c in h["buckets"]:
+        seen += c
+        if seen >= target:
+            return min(hi, h["max_ns"]) / 1e6
+try:
+    if mode == "list":
+        d = [json.load(open(f)) for f in files]
+    else:
+        d = json.load(open(files[0]))
+    if "\n" in code:
+        exec(code)
+    else:
+        print(eval(code))
+except Exception as e:
+    print("<error: %s: %s>" % (type(e).__name__, e))
+PY
+}
+
+# verdict LABEL FILE [FLAG...]: the self-check of FILE's first point raised
+# exactly FLAGs (contention tolerated where others took most of the
+# machine); prints the labelled row, fails the case otherwise.
+verdict() {
+    local label=$1 f=$2 got
+    shift 2
+    got=$(python3 - "$f" "$@" <<'PY'
+import json, sys
+try:
+    sc = json.load(open(sys.argv[1]))["points"][0]["selfcheck"]
+except Exception as e:
+    print("WRONG <no selfcheck: %s>" % e)
+    sys.exit(0)
+want, got = set(sys.argv[2:]), set(sc["flags"])
+extra = got - want
+if "contention" in extra and sc["contention"]["others_dominant"]:
+    extra.discard("contention")
+ok = want <= got and not extra and sc["ok"] == (not got)
+print("%s %s" % ("ok" if ok else "WRONG", ",".join(sorted(got)) or "none"))
+PY
+)
+    echo "  labelled run: $label | expected: ${*:-no flag} | got: ${got#* }"
+    [ "${got%% *}" = ok ] || { fail "$label: expected ${*:-no flag}, got ${got#* }"; return 1; }
+}
+
+# ---------------------------------------------------------------- server cases
+
+# Upper bound for one sysbench invocation: a hang is a failure, not a stall
+# of the whole test suite.
+SB_CASE_TIMEOUT=${SB_CASE_TIMEOUT:-120}
+
+# sb_fail MESSAGE...: fail's older name in the server cases.
+sb_fail() { fail "$@"; }
+
+# sb_case NAME FUNCTION [ARGS...]: runs FUNCTION in a subshell with its
+# output in case-NAME.log; prints PASS, FAIL (with the log's tail) or SKIP
+# (FUNCTION called sb_skip) for NAME.
+sb_case() {
+    local name=$1 log rc=0
+    shift
+    log="$PWD/case-${name//[^A-Za-z0-9_.-]/_}.log"
+    ( set +e; "$@" ) >"$log" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        echo "PASS: $name"
+    elif [ "$rc" -eq 77 ] && grep -q '^skip: ' "$log"; then
+        echo "SKIP: $name ($(grep '^skip: ' "$log" | tail -n 1 | cut -c7-))"
+    else
+        echo "FAIL: $name"
+        tail -n 30 "$log" | sed 's/^/    /'
+    fi
+}
+
+# sb_skip WHY: inside a case function, the case cannot run here (an
+# optional tool missing): it ends the case, reported as SKIP, never PASS.
+sb_skip() {
+    echo "skip: $*"
+    exit 77
+}
+
+# sb_skip_case NAME WHY: a case the file does not start at all (its tool
+# is missing), reported as SKIP like one that called sb_skip.
+sb_skip_case() {
+    echo "SKIP: $1 ($2)"
+}
+
+# sb_run OUT ERR ARGS...: runs the binary with ARGS, stdout to OUT and
+# stderr to ERR, and returns its exit status (124 means it timed out).
+sb_run() {
+    local out=$1 err=$2 rc=0
+    shift 2
+    timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "$@" >"$out" 2>"$err" || rc=$?
+    echo "+ sysbench $* -> exit $rc"
+    return "$rc"
+}
+
+# sb_run_ok WHAT OUT ERR ARGS...: sb_run that must succeed; otherwise it
+# shows OUT and ERR and fails with "WHAT exited with STATUS".
+sb_run_ok() {
+    local what=$1 out=$2 err=$3 rc=0
+    shift 3
+    sb_run "$out" "$err" "$@" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        sb_show "$out" "$err"
+        sb_fail "$what exited with $rc"
+        return 1
+    fi
+}
+
+# Arguments selecting DRIVER (mysql or pgsql) on the harness servers.
+sb_driver_args() {
+    case "$1" in
+    mysql) echo "--db-driver=mysql $SB_MYSQL_ARGS" ;;
+    pgsql) echo "--db-driver=pgsql $SB_PGSQL_ARGS" ;;
+    *) echo "unknown driver $1" >&2; return 1 ;;
+    esac
+}
+
+sb_show() {
+    local f
+    for f in "$@"; do
+        echo "---- $f"
+        cat "$f"
+    done
+}
+
+# sb_expect_same EXPECTED_FILE ACTUAL_FILE
+sb_expect_same() {
+    if ! diff -u "$1" "$2"; then
+        sb_fail "output differs from the expected output"
+        return 1
+    fi
+}
+
+# sb_expect_one_line_error ERR_FILE PATTERN: stderr is exactly one
+# non-empty line and it matches the extended regular expression PATTERN.
+sb_expect_one_line_error() {
+    local n
+    n=$(grep -c -v '^[[:space:]]*$' "$1" || true)
+    if [ "$n" -ne 1 ]; then
+        sb_show "$1"
+        sb_fail "expected exactly one error line on stderr, got $n"
+        return 1
+    fi
+    if ! grep -q -E -- "$2" "$1"; then
+        sb_show "$1"
+        sb_fail "the error line does not match /$2/"
+        return 1
+    fi
+}
+
+# sb_expect_absent STRING FILE...: a secret must not be printed anywhere.
+sb_expect_absent() {
+    local s=$1
+    shift
+    if grep -q -F -- "$s" "$@"; then
+        sb_fail "'$s' appears in the output"
+        return 1
+    fi
+}
+
+# sb_cli DRIVER SQL: runs SQL as the administrator (MariaDB root over the
+# unix socket, PostgreSQL postgres over its socket directory) in database
+# sbtest, and prints the rows tab-separated without headers. Checks use it
+# to look at the server's own view rather than trusting the binary.
+sb_cli() {
+    case "$1" in
+    mysql)
+        mariadb --no-defaults -S "$SB_MYSQL_SOCKET" -uroot -N -B -D "$SB_MYSQL_DB" -e "$2"
+        ;;
+    pgsql)
+        psql -X -q -A -t -F $'\t' -v ON_ERROR_STOP=1 -h "$SB_PGSQL_SOCKET_DIR" \
+            -p "$SB_PGSQL_PORT" -U postgres -d "$SB_PGSQL_DB" -c "$2"
+        ;;
+    *) echo "unknown driver $1" >&2; return 1 ;;
+    esac
+}
+
+# sb_expect_positive FILE LABEL: the report shows LABEL with a value > 0.
+sb_expect_positive() {
+    local v
+    v=$(sb_text_report_num "$1" "$2")
+    if [ -z "$v" ]; then
+        sb_show "$1"
+        sb_fail "no '$2' in the report"
+        return 1
+    fi
+    if ! awk -v v="$v" 'BEGIN { exit !(v > 0) }'; then
+        sb_show "$1"
+        sb_fail "'$2' is $v, expected more than 0"
+        return 1
+    fi
 }

@@ -56,34 +56,8 @@ cell() {
     table "$1" "$2" | awk -v k="$3" -v c="$4" '$1 == k { print $c; exit }'
 }
 
-# py EXPR FILES...: EXPR in Python with d[0], d[1], ... the documents and
-# pt(i, threads) the point of document i with that thread count.
-py() {
-    local expr=$1
-    shift
-    python3 - "$expr" "$@" <<'EOF' 2>&1
-import json, math, sys
-d = [json.load(open(f)) for f in sys.argv[2:]]
-def pt(i, threads):
-    return [p for p in d[i]["points"] if p["threads"] == threads][0]
-def pct(p, q):
-    # The run's own rule: the upper bound of the bucket holding the
-    # ceil(q% of count)-th value, at most the maximum.
-    h = p["histogram"]
-    total = sum(b[2] for b in h["buckets"])
-    x = q * total / 100.0
-    target = max(1, min(total, math.ceil(x - x * 1e-12)))
-    seen = 0
-    for lo, hi, c in h["buckets"]:
-        seen += c
-        if seen >= target:
-            return min(hi, h["max_ns"]) / 1e6
-try:
-    print(eval(sys.argv[1]))
-except Exception as e:
-    print("<error: %s: %s>" % (type(e).__name__, e))
-EOF
-}
+# py EXPR FILE... (tests/lib.sh): Python with d[0], d[1], ... the documents.
+PY_DOCS=list
 
 # is_png FILE: FILE starts with the PNG signature.
 is_png() {

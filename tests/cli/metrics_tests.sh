@@ -80,12 +80,6 @@ start_prometheus() {
     return 1
 }
 
-# skip WHY: the current case cannot run here; it is neither passed nor failed.
-skip() {
-    echo "SKIP: $_T_NAME ($1; scripts/deps.sh installs it)"
-    _T_NAME=
-}
-
 tcase "a taken port is one FATAL line before the run"
 write_ev
 python3 -c 'import socket, time, sys
@@ -171,7 +165,7 @@ fi
 
 tcase "promtool accepts the live text and imports the OpenMetrics file"
 if ! command -v promtool >/dev/null 2>&1; then
-    skip "promtool is not installed"
+    skip "promtool is not installed; scripts/deps.sh installs it"
 else
     write_ev
     port=$(free_port)
@@ -222,7 +216,7 @@ fi
 
 tcase "Prometheus scrapes a 10 s run at 1 s: at least 9 samples equal to the interval lines"
 if ! command -v prometheus >/dev/null 2>&1; then
-    skip "prometheus is not installed"
+    skip "prometheus is not installed; scripts/deps.sh installs it"
 else
     write_ev
     port=$(free_port)
@@ -279,7 +273,7 @@ fi
 
 tcase "Prometheus scrapes with a bearer token through 100 trickling clients"
 if ! command -v prometheus >/dev/null 2>&1; then
-    skip "prometheus is not installed"
+    skip "prometheus is not installed; scripts/deps.sh installs it"
 else
     write_ev
     port=$(free_port)

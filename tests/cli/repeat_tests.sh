@@ -51,21 +51,7 @@ end
 LUA
 }
 
-# py CODE FILE: an expression's value, or a multi-line program's output,
-# in Python with d the document.
-py() {
-    python3 - "$1" "$2" <<'PY' 2>&1
-import json, sys
-d = json.load(open(sys.argv[2]))
-try:
-    if "\n" in sys.argv[1]:
-        exec(sys.argv[1])
-    else:
-        print(eval(sys.argv[1]))
-except Exception as e:
-    print("<error: %s: %s>" % (type(e).__name__, e))
-PY
-}
+# py CODE FILE (tests/lib.sh): Python with d the document.
 
 # row FILE HEADING: the first data row of the compare table HEADING.
 row() {

@@ -27,12 +27,8 @@ function event() end
 EOF
 }
 
-# py EXPR FILE...: prints EXPR evaluated with d[0], d[1], ... the documents.
-py() {
-    local expr=$1
-    shift
-    python3 -c "import json, sys; d = [json.load(open(f)) for f in sys.argv[1:]]; print($expr)" "$@"
-}
+# py EXPR FILE... (tests/lib.sh): Python with d[0], d[1], ... the documents.
+PY_DOCS=list
 
 # Three instances of a 2-thread run at 600 tx/s in all, started together,
 # each naming its own output files (merge must not take those for a
@@ -215,7 +211,7 @@ if command -v gnuplot >/dev/null 2>&1; then
         [ -s "c-$k.png" ] || fail "no c-$k.png"
     done
 else
-    echo "  (gnuplot not installed: skipped)"
+    skip "gnuplot is not installed"
 fi
 
 tcase "merge --help prints its usage and exits 0"

@@ -39,29 +39,6 @@ L="$SB_SRCDIR/tests/lua"
 # shows an effect: on a loaded developer machine a "clean" run may rightly
 # get it. Alone on the machine (CI) the clean runs must be OK.
 
-# verdict LABEL FILE [FLAG...]: the first point of FILE got exactly FLAGs
-# (contention tolerated as above), printed as a row of the labelled table.
-verdict() {
-    local label=$1 f=$2 got
-    shift 2
-    got=$(python3 - "$f" "$@" <<'EOF'
-import json, sys
-try:
-    sc = json.load(open(sys.argv[1]))["points"][0]["selfcheck"]
-except Exception as e:
-    print("WRONG <no selfcheck: %s>" % e)
-    sys.exit(0)
-want, got = set(sys.argv[2:]), set(sc["flags"])
-extra = got - want
-if "contention" in extra and sc["contention"]["others_dominant"]:
-    extra.discard("contention")
-ok = want <= got and not extra and sc["ok"] == (not got)
-print("%s %s" % ("ok" if ok else "WRONG", ",".join(sorted(got)) or "none"))
-EOF
-)
-    echo "  labelled run: $label | expected: ${*:-no flag} | got: ${got#* }"
-    [ "${got%% *}" = ok ] || fail "$label: expected ${*:-no flag}, got ${got#* }"
-}
 
 # An event that burns BUSY_MS (default 5) ms of CPU.
 write_busy() {

@@ -198,7 +198,7 @@ assert_exit 130
 assert_contains err "second signal"
 assert_lt "$(elapsed "$t0" "$t1")" 1.2 "seconds from the second signal to the exit"
 else
-    echo "  (skipped under tsan)"
+    skip "under tsan"
 fi
 
 tcase "SIGHUP ends the run as SIGTERM does: report, complete result files, no temporary"
@@ -255,7 +255,7 @@ for phase in body init thread_init event thread_done "done"; do
     # A sanitizer's shadow memory does not fit under an address-space
     # limit: the binary would not start.
     if [ -n "${SB_SANITIZER:-}" ]; then
-        echo "  (skipped under $SB_SANITIZER)"
+        skip "under $SB_SANITIZER"
         continue
     fi
     write_hog
@@ -271,7 +271,7 @@ tcase "a full disk while writing --json is one line; the earlier file is intact"
 mnt=$PWD/full
 mkdir -p "$mnt"
 if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
-    echo "  (skipped: cannot mount a small tmpfs here)"
+    skip "cannot mount a small tmpfs here"
 else
     write_ev
     sb ev.lua --time=1 run --json="$mnt/r.json" --csv="$mnt/r.csv"

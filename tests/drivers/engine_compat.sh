@@ -220,8 +220,7 @@ v10_script() {
     local name=$1 rc=0
     local -a args
     if [ ! -r "/usr/share/sysbench/$name.lua" ]; then
-        echo "SKIP: sysbench 1.0's scripts are not installed"
-        return 0
+        sb_skip "sysbench 1.0's scripts are not installed (/usr/share/sysbench)"
     fi
     # Their own directory: a bare "oltp_read_write" must still mean ours.
     mkdir -p v10

@@ -14,17 +14,7 @@ set -euo pipefail
 
 command -v python3 >/dev/null || { echo "FAIL: outage needs python3"; exit 0; }
 
-cat >select1.lua <<'LUA'
-function thread_init()
-  con = sysbench.sql.driver():connect()
-end
-function event()
-  con:query("SELECT 1")
-end
-function thread_done()
-  con:disconnect()
-end
-LUA
+fixture select1.lua
 
 # "status|has final|error" of the JSON document's ended member.
 json_ended() {

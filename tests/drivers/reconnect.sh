@@ -10,17 +10,7 @@ set -euo pipefail
 # shellcheck source=/dev/null
 . "$SB_CASE_LIB"
 
-cat >select1.lua <<'LUA'
-function thread_init()
-  con = sysbench.sql.driver():connect()
-end
-function event()
-  con:query("SELECT 1")
-end
-function thread_done()
-  con:disconnect()
-end
-LUA
+fixture select1.lua
 
 # sessions DRV: how many sessions of user sbtest the server holds.
 sessions() {

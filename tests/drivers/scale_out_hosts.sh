@@ -32,7 +32,10 @@ FAKETIME_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 CASES="scale-out-ssh-killed-client scale-out-ssh-interrupt scale-out-preflight-hosts"
 
 skip() {
-    echo "SKIP: $CASES ($1)"
+    local c
+    for c in $CASES; do
+        sb_skip_case "$c" "$1"
+    done
     exit 0
 }
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces"

@@ -21,17 +21,7 @@ set -euo pipefail
 
 readonly PW='Sec-Tq5mVw8K' PW_BAD='Bad-Hn3rJx6P'
 
-cat >select1.lua <<'LUA'
-function thread_init()
-  con = sysbench.sql.driver():connect()
-end
-function event()
-  con:query("SELECT 1")
-end
-function thread_done()
-  con:disconnect()
-end
-LUA
+fixture select1.lua
 
 never_printed() {
     local drv=$1 port conn rc d="out-$1"

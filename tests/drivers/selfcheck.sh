@@ -40,29 +40,7 @@ function event()
 end
 LUA
 
-# verdict LABEL FILE [FLAG...]: the run's flags are exactly FLAGs (with
-# contention tolerated as above); prints the labelled row.
-verdict() {
-    local label=$1 f=$2 got
-    shift 2
-    got=$(python3 - "$f" "$@" <<'EOF'
-import json, sys
-try:
-    sc = json.load(open(sys.argv[1]))["points"][0]["selfcheck"]
-except Exception as e:
-    print("WRONG <no selfcheck: %s>" % e)
-    sys.exit(0)
-want, got = set(sys.argv[2:]), set(sc["flags"])
-extra = got - want
-if "contention" in extra and sc["contention"]["others_dominant"]:
-    extra.discard("contention")
-ok = want <= got and not extra and sc["ok"] == (not got)
-print("%s %s" % ("ok" if ok else "WRONG", ",".join(sorted(got)) or "none"))
-EOF
-)
-    echo "labelled run: $label | expected: ${*:-no flag} | got: ${got#* }"
-    [ "${got%% *}" = ok ] || { sb_fail "$label: expected ${*:-no flag}, got ${got#* }"; return 1; }
-}
+# verdict LABEL FILE [FLAG...] (tests/lib.sh) judges a labelled run.
 
 # jv FILE EXPR: EXPR of the first point's selfcheck object `s`.
 jv() {

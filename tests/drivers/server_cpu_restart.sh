@@ -12,17 +12,7 @@ set -euo pipefail
 # shellcheck source=/dev/null
 . "$SB_CASE_LIB"
 
-cat >select1.lua <<'LUA'
-function thread_init()
-  con = sysbench.sql.driver():connect()
-end
-function event()
-  con:query("SELECT 1")
-end
-function thread_done()
-  con:disconnect()
-end
-LUA
+fixture select1.lua
 
 server_cpu_across_restart() {
     local drv=$1 stop start rc=0 pid last

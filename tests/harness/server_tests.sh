@@ -4,8 +4,9 @@
 # The server test suite (one automake test): starts throwaway MariaDB and
 # PostgreSQL servers once, runs every case file in tests/drivers/*.sh (or
 # in SB_CASE_DIR, which other suites such as tests/conformance set) against
-# them, prints one PASS/FAIL line per case and "N passed, M failed",
-# and stops the servers on any exit, including failures and interrupts.
+# them, prints one PASS/FAIL/SKIP line per case and "N passed, M failed,
+# K skipped" (a SKIP is never counted as a pass), and stops the servers
+# on any exit, including failures and interrupts.
 #
 # Environment (set by "make check"): SB_BIN the built binary, SB_SRCDIR the
 # source tree, SB_BUILDDIR the build tree. Without installed servers or
@@ -26,7 +27,7 @@ export SB_SRCDIR SB_BUILDDIR SB_BIN
 
 if [ ! -x "$SB_BIN" ]; then
     echo "FAIL: sysbench binary not found at $SB_BIN"
-    echo "0 passed, 1 failed"
+    echo "0 passed, 1 failed, 0 skipped"
     exit 1
 fi
 
@@ -59,7 +60,7 @@ trap 'on_signal 143' TERM
 
 if ! bash "$HERE/servers.sh" start "$SERVERS"; then
     echo "FAIL: could not start the test servers"
-    echo "0 passed, 1 failed"
+    echo "0 passed, 1 failed, 0 skipped"
     exit 1
 fi
 set -a
@@ -71,6 +72,7 @@ echo "# MariaDB $SB_MYSQL_VERSION, PostgreSQL $SB_PGSQL_VERSION"
 
 passed=0
 failed=0
+skipped=0
 shopt -s nullglob
 SB_CASE_DIR=${SB_CASE_DIR:-$SB_SRCDIR/tests/drivers}
 # SB_DRIVER_CASES="api deadlock" runs only those case files of SB_CASE_DIR
@@ -106,16 +108,21 @@ for f in "${files[@]}"; do
     cat "$out"
     p=$(grep -c '^PASS: ' "$out" || true)
     m=$(grep -c '^FAIL: ' "$out" || true)
+    s=$(grep -c '^SKIP: ' "$out" || true)
     if [ "$rc" -ne 0 ] && [ "$m" -eq 0 ]; then
         echo "FAIL: $base (the case file exited with status $rc)"
         m=1
-    elif [ "$p" -eq 0 ] && [ "$m" -eq 0 ]; then
+    elif [ "$p" -eq 0 ] && [ "$m" -eq 0 ] && [ "$s" -eq 0 ]; then
         echo "FAIL: $base (the case file ran no cases)"
         m=1
     fi
     passed=$((passed + p))
     failed=$((failed + m))
+    skipped=$((skipped + s))
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] || exit 1
+# Every case skipped: automake's SKIP, not a pass.
+[ "$passed" -eq 0 ] && [ "$skipped" -gt 0 ] && exit 77
+exit 0

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "pure/sb_ci.h"
+#include "sb_test_rng.h"
 
 START_TEST(test_t_quantile)
 {
@@ -101,20 +102,12 @@ START_TEST(test_verdicts)
 }
 END_TEST
 
-/* A deterministic standard normal (xorshift + Box-Muller). */
-static uint64_t rng = 88172645463325252ULL;
-
-static double uniform01(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
+/* A deterministic standard normal (tests/unit/sb_test_rng.h). */
+static uint64_t rng = SB_TEST_RNG_SEED;
 
 static double normal(void)
 {
-    return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+    return sb_test_normal(&rng);
 }
 
 START_TEST(test_welch_coverage)

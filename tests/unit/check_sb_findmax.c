@@ -17,6 +17,7 @@
 #include "pure/sb_findmax.h"
 #include "core/sb_json_write.h"
 #include "core/sb_json_read.h"
+#include "sb_test_rng.h"
 
 #define MAX_CALLS 256
 
@@ -39,11 +40,8 @@ struct fake {
 
 static double uniform(struct fake *f)
 {
-    /* xorshift64*: deterministic per seed. */
-    f->rng ^= f->rng >> 12;
-    f->rng ^= f->rng << 25;
-    f->rng ^= f->rng >> 27;
-    return (double)((f->rng * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0 * 2 - 1;
+    /* Deterministic per seed (tests/unit/sb_test_rng.h). */
+    return sb_test_noise(&f->rng);
 }
 
 static int fake_run(void *ctx, double rate, bool again, struct sb_findmax_fig *fig)

@@ -13,6 +13,7 @@
 #include "pure/sb_dhist.h"
 #include "pure/sb_histogram.h"
 #include "pure/sb_lhist.h"
+#include "sb_test_rng.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
@@ -247,16 +248,14 @@ END_TEST
 START_TEST(test_merge_equals_single)
 {
     struct sb_hist *a = hist_new(), *b = hist_new(), *all = hist_new();
-    uint64_t x = 88172645463325252ULL;
+    uint64_t x = SB_TEST_RNG_SEED;
     int i;
 
     for (i = 0; i < 200000; i++) {
         uint64_t v;
 
-        /* xorshift64, log-spread over 1 ns .. ~2^45 ns (some clamped). */
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        /* Log-spread over 1 ns .. ~2^45 ns (some clamped). */
+        sb_test_xorshift64(&x);
         v = x >> (19 + x % 45);
         sb_hist_record(i % 3 ? a : b, v);
         sb_hist_record(all, v);

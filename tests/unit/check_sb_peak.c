@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pure/sb_peak.h"
+#include "sb_test_rng.h"
 
 /* The exhaustive sweep's runs, the measure of the search's cost. */
 #define EXHAUSTIVE_RUNS (12 * 3)
@@ -33,10 +34,7 @@ struct fake {
 
 static double uniform(struct fake *f)
 {
-    f->rng ^= f->rng >> 12;
-    f->rng ^= f->rng << 25;
-    f->rng ^= f->rng >> 27;
-    return (double)((f->rng * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0 * 2 - 1;
+    return sb_test_noise(&f->rng);   /* tests/unit/sb_test_rng.h */
 }
 
 static double truth(const struct fake *f, double n)

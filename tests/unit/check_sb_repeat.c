@@ -15,20 +15,14 @@
 
 #include "pure/sb_histogram.h"
 #include "results/sb_repeat.h"
+#include "sb_test_rng.h"
 
-static uint64_t rng = 88172645463325252ULL;
-
-static double uniform01(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
+/* A deterministic standard normal (tests/unit/sb_test_rng.h). */
+static uint64_t rng = SB_TEST_RNG_SEED;
 
 static double normal(void)
 {
-    return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+    return sb_test_normal(&rng);
 }
 
 START_TEST(test_interval_positive)

@@ -18,19 +18,17 @@
 #include <stdlib.h>
 
 #include "pure/sb_usl.h"
+#include "sb_test_rng.h"
 
 static double usl(double l, double s, double k, double n)
 {
     return l * n / (1 + s * (n - 1) + k * n * (n - 1));
 }
 
-/* Deterministic noise in [-1, 1] (xorshift64*). */
+/* Deterministic noise in [-1, 1) (tests/unit/sb_test_rng.h). */
 static double noise(uint64_t *x)
 {
-    *x ^= *x >> 12;
-    *x ^= *x << 25;
-    *x ^= *x >> 27;
-    return (double)((*x * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0 * 2 - 1;
+    return sb_test_noise(x);
 }
 
 static const double sweep[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
