@@ -90,6 +90,9 @@ assert_exit 1
 assert_fatal "invalid value 'auto:x' for --threads: expected auto or auto:MAX, MAX an integer from 1 to 100000"
 
 tcase "--threads=auto:16 on a lock held 2 ms of 10: the peak below the 500/s ceiling, a line per run, the fit"
+# The ceiling is the lock's (1 / 2 ms); the floor is relative (the best at
+# least 1.5x one thread's), since a loaded machine stretches the sleeps:
+# 20 tps at 1 thread was seen at load 35, where 250/s was out of reach.
 write_lock
 SB_TIMEOUT=240 sb lock.lua --threads=auto:16 --time=1 --json=a.json run
 assert_exit 0
@@ -107,7 +110,8 @@ assert_eq "$(py '
 a = d["threads_auto"]
 best = a["best_tps"]
 print(a["complete"], a["end"] in ("narrow", "flat"), a["runs"] == len(d["points"]),
-      all(1 <= t <= 16 for t in a["order"]), best <= 510, best >= 250,
+      all(1 <= t <= 16 for t in a["order"]), best <= 510,
+      best >= 1.5 * [c["median_tps"] for c in a["counts"] if c["threads"] == 1][0],
       best == max(c["median_tps"] for c in a["counts"]),
       a["order"][:3] == [1, 2, 4])' a.json)" "True True True True True True True True"
 # The best is the median of at least 2 runs: one lucky run cannot win.
