@@ -5,7 +5,7 @@
 /*
  * compare's section on the figures per statement (--report-per-statement,
  * points[].statements): for every statement a point of the first file
- * has, its mean and 99th-percentile latency in each other file's matching
+ * has, its median and 99th-percentile latency in each other file's matching
  * point, judged as compare judges every figure (sb_verdict.h: Welch's t on
  * the logs of the runs' figures, needing --repeat on both sides, and the
  * statements' verdicts controlled together for their number), and the
