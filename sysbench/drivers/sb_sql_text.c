@@ -109,7 +109,8 @@ size_t sb_sql_normalise(const char *sql, size_t len, char *out, size_t cap)
     size_t n = 0, i = 0;
     bool space = false;
 
-#define PUT(c) do { if (n < cap) out[n] = (c); n++; } while (0)
+    /* c is evaluated once, whether or not it fits (it may be sql[i++]). */
+#define PUT(c) do { char c_ = (c); if (n < cap) out[n] = c_; n++; } while (0)
     while (i < len) {
         char c = sql[i];
         bool prev_ident = n > 0 && n <= cap && ident_char(out[n - 1]) && !space;
