@@ -19,6 +19,7 @@
 #include "plot/sb_plot.h"
 #include "results/sb_result_file.h"
 #include "compare/sb_verdict.h"
+#include "compare/sb_compare_stmt.h"
 
 /* Percentiles shown at most (p95, p99 and those every file stored). */
 #define MAX_SHOWN_PCTS 8
@@ -477,6 +478,7 @@ static void print_all(FILE *out, const struct sb_result_file *res, size_t n,
     print_verdict_note(out, res, nres, judged);
     for (size_t t = 0; t < nm; t++)
         print_table(out, &ms[t], res, g, vs, t);
+    sb_compare_stmt_print(out, res, n, g);
     fflush(out);
     if (ct != NULL && chart_tables(ct, ms, nm, g, vs, judged, nres) != 0)
         ct->cells = NULL;

@@ -37,6 +37,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"report-checkpoints", "dump full statistics and reset all counters at the given points in time (a list of seconds from the start); empty means no checkpoints", "", SB_ARG_LIST},
     {"percentile", "percentiles to calculate in latency statistics (list, each in (0,100]); 0 disables them", "95", SB_ARG_LIST},
     {"histogram", "print latency histogram in report", "off", SB_ARG_BOOL},
+    {"report-per-statement", "keep figures per SQL statement (each prepared statement and each query text with its literals as ?): executions, errors by code, rows, latency; in the JSON, and in the report at --verbosity=4", "off", SB_ARG_BOOL},
     {"rand-type", "random numbers distribution {uniform, gaussian, special, pareto, zipfian} to use by default", "special", SB_ARG_STRING},
     {"rand-seed", "seed for random number generator. When 0, the current time is used as a RNG seed", "0", SB_ARG_INT},
     {"rand-spec-iter", "number of iterations for the special distribution", "12", SB_ARG_INT},
@@ -407,6 +408,7 @@ static int load_threading(const struct sb_optset *set, struct sb_config *c,
     if (load_client_threads(set, c, err, errlen) != 0)
         return -1;
     c->histogram = sb_optset_bool(set, "histogram");
+    c->per_statement = sb_optset_bool(set, "report-per-statement");
     v = sb_optset_int(set, "verbosity");
     if (v < 0 || v > 5)
         return fail(err, errlen, "invalid value for --%s: %s", "verbosity", "expected 0 to 5");

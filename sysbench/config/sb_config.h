@@ -40,6 +40,7 @@ struct sb_config {
     double percentiles[SB_MAX_PERCENTILES]; /* the first one is "the" one */
     size_t npercentiles;      /* 0 when --percentile=0 */
     bool histogram;
+    bool per_statement;       /* --report-per-statement */
     int verbosity;
 
     struct sb_rand_params rand;

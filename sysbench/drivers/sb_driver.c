@@ -20,6 +20,7 @@
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_db_conn.h"
 #include "drivers/sb_db_preconnect.h"
+#include "drivers/sb_db_stmt_stats.h"
 #include "core/sb_log.h"
 #include "core/sb_secret_file.h"
 #include "core/sb_stop.h"
@@ -449,15 +450,24 @@ static bool query_prologue(struct sb_conn *con, const char *sql, size_t len)
 enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
 {
     enum sb_db_status st;
+    enum sb_db_outcome o;
+    enum sb_query_kind kind = sb_sql_classify(sql, len);
+    struct sb_stmt_entry *e;
+    uint64_t t0, t1;
 
     if (!query_prologue(con, sql, len))
         return SB_DB_FATAL;
+    e = sb_db_stmt_entry(con->counters->stmts, sql, len, kind);
+    t0 = e != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     st = con->drv->query(con, sql, len, &con->rs);
+    t1 = e != NULL ? sb_now_ns() : 0;
     sb_db_cancel_idle(con);
     if (st == SB_DB_OK)
-        count_query(con, sb_sql_classify(sql, len));
-    return sb_db_apply_policy(con, st, sql, len);
+        count_query(con, kind);
+    o = sb_db_apply_policy(con, st, sql, len);
+    sb_db_stmt_done(con, e, t0, t1, st);
+    return o;
 }
 
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
@@ -484,6 +494,7 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
     st->kind = sb_sql_classify(sql, len);
     st->generation = con->generation;
     st->emulated = policy.ps_disable;
+    st->stat = sb_db_stmt_entry(con->counters->stmts, sql, len, st->kind);
     if (!st->emulated && (status = con->drv->prepare(st)) != SB_DB_OK) {
         free(st->sql);
         free(st);
@@ -665,18 +676,23 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
     struct sb_conn *con = st->con;
     enum sb_db_outcome o = execute_prologue(st);
     enum sb_db_status s;
+    uint64_t t0, t1;
 
     if (o != SB_DB_DONE)
         return o;
+    t0 = st->stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     if (st->emulated)
         s = execute_emulated(st, false);
     else
         s = con->drv->execute(st, &con->rs);
+    t1 = st->stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, st->kind);
-    return sb_db_apply_policy(con, s, st->sql, st->sql_len);
+    o = sb_db_apply_policy(con, s, st->sql, st->sql_len);
+    sb_db_stmt_done(con, st->stat, t0, t1, s);
+    return o;
 }
 
 /* ------------------------------------------------------- non-blocking */
@@ -684,12 +700,19 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
 /* The end of a statement started without blocking. */
 static enum sb_db_outcome complete(struct sb_conn *con, enum sb_db_status s)
 {
+    enum sb_db_outcome o;
+    uint64_t t1;
+
     if (s == SB_DB_PENDING)
         return SB_DB_INFLIGHT;
+    t1 = con->pending_stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, con->pending_kind);
-    return sb_db_apply_policy(con, s, con->pending_sql, con->pending_len);
+    o = sb_db_apply_policy(con, s, con->pending_sql, con->pending_len);
+    sb_db_stmt_done(con, con->pending_stat, con->pending_t0, t1, s);
+    con->pending_stat = NULL;
+    return o;
 }
 
 enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_t len)
@@ -701,6 +724,8 @@ enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_
     con->pending_sql = sql;
     con->pending_len = len;
     con->pending_kind = sb_sql_classify(sql, len);
+    con->pending_stat = sb_db_stmt_entry(con->counters->stmts, sql, len, con->pending_kind);
+    con->pending_t0 = con->pending_stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     return complete(con, con->drv->query_start(con, sql, len, &con->rs));
 }
@@ -718,6 +743,8 @@ enum sb_db_outcome sb_db_execute_start(struct sb_stmt *st)
     con->pending_sql = st->sql;
     con->pending_len = st->sql_len;
     con->pending_kind = st->kind;
+    con->pending_stat = st->stat;
+    con->pending_t0 = st->stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     if (st->emulated)
         return complete(con, execute_emulated(st, true));

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include "core/sb_options.h"
 #include "drivers/sb_sql_text.h"
+#include "pure/sb_stmt_table.h"
 
 /* Parameter and column types, sysbench.sql.type.* in Lua. */
 enum sb_sql_type {
@@ -109,6 +110,9 @@ struct sb_stmt {
      * parameter set changed since it last bound it to the server. */
     unsigned bind_gen;
     enum sb_query_kind kind;
+    /* Its figures per statement (its normalised text's entry in the
+     * counters' table, found once here), NULL when not kept. */
+    struct sb_stmt_entry *stat;
     bool emulated;         /* client-side: params substituted into the text */
     uint64_t generation;   /* con->generation when prepared on the server */
     void *priv;            /* driver's state for a server-side statement */
@@ -120,6 +124,11 @@ struct sb_stmt {
 /* Per-thread counters the common layer adds to (owned by the caller). */
 struct sb_db_counters {
     uint64_t reads, writes, other, errors, reconnects;
+    /* Figures per statement (--report-per-statement): the thread's table
+     * (borrowed; written only by the thread driving these counters), NULL
+     * when not kept. Every statement completed on a connection of these
+     * counters is recorded under its normalised text. */
+    struct sb_stmt_table *stmts;
     /* Ignored errors and reconnects per error code, for the report. */
     void (*on_error)(void *ctx, const struct sb_db_error *err, bool reconnect);
     void *ctx;
@@ -180,6 +189,10 @@ struct sb_conn {
     const char *pending_sql;
     size_t pending_len;
     enum sb_query_kind pending_kind;
+    /* Figures per statement: the in-flight statement's entry (NULL: not
+     * kept) and when it was sent. */
+    struct sb_stmt_entry *pending_stat;
+    uint64_t pending_t0;
     /* Cancelling (sb_db_cancel.h): a statement is in flight (busy), the
      * number of the statement started last, the number of the one a
      * cancel was sent for, and the list of open connections. */

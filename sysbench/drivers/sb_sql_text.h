@@ -38,4 +38,16 @@ unsigned sb_sql_count_placeholders(const char *sql, size_t len);
  * WITH, an empty text, a keyword cut short by len) is other. */
 enum sb_query_kind sb_sql_classify(const char *sql, size_t len);
 
+/*
+ * The normalised form of a statement text, which names a statement in the
+ * figures per statement (pure/sb_stmt_table.h): string literals ('...')
+ * and numbers (outside identifiers, also 0x.. and 1.5e3) become '?', as do
+ * PostgreSQL's $N placeholders; each run of white space becomes one space
+ * and leading and trailing space goes. Identifiers, keywords, "..." and
+ * `...` stay as they are. Writes at most cap bytes to out (no NUL) and
+ * returns the full normalised length, which may exceed cap: a caller
+ * keeps the first cap bytes as the name.
+ */
+size_t sb_sql_normalise(const char *sql, size_t len, char *out, size_t cap);
+
 #endif /* SB_SQL_TEXT_H */

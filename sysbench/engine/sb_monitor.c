@@ -21,6 +21,8 @@
 #include "results/sb_selfcheck_write.h"
 #include "core/sb_stop.h"
 #include "engine/sb_worker.h"
+#include "engine/sb_stmt_gather.h"
+#include "results/sb_stmt_result.h"
 #include "pure/sb_histogram.h"
 
 static double secs(uint64_t ns)
@@ -750,6 +752,8 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
     }
     gather(r, p.total, p.thread_events, p.thread_busy);
     gather_types(r, &p);
+    if (r->ckpt_ev == NULL)
+        sb_stmt_gather(r->run, &p);
     /* A run that ended during --warmup-time stops before the measured
      * start: it measured 0 s (the unsigned difference wrapped to 5e11 s). */
     p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
@@ -813,6 +817,7 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
         } else if (!sb_compat10()) {
             sb_text_report_print_cpu(&p.cpu, p.server_label, p.thread_cpu, p.nthread_cpu, stdout);
             sb_selfcheck_print_run(&p.selfcheck, p.total, p.time_s, stdout);
+            sb_stmt_result_print(p.stmts, stdout);
         }
     }
     if (r->out != NULL)

@@ -484,6 +484,8 @@ static int new_slots(struct sb_run *run)
             t->response_only = run->slots[i].stats.response_only;
             run->slots[i].types[k] = t;
         }
+        if (run->cfg->per_statement && (run->slots[i].stmts = sb_stmt_table_new()) == NULL)
+            return -1;
     }
     if (run->nloops == 0) {
         for (unsigned i = 0; i < run->point.threads; i++)
@@ -569,6 +571,8 @@ static void free_run(struct sb_run *run, struct sb_monitor *r)
         for (unsigned i = 0; run->slots != NULL && i < run->nslots; i++)
             for (unsigned k = 0; k < SB_MIX_MAX; k++)
                 sb_stats_free(run->slots[i].types[k]);
+        for (unsigned i = 0; run->slots != NULL && i < run->nslots; i++)
+            sb_stmt_table_free(run->slots[i].stmts);
         free(run->slots);
         free(run->workers);
     }

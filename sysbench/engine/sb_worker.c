@@ -127,6 +127,8 @@ static void reset_slot(struct sb_stats_slot *slot)
     sb_stats_reset(&slot->stats);
     for (unsigned k = 0; k < SB_MIX_MAX && slot->types[k] != NULL; k++)
         sb_stats_reset(slot->types[k]);
+    if (slot->stmts != NULL)
+        sb_stmt_table_reset(slot->stmts);
 }
 
 static void enter_shared_epoch(struct sb_stats_slot *slot, int epoch)
@@ -592,6 +594,7 @@ bool sb_worker_open(struct sb_worker *w)
      * (the script is an empty chunk, so thread_init and thread_done
      * would do nothing). A state was 150-200 KB resident per thread, most
      * of what a thread of `sysbench cpu` cost. */
+    w->db.stmts = w->slot->stmts;
     if (w->run->env->builtin != NULL) {
         ok = builtin_open(w);
     } else {

@@ -51,6 +51,10 @@ struct sb_stats_slot {
      * epoch and writer (sb_stats_new each; NULL beyond the mix's types
      * and without a mix). */
     struct sb_stats *types[SB_MIX_MAX];
+    /* --report-per-statement: the figures per statement of the slot's
+     * connections (pure/sb_stmt_table.h; owned, NULL when off), under the
+     * same epoch and writer. */
+    struct sb_stmt_table *stmts;
     /* Slots of worker threads lie side by side (sb_run.c): the epoch and
      * counters each writer touches on every event start a slot, and this
      * keeps them off the previous slot's last cache line. */

@@ -860,10 +860,10 @@ static int merge_point(struct merge *m, size_t p)
         return fail(m, "out of memory");
     merge_counts(m, p);
     sb_merge_put_window(pt, &win);
-    /* A mix's figures per type are not merged yet: null, rather than
-     * instance 0's passed off as everyone's. */
-    if (at(pt, "types") != NULL)
-        sb_merge_clear(at(pt, "types"));
+    /* A mix's figures per type and the figures per statement
+     * (sb_merge_types.c). */
+    if (sb_merge_types(pts, m->n, m->err, sizeof(m->err)) != 0)
+        return -1;
     return 0;
 }
 

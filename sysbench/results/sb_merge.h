@@ -51,6 +51,12 @@ bool sb_merge_requested(int argc, char **argv);
  */
 int sb_merge_main(int argc, char **argv, FILE *out);
 
+/* ---- sb_merge_types.c: a point's points[].types and points[].statements
+ * merged into pts[0] (the merged tree's point) from the n instances'
+ * points. Returns 0, or -1 with one line in err (instances with different
+ * transaction types, out of memory). */
+int sb_merge_types(struct sb_jv *const *pts, size_t n, char *err, size_t errlen);
+
 /* ---- sb_merge_print.c: editing the merged tree and writing it, shared
  * by the sb_merge files (not for other modules) */
 

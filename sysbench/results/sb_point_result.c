@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pure/sb_histogram.h"
+#include "pure/sb_stmt_table.h"
 
 #define CPU_FIELD(type, m) { #m, offsetof(struct type, m) }
 
@@ -43,6 +44,7 @@ static void forget_final(struct sb_point_result *p)
     p->check_tps = NULL;
     p->types = NULL;
     p->ntypes = 0;
+    p->stmts = NULL;
     p->nthread_events = p->nthread_cpu = 0;
     p->ncheck_tps = 0;
 }
@@ -58,6 +60,7 @@ static void free_final(struct sb_point_result *p)
     for (unsigned i = 0; i < p->ntypes; i++)
         sb_stats_free(p->types[i].stats);
     free(p->types);
+    sb_stmt_table_free(p->stmts);
     forget_final(p);
 }
 
@@ -82,6 +85,7 @@ void sb_point_result_move_final(struct sb_point_result *dst, struct sb_point_res
     dst->check_sample_s = src->check_sample_s;
     dst->types = src->types;
     dst->ntypes = src->ntypes;
+    dst->stmts = src->stmts;
     /* Everything src owned has moved. */
     forget_final(src);
 }

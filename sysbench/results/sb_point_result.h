@@ -108,6 +108,10 @@ struct sb_point_result {
      * to total's. A point read back from a file has none. */
     struct sb_point_type *types;
     unsigned ntypes;
+    /* --report-per-statement: the figures per statement over the whole
+     * measured run (owned, pure/sb_stmt_table.h; NULL when not kept). A
+     * point read back from a file has them when the file has. */
+    struct sb_stmt_table *stmts;
     unsigned nthread_cpu;
     bool has_selfcheck;
     struct sb_selfcheck selfcheck;

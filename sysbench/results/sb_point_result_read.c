@@ -16,6 +16,7 @@
 
 #include "pure/sb_histogram.h"
 #include "core/sb_json_read.h"
+#include "results/sb_stmt_result.h"
 
 /* A non-negative integer field, for counts and nanoseconds; 0 when the
  * field is missing or not a number. */
@@ -271,6 +272,8 @@ int sb_point_result_read_json(struct sb_point_result *p, const struct sb_jv *pj,
     p->max_backlog = get_u64(sb_jv_path(fin, "rate.max_backlog"));
     read_file_pcts(p, sb_jv_path(fin, "latency_ms.response.percentiles"));
     if (read_cpu(p, sb_jv_get(fin, "cpu")) != 0)
+        return -1;
+    if (sb_stmt_result_read(sb_jv_get(pj, "statements"), &p->stmts) != 0)
         return -1;
     return read_total(p, pj, fin);
 }

@@ -27,6 +27,7 @@
 #include "core/sb_safefile.h"
 #include "results/sb_selfcheck_write.h"
 #include "results/sb_hist_json.h"
+#include "results/sb_stmt_result.h"
 #include "results/sb_run_context.h"
 
 /* Bump when a field changes meaning or goes away; adding fields does not
@@ -722,6 +723,7 @@ static void json_point(struct sb_json *j, const struct sb_result_writer *o, cons
         sb_json_end_object(j);
         if (p->ntypes > 0)
             json_types(j, o, p);
+        sb_stmt_result_json(j, p->stmts);
         if (p->has_selfcheck)
             sb_selfcheck_json(j, &p->selfcheck, p->check_tps, p->ncheck_tps,
                               p->check_sample_s);

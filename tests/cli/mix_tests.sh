@@ -208,7 +208,7 @@ import json, sys
 assert "types" not in json.load(open(sys.argv[1]))["points"][0]
 EOF
 
-tcase "merge: types are null, not one instance's"
+tcase "merge: each type's events, errors and histograms add up over the instances"
 write_empty a b
 at=$(( $(date +%s) + 2 ))
 for i in 0 1; do
@@ -221,7 +221,18 @@ assert_exit 0
 py_point all.json <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))["points"][0]
-assert "types" in p and p["types"] is None, p.get("types")
+ins = [json.load(open("i%d.json" % i))["points"][0] for i in (0, 1)]
+assert [t["name"] for t in p["types"]] == ["a", "b"], p["types"]
+for k in (0, 1):
+    t = p["types"][k]
+    assert t["events"] == sum(q["types"][k]["events"] for q in ins) > 0, t
+    assert t["errors"] == sum(q["types"][k]["errors"] for q in ins)
+    h = t["histogram"]
+    assert h["count"] == t["events"] == sum(b[2] for b in h["buckets"])
+    assert h["sum_ns"] == sum(q["types"][k]["histogram"]["sum_ns"] for q in ins)
+    assert h["max_ns"] == max(q["types"][k]["histogram"]["max_ns"] for q in ins)
+    assert t["latency_ms"]["response"]["count"] == t["events"]
+assert sum(t["events"] for t in p["types"]) == p["final"]["events"]
 EOF
 
 tcase "one script without a weight: no table, no types"

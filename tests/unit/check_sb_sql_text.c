@@ -124,6 +124,38 @@ START_TEST(test_classify)
 }
 END_TEST
 
+/* The normalised form of s, as a string. */
+static const char *norm(const char *s)
+{
+    static char buf[256];
+    size_t n = sb_sql_normalise(s, strlen(s), buf, sizeof(buf) - 1);
+
+    buf[n < sizeof(buf) - 1 ? n : sizeof(buf) - 1] = '\0';
+    return buf;
+}
+
+START_TEST(test_normalise)
+{
+    ck_assert_str_eq(norm("SELECT c FROM sbtest1 WHERE id=42"), "SELECT c FROM sbtest1 WHERE id=?");
+    ck_assert_str_eq(norm("  SELECT\t c  FROM t \n"), "SELECT c FROM t");
+    ck_assert_str_eq(norm("UPDATE t SET k=k+1 WHERE id=?"), "UPDATE t SET k=k+? WHERE id=?");
+    ck_assert_str_eq(norm("INSERT INTO t VALUES ('it''s', -1.5e3, 0x1F, .5)"),
+                     "INSERT INTO t VALUES (?, -?, ?, ?)");
+    /* Digits inside identifiers and quoted identifiers stay. */
+    ck_assert_str_eq(norm("SELECT \"col 1\", `t2`.x3 FROM sbtest12"),
+                     "SELECT \"col 1\", `t2`.x3 FROM sbtest12");
+    ck_assert_str_eq(norm("SELECT $1, $23 FROM t"), "SELECT ?, ? FROM t");
+    ck_assert_str_eq(norm("SELECT 'unterminated"), "SELECT ?");
+    ck_assert_str_eq(norm(""), "");
+    /* The full length comes back even when only cap bytes fit. */
+    {
+        char b[4];
+        ck_assert_uint_eq(sb_sql_normalise("SELECT 1", 8, b, sizeof(b)), 8);
+        ck_assert(memcmp(b, "SELE", 4) == 0);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sb_sql_text");
@@ -137,6 +169,7 @@ int main(void)
     tcase_add_test(tc, test_empty_and_bounds);
     tcase_add_test(tc, test_not_nul_terminated);
     tcase_add_test(tc, test_classify);
+    tcase_add_test(tc, test_normalise);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
