@@ -16,7 +16,6 @@
 
 #include "config.h"
 #include "core/sb_clock.h"
-#include "drivers/sb_db_bulk.h"
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_db_conn.h"
 #include "core/sb_log.h"
@@ -58,7 +57,7 @@ static bool query_prologue(struct sb_conn *con, const char *sql, size_t len)
     sb_db_free_result(con);
     if (not_connected(con, sql, len))
         return false;
-    if (con->bulk != NULL && sb_db_bulk_pause(con) != SB_DB_DONE)
+    if (con->bulk != NULL && con->bulk_pause(con) != SB_DB_DONE)
         return false;
     if (sb_db_debug())
         sb_debug("query: %.*s", (int)len, sql);
@@ -87,7 +86,7 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
     con->prepare_reconnected = false;
     if (not_connected(con, sql, len))
         return NULL;
-    if (con->bulk != NULL && sb_db_bulk_pause(con) != SB_DB_DONE)
+    if (con->bulk != NULL && con->bulk_pause(con) != SB_DB_DONE)
         return NULL;
     st = calloc(1, sizeof(*st));
     if (st == NULL || (st->sql = malloc(len + 1)) == NULL) {
@@ -257,7 +256,7 @@ static enum sb_db_outcome execute_prologue(struct sb_stmt *st)
     sb_db_free_result(con);
     if (not_connected(con, st->sql, st->sql_len))
         return SB_DB_FATAL;
-    if (con->bulk != NULL && (o = sb_db_bulk_pause(con)) != SB_DB_DONE)
+    if (con->bulk != NULL && (o = con->bulk_pause(con)) != SB_DB_DONE)
         return o;
     if (st->params == NULL && st->nparams > 0) {
         con->err.sql_errno = 0;

@@ -197,6 +197,12 @@ struct sb_conn {
     bool keep_at_deadline;
     /* Bulk inserts (sb_db_bulk.h): NULL until the first one. */
     struct sb_db_bulk *bulk;
+    /* Ends what the bulk insert keeps open on the connection (a COPY, a
+     * transaction), before any other statement (sb_db_bulk_pause; set
+     * with bulk by sb_db_bulk_init). The statements call it through this
+     * pointer: they stand below the bulk inserts, which run statements,
+     * and do not name them. */
+    enum sb_db_outcome (*bulk_pause)(struct sb_conn *con);
 };
 
 struct sb_driver_ops {
