@@ -12,10 +12,12 @@
  * The module is split in three layers so each can be tested on its own:
  *
  * - pure parsers that take the text of a /proc file (or one line of it) and
- *   fill a struct; they do no I/O, so unit tests feed them fixed strings;
- * - samplers and server discovery, which read /proc (Linux only);
+ *   fill a struct; they do no I/O, so unit tests feed them fixed strings
+ *   (sb_cpu_parse.c);
+ * - samplers (sb_cpu_sample.c) and server discovery (sb_cpu_find.c), which
+ *   read /proc (Linux only);
  * - sb_cpu_compute, which turns two samples and a transaction count into the
- *   reported figures, again without I/O.
+ *   reported figures, again without I/O (sb_cpu_figures.c).
  *
  * Nothing here keeps state between calls; every struct belongs to the
  * caller. The samplers are safe to call from any thread.

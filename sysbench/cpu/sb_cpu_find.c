@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Server discovery for CPU accounting: which local processes listen on
- * the socket or port a driver connects to, found through /proc/net and
- * each process's open file descriptors; and --server-pid lists. See
- * sb_cpu.h for the API.
+ * the socket or port a driver connects to, found through /proc/net (its
+ * lines read by sb_cpu_parse.c) and each process's open file descriptors;
+ * and --server-pid lists. See sb_cpu.h for the API.
  */
 #include "config.h"
 
@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,172 +39,15 @@
 /* Addresses a resolved TCP host may have. */
 #define MAX_ADDRS 16
 
-/* __SO_ACCEPTCON in the kernel: the socket is listening. */
-#define UNIX_FLAG_ACCEPTCON 0x00010000u
-
-int sb_cpu_parse_net_unix_line(const char *line,
-                               struct sb_cpu_unix_entry *out)
+void sb_cpu_msg(char *buf, size_t len, const char *fmt, ...)
 {
-    unsigned long long v[5];
-    const char *p = line;
-    char *end;
-    size_t len;
-    int i;
+    va_list ap;
 
-    memset(out, 0, sizeof(*out));
-    /* "Num: RefCount Protocol Flags Type St Inode Path"; Num is a kernel
-     * address (zeros when hidden), the next five are hex. */
-    p = sb_cpu_skip_spaces(p);
-    if (!isxdigit((unsigned char)*p))
-        return -1;
-    strtoull(p, &end, 16);
-    if (*end != ':')
-        return -1;
-    p = end + 1;
-    for (i = 0; i < 5; i++) {
-        p = sb_cpu_skip_spaces(p);
-        if (!isxdigit((unsigned char)*p))
-            return -1;
-        errno = 0;
-        v[i] = strtoull(p, &end, 16);
-        if (errno != 0)
-            return -1;
-        p = end;
-    }
-    p = sb_cpu_skip_spaces(p);
-    if (!isdigit((unsigned char)*p))
-        return -1;
-    errno = 0;
-    out->inode = strtoull(p, &end, 10);
-    if (errno != 0)
-        return -1;
-    p = end;
-
-    out->flags = (uint32_t)v[2];
-    out->type = (unsigned)v[3];
-    out->state = (unsigned)v[4];
-    out->listening = (out->flags & UNIX_FLAG_ACCEPTCON) != 0;
-
-    /* The path is separated by one space and is the rest of the line; it
-     * may contain spaces of its own. */
-    if (*p == ' ')
-        p++;
-    len = strcspn(p, "\n");
-    if (len >= sizeof(out->path))
-        len = sizeof(out->path) - 1;
-    memcpy(out->path, p, len);
-    out->path[len] = '\0';
-    return 0;
-}
-
-/* Parses exactly n hex digits at s. Returns 0 or -1. */
-static int parse_hex_n(const char *s, size_t n, uint32_t *v)
-{
-    uint32_t x = 0;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        int c = (unsigned char)s[i];
-        unsigned d;
-
-        if (c >= '0' && c <= '9')
-            d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = (unsigned)(c - 'A' + 10);
-        else
-            return -1;
-        x = (x << 4) | d;
-    }
-    *v = x;
-    return 0;
-}
-
-/* Parses "ADDR:PORT" of /proc/net/tcp(6) at *pp. The kernel prints each
- * 32-bit word of the address as a host-order integer, so storing the value
- * back in host order restores the network byte order of the address. */
-static int parse_tcp_addr(const char **pp, int *family, uint8_t addr[16],
-                          uint16_t *port)
-{
-    const char *p = sb_cpu_skip_spaces(*pp);
-    size_t n = strspn(p, "0123456789abcdefABCDEF");
-    uint32_t w, pv;
-    size_t i;
-
-    if ((n != 8 && n != 32) || p[n] != ':')
-        return -1;
-    memset(addr, 0, 16);
-    for (i = 0; i < n / 8; i++) {
-        if (parse_hex_n(p + i * 8, 8, &w) != 0)
-            return -1;
-        memcpy(addr + i * 4, &w, 4);
-    }
-    *family = n == 8 ? AF_INET : AF_INET6;
-    p += n + 1;
-    if (strspn(p, "0123456789abcdefABCDEF") != 4 || parse_hex_n(p, 4, &pv) != 0)
-        return -1;
-    *port = (uint16_t)pv;
-    *pp = p + 4;
-    return 0;
-}
-
-/* Reads the next number of a line in base at *pp, after spaces, and moves
- * *pp past it; v may be NULL for fields that are only skipped. Returns 0,
- * or -1 when there is no number there or it overflows. */
-static int next_number(const char **pp, int base, unsigned long long *v)
-{
-    const char *p = sb_cpu_skip_spaces(*pp);
-    unsigned long long x;
-    char *end;
-
-    errno = 0;
-    x = strtoull(p, &end, base);
-    if (end == p || errno != 0)
-        return -1;
-    *pp = end;
-    if (v != NULL)
-        *v = x;
-    return 0;
-}
-
-int sb_cpu_parse_net_tcp_line(const char *line, struct sb_cpu_tcp_entry *out)
-{
-    const char *p = sb_cpu_skip_spaces(line);
-    unsigned long long v;
-    int rfamily, i;
-
-    memset(out, 0, sizeof(*out));
-    /* "sl: local remote st tx:rx tr:when retrnsmt uid timeout inode ..." */
-    if (!isdigit((unsigned char)*p) || next_number(&p, 10, NULL) != 0 || *p != ':')
-        return -1;
-    p++;
-    if (parse_tcp_addr(&p, &out->family, out->local_addr,
-                       &out->local_port) != 0)
-        return -1;
-    if (parse_tcp_addr(&p, &rfamily, out->remote_addr,
-                       &out->remote_port) != 0 || rfamily != out->family)
-        return -1;
-    if (next_number(&p, 16, &v) != 0)
-        return -1;
-    out->state = (unsigned)v;
-    /* tx_queue:rx_queue and tr:tm->when, two hex pairs. */
-    for (i = 0; i < 2; i++) {
-        if (next_number(&p, 16, NULL) != 0 || *p != ':')
-            return -1;
-        p++;
-        if (next_number(&p, 16, NULL) != 0)
-            return -1;
-    }
-    /* retrnsmt (hex), then uid. */
-    if (next_number(&p, 16, NULL) != 0 || next_number(&p, 10, &v) != 0)
-        return -1;
-    out->uid = (unsigned)v;
-    /* timeout, then inode. */
-    if (next_number(&p, 10, NULL) != 0 || next_number(&p, 10, &v) != 0)
-        return -1;
-    out->inode = v;
-    return 0;
+    if (buf == NULL || len == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
 }
 
 /* ---------------------------------------------------- server discovery */

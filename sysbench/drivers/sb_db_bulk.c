@@ -231,6 +231,8 @@ int sb_db_bulk_init(struct sb_conn *con, const char *head, size_t len, bool in_r
         oom(con);
         return -1;
     }
+    /* The statements pause it through the connection (sb_driver.h). */
+    con->bulk_pause = sb_db_bulk_pause;
     if (b->open)
         drop_open(con, b);
     if ((h = malloc(len + 1)) == NULL) {

@@ -105,7 +105,8 @@ enum sb_db_outcome sb_db_bulk_done(struct sb_conn *con);
 /* Ends what the bulk insert keeps open on con (a COPY, a transaction),
  * sending its rows, so that another statement can run; the next row opens
  * it again. Called by the common layer before every other statement on
- * con. Returns SB_DB_DONE or the failed statement's outcome. */
+ * con, through con->bulk_pause (set by sb_db_bulk_init). Returns
+ * SB_DB_DONE or the failed statement's outcome. */
 enum sb_db_outcome sb_db_bulk_pause(struct sb_conn *con);
 
 /* Whether the last SB_DB_FATAL of sb_db_bulk_next was a malformed row. */

@@ -210,6 +210,12 @@ struct sb_conn {
     bool keep_at_deadline;
     /* Bulk inserts (sb_db_bulk.h): NULL until the first one. */
     struct sb_db_bulk *bulk;
+    /* Ends what the bulk insert keeps open on the connection (a COPY, a
+     * transaction), before any other statement (sb_db_bulk_pause; set
+     * with bulk by sb_db_bulk_init). The statements call it through this
+     * pointer: they stand below the bulk inserts, which run statements,
+     * and do not name them. */
+    enum sb_db_outcome (*bulk_pause)(struct sb_conn *con);
 };
 
 struct sb_driver_ops {
@@ -373,6 +379,21 @@ const struct sb_driver_ops *sb_db_init(const struct sb_optset *general,
 void sb_db_done(const struct sb_driver_ops *drv);
 /* --db-debug. */
 bool sb_db_debug(void);
+
+/* For the layer's own modules (sb_db_init): fixes the error policy
+ * (sb_driver_policy.c) and the statement mode from the common options
+ * (--db-ps-mode, --db-debug, --db-reconnect-timeout, --db-ignore-errors)
+ * and drv's ignore-list option (its declared default when not given).
+ * Main thread, before any connection. Returns 0, or -1 with a one-line
+ * reason in err. */
+int sb_db_policy_configure(const struct sb_optset *general,
+                           const struct sb_optset *driver_opts,
+                           const struct sb_driver_ops *drv, char *err, size_t errlen);
+/* --db-ps-mode=disable: statements are emulated client-side. */
+bool sb_db_ps_disabled(void);
+/* For the layer's own modules: keeps a copy of the statement text sql
+ * (len bytes; NULL: none) as con->last_query, for the error line. */
+void sb_db_remember_query(struct sb_conn *con, const char *sql, size_t len);
 
 /* For the layer's own modules (sb_db_bulk.c): the error policy applied to
  * the driver status st of a statement (text sql, for messages) that was

@@ -235,14 +235,11 @@ END {
 
 # Calls that close a loop and are known debt, one "FROM TO" per line, each
 # with its reason; the check fails when a listed call no longer exists, so
-# the list cannot outlive its reason.
-#  - drivers/sb_db_bulk.c calls sb_db_apply_policy (the error policy) in
-#    the middle of its COPY / LOAD DATA steps, and sb_driver.c pauses and
-#    frees a connection's bulk load. Breaking it means the policy and
-#    reconnect in a file of their own (drivers/sb_db_policy.c), which
-#    also takes sb_db_free_result; issue 29 item 4 leaves it for the
-#    next split of sb_driver.c.
-KNOWN_CALLS='drivers/sb_db_bulk.c drivers/sb_driver.c'
+# the list cannot outlive its reason. None left: the last one
+# (drivers/sb_db_bulk.c <-> sb_driver.c) ended when the policy, the
+# registry and connections left sb_driver.c and the statements came to
+# pause a bulk insert through con->bulk_pause.
+KNOWN_CALLS=''
 
 # check_calls ROOT [KNOWN]: prints one line per header that declares
 # another concept's function and per loop of .c files calling each other

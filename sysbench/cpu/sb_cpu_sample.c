@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * CPU accounting; see sb_cpu.h. Linux only: everything but the client's own
- * times comes from /proc.
+ * Sampling for CPU accounting: the CPU times of this process and its
+ * threads (getrusage), of the server's processes and their trees, and of
+ * the machine (/proc). See sb_cpu.h for the API. Linux only: everything
+ * but the client's own times comes from /proc.
  */
 #include "config.h"
 
@@ -11,9 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +22,6 @@
 #include "cpu/sb_cpu_int.h"
 
 /* ------------------------------------------------------------ helpers */
-
-void sb_cpu_msg(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (buf == NULL || len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
-const char *sb_cpu_skip_spaces(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
 
 /* Converts clock ticks to nanoseconds without overflowing for any
  * realistic tick count: whole seconds and the remainder separately. */
@@ -142,144 +123,6 @@ bool sb_cpu_is_pid_name(const char *name)
         if (!isdigit((unsigned char)*name))
             return false;
     return true;
-}
-
-/* ------------------------------------------------------- pure parsers */
-
-/* Numeric fields read from /proc/<pid>/stat after the state: 4 (ppid) to
- * 22 (starttime); up to 17 (cstime) they are required. */
-#define STAT_NFIELDS 19
-#define STAT_MIN_FIELDS 14
-
-int sb_cpu_parse_proc_stat(const char *text, struct sb_cpu_proc_stat *out)
-{
-    long long f[STAT_NFIELDS];
-    const char *open_paren, *close_paren, *p;
-    char *end;
-    size_t len;
-    long long pid;
-    int n;
-
-    memset(out, 0, sizeof(*out));
-    open_paren = strchr(text, '(');
-    /* The comm may contain ')' itself, but nothing after it can: the last
-     * one in the text closes the comm. */
-    close_paren = strrchr(text, ')');
-    if (open_paren == NULL || close_paren == NULL || close_paren < open_paren)
-        return -1;
-
-    errno = 0;
-    pid = strtoll(text, &end, 10);
-    if (end == text || errno != 0 || pid <= 0 || pid > INT_MAX)
-        return -1;
-    if (sb_cpu_skip_spaces(end) != open_paren)
-        return -1;
-    out->pid = (pid_t)pid;
-
-    len = (size_t)(close_paren - open_paren - 1);
-    if (len >= sizeof(out->comm))
-        len = sizeof(out->comm) - 1;
-    memcpy(out->comm, open_paren + 1, len);
-    out->comm[len] = '\0';
-
-    p = sb_cpu_skip_spaces(close_paren + 1);
-    if (*p == '\0' || isspace((unsigned char)*p))
-        return -1;
-    out->state = *p++;
-
-    for (n = 0; n < STAT_NFIELDS; n++) {
-        p = sb_cpu_skip_spaces(p);
-        errno = 0;
-        f[n] = strtoll(p, &end, 10);
-        if (end == p || errno != 0)
-            break;
-        p = end;
-    }
-    /* Fields up to cstime are needed; later ones are optional. */
-    if (n < STAT_MIN_FIELDS)
-        return -1;
-    for (; n < STAT_NFIELDS; n++)
-        f[n] = 0;
-
-    out->ppid = (pid_t)f[0];
-    /* Indices: field number - 4. Negative times (cutime/cstime are signed
-     * in the kernel) are never legitimate and count as zero. */
-    out->utime = f[10] > 0 ? (uint64_t)f[10] : 0;
-    out->stime = f[11] > 0 ? (uint64_t)f[11] : 0;
-    out->cutime = f[12] > 0 ? (uint64_t)f[12] : 0;
-    out->cstime = f[13] > 0 ? (uint64_t)f[13] : 0;
-    out->num_threads = (long)f[16];
-    out->starttime = f[18] > 0 ? (uint64_t)f[18] : 0;
-    return 0;
-}
-
-int sb_cpu_parse_stat_cpu_line(const char *line,
-                               struct sb_cpu_machine_stat *out)
-{
-    uint64_t v[10] = {0};
-    const char *p = line;
-    char *end;
-    int n;
-
-    memset(out, 0, sizeof(*out));
-    if (strncmp(p, "cpu", 3) != 0)
-        return -1;
-    p += 3;
-    while (isdigit((unsigned char)*p))
-        p++;
-    if (*p != ' ' && *p != '\t')
-        return -1;
-
-    for (n = 0; n < 10; n++) {
-        p = sb_cpu_skip_spaces(p);
-        if (!isdigit((unsigned char)*p))
-            break;
-        errno = 0;
-        v[n] = strtoull(p, &end, 10);
-        if (errno != 0)
-            return -1;
-        p = end;
-    }
-    /* user nice system idle exist on every kernel this can run on. */
-    if (n < 4)
-        return -1;
-    out->user = v[0];
-    out->nice = v[1];
-    out->system = v[2];
-    out->idle = v[3];
-    out->iowait = v[4];
-    out->irq = v[5];
-    out->softirq = v[6];
-    out->steal = v[7];
-    out->guest = v[8];
-    out->guest_nice = v[9];
-    return 0;
-}
-
-int sb_cpu_parse_proc_stat_text(const char *text,
-                                struct sb_cpu_machine_stat *out,
-                                unsigned *ncpus)
-{
-    const char *line = text;
-    bool have_total = false;
-    unsigned count = 0;
-
-    memset(out, 0, sizeof(*out));
-    while (line != NULL && *line != '\0') {
-        if (strncmp(line, "cpu", 3) == 0) {
-            if (line[3] == ' ' || line[3] == '\t') {
-                if (sb_cpu_parse_stat_cpu_line(line, out) == 0)
-                    have_total = true;
-            } else if (isdigit((unsigned char)line[3])) {
-                count++;
-            }
-        }
-        line = strchr(line, '\n');
-        if (line != NULL)
-            line++;
-    }
-    *ncpus = count;
-    return have_total && count > 0 ? 0 : -1;
 }
 
 /* ----------------------------------------------------------- sampling */
@@ -620,127 +463,4 @@ int sb_cpu_sample(struct sb_cpu_sample *s, const struct sb_cpu_server *server)
         s->ncpus = n > 0 ? (unsigned)n : 1;
     }
     return 0;
-}
-
-/* --------------------------------------------------------- the figures */
-
-static uint64_t delta(uint64_t before, uint64_t after)
-{
-    /* A counter that goes down (a server child lost between samples) is
-     * treated as no progress rather than as a huge unsigned wrap. */
-    return after >= before ? after - before : 0;
-}
-
-static double clamp_pct(double v)
-{
-    if (!(v > 0))                 /* also catches NAN */
-        return 0;
-    return v > 100 ? 100 : v;
-}
-
-void sb_cpu_times_figures(const struct sb_cpu_times *before,
-                          const struct sb_cpu_times *after,
-                          uint64_t transactions, double elapsed_s,
-                          unsigned ncpus, struct sb_cpu_figures *out)
-{
-    uint64_t du = delta(before->user_ns, after->user_ns);
-    uint64_t ds = delta(before->system_ns, after->system_ns);
-
-    out->measured = true;
-    out->cpu_s = (double)(du + ds) / 1e9;
-    if (transactions > 0) {
-        double tx = (double)transactions;
-
-        out->user_us_per_tx = (double)du / 1e3 / tx;
-        out->system_us_per_tx = (double)ds / 1e3 / tx;
-        out->total_us_per_tx = (double)(du + ds) / 1e3 / tx;
-    } else {
-        out->user_us_per_tx = NAN;
-        out->system_us_per_tx = NAN;
-        out->total_us_per_tx = NAN;
-    }
-    if (elapsed_s > 0 && ncpus > 0)
-        out->util_pct = clamp_pct(out->cpu_s /
-                                  (elapsed_s * (double)ncpus) * 100.0);
-    else
-        out->util_pct = 0;
-}
-
-static void unmeasured(struct sb_cpu_figures *f)
-{
-    f->measured = false;
-    f->cpu_s = 0;
-    f->user_us_per_tx = NAN;
-    f->system_us_per_tx = NAN;
-    f->total_us_per_tx = NAN;
-    f->util_pct = 0;
-}
-
-static void machine_figures(const struct sb_cpu_sample *a,
-                            const struct sb_cpu_sample *b,
-                            uint64_t transactions,
-                            struct sb_cpu_machine_figures *out)
-{
-    const struct sb_cpu_machine_stat *x = &a->machine, *y = &b->machine;
-    uint64_t user = delta(x->user, y->user) + delta(x->nice, y->nice);
-    uint64_t sys = delta(x->system, y->system) + delta(x->irq, y->irq) +
-                   delta(x->softirq, y->softirq);
-    uint64_t steal = delta(x->steal, y->steal);
-    uint64_t iowait = delta(x->iowait, y->iowait);
-    uint64_t idle = delta(x->idle, y->idle);
-    uint64_t busy = user + sys + steal;
-    uint64_t all = busy + iowait + idle;
-    double hz = (double)(b->clk_tck > 0 ? b->clk_tck : 100);
-
-    memset(out, 0, sizeof(*out));
-    out->measured = true;
-    if (transactions > 0) {
-        double us_per_tick_tx = 1e6 / hz / (double)transactions;
-
-        out->user_us_per_tx = (double)user * us_per_tick_tx;
-        out->system_us_per_tx = (double)sys * us_per_tick_tx;
-        out->busy_us_per_tx = (double)busy * us_per_tick_tx;
-    } else {
-        out->user_us_per_tx = NAN;
-        out->system_us_per_tx = NAN;
-        out->busy_us_per_tx = NAN;
-    }
-    if (all > 0) {
-        double t = (double)all;
-
-        out->util_pct = clamp_pct((double)busy / t * 100.0);
-        out->user_pct = clamp_pct((double)user / t * 100.0);
-        out->system_pct = clamp_pct((double)sys / t * 100.0);
-        out->iowait_pct = clamp_pct((double)iowait / t * 100.0);
-        out->steal_pct = clamp_pct((double)steal / t * 100.0);
-        out->idle_pct = clamp_pct((double)idle / t * 100.0);
-    }
-}
-
-void sb_cpu_compute(const struct sb_cpu_sample *before,
-                    const struct sb_cpu_sample *after,
-                    uint64_t transactions, struct sb_cpu_report *out)
-{
-    uint64_t dt = delta(before->mono_ns, after->mono_ns);
-
-    memset(out, 0, sizeof(*out));
-    out->elapsed_s = (double)dt / 1e9;
-    out->ncpus = after->ncpus > 0 ? after->ncpus : 1;
-    out->transactions = transactions;
-
-    sb_cpu_times_figures(&before->client, &after->client, transactions,
-                         out->elapsed_s, out->ncpus, &out->client);
-    if (before->server_nprocs > 0 && after->server_nprocs > 0)
-        sb_cpu_times_figures(&before->server, &after->server, transactions,
-                             out->elapsed_s, out->ncpus, &out->server);
-    else
-        unmeasured(&out->server);
-    if (before->machine_ok && after->machine_ok) {
-        machine_figures(before, after, transactions, &out->machine);
-    } else {
-        memset(&out->machine, 0, sizeof(out->machine));
-        out->machine.user_us_per_tx = NAN;
-        out->machine.system_us_per_tx = NAN;
-        out->machine.busy_us_per_tx = NAN;
-    }
 }
