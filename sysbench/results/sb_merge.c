@@ -24,7 +24,9 @@ bool sb_merge_requested(int argc, char **argv)
     return false;
 }
 
-
+/* Point p of every instance merged into instance 0's: the intervals, the
+ * histograms and the figures computed from them, the error codes, the
+ * CPU, the fields the tables give a rule, and the window's rates. */
 static int merge_point(struct sb_merge_run *m, size_t p)
 {
     struct sb_hist *h = malloc(sizeof(*h));

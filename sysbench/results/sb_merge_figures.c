@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* x as a uint64_t into *out; what (a field of point p) is named when x
+ * is missing or beyond 2^64 (a sum of in-range values can be). */
 static int to_u64(struct sb_merge_run *m, double x, size_t p, const char *what, uint64_t *out)
 {
     if (!(x >= 0 && x < 18446744073709551616.0))

@@ -158,7 +158,6 @@ int sb_merge_fail(struct sb_merge_run *m, const char *fmt, ...)
     return -1;
 }
 
-
 /* Point p of instance i. */
 struct sb_jv *sb_merge_point(struct sb_merge_run *m, size_t i, size_t p)
 {
@@ -252,6 +251,3 @@ void sb_merge_make(struct sb_jv *v, enum sb_jv_type t)
     sb_merge_clear(v);
     v->type = t;
 }
-
-/* x as a uint64_t into *out; what (a field of point p) is named when x
- * is missing or beyond 2^64 (a sum of in-range values can be). */
