@@ -4,6 +4,10 @@
  */
 #include "results/sb_hist_json.h"
 
+#include <stdint.h>
+
+#include "results/sb_result_fields.h"
+
 void sb_hist_json_write(struct sb_json *j, const char *key, const char *of,
                        const struct sb_hist *h)
 {
@@ -13,16 +17,16 @@ void sb_hist_json_write(struct sb_json *j, const char *key, const char *of,
     sb_json_kv_string(j, "unit", "ns");
     sb_json_kv_uint(j, "sub_bucket_bits", SB_HIST_SUB_BITS);
     sb_json_kv_uint(j, "limit_ns", SB_HIST_MAX_NS);
-    sb_json_kv_uint(j, "count", h->total);
-    sb_json_kv_uint(j, "sum_ns", h->sum_ns);
-    if (h->total > 0) {
-        sb_json_kv_uint(j, "min_ns", h->min_ns);
-        sb_json_kv_uint(j, "max_ns", h->max_ns);
-    } else {
-        sb_json_kv_null(j, "min_ns");
-        sb_json_kv_null(j, "max_ns");
+    /* The fields of struct sb_hist, as merge reads and writes them; an
+     * empty histogram has no extremes. */
+    for (const struct sb_result_field *f = sb_rf_hist; f->path != NULL; f++) {
+        if (f->ctype != SB_RF_U64)
+            continue;
+        if (h->total > 0 || f->merge == SB_RF_SUM || f->merge == SB_RF_HIST)
+            sb_json_kv_uint(j, f->path, *(const uint64_t *)((const char *)h + f->offset));
+        else
+            sb_json_kv_null(j, f->path);
     }
-    sb_json_kv_uint(j, "clamped", h->clamped);
     sb_json_key(j, "buckets");
     sb_json_begin_array(j);
     for (size_t b = 0; b < SB_HIST_BUCKETS; b++) {

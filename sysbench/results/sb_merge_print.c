@@ -3,9 +3,11 @@
  * The merge command's tree editing and JSON writing; see sb_merge.h.
  * The text report is sb_merge_report.c.
  */
-#include "results/sb_merge.h"
+#include "results/sb_merge_int.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,4 +144,110 @@ int sb_merge_set_str(struct sb_jv *o, const char *key, const char *s)
     if (s == NULL)
         return 0;
     return sb_jv_set_string(v, s, strlen(s));
+}
+
+/* ------------------------------------------------- the inputs' points */
+
+int sb_merge_fail(struct sb_merge_run *m, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(m->err, sizeof(m->err), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Point p of instance i. */
+struct sb_jv *sb_merge_point(struct sb_merge_run *m, size_t i, size_t p)
+{
+    return (struct sb_jv *)sb_jv_at(sb_jv_get(m->in[i].doc, "points"), p);
+}
+
+/* A writable node at a dotted path (no dots in the names). */
+struct sb_jv *sb_merge_at(struct sb_jv *v, const char *path)
+{
+    return (struct sb_jv *)sb_jv_path(v, path);
+}
+
+void sb_merge_put(struct sb_jv *v, const char *path, double x)
+{
+    struct sb_jv *n = sb_merge_at(v, path);
+
+    if (n == NULL)
+        return;
+    sb_merge_clear(n);
+    if (!isnan(x)) {
+        n->type = SB_JV_NUMBER;
+        n->number = x;
+    }
+}
+
+double sb_merge_sum(struct sb_merge_run *m, size_t p, const char *path)
+{
+    double s = 0;
+
+    for (size_t i = 0; i < m->n; i++)
+        s += sb_jv_num(sb_jv_path(sb_merge_point(m, i, p), path));
+    return s;
+}
+
+double sb_merge_extreme(struct sb_merge_run *m, size_t p, const char *path, bool largest)
+{
+    double r = NAN;
+
+    for (size_t i = 0; i < m->n; i++) {
+        double x = sb_jv_num(sb_jv_path(sb_merge_point(m, i, p), path));
+        if (!isnan(x) && (isnan(r) || (largest ? x > r : x < r)))
+            r = x;
+    }
+    return r;
+}
+
+/* Each member of the percentile map at path becomes the largest of the
+ * instances' values (maps keyed "99.9" cannot be reached by path). */
+void sb_merge_max_map(struct sb_jv *dst, struct sb_jv *const *src, size_t n)
+{
+    for (size_t k = 0; dst != NULL && dst->type == SB_JV_OBJECT && k < dst->n; k++) {
+        double r = NAN;
+        for (size_t i = 0; i < n; i++) {
+            double x = sb_jv_num(sb_jv_get(src[i], sb_jv_key(dst, k)));
+            if (!isnan(x) && (isnan(r) || x > r))
+                r = x;
+        }
+        sb_merge_clear(&dst->items[k]);
+        if (!isnan(r)) {
+            dst->items[k].type = SB_JV_NUMBER;
+            dst->items[k].number = r;
+        }
+    }
+}
+
+/* The instance whose measurement of the server is used (lowest index
+ * that measured it; 0 when none did). */
+size_t sb_merge_server_instance(struct sb_merge_run *m, size_t p)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (sb_jv_true(sb_jv_path(sb_merge_point(m, i, p), "final.cpu.server.measured")))
+            return i;
+    return 0;
+}
+
+/* A new element at the end of array a (null), or NULL when out of memory.
+ * Moves a's other elements. */
+struct sb_jv *sb_merge_append(struct sb_jv *a)
+{
+    struct sb_jv *items = realloc(a->items, (a->n + 1) * sizeof(*items));
+
+    if (items == NULL)
+        return NULL;
+    a->items = items;
+    memset(&items[a->n], 0, sizeof(*items));
+    return &items[a->n++];
+}
+
+void sb_merge_make(struct sb_jv *v, enum sb_jv_type t)
+{
+    sb_merge_clear(v);
+    v->type = t;
 }

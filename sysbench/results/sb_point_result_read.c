@@ -16,6 +16,7 @@
 
 #include "pure/sb_histogram.h"
 #include "core/sb_json_read.h"
+#include "results/sb_result_fields.h"
 #include "results/sb_stmt_result.h"
 
 /* A non-negative integer field, for counts and nanoseconds; 0 when the
@@ -184,33 +185,17 @@ static void read_iv_map(const struct sb_point_result *p, const struct sb_jv *m, 
     }
 }
 
-/* The doubles of an interval by their path in the file (NaN when absent). */
-#define IV_FIELD(path, m) { path, offsetof(struct sb_interval, m) }
-static const struct {
-    const char *path;
-    size_t off;
-} iv_fields[] = {
-    IV_FIELD("time_s", time_s), IV_FIELD("epoch_s", epoch_s),
-    IV_FIELD("interval_s", interval_s), IV_FIELD("tps", tps), IV_FIELD("qps.total", qps),
-    IV_FIELD("qps.reads", reads_ps), IV_FIELD("qps.writes", writes_ps),
-    IV_FIELD("qps.other", other_ps), IV_FIELD("errors_per_s", errors_ps),
-    IV_FIELD("reconnects_per_s", reconnects_ps), IV_FIELD("latency_p50_ms", p50_ms),
-    IV_FIELD("latency_p99_ms", p99_ms), IV_FIELD("lag_p99_ms", lag_p99_ms),
-    IV_FIELD("cpu_pct.client", cpu_client_pct), IV_FIELD("cpu_pct.server", cpu_server_pct),
-};
-
+/* An interval: the fields sb_rf_interval places in struct sb_interval. */
 static void read_interval(const struct sb_point_result *p, struct sb_interval *iv,
                           const struct sb_jv *ij)
 {
-    double th = sb_jv_num(sb_jv_get(ij, "threads"));
-
-    for (size_t i = 0; i < sizeof(iv_fields) / sizeof(iv_fields[0]); i++)
-        *(double *)((char *)iv + iv_fields[i].off) = sb_jv_num(sb_jv_path(ij, iv_fields[i].path));
-    iv->threads = th >= 0 && th < 1e9 ? (unsigned)th : 0;
-    iv->events = get_u64(sb_jv_get(ij, "events"));
-    read_iv_map(p, sb_jv_get(ij, "latency_ms"), iv->latency_ms);
-    read_iv_map(p, sb_jv_get(ij, "lag_ms"), iv->lag_ms);
-    iv->backlog = get_u64(sb_jv_get(ij, "backlog"));
+    for (const struct sb_result_field *f = sb_rf_interval; f->path != NULL; f++) {
+        const struct sb_jv *v = sb_jv_path(ij, f->path);
+        if (f->ctype == SB_RF_PCT_MAP)
+            read_iv_map(p, v, (double *)((char *)iv + f->offset));
+        else
+            sb_rf_read(iv, f, v);
+    }
 }
 
 /* The interval series; the percentiles are the first interval's keys. */

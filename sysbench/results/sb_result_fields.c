@@ -8,17 +8,29 @@
 #include "results/sb_result_fields.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config/sb_config.h"
 #include "pure/sb_histogram.h"
+#include "results/sb_point_result.h"
 #include "results/sb_stats.h"
 
 #define V SB_RF_MAX_VALUE
 #define T SB_RF_MAX_TIME_S
 
-/* Entries: path, unit, type, merge rule, min, max, required. */
-#define F(p, u, t, mg, lo, hi, req) { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, req }
+/* Entries: path, unit, type, merge rule, min, max, required; F for a
+ * field the model computes, FM for one stored in the object's struct s at
+ * member m with C type ct, FB for an upper bound after merge. */
+#define F(p, u, t, mg, lo, hi, req) { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, req, false, SB_RF_NONE, 0 }
+#define FM(p, u, t, mg, lo, hi, req, s, m, ct)                                      \
+    { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, req, false, SB_RF_##ct, offsetof(struct s, m) }
+#define FB(p, u, t, mg, lo, hi, s, m, ct)                                           \
+    { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, false, true, SB_RF_##ct, offsetof(struct s, m) }
+#define IV(p, u, t, mg, lo, hi, m, ct) FM(p, u, t, mg, lo, hi, false, sb_interval, m, ct)
+#define IVB(p, u, t, lo, hi, m, ct) FB(p, u, t, BOUND, lo, hi, sb_interval, m, ct)
+#define END { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false, false, SB_RF_NONE, 0 }
 
 const struct sb_result_field sb_rf_doc[] = {
     F("instance.index", "1", COUNT, OWN, 0, SB_RF_MAX_INSTANCES - 1, true),
@@ -29,7 +41,7 @@ const struct sb_result_field sb_rf_doc[] = {
     F("options.general.report-interval", "s", REAL, SAME, 0, T, false),
     F("ended.signal", "1", COUNT, OWN, 0, 1024, false),
     F("ended.cancelled", "1", COUNT, OWN, 0, V, false),
-    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+    END
 };
 
 const struct sb_result_field sb_rf_point[] = {
@@ -41,31 +53,33 @@ const struct sb_result_field sb_rf_point[] = {
     F("start_unix_s", "s", REAL, MIN, 0, SB_RF_MAX_UNIX_S, true),
     F("first_dispatch_unix_s", "s", REAL, MIN, 0, SB_RF_MAX_UNIX_S, false),
     F("first_due_unix_s", "s", REAL, OWN, 0, SB_RF_MAX_UNIX_S, false),
-    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+    END
 };
 
+/* In the writer's order: the table is the object's layout. */
 const struct sb_result_field sb_rf_interval[] = {
-    F("time_s", "s", REAL, OWN, 0, T, true),
-    F("epoch_s", "s", REAL, OWN, 0, SB_RF_MAX_UNIX_S, false),
-    F("interval_s", "s", REAL, OWN, SB_RF_MIN_INTERVAL_S, T, false),
-    F("threads", "1", COUNT, SUM, 0, SB_RF_MAX_THREADS, false),
-    F("events", "1", COUNT, SUM, 0, V, false),
-    F("tps", "tx/s", REAL, SUM, 0, V, false),
-    F("qps.total", "q/s", REAL, SUM, 0, V, false),
-    F("qps.reads", "q/s", REAL, SUM, 0, V, false),
-    F("qps.writes", "q/s", REAL, SUM, 0, V, false),
-    F("qps.other", "q/s", REAL, SUM, 0, V, false),
-    F("latency_ms", "ms", PCTS, BOUND, 0, V, false),
-    F("errors_per_s", "1/s", REAL, SUM, 0, V, false),
-    F("reconnects_per_s", "1/s", REAL, SUM, 0, V, false),
-    F("lag_ms", "ms", PCTS, BOUND, 0, V, false),
-    F("backlog", "1", COUNT, SUM, 0, V, false),
-    F("latency_p50_ms", "ms", REAL, BOUND, 0, V, false),
-    F("latency_p99_ms", "ms", REAL, BOUND, 0, V, false),
-    F("lag_p99_ms", "ms", REAL, BOUND, 0, V, false),
-    F("cpu_pct.client", "%", REAL, SUM, 0, V, false),
-    F("cpu_pct.server", "%", REAL, SERVER, 0, V, false),
-    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+    FM("time_s", "s", REAL, OWN, 0, T, true, sb_interval, time_s, DOUBLE),
+    IV("epoch_s", "s", REAL, OWN, 0, SB_RF_MAX_UNIX_S, epoch_s, DOUBLE),
+    IV("interval_s", "s", REAL, OWN, SB_RF_MIN_INTERVAL_S, T, interval_s, DOUBLE),
+    IV("threads", "1", COUNT, SUM, 0, SB_RF_MAX_THREADS, threads, UINT),
+    IV("events", "1", COUNT, SUM, 0, V, events, U64),
+    IV("tps", "tx/s", REAL, SUM, 0, V, tps, DOUBLE),
+    IV("qps.total", "q/s", REAL, SUM, 0, V, qps, DOUBLE),
+    IV("qps.reads", "q/s", REAL, SUM, 0, V, reads_ps, DOUBLE),
+    IV("qps.writes", "q/s", REAL, SUM, 0, V, writes_ps, DOUBLE),
+    IV("qps.other", "q/s", REAL, SUM, 0, V, other_ps, DOUBLE),
+    IVB("latency_ms", "ms", PCTS, 0, V, latency_ms, PCT_MAP),
+    IV("errors_per_s", "1/s", REAL, SUM, 0, V, errors_ps, DOUBLE),
+    IV("reconnects_per_s", "1/s", REAL, SUM, 0, V, reconnects_ps, DOUBLE),
+    IVB("lag_ms", "ms", PCTS, 0, V, lag_ms, PCT_MAP),
+    IV("backlog", "1", COUNT, SUM, 0, V, backlog, U64),
+    /* Upper bounds like latency_ms: the time-axis chart draws them. */
+    IVB("latency_p50_ms", "ms", REAL, 0, V, p50_ms, DOUBLE),
+    IVB("latency_p99_ms", "ms", REAL, 0, V, p99_ms, DOUBLE),
+    IVB("lag_p99_ms", "ms", REAL, 0, V, lag_p99_ms, DOUBLE),
+    IV("cpu_pct.client", "%", REAL, SUM, 0, V, cpu_client_pct, DOUBLE),
+    IV("cpu_pct.server", "%", REAL, SERVER, 0, V, cpu_server_pct, DOUBLE),
+    END
 };
 
 /* One latency object of final.latency_ms. */
@@ -75,7 +89,8 @@ const struct sb_result_field sb_rf_interval[] = {
     F("latency_ms." n ".avg", "ms", REAL, HIST, 0, V, false),        \
     F("latency_ms." n ".max", "ms", REAL, HIST, 0, V, false),        \
     F("latency_ms." n ".sum", "ms", REAL, HIST, 0, V, false),        \
-    F("latency_ms." n ".percentiles", "ms", PCTS, HIST, 0, V, false)
+    { "latency_ms." n ".percentiles", "ms", SB_RF_PCTS, SB_RF_HIST, 0, V, false, true,   \
+      SB_RF_NONE, 0 }
 
 /* One CPU side of final.cpu: the fields of sb_point_result_cpu_fields. */
 #define CPU(s, mg)                                                       \
@@ -108,7 +123,8 @@ const struct sb_result_field sb_rf_final[] = {
     F("rate.late_starts", "1", COUNT, SUM, 0, V, false),
     F("rate.late_pct", "%", REAL, OWN, 0, V, false),
     F("rate.skipped", "1", COUNT, SUM, 0, V, false),
-    F("rate.max_backlog", "1", COUNT, BOUND, 0, V, false),
+    /* The sum of the instances' maxima. */
+    { "rate.max_backlog", "1", SB_RF_COUNT, SB_RF_SUM, 0, V, false, true, SB_RF_NONE, 0 },
     F("cpu.elapsed_s", "s", REAL, MAX, 0, T, false),
     F("cpu.ncpus", "1", COUNT, OWN, 0, SB_RF_MAX_THREADS, false),
     F("cpu.transactions", "1", COUNT, SUM, 0, V, false),
@@ -123,28 +139,91 @@ const struct sb_result_field sb_rf_final[] = {
     F("cpu.machine.iowait_pct", "%", REAL, SERVER, 0, V, false),
     F("cpu.machine.steal_pct", "%", REAL, SERVER, 0, V, false),
     F("cpu.machine.idle_pct", "%", REAL, SERVER, 0, V, false),
-    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+    END
 };
 
 const struct sb_result_field sb_rf_code[] = {
     F("count", "1", COUNT, SUM, 0, V, true),
-    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+    END
 };
 
+/* The layout (sub_bucket_bits, limit_ns) is the build's; count is the
+ * buckets' (merge checks that the files' counts add up to it). */
 const struct sb_result_field sb_rf_hist[] = {
     F("sub_bucket_bits", "1", COUNT, SAME, 0, 64, false),
     F("limit_ns", "ns", COUNT, SAME, 0, V, false),
-    F("count", "1", COUNT, SUM, 0, V, true),
-    F("sum_ns", "ns", COUNT, SUM, 0, SB_RF_MAX_SUM_NS, true),
-    F("min_ns", "ns", COUNT, MIN, 0, SB_RF_MAX_SUM_NS, false),
-    F("max_ns", "ns", COUNT, MAX, 0, SB_RF_MAX_SUM_NS, false),
-    F("clamped", "1", COUNT, SUM, 0, V, true),
-    { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false }
+    FM("count", "1", COUNT, HIST, 0, V, true, sb_hist, total, U64),
+    FM("sum_ns", "ns", COUNT, SUM, 0, SB_RF_MAX_SUM_NS, true, sb_hist, sum_ns, U64),
+    FM("min_ns", "ns", COUNT, MIN, 0, SB_RF_MAX_SUM_NS, false, sb_hist, min_ns, U64),
+    FM("max_ns", "ns", COUNT, MAX, 0, SB_RF_MAX_SUM_NS, false, sb_hist, max_ns, U64),
+    FM("clamped", "1", COUNT, SUM, 0, V, true, sb_hist, clamped, U64),
+    END
 };
 
 #undef F
+#undef FM
+#undef FB
+#undef IV
+#undef IVB
+#undef END
 #undef V
 #undef T
+
+const struct sb_result_field *sb_rf_find(const struct sb_result_field *t, const char *path)
+{
+    for (; t->path != NULL; t++)
+        if (strcmp(t->path, path) == 0)
+            return t;
+    return NULL;
+}
+
+double sb_rf_get(const void *obj, const struct sb_result_field *f)
+{
+    const char *at = (const char *)obj + f->offset;
+
+    switch (f->ctype) {
+    case SB_RF_DOUBLE:
+        return *(const double *)at;
+    case SB_RF_U64:
+        return (double)*(const uint64_t *)at;
+    case SB_RF_UINT:
+        return *(const unsigned *)at;
+    default:
+        return NAN;
+    }
+}
+
+void sb_rf_read(void *obj, const struct sb_result_field *f, const struct sb_jv *v)
+{
+    char *at = (char *)obj + f->offset;
+    double d = sb_jv_num(v);
+
+    switch (f->ctype) {
+    case SB_RF_DOUBLE:
+        *(double *)at = d;
+        break;
+    case SB_RF_U64:
+        *(uint64_t *)at = d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
+        break;
+    case SB_RF_UINT:
+        *(unsigned *)at = d >= 0 && d < 1e9 ? (unsigned)d : 0;
+        break;
+    default:
+        break;
+    }
+}
+
+const char *sb_rf_leaf(const struct sb_result_field *f)
+{
+    const char *dot = strrchr(f->path, '.');
+
+    return dot != NULL ? dot + 1 : f->path;
+}
+
+size_t sb_rf_group_len(const struct sb_result_field *f)
+{
+    return (size_t)(sb_rf_leaf(f) - f->path);
+}
 
 struct ctx {
     const char *file;
@@ -225,8 +304,9 @@ int sb_result_fields_check_object(const struct sb_jv *o, const struct sb_result_
 static int check_hist(struct ctx *c, const struct sb_jv *h, const char *where)
 {
     static const struct sb_result_field low = {
-        "low", "ns", SB_RF_COUNT, SB_RF_HIST, 0, (double)SB_HIST_MAX_NS, true
-    }, count = { "count", "1", SB_RF_COUNT, SB_RF_SUM, 0, SB_RF_MAX_VALUE, true };
+        "low", "ns", SB_RF_COUNT, SB_RF_HIST, 0, (double)SB_HIST_MAX_NS, true, false, SB_RF_NONE, 0
+    }, count = { "count", "1", SB_RF_COUNT, SB_RF_SUM, 0, SB_RF_MAX_VALUE, true, false,
+                 SB_RF_NONE, 0 };
     const struct sb_jv *b = sb_jv_get(h, "buckets");
     char at[96];
 

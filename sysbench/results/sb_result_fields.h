@@ -4,9 +4,13 @@
 
 /*
  * The numeric fields of a result file (doc/results.md) as one table per
- * object: name (a dotted path inside the object), unit, type, how
- * `sysbench merge` combines the instances' values, and the range a file
- * may hold. A value outside its range is refused with one line naming
+ * object: name (a dotted path inside the object), unit, type, where the
+ * value lives in the model (the C type and offset in the object's struct,
+ * when the object has one), how `sysbench merge` combines the instances'
+ * values, and the range a file may hold. The writer, the reader, merge
+ * and the range checks walk these tables, so a field of an interval or a
+ * histogram is added by one entry, and merge cannot disagree with the
+ * writer about its name or its rule. A value outside its range is refused with one line naming
  * the file and the field, before any of it is used: a hand-edited or
  * crafted file must not make merge loop for years, cast 1e308 to an
  * integer or print nonsense as a result.
@@ -64,6 +68,18 @@ enum sb_rf_merge {
     SB_RF_SAME      /* equal in every instance (checked, or kept) */
 };
 
+/* Where a field lives in the object's struct (struct sb_interval for
+ * sb_rf_interval, struct sb_hist for sb_rf_hist). */
+enum sb_rf_ctype {
+    SB_RF_NONE,     /* nowhere: computed (the final figures come from the
+                       counters) or a constant of the build */
+    SB_RF_DOUBLE,   /* a double; NaN is "not measured", written null */
+    SB_RF_U64,      /* a uint64_t */
+    SB_RF_UINT,     /* an unsigned */
+    SB_RF_PCT_MAP   /* double[SB_MAX_PERCENTILES] at the point's
+                       percentiles (type SB_RF_PCTS) */
+};
+
 struct sb_result_field {
     const char *path;          /* dotted, inside the object */
     const char *unit;          /* "s", "ms", "ns", "tx/s", "%", "1" */
@@ -71,6 +87,13 @@ struct sb_result_field {
     enum sb_rf_merge merge;
     double min, max;
     bool required;             /* a merge needs it: missing is an error */
+    /* The merged value may be above the true one (a largest of the
+     * instances' values, or a sum of their maxima): merge lists it in
+     * merged.upper_bounds. A SB_RF_HIST field is listed only when some
+     * file lacked its histogram. */
+    bool upper;
+    enum sb_rf_ctype ctype;
+    size_t offset;             /* of the value in the object's struct */
 };
 
 /* The tables, each ended by an entry with path NULL. */
@@ -82,6 +105,27 @@ extern const struct sb_result_field sb_rf_code[];      /* points[i].final.errors
                                                           .by_code[k] */
 extern const struct sb_result_field sb_rf_hist[];      /* points[i].histogram,
                                                           .histograms.service, .lag */
+
+/* The entry of table t at path, or NULL. */
+const struct sb_result_field *sb_rf_find(const struct sb_result_field *t, const char *path);
+
+/* Field f of the model object obj (f->ctype DOUBLE, U64 or UINT) as a
+ * double; NaN for any other field. */
+double sb_rf_get(const void *obj, const struct sb_result_field *f);
+
+/* Sets field f of obj from the file's value v (NULL when absent) as the
+ * reader does: a double is NaN when absent or not a number; a count is 0
+ * then, and also when out of its C type's range (a hand-edited file must
+ * not make a cast overflow). Nothing for other fields. */
+void sb_rf_read(void *obj, const struct sb_result_field *f, const struct sb_jv *v);
+
+/* The object path's last member name ("total" of "qps.total"). */
+const char *sb_rf_leaf(const struct sb_result_field *f);
+
+/* Length of the group prefix of f's path ("qps." of "qps.total": 4; 0 for
+ * a top-level member): consecutive fields with the same prefix are one
+ * nested object, written in table order. */
+size_t sb_rf_group_len(const struct sb_result_field *f);
 
 /*
  * Checks every field of the tables in document doc, read from file, and

@@ -27,6 +27,7 @@
 #include "core/sb_safefile.h"
 #include "results/sb_selfcheck_write.h"
 #include "results/sb_hist_json.h"
+#include "results/sb_result_fields.h"
 #include "results/sb_stmt_result.h"
 #include "results/sb_run_context.h"
 
@@ -476,36 +477,48 @@ static void json_pct_map(struct sb_json *j, const char *key, const struct sb_res
     sb_json_end_object(j);
 }
 
+/* The members of model object obj that table t lists, in the table's
+ * order; consecutive fields of one dotted group ("qps.total",
+ * "qps.reads") make one nested object (one level, as the interval has). */
+static void json_fields(struct sb_json *j, const struct sb_result_writer *o,
+                        const struct sb_result_field *t, const void *obj)
+{
+    const char *group = NULL;    /* the open group's first path */
+    size_t glen = 0;
+    char key[64];
+
+    for (; t->path != NULL; t++) {
+        const char *at = (const char *)obj + t->offset;
+        size_t g = sb_rf_group_len(t);
+        if (group != NULL && (g != glen || strncmp(t->path, group, g) != 0)) {
+            sb_json_end_object(j);
+            group = NULL;
+        }
+        if (g > 0 && group == NULL) {
+            snprintf(key, sizeof(key), "%.*s", (int)(g - 1), t->path);
+            sb_json_key(j, key);
+            sb_json_begin_object(j);
+            group = t->path;
+            glen = g;
+        }
+        if (t->ctype == SB_RF_U64)
+            sb_json_kv_uint(j, sb_rf_leaf(t), *(const uint64_t *)at);
+        else if (t->ctype == SB_RF_UINT)
+            sb_json_kv_uint(j, sb_rf_leaf(t), *(const unsigned *)at);
+        else if (t->ctype == SB_RF_DOUBLE)
+            sb_json_kv_double(j, sb_rf_leaf(t), *(const double *)at); /* NaN -> null */
+        else if (t->ctype == SB_RF_PCT_MAP)
+            json_pct_map(j, sb_rf_leaf(t), o, (const double *)at);
+    }
+    if (group != NULL)
+        sb_json_end_object(j);
+}
+
 static void json_interval(struct sb_json *j, const struct sb_result_writer *o,
                           const struct sb_interval *iv)
 {
     sb_json_begin_object(j);
-    sb_json_kv_double(j, "time_s", iv->time_s);
-    sb_json_kv_double(j, "epoch_s", iv->epoch_s);
-    sb_json_kv_double(j, "interval_s", iv->interval_s);
-    sb_json_kv_uint(j, "threads", iv->threads);
-    sb_json_kv_uint(j, "events", iv->events);
-    sb_json_kv_double(j, "tps", iv->tps);
-    sb_json_key(j, "qps");
-    sb_json_begin_object(j);
-    sb_json_kv_double(j, "total", iv->qps);
-    sb_json_kv_double(j, "reads", iv->reads_ps);
-    sb_json_kv_double(j, "writes", iv->writes_ps);
-    sb_json_kv_double(j, "other", iv->other_ps);
-    sb_json_end_object(j);
-    json_pct_map(j, "latency_ms", o, iv->latency_ms);
-    sb_json_kv_double(j, "errors_per_s", iv->errors_ps);
-    sb_json_kv_double(j, "reconnects_per_s", iv->reconnects_ps);
-    json_pct_map(j, "lag_ms", o, iv->lag_ms);
-    sb_json_kv_uint(j, "backlog", iv->backlog);
-    sb_json_kv_double(j, "latency_p50_ms", iv->p50_ms);
-    sb_json_kv_double(j, "latency_p99_ms", iv->p99_ms);
-    sb_json_kv_double(j, "lag_p99_ms", iv->lag_p99_ms);
-    sb_json_key(j, "cpu_pct");
-    sb_json_begin_object(j);
-    sb_json_kv_double(j, "client", iv->cpu_client_pct); /* NAN -> null */
-    sb_json_kv_double(j, "server", iv->cpu_server_pct);
-    sb_json_end_object(j);
+    json_fields(j, o, sb_rf_interval, iv);
     sb_json_end_object(j);
 }
 
