@@ -432,7 +432,7 @@ static void set_clock(struct sb_run *run, struct sb_monitor *r, struct sb_run_cl
     if (run->point.mode == SB_PACE_POISSON)
         sb_arrivals_init(&run->arrivals, run->point.target_tps, run->t0_ns,
                          (cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL) +
-                             cfg->instance.index * 0x100000001b3ULL, &cfg->rand);
+                             run->point.instance * 0x100000001b3ULL, &cfg->rand);
     c->start = now;
     if (cfg->warmup_time > 0) {
         c->warm_end = now + (uint64_t)(cfg->warmup_time * 1e9);
