@@ -81,8 +81,9 @@ run() {
         env "${envs[@]}" "$b" "${COMMON[@]}" --sqlite-db="$W/$name.db" "$SCRIPT" \
             --json="$W/$name.$tag.json" "$@" run >"$W/$name.$tag.out" 2>&1
         echo "exit $?" >"$W/$name.$tag.hdr"
-        grep -E '^(Number of threads|Target|Instance|Running the test)' "$W/$name.$tag.out" \
-            >>"$W/$name.$tag.hdr"
+        # The brief lines of sweeps and repeats too, without their time left.
+        grep -E '^(Number of threads|Target|Transaction rate|Instance|Running the test|point [0-9]|run [0-9])' \
+            "$W/$name.$tag.out" | sed 's/ (about [0-9]* s left)$//' >>"$W/$name.$tag.hdr"
         mask "$W/$name.$tag.json" >"$W/$name.$tag.masked" 2>&1
     done
     if diff -u "$W/$name.old.hdr" "$W/$name.new.hdr" &&
