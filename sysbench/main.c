@@ -730,9 +730,7 @@ static int prepare_env(struct sb_main *m, const char *cmd, int argc, char **argv
     m->env.script_opts = &m->script_opts;
     /* Commands other than "run" (prepare in parallel, the script body)
      * see the first point of a sweep. */
-    m->first_point = sb_point_config_make(sb_cfg, sb_cfg->thread_list[0],
-                                          sb_cfg->ntx_rate_list ? sb_cfg->tx_rate_list[0] : 0,
-                                          1, 1);
+    m->first_point = sb_point_first(sb_cfg);
     m->env.point = &m->first_point;
     if (m->builtin != NULL) {
         /* A compiled-in test uses no database: no driver, no server. */

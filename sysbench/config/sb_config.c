@@ -352,10 +352,13 @@ static int load_limits(const struct sb_optset *set, struct sb_config *c, char *e
     if (load_rates(set, err, errlen) != 0 || load_percentiles(set, err, errlen) != 0 ||
         load_checkpoints(set, err, errlen) != 0)
         return -1;
-    /* SB_COMPAT=1.0: --tx-rate=N is 1.0.20's deprecated alias of --rate. */
+    /* SB_COMPAT=1.0: --tx-rate=N is 1.0.20's deprecated alias of --rate.
+     * The list is emptied, not left holding a 0: a non-empty list means
+     * fixed-rate points. */
     if (sb_compat10() && c->poisson_rate == 0 && c->ntx_rate_list == 1 && c->tx_rate_list[0] > 0) {
         c->poisson_rate = c->tx_rate_list[0];
         c->tx_rate_list[0] = 0;
+        c->ntx_rate_list = 0;
     }
     /* --find-max chooses the rates itself, on one thread count. */
     if (c->find_max && (c->poisson_rate > 0 || c->ntx_rate_list > 1 ||

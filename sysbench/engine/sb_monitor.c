@@ -519,7 +519,7 @@ static void check_rate_reachable(struct sb_monitor *r)
     r->rate_checked = true;
     /* SB_COMPAT=1.0 prints 1.0's output, which has no such line;
      * --find-max probes past what the threads reach on purpose. */
-    if (!sb_pace_rated(run->point.mode) || !(run->point.target_tps > 0) || sb_compat10() || run->cfg->find_max)
+    if (!sb_pace_rated(run->point.mode) || !(run->point.target_tps > 0) || sb_compat10() || run->point.probe)
         return;
     tps = r->sampler.tps[0];
     if (tps >= 0.5 * run->point.target_tps)
@@ -537,7 +537,7 @@ static void check_rate_reachable(struct sb_monitor *r)
             "%.0f events (%.1f%% of the target); at that pace the schedule falls further "
             "behind every second and lag grows for the whole run (the self-check at the end "
             "says what limits it)", run->point.mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
-            run->point.mode == SB_PACE_POISSON ? run->cfg->poisson_rate : run->point.tx_rate, run->point.threads,
+            run->point.rate, run->point.threads,
             tps, 100.0 * tps / run->point.target_tps);
 }
 

@@ -45,7 +45,7 @@ static bool check_rate_against_rtt(const struct sb_lua_env *env, struct sb_conn 
 
     /* --find-max probes past what the threads reach on purpose. */
     if (pc == NULL || !sb_pace_rated(pc->mode) || !(pc->target_tps > 0) || pc->threads == 0 ||
-        sb_compat10() || (sb_cfg != NULL && sb_cfg->find_max))
+        sb_compat10() || pc->probe)
         return false;
     period_ns = (double)pc->threads / pc->target_tps * 1e9;
     /* A period of milliseconds is longer than a round trip on any network
@@ -73,7 +73,7 @@ static bool check_rate_against_rtt(const struct sb_lua_env *env, struct sb_conn 
             "that send a statement cannot keep this schedule (lag will grow for the whole "
             "run); one statement each needs at least %.0f threads, or a lower rate",
             pc->mode == SB_PACE_POISSON ? "--rate" : "--tx-rate",
-            pc->mode == SB_PACE_POISSON ? sb_cfg->poisson_rate : pc->tx_rate, pc->threads,
+            pc->rate, pc->threads,
             period_ns / 1e3, SB_PROBE_RTT_TRIES, (double)best / 1e3, needed);
     return true;
 }

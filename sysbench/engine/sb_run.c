@@ -54,20 +54,20 @@ static void print_header(const struct sb_run *run, const struct sb_lua_env *env,
         printf("Database driver: %s (%s)\n", env->driver->name, env->driver_reason);
     if (run->point.mode == SB_PACE_FIXED && brief)
         printf("Transaction rate: each thread on a fixed schedule (late policy %s)\n",
-               cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
+               run->point.late_policy == SB_LATE_SKIP ? "skip" : "catchup");
     else if (run->point.mode == SB_PACE_FIXED)
         printf("Target transaction rate: %.2f per second, each thread on a fixed schedule "
                "(period %.1f us, jitter %.1f us, late policy %s)\n",
                run->point.target_tps, (double)run->point.threads / run->point.target_tps * 1e6, run->point.jitter_us,
-               cfg->late_policy == SB_LATE_SKIP ? "skip" : "catchup");
+               run->point.late_policy == SB_LATE_SKIP ? "skip" : "catchup");
     else if (run->point.mode == SB_PACE_POISSON && brief)
         printf("Transaction rate: Poisson arrivals\n");
     else if (run->point.mode == SB_PACE_POISSON)
         printf("Target transaction rate: %.2f per second (Poisson arrivals)\n", run->point.target_tps);
-    if (cfg->instance.count > 1)
-        printf("Instance %u of %u (connections %u to %u of %u)\n", cfg->instance.index,
-               cfg->instance.count, run->pace_base, run->pace_base + run->point.threads - 1,
-               run->pace_threads);
+    if (run->point.ninstances > 1)
+        printf("Instance %u of %u (connections %u to %u of %u)\n", run->point.instance,
+               run->point.ninstances, run->point.slot_base,
+               run->point.slot_base + run->point.threads - 1, run->point.nslots);
     if (cfg->instance.start_at > 0)
         printf("Start at %.3f (seconds since the epoch)%s\n", cfg->instance.start_at,
                cfg->instance.clock_offset_given ? "" : "; clocks assumed synchronised");
@@ -432,7 +432,7 @@ static void set_clock(struct sb_run *run, struct sb_monitor *r, struct sb_run_cl
     if (run->point.mode == SB_PACE_POISSON)
         sb_arrivals_init(&run->arrivals, run->point.target_tps, run->t0_ns,
                          (cfg->rand_seed ^ 0x9e3779b97f4a7c15ULL) +
-                             cfg->instance.index * 0x100000001b3ULL, &cfg->rand);
+                             run->point.instance * 0x100000001b3ULL, &cfg->rand);
     c->start = now;
     if (cfg->warmup_time > 0) {
         c->warm_end = now + (uint64_t)(cfg->warmup_time * 1e9);
@@ -516,10 +516,6 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
     run->point_env = *env;
     run->point_env.point = &run->point;
     run->env = &run->point_env;
-    /* With --instance=I/N this process holds 1/N of the rate, its
-     * connections taking their places among all instances' (sb_instance.h). */
-    run->pace_threads = n * cfg->instance.count;
-    run->pace_base = n * cfg->instance.index;
     run->workers = calloc(n, sizeof(*run->workers));
     if (sb_monitor_init(r, run, L, out) != 0 || run->workers == NULL)
         return -1;

@@ -38,9 +38,6 @@ struct sb_run {
     struct sb_point_config point;
     struct sb_lua_env point_env;
     const struct sb_lua_env *env;  /* &point_env */
-    /* --tx-rate over all instances: the schedule of connection
-     * pace_base + tid among pace_threads at point.tx_rate (sb_instance.h). */
-    unsigned pace_threads, pace_base;
     struct sb_worker *workers;
     /* Loop threads multiplexing the workers (sb_loop.h); none (0) when
      * every worker has a thread of its own. */

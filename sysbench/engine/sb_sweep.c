@@ -48,8 +48,9 @@ static bool cooldown(double secs, const char *what)
 /* A sweep's or a repeat's header line in brief (sb_result_writer.h): "point 2 of
  * 4: threads=8, tx-rate=500, run 1 of 3 (about 40 s left)", into
  * c->out->point_title for the run to print. */
-static void point_header(const struct sb_sweep *c, double rate, unsigned rep, unsigned repeats)
+static void point_header(const struct sb_sweep *c, const struct sb_point_config *pt)
 {
+    unsigned rep = pt->repeat, repeats = pt->nrepeat;
     char *b = c->out->point_title;
     size_t len = sizeof(c->out->point_title), n;
     unsigned left = (unsigned)((c->npoints - c->point_no) * repeats + (repeats - rep) + 1);
@@ -57,13 +58,13 @@ static void point_header(const struct sb_sweep *c, double rate, unsigned rep, un
                  : sb_cfg->time_limit > 0 ? sb_cfg->warmup_time + sb_cfg->time_limit : 0;
 
     if (c->npoints > 1)
-        snprintf(b, len, "point %zu of %zu: threads=%u", c->point_no, c->npoints, c->threads);
+        snprintf(b, len, "point %zu of %zu: threads=%u", c->point_no, c->npoints, pt->threads);
     else
-        snprintf(b, len, "run %u of %u: threads=%u", rep, repeats, c->threads);
+        snprintf(b, len, "run %u of %u: threads=%u", rep, repeats, pt->threads);
     n = strlen(b);
-    if (rate > 0 && n < len)
-        n += (size_t)snprintf(b + n, len - n, ", %s=%g",
-                              sb_cfg->ntx_rate_list > 0 ? "tx-rate" : "rate", rate);
+    /* A --rate (Poisson) is the same at every point: not repeated here. */
+    if (pt->mode == SB_PACE_FIXED && n < len)
+        n += (size_t)snprintf(b + n, len - n, ", tx-rate=%g", pt->rate);
     if (c->npoints > 1 && repeats > 1 && n < len)
         n += (size_t)snprintf(b + n, len - n, ", run %u of %u", rep, repeats);
     /* Pauses between runs count too. */
@@ -99,7 +100,7 @@ static int run_point(void *p, double rate, unsigned repeats)
         }
         c->started = true;
         if (c->out->brief && sb_cfg->verbosity >= SB_LOG_NOTICE)
-            point_header(c, rate, rep, repeats);
+            point_header(c, &pt);
         else if (repeats > 1)
             printf("Run %u of %u:\n", rep, repeats);
         /* init() runs in the main state: give it the same random

@@ -170,9 +170,9 @@ void sb_worker_start_pacing(struct sb_run *run)
     for (unsigned i = 0; i < run->point.threads; i++) {
         struct sb_worker *w = &run->workers[i];
         if (run->point.mode == SB_PACE_FIXED)
-            sb_pacer_init(&w->pacer, run->point.tx_rate, run->pace_threads, run->pace_base + i,
-                          run->point.jitter_us,
-                          run->cfg->late_policy, run->t0_ns);
+            sb_pacer_init(&w->pacer, run->point.rate, run->point.nslots,
+                          run->point.slot_base + i, run->point.jitter_us,
+                          run->point.late_policy, run->t0_ns);
         /* Without warmup every slot is in the window (none is before t0). */
         w->measured = run->window_start_ns <= run->t0_ns;
         /* The self-check's threshold of a late start, as it computes the

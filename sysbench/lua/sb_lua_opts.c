@@ -65,7 +65,7 @@ static void push_export_value(lua_State *L, const struct sb_point_config *pt,
     if (strcmp(key, "threads") == 0 || strcmp(key, "num_threads") == 0) {
         lua_pushnumber(L, pt->threads);
     } else if (strcmp(key, "tx_rate") == 0) {
-        lua_pushnumber(L, pt->tx_rate);
+        lua_pushnumber(L, sb_point_tx_rate(pt));
     } else if (strcmp(key, "percentile") == 0 && o->type == SB_ARG_LIST) {
         /* 1.0 has one percentile; ours is a list whose first is "the" one. */
         lua_pushnumber(L, sb_cfg->npercentiles > 0 ? sb_cfg->percentiles[0] : 0);
@@ -292,13 +292,13 @@ void sb_lua_export_point(lua_State *L, const struct sb_lua_env *env)
         if (lua_istable(L, -1)) {
             for (size_t i = 0; i < 2; i++)
                 update_number(L, -1, thread_keys[i], env->point->threads);
-            update_number(L, -1, "tx_rate", env->point->tx_rate);
+            update_number(L, -1, "tx_rate", sb_point_tx_rate(env->point));
         }
     }
     if (env->opts_as_globals) {
         for (size_t i = 0; i < 2; i++)
             update_number(L, LUA_GLOBALSINDEX, thread_keys[i], env->point->threads);
-        update_number(L, LUA_GLOBALSINDEX, "tx_rate", env->point->tx_rate);
+        update_number(L, LUA_GLOBALSINDEX, "tx_rate", sb_point_tx_rate(env->point));
     }
     lua_settop(L, top);
 }

@@ -130,7 +130,7 @@ void sb_pacer_init(struct sb_pacer *p, double rate_tps, unsigned nthreads,
     memset(p, 0, sizeof(*p));
     p->period_exact_ns = period;
     p->period_ns = ns_from_double(period);
-    p->jitter_ns = ns_from_double(sb_pacer_jitter_us(rate_tps, nthreads, jitter_us) * 1000.0);
+    p->jitter_ns = ns_from_double(jitter_us * 1000.0);
     if ((double)p->jitter_ns > period)
         p->jitter_ns = (uint64_t)period;
     /* Threads start a fraction of a period apart so that their slots

@@ -86,15 +86,18 @@ int sb_pacer_check(double rate_tps, unsigned nthreads, double jitter_us,
 
 /*
  * The jitter width in microseconds a configuration really uses: jitter_us
- * itself, or 10% of the per-thread period N/R when it is 0. The run shows
- * it in its header; sb_pacer_init applies the same rule.
+ * itself, or 10% of the per-thread period N/R when it is 0. The point
+ * (config/sb_point.c) resolves it once; the run shows it in its header
+ * and hands it to sb_pacer_init.
  */
 double sb_pacer_jitter_us(double rate_tps, unsigned nthreads, double jitter_us);
 
 /*
  * Initialises the schedule of thread `thread_idx` (0-based) of `nthreads`
  * sharing rate_tps, starting at t0_ns. The configuration must have passed
- * sb_pacer_check. jitter_us == 0 selects 10% of the period.
+ * sb_pacer_check. jitter_us is the width itself, the default already
+ * resolved (sb_pacer_jitter_us); 0 means none. A width over the period is
+ * cut to the period.
  */
 void sb_pacer_init(struct sb_pacer *p, double rate_tps, unsigned nthreads,
                    unsigned thread_idx, double jitter_us,

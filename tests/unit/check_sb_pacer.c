@@ -79,8 +79,8 @@ START_TEST(test_long_run_exact)
                     double want, half;
 
                     sb_rand_seed_stream(&r, 42, i, &params);
-                    sb_pacer_init(&p, rates[ri], n, i, jit, SB_LATE_CATCHUP,
-                                  T0);
+                    sb_pacer_init(&p, rates[ri], n, i, sb_pacer_jitter_us(rates[ri], n, jit),
+                                  SB_LATE_CATCHUP, T0);
                     half = (double)p.jitter_ns / 2.0;
                     if (ji == 0)
                         ck_assert(fabs((double)p.jitter_ns - period * 0.1) <= 0.5);
@@ -133,8 +133,8 @@ START_TEST(test_window_count)
                     uint64_t due;
 
                     sb_rand_seed_stream(&r, 7, i, &params);
-                    sb_pacer_init(&p, rates[ri], n, i, jit, SB_LATE_CATCHUP,
-                                  T0);
+                    sb_pacer_init(&p, rates[ri], n, i, sb_pacer_jitter_us(rates[ri], n, jit),
+                                  SB_LATE_CATCHUP, T0);
                     do {
                         due = sb_pacer_next(&p, &r, 0);
                         if (due >= start && due < end)
@@ -169,7 +169,8 @@ START_TEST(test_jitter_distribution)
         int k, b;
 
         sb_rand_seed_stream(&r, 1, 0, &params);
-        sb_pacer_init(&p, 1000, 1, 0, jitters_us[ji], SB_LATE_CATCHUP, T0);
+        sb_pacer_init(&p, 1000, 1, 0, sb_pacer_jitter_us(1000, 1, jitters_us[ji]),
+                      SB_LATE_CATCHUP, T0);
         ck_assert_uint_eq(p.period_ns, 1000000);
         ck_assert_uint_eq(p.jitter_ns, jitters_us[ji] == 0 ? 100000 :
                           (uint64_t)(jitters_us[ji] * 1000));
@@ -248,13 +249,18 @@ START_TEST(test_interleave)
                 sb_pacer_init(&p, rates[ri], n, i, NO_JITTER,
                               SB_LATE_CATCHUP, T0);
                 ck_assert_uint_eq(p.jitter_ns, 0);
+                /* The width is taken as given: 0 is none, not the default
+                 * (the point resolves the default once, sb_point.c). */
+                sb_pacer_init(&pj, rates[ri], n, i, 0, SB_LATE_CATCHUP, T0);
+                ck_assert_uint_eq(pj.jitter_ns, 0);
                 first = sb_pacer_next(&p, &r, 0);
                 ck_assert(fabs(signed_diff(first, centre)) <= 0.5);
                 /* Without jitter the threads' starts are in thread order. */
                 ck_assert(i == 0 || first > prev);
                 prev = first;
 
-                sb_pacer_init(&pj, rates[ri], n, i, 0, SB_LATE_CATCHUP, T0);
+                sb_pacer_init(&pj, rates[ri], n, i, sb_pacer_jitter_us(rates[ri], n, 0),
+                              SB_LATE_CATCHUP, T0);
                 firstj = sb_pacer_next(&pj, &r, 0);
                 ck_assert(fabs(signed_diff(firstj, centre)) <=
                           (double)pj.jitter_ns / 2.0 + 1);

@@ -54,7 +54,7 @@ static void build_point(struct sb_point_result *p, struct sb_text_report_opts *r
     memset(pc, 0, sizeof(*pc));
     pc->threads = 4;
     pc->mode = SB_PACE_FIXED;
-    pc->tx_rate = 200;
+    pc->rate = 200;
     pc->target_tps = 200;
     pc->jitter_us = 2000;
     pc->repeat = 1;
@@ -528,7 +528,7 @@ static void sweep_output(struct sb_result_writer *o, const char *csv, const doub
     for (size_t i = 0; i < 3; i++) {
         build_point(&f, &ro, &pc);
         pc.mode = f.cfg.mode = SB_PACE_NONE;
-        pc.tx_rate = pc.target_tps = f.cfg.target_tps = 0;
+        pc.rate = pc.target_tps = f.cfg.target_tps = 0;
         pc.threads = f.cfg.threads = threads[i];
         total.c[SB_STAT_EVENTS] = (uint64_t)(1000 * threads[i] * (scale ? scale[i] : 1));
         ck_assert_ptr_nonnull(sb_result_writer_begin_point(o, &pc));
