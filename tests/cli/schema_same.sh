@@ -112,7 +112,7 @@ produce() {
             --time=2 --report-interval=1 --percentile=99 run
         run_masked "$bin" rated "$LUA/oltp_read_only.lua" "${common[@]}" --threads=2 \
             --time=2 --report-interval=1 --tx-rate=100 run
-        run_masked "$bin" mix "$LUA/oltp_point_select.lua@70" "$LUA/oltp_read_only.lua@30" \
+        run_masked "$bin" mix oltp_point_select@70 oltp_read_only@30 \
             "${common[@]}" --threads=1 --events=200 --time=0 run
         run_masked "$bin" cpu cpu --threads=1 --events=50 --time=0 --rand-seed=7 run
         # Merge reads only the files: the same inputs give the same bytes.
