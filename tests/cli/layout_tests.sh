@@ -356,4 +356,25 @@ assert_contains report "sysbench/core/sb_bad.c: no"
 assert_contains report "tests/bad.sh: no"
 assert_not_contains report "sb_ok.c"
 
+
+# too_long ROOT: the C files under ROOT/sysbench of more than 1,000 lines
+# (the style's limit: split a file by concept before it passes it; the
+# generated sb_lua_modules.c is no source). Prints one line per file.
+too_long() {
+    (cd "$1" && find sysbench -name '*.c' -not -name sb_lua_modules.c -print0 |
+        xargs -0 wc -l | awk '$2 != "total" && $1 > 1000 { print $2 ": " $1 " lines" }')
+}
+
+tcase "every C file of sysbench/ is at most 1,000 lines"
+too_long "$SB_SRCDIR" >report
+[ -s report ] && fail "files over 1,000 lines (split them by concept):" "$(cat report)"
+
+tcase "the length check catches a long file"
+mkdir -p l/sysbench/core
+seq 1001 | sed 's/.*/int x&;/' >l/sysbench/core/sb_long.c
+seq 1000 | sed 's/.*/int y&;/' >l/sysbench/core/sb_ok.c
+too_long l >report
+assert_contains report "sysbench/core/sb_long.c: 1001 lines"
+assert_not_contains report "sb_ok.c"
+
 finish
