@@ -94,6 +94,7 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
     enum sb_db_status status;
 
     con->prepare_reconnected = false;
+    con->prepare_cut = false;
     if (not_connected(con, sql, len))
         return NULL;
     if (con->bulk != NULL && con->bulk_pause(con) != SB_DB_DONE)
@@ -119,9 +120,12 @@ struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len)
         /* A lost connection is re-opened here, as for a query: a kill
          * that lands inside a prepare (--reconnect=N prepares inside the
          * event) must not end the run. */
-        if (status == SB_DB_CONN_LOST)
-            con->prepare_reconnected = sb_db_apply_policy(con, status, sql, len) == SB_DB_RECONNECTED;
-        else
+        if (status == SB_DB_CONN_LOST) {
+            enum sb_db_outcome o = sb_db_apply_policy(con, status, sql, len);
+
+            con->prepare_reconnected = o == SB_DB_RECONNECTED;
+            con->prepare_cut = o == SB_DB_IGNORED;
+        } else
             sb_db_remember_query(con, sql, len);
         return NULL;
     }

@@ -178,6 +178,11 @@ struct sb_conn {
     /* The last sb_db_prepare lost the connection and re-opened it: its
      * caller restarts the event, as after a query (SB_DB_RECONNECTED). */
     bool prepare_reconnected;
+    /* The last sb_db_prepare lost the connection as the run was being cut
+     * (deadline or signal): nothing re-opened, no error counted; its
+     * caller ends the event, which the stop leaves uncounted, as after a
+     * query the policy ignores for the same reason. */
+    bool prepare_cut;
     struct sb_db_counters *counters; /* borrowed; never NULL */
     char *last_query;      /* owned copy of the failing query, for messages */
     /* Driven without blocking (sb_db_query_start and friends; set at
@@ -436,6 +441,8 @@ enum sb_db_outcome sb_db_complete(struct sb_conn *con);
  * reconnect) and con->prepare_reconnected is set: the statement was not
  * made and the caller restarts the event. */
 struct sb_stmt *sb_db_prepare(struct sb_conn *con, const char *sql, size_t len);
+/* (When the run was being cut as the connection went, con->prepare_cut is
+ * set instead: the caller ends the event the same way.) */
 /* Binds params (the array and the values are borrowed and must outlive the
  * executions). n must equal st->nparams. */
 void sb_db_bind(struct sb_stmt *st, struct sb_bind *const *params, unsigned n);

@@ -245,7 +245,7 @@ struct sb_lsql_stmt *sb_lsql_prepare(struct sb_lsql_conn *c, const char *sql, si
     }
     s->st = sb_db_prepare(c->con, sql, len);
     if (s->st == NULL) {
-        if (c->con->prepare_reconnected)
+        if (c->con->prepare_reconnected || c->con->prepare_cut)
             *nomem = 2;
         free(s);
         return NULL;

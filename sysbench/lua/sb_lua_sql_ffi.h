@@ -123,8 +123,8 @@ const char *sb_lsql_server_version(const struct sb_lsql_conn *c);
 
 /* A prepared statement holding a reference to c; NULL when the server
  * refused it (c's error says why; *nomem 1 when memory ran out, 2 when
- * the connection was lost and re-opened: restart the event) or c is
- * closed. */
+ * the connection was lost and re-opened, or lost as the run was being
+ * cut: restart the event) or c is closed. */
 struct sb_lsql_stmt *sb_lsql_prepare(struct sb_lsql_conn *c, const char *sql, size_t len,
                                      int *nomem);
 /* Binds n parameters (borrowed: they must live as long as the binding,

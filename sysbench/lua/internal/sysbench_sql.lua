@@ -353,7 +353,8 @@ function conn_methods.prepare(self, query)
   local s = C.sb_lsql_prepare(self, query, #query, int_box)
   if s == nil then
     if int_box[0] == 1 then error("out of memory", 2) end
-    -- Lost and re-opened (counted as a reconnect): restart the event.
+    -- Lost and re-opened (counted as a reconnect), or lost as the run was
+    -- being cut (nothing counted): restart the event; a stop ends it.
     if int_box[0] == 2 then error(error_table(self, query)) end
     if C.sb_lsql_is_open(self) == 0 then error("connection is closed", 2) end
     error(string.format("SQL error, errno = %d, state = '%s': cannot prepare: %s",
