@@ -556,6 +556,30 @@ sb_driver_args() {
     esac
 }
 
+# sb_pg_kill_for SECONDS: from inside one PostgreSQL session, terminates
+# every sbtest session every 0.05 s for SECONDS of wall time; prints how
+# many it ended. One session, not a psql per try: a psql took 1.3 s on a
+# loaded machine, longer than a --reconnect=1 session lives, and found
+# none. A statement sees pg_stat_activity as one snapshot per
+# transaction, so each try clears it; CASE keeps the terminate after the
+# filter; the count comes back as a NOTICE.
+sb_pg_kill_for() {
+    local out
+    out=$(sb_cli pgsql "DO \$\$ DECLARE n int := 0; k int;
+                t0 timestamptz := clock_timestamp(); BEGIN
+                WHILE clock_timestamp() < t0 + interval '$1 s' LOOP
+                  PERFORM pg_stat_clear_snapshot();
+                  SELECT count(*) INTO k FROM pg_stat_activity a
+                   WHERE CASE WHEN a.usename = 'sbtest' AND a.pid <> pg_backend_pid()
+                              THEN pg_terminate_backend(a.pid) ELSE false END;
+                  n := n + k;
+                  PERFORM pg_sleep(0.05);
+                END LOOP;
+                RAISE NOTICE 'killed=%', n; END \$\$" 2>&1 || true)
+    out=$(printf '%s\n' "$out" | sed -n 's/.*killed=\([0-9]*\).*/\1/p')
+    echo "${out:-0}"
+}
+
 sb_show() {
     local f
     for f in "$@"; do

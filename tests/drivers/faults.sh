@@ -17,9 +17,8 @@ set -euo pipefail
 # kill_window DRV: for about 3 s, kills every sbtest session every
 # 0.25 s (MariaDB; KILL USER ends them all in one statement, as
 # short-lived --reconnect=1 sessions would be gone before a KILL by id) or
-# every 0.05 s from inside one PostgreSQL session (a psql per attempt took
-# 1.3 s on a loaded machine, longer than a reconnecting session lives, and
-# found none); prints how many sessions it ended.
+# every 0.05 s from inside one PostgreSQL session (sb_pg_kill_for, lib.sh);
+# prints how many sessions it ended.
 kill_window() {
     local total=0 killed
     if [ "$1" = mysql ]; then
@@ -36,23 +35,7 @@ kill_window() {
         done
         echo "$total"
     else
-        # One DO block: a statement reads pg_stat_activity once (a snapshot
-        # per transaction), so each try clears it first; CASE keeps the
-        # terminate after the filter. The count comes back as a NOTICE.
-        killed=$(sb_cli pgsql "DO \$\$ DECLARE n int := 0; k int;
-                        t0 timestamptz := clock_timestamp(); BEGIN
-                        FOR i IN 1..60 LOOP
-                          EXIT WHEN clock_timestamp() > t0 + interval '3 s';
-                          PERFORM pg_stat_clear_snapshot();
-                          SELECT count(*) INTO k FROM pg_stat_activity a
-                           WHERE CASE WHEN a.usename = 'sbtest' AND a.pid <> pg_backend_pid()
-                                      THEN pg_terminate_backend(a.pid) ELSE false END;
-                          n := n + k;
-                          PERFORM pg_sleep(0.05);
-                        END LOOP;
-                        RAISE NOTICE 'killed=%', n; END \$\$" 2>&1 || true)
-        killed=$(printf '%s\n' "$killed" | sed -n 's/.*killed=\([0-9]*\).*/\1/p')
-        echo "${killed:-0}"
+        sb_pg_kill_for 3
     fi
 }
 
