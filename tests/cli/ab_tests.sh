@@ -86,7 +86,7 @@ tcase "ab: rounds, table, JSON with every round, the same server warned about"
 sb oltp_point_select --sqlite-db=same.db --tables=1 --table-size=100 prepare
 assert_exit 0
 sb ab --a=--sqlite-db=same.db --b=--sqlite-db=./same.db oltp_point_select --tables=1 \
-    --table-size=100 --time=0.3 --rounds=5 --json=ab.json run
+    --table-size=100 --time=1 --rounds=5 --json=ab.json run
 assert_exit 0
 assert_contains out "WARNING: 'a' and 'b' are the same server (sqlite "
 assert_match out "^round +5/5 "

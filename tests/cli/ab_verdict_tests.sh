@@ -54,7 +54,10 @@ LUA
 # compare WORK_B ROUNDS: a against b (--work 20000 against WORK_B); the
 # verdict and the interval are left in ./verdict.
 compare() {
-    sb ab --a=--work=20000 "--b=--work=$1" probe.lua --time=2 --rounds="$2" \
+    # A round is 2 s of run and, on a loaded machine, about 4 s of
+    # start-up: 40 rounds outlast the default 60-s guard (CI saw only 10
+    # rounds done, "interrupted"). The guard is for a hang, not a bound.
+    SB_TIMEOUT=600 sb ab --a=--work=20000 "--b=--work=$1" probe.lua --time=2 --rounds="$2" \
         --primary=client-cpu --margin=3% --json=ab.json run
     python3 -c 'import json; v=json.load(open("ab.json"))["verdict"]; print(v["verdict"], v["lo"], v["hi"])' \
         >verdict 2>/dev/null || echo "none" >verdict
