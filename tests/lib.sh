@@ -478,8 +478,12 @@ except Exception as e:
     sys.exit(0)
 want, got = set(sys.argv[2:]), set(sc["flags"])
 extra = got - want
-if "contention" in extra and sc["contention"]["others_dominant"]:
-    extra.discard("contention")
+# When other processes held most of the machine, contention beside the
+# expected verdict is true, and so are late wake-ups: a full machine wakes
+# idle workers late (CI saw a wake-up p99 of 4.7 ms at 10 tx/s with
+# others at 98.6%) without the workers queueing for a CPU.
+if sc["contention"]["others_dominant"]:
+    extra -= {"contention", "late-wakeups"}
 ok = want <= got and not extra and sc["ok"] == (not got)
 print("%s %s" % ("ok" if ok else "WRONG", ",".join(sorted(got)) or "none"))
 PY

