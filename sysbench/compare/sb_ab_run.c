@@ -441,7 +441,10 @@ static int run_interleaved(struct sb_ab *ab, struct sb_ab_round *r, struct child
 }
 
 /* Whether run c says it was not ready at its --start-at (sb_instance.c
- * prints that notice, or the warning of a start further past). */
+ * prints that notice, or the warning of a start further past), or did
+ * not even reach its option checks before the instant had long passed
+ * (its one error line: a loaded machine under a sanitizer took over
+ * 10 s to start a run). */
 static bool started_late(const struct child *c)
 {
     FILE *f = fopen(c->log, "r");
@@ -451,7 +454,8 @@ static bool started_late(const struct child *c)
     if (f == NULL)
         return false;
     while (!late && fgets(line, sizeof(line), f) != NULL)
-        late = strstr(line, "--start-at passed") != NULL;
+        late = strstr(line, "--start-at passed") != NULL ||
+               strstr(line, " s in the past: give a time far enough ahead") != NULL;
     fclose(f);
     return late;
 }
@@ -472,14 +476,9 @@ int sb_ab_run_round(struct sb_ab *ab, struct sb_ab_round *r, char *err, size_t e
         rc = run_interleaved(ab, r, c, err, errlen);
     if (rc != 0 || sb_stopping())
         return -1;
-    for (int t = 0; t < 2; t++)
-        if (!WIFEXITED(c[t].status) || WEXITSTATUS(c[t].status) != 0) {
-            explain(ab, &c[t], t, "run", r->index, err, errlen);
-            return -1;
-        }
     /* A run not ready at the common instant measured a window it partly
-     * could not work in: the round does not count, and the next try
-     * gives set-up twice the time. */
+     * could not work in (or refused an instant long past): the round
+     * does not count, and the next try gives set-up twice the time. */
     if (ab->args->mode == SB_AB_DUET && (started_late(&c[0]) || started_late(&c[1]))) {
         if (ab->lead_s >= LEAD_MAX_S) {
             snprintf(err, errlen, "round %u: a run was still setting up %.0f s after it started "
@@ -489,6 +488,11 @@ int sb_ab_run_round(struct sb_ab *ab, struct sb_ab_round *r, char *err, size_t e
         ab->lead_s = fmin(ab->lead_s * 2, LEAD_MAX_S);
         return 1;
     }
+    for (int t = 0; t < 2; t++)
+        if (!WIFEXITED(c[t].status) || WEXITSTATUS(c[t].status) != 0) {
+            explain(ab, &c[t], t, "run", r->index, err, errlen);
+            return -1;
+        }
     for (int t = 0; t < 2; t++)
         if (read_side(ab, r->index, t, &r->side[t], err, errlen) != 0)
             return -1;

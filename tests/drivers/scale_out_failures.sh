@@ -350,10 +350,14 @@ PY
     # Each instance's first dispatch precedes the first statement of its
     # connections on the server (same machine, same clock), by less than
     # the allowance of a loaded machine.
+    # (Under a sanitizer on a loaded machine the first statement reached
+    # the server 1.7 s after the dispatch: 5 s there.)
+    local allow=1.0
+    [ -n "${SB_SANITIZER:-}" ] && allow=5.0
     while read -r i fd; do
         first=$(sb_cli mysql "SELECT MIN(ts) FROM scale_t WHERE g BETWEEN $((i * THREADS)) AND $((i * THREADS + THREADS - 1))")
         echo "instance $i: first dispatch $fd, first row on the server $first"
-        python3 -c "import sys; d = float(sys.argv[2]) - float(sys.argv[1]); sys.exit(not (-0.002 <= d <= 1.0))" "$fd" "$first" ||
+        python3 -c "import sys; d = float(sys.argv[2]) - float(sys.argv[1]); sys.exit(not (-0.002 <= d <= float(sys.argv[3])))" "$fd" "$first" "$allow" ||
             { sb_fail "instance $i: the server's first row is not just after the recorded first dispatch"; return 1; }
     done <spread.py
 }
