@@ -5,7 +5,7 @@
  * instance), which instances were cut short or are missing, and how
  * closely the instances really started together; see sb_merge.h.
  */
-#include "results/sb_merge.h"
+#include "results/sb_merge_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,37 +15,6 @@
 static double num(const struct sb_jv *v, const char *path)
 {
     return sb_jv_num(sb_jv_path(v, path));
-}
-
-static struct sb_jv *wpath(struct sb_jv *v, const char *path)
-{
-    return (struct sb_jv *)sb_jv_path(v, path);
-}
-
-/* Sets the number at an existing dotted path (nothing when missing). */
-static void put(struct sb_jv *v, const char *path, double x)
-{
-    struct sb_jv *n = wpath(v, path);
-
-    if (n == NULL)
-        return;
-    sb_merge_clear(n);
-    if (!isnan(x)) {
-        n->type = SB_JV_NUMBER;
-        n->number = x;
-    }
-}
-
-static struct sb_jv *append(struct sb_jv *a)
-{
-    struct sb_jv *items = realloc(a->items, (a->n + 1) * sizeof(*items));
-
-    if (items == NULL)
-        return NULL;
-    a->items = items;
-    memset(&items[a->n], 0, sizeof(*items));
-    items[a->n].type = SB_JV_NULL;
-    return &items[a->n++];
 }
 
 /* Member key of o made an empty container of type t. */
@@ -114,17 +83,17 @@ void sb_merge_put_window(struct sb_jv *pt, const struct sb_merge_window *w)
 
     if (!(t > 0))
         return;
-    put(pt, "final.time_s", t);
-    put(pt, "final.tps", ev / t);
-    put(pt, "final.qps", num(pt, "final.queries.total") / t);
-    put(pt, "final.errors.ignored_per_s", num(pt, "final.errors.ignored") / t);
-    put(pt, "final.errors.reconnects_per_s", num(pt, "final.errors.reconnects") / t);
+    sb_merge_put(pt, "final.time_s", t);
+    sb_merge_put(pt, "final.tps", ev / t);
+    sb_merge_put(pt, "final.qps", num(pt, "final.queries.total") / t);
+    sb_merge_put(pt, "final.errors.ignored_per_s", num(pt, "final.errors.ignored") / t);
+    sb_merge_put(pt, "final.errors.reconnects_per_s", num(pt, "final.errors.reconnects") / t);
     if (!isnan(num(pt, "final.rate.achieved_tps")))
-        put(pt, "final.rate.achieved_tps", ev / t);
+        sb_merge_put(pt, "final.rate.achieved_tps", ev / t);
     if (target > 0)
-        put(pt, "final.rate.achieved_pct", 100.0 * ev / t / target);
-    put(pt, "first_dispatch_unix_s", w->first_dispatch);
-    put(pt, "first_due_unix_s", w->first_due);
+        sb_merge_put(pt, "final.rate.achieved_pct", 100.0 * ev / t / target);
+    sb_merge_put(pt, "first_dispatch_unix_s", w->first_dispatch);
+    sb_merge_put(pt, "first_due_unix_s", w->first_due);
 }
 
 int sb_merge_ended(struct sb_jv *out, struct sb_jv *const *docs, size_t n)
@@ -179,7 +148,7 @@ static int cut_short(struct sb_jv *mg, struct sb_jv *const *docs, const unsigned
         struct sb_jv *e;
         if (ran_through(docs[i], 0))
             continue;
-        if ((e = append(list)) == NULL)
+        if ((e = sb_merge_append(list)) == NULL)
             return -1;
         e->type = SB_JV_OBJECT;
         if (sb_merge_set_num(e, "index", index[i]) != 0 ||
@@ -254,7 +223,7 @@ int sb_merge_status(struct sb_jv *mg, struct sb_jv *const *docs, const unsigned 
             j++;
             continue;
         }
-        if ((e = append(miss)) == NULL)
+        if ((e = sb_merge_append(miss)) == NULL)
             return -1;
         e->type = SB_JV_NUMBER;
         e->number = k;
