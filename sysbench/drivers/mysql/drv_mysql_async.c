@@ -47,32 +47,34 @@ int sb_mysql_enable_nonblocking(MYSQL *my)
     return mysql_options(my, MYSQL_OPT_NONBLOCK, &stack) == 0 ? 0 : -1;
 }
 
-/* A call is in flight: records what it waits for. */
-static enum sb_db_status pending(struct sb_conn *con, int step, int status)
+void sb_mysql_wait_for(struct sb_conn *con, MYSQL *my, int status)
 {
-    struct sb_mysql_conn *cp = con->priv;
     short ev = 0;
 
-    cp->astep = step;
     if (status & MYSQL_WAIT_READ)
         ev |= POLLIN;
     if (status & MYSQL_WAIT_WRITE)
         ev |= POLLOUT;
     if (status & MYSQL_WAIT_EXCEPT)
         ev |= POLLPRI;
-    /* No read timeout is set, so a wait for a timeout alone cannot come;
-     * should it, waiting for input is what ends it. */
-    if (ev == 0)
-        ev = POLLIN;
-    con->wait.fd = (int)mysql_get_socket(cp->my);
-    con->wait.events = ev;
+    /* A wait for the library's timeout alone: no read timeout is set for
+     * statements, and a connect keeps its own deadline; waiting for
+     * input is what ends it. */
+    con->wait.fd = (int)mysql_get_socket(my);
+    con->wait.events = ev != 0 ? ev : POLLIN;
+}
+
+/* A call is in flight: records what it waits for. */
+static enum sb_db_status pending(struct sb_conn *con, int step, int status)
+{
+    struct sb_mysql_conn *cp = con->priv;
+
+    cp->astep = step;
+    sb_mysql_wait_for(con, cp->my, status);
     return SB_DB_PENDING;
 }
 
-/* The events the wait was for, as the library's status bits: resume is
- * called once one of them is there (or spuriously: the library then
- * finds nothing to read and waits again). */
-static int ready_status(const struct sb_conn *con)
+int sb_mysql_ready_status(const struct sb_conn *con)
 {
     int st = 0;
 
@@ -188,7 +190,7 @@ enum sb_db_status sb_mysql_execute_start(struct sb_stmt *st, struct sb_sql_resul
 enum sb_db_status sb_mysql_resume(struct sb_conn *con, struct sb_sql_result *rs)
 {
     struct sb_mysql_conn *cp = con->priv;
-    int status = ready_status(con), err = 0;
+    int status = sb_mysql_ready_status(con), err = 0;
 
     switch (cp->astep) {
     case SB_MY_STEP_QUERY:

@@ -346,16 +346,7 @@ static enum sb_db_status sb_mysql_connected(struct sb_conn *con, struct sb_mysql
  * a wait for its timeout is the attempt's timeout, which the caller keeps. */
 static enum sb_db_status sb_mysql_connect_wait(struct sb_conn *con, MYSQL *my, int status)
 {
-    short ev = 0;
-
-    if (status & MYSQL_WAIT_READ)
-        ev |= POLLIN;
-    if (status & MYSQL_WAIT_WRITE)
-        ev |= POLLOUT;
-    if (status & MYSQL_WAIT_EXCEPT)
-        ev |= POLLPRI;
-    con->wait.fd = (int)mysql_get_socket(my);
-    con->wait.events = ev != 0 ? ev : POLLIN;
+    sb_mysql_wait_for(con, my, status);
     return SB_DB_PENDING;
 }
 
@@ -418,13 +409,7 @@ enum sb_db_status sb_mysql_connect_cont(struct sb_conn *con, bool timed_out)
         con->priv = NULL;
         return sb_mysql_give_up(cp, SB_DB_CONN_LOST);
     }
-    if (con->wait.events & POLLIN)
-        status |= MYSQL_WAIT_READ;
-    if (con->wait.events & POLLOUT)
-        status |= MYSQL_WAIT_WRITE;
-    if (con->wait.events & POLLPRI)
-        status |= MYSQL_WAIT_EXCEPT;
-    status = mysql_real_connect_cont(&ret, cp->my, status);
+    status = mysql_real_connect_cont(&ret, cp->my, sb_mysql_ready_status(con));
     if (status != 0)
         return sb_mysql_connect_wait(con, cp->my, status);
     return sb_mysql_connect_end(con, ret);
