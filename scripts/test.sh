@@ -122,8 +122,19 @@ fi
 if [ "$status" -ne 0 ]; then
     for trs in $(find tests -name '*.trs'); do
         if grep -q ':test-result: \(FAIL\|ERROR\)' "$trs"; then
-            echo "=== ${trs%.trs}.log"
-            tail -80 "${trs%.trs}.log"
+            # Only what explains the failure: for each of the first three
+            # FAIL lines the non-PASS lines before it (a tcase's messages)
+            # and the indented log tail after it (an sb_case's), so that a
+            # long suite's PASS lines cannot push them out of CI's excerpt.
+            echo "=== ${trs%.trs}.log (failures only)"
+            awk 'after && /^(PASS|FAIL|SKIP): / {after = 0}
+                 after && after++ <= 35 {print; next}
+                 /^FAIL: /{n++; if (n <= 3) {from = NR - 30 > last ? NR - 30 : last + 1
+                     for (k = from; k < NR; k++) if (k in buf) print buf[k]
+                     print ">> " $0; last = NR; after = 1}; next}
+                 !/^PASS: /{buf[NR] = $0} END {print ">> " n + 0 " FAIL line(s)"}' \
+                "${trs%.trs}.log"
+            grep -v '^PASS: ' "${trs%.trs}.log" | tail -5
         fi
     done
 fi
