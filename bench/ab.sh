@@ -33,7 +33,14 @@
 # comparison's --budget), THREADS (2 per target), RATE (per target, for
 # userstat: 1500), REF_ROUNDS (20), US_SCRIPT (the userstat experiments'
 # workload, default oltp_point_select: about +11% server CPU per
-# transaction; oltp_read_only dilutes it), HOG=1 (two busy loops at nice 0 for
+# transaction; oltp_read_only dilutes it), US_OPTS (more options of that
+# workload, split on spaces, e.g. "--range-size=1000": longer statements
+# dilute userstat's cost per transaction further), SET_A and SET_B (the
+# statements that make the two servers differ in the userstat
+# experiments, default userstat 0 and 1: any other global setting can be
+# compared the same way, e.g. SET_B="SET GLOBAL tx_isolation =
+# 'READ-COMMITTED'" with SET_A="SET GLOBAL tx_isolation =
+# 'REPEATABLE-READ'"), HOG=1 (two busy loops at nice 0 for
 # the experiment's whole length, the "loaded machine").
 #
 # Prints per experiment the verdicts, rounds and minutes; every ab
@@ -48,6 +55,9 @@ THREADS=${THREADS:-2}
 RATE=${RATE:-1500}
 REF_ROUNDS=${REF_ROUNDS:-20}
 US_SCRIPT=${US_SCRIPT:-oltp_point_select}
+SET_A=${SET_A:-SET GLOBAL userstat = 0}
+SET_B=${SET_B:-SET GLOBAL userstat = 1}
+read -r -a US_OPTS <<<"${US_OPTS:-}"
 mkdir -p "$OUT"
 chmod 755 "$OUT"
 
@@ -171,16 +181,16 @@ flush() {
 userstat_setup() {
     start_servers
     prepare mysql "$US_SCRIPT"
-    sql "$SRV1" mysql "SET GLOBAL userstat = 0"
-    sql "$SRV2" mysql "SET GLOBAL userstat = 1"
+    sql "$SRV1" mysql "$SET_A"
+    sql "$SRV2" mysql "$SET_B"
 }
 
 userstat_ref() {
     userstat_setup
     for mode in duet interleaved; do
         compare userstat-ref "$mode" --mode="$mode" --stop=end --rounds="$REF_ROUNDS" \
-            --budget=2h --a="$MA" --b="$MB" "${MYCOMMON[@]}" "$US_SCRIPT" --tables=4 \
-            --table-size=10000 --threads="$THREADS" --tx-rate="$RATE" --time="${ROUND:-10}"
+            --budget=2h --a="$MA" --b="$MB" "${MYCOMMON[@]}" "$US_SCRIPT" "${US_OPTS[@]}" \
+            --tables=4 --table-size=10000 --threads="$THREADS" --tx-rate="$RATE" --time="${ROUND:-10}"
     done
     summary userstat-ref
 }
@@ -190,7 +200,7 @@ userstat() {
     userstat_setup
     hog_on
     for k in $(seq 1 "$n"); do
-        compare userstat "$k" --a="$MA" --b="$MB" "${MYCOMMON[@]}" "$US_SCRIPT" \
+        compare userstat "$k" --a="$MA" --b="$MB" "${MYCOMMON[@]}" "$US_SCRIPT" "${US_OPTS[@]}" \
             --tables=4 --table-size=10000 --threads="$THREADS" --tx-rate="$RATE" \
             --time="${ROUND:-10}" --budget="${BUDGET:-10m}"
     done
