@@ -110,8 +110,12 @@ free_port() {
 log_tail() {
     local f=$1
     if [ -f "$f" ]; then
+        # The error lines first: mariadb-install-db ends every failure
+        # with the same 25 lines of advice, which hid the cause.
+        echo "---- error lines of $f ----" >&2
+        grep -n -i -E 'error|fatal|abort|denied|no space|cannot|can.t' "$f" | head -n 15 >&2
         echo "---- last lines of $f ----" >&2
-        tail -n 25 "$f" >&2
+        tail -n 8 "$f" >&2
         echo "----" >&2
     fi
 }
@@ -197,13 +201,28 @@ mysql_stop() {
     rm -f "$dir/mysql.pid"
 }
 
+# mysql_install DIR: a new MariaDB data directory in DIR/mysql/data, the
+# tool's output in DIR/mysql/install.log.
+mysql_install() {
+    mariadb-install-db --no-defaults --datadir="$1/mysql/data" \
+        --user="$(id -un)" --auth-root-authentication-method=normal \
+        --skip-name-resolve --skip-test-db >"$1/mysql/install.log" 2>&1
+}
+
 mysql_setup() {
     local dir=$1
     mkdir -p "$dir/mysql/data" "$dir/mysql/tmp"
-    mariadb-install-db --no-defaults --datadir="$dir/mysql/data" \
-        --user="$(id -un)" --auth-root-authentication-method=normal \
-        --skip-name-resolve --skip-test-db >"$dir/mysql/install.log" 2>&1 ||
-        { log_tail "$dir/mysql/install.log"; die "mariadb-install-db failed (log: $dir/mysql/install.log)"; }
+    # One retry on a fresh directory: a local CI run saw mariadb-install-db fail once
+    # on a loaded machine with the cause out of view; the first log is
+    # printed either way, so a second failure is not hidden.
+    if ! mysql_install "$dir"; then
+        log_tail "$dir/mysql/install.log"
+        echo "servers.sh: mariadb-install-db failed; trying once more" >&2
+        mv "$dir/mysql/install.log" "$dir/mysql/install.1.log"
+        rm -rf "$dir/mysql/data" && mkdir -p "$dir/mysql/data"
+        mysql_install "$dir" ||
+            { log_tail "$dir/mysql/install.log"; die "mariadb-install-db failed (log: $dir/mysql/install.log)"; }
+    fi
     mysql_start "$dir"
     # Both 'localhost' (unix socket) and '127.0.0.1' (TCP, names are not
     # resolved) are listed so that no other account shadows '%'.
