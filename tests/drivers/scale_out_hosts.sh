@@ -228,7 +228,13 @@ killed_client() {
     c0=$(commits)
     example "$PWD/kc" 10 USE_PDSH=0 METRICS_PORT=$((20000 + TAG % 20000)) LIVE_EVERY=1
     running_started kc || return 1
-    sleep 2
+    # gen1 goes once the live view has heard all three endpoints (a fixed
+    # 2 s was too short on a loaded machine: polls 2 s apart, the first
+    # before two instances were up), and no later than 8 s into the run.
+    for _ in $(seq 1 40); do
+        grep -q '(3 of 3 instances reporting)' kc.txt && break
+        sleep 0.2
+    done
     p=$(pgrep -f -- "-F $PWD/ssh/config gen1 cd " || true)
     [ -n "$p" ] || { sb_fail "no ssh session of gen1 found"; return 1; }
     kill -KILL $p
