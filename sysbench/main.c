@@ -294,7 +294,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
-    if (sb_result_writer_open(&out, sb_cfg, err, sizeof(err)) != 0)
+    if (sb_result_writer_open_mix(&out, sb_cfg, env->mix, err, sizeof(err)) != 0)
         return die(err);
     /* Sweeps and repeats: a line per point (full reports at --verbosity=4). */
     out.brief = !sb_compat10() && sb_cfg->verbosity == SB_LOG_NOTICE &&

@@ -5,7 +5,8 @@
 # the embedded SQLite driver: each type's share follows its weight and
 # matches what the database executed; a seed reproduces the sequence of
 # types; every script keeps its own globals, modules and hooks; the
-# figures per type add up to the totals, in the report and the JSON;
+# figures per type add up to the totals, in the report, the JSON, the
+# CSV and the metrics (live and --metrics-file);
 # prepare and cleanup; rate mode; bad input is one line.
 #
 # Run by `make check`, or by hand: bash tests/cli/mix_tests.sh
@@ -260,6 +261,49 @@ assert_match out "--alpha"
 assert_match out "--beta"
 sb a@1 b@1 --alpha=5 --beta=6 --events=10 --time=0 run
 assert_exit 0
+
+# ------------------------------------------------------- CSV and metrics
+
+tcase "per type in the CSV (columns per type) and the metrics (label type), adding up to the totals"
+write_empty a b
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sb_bg a@1 b@3 --threads=2 --tx-rate=200 --time=4 --report-interval=1 --csv=r.csv \
+    --metrics-file=r.om --metrics-listen="127.0.0.1:$port" --metrics-linger=1 run
+wait_for out "[ 2s ]"
+if command -v curl >/dev/null 2>&1; then
+    curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >scrape.txt ||
+        fail "no answer from the metrics listener during the mix run"
+    assert_match scrape.txt '^sysbench_mix_transactions_total\{script="a@1 b@3",sysbench_instance="0",type="b"\} [0-9]+$'
+    assert_match scrape.txt '^sysbench_mix_latency_seconds\{script="a@1 b@3",sysbench_instance="0",type="a",quantile="0.95"\} '
+    # the totals keep their names and labels
+    assert_match scrape.txt '^sysbench_transactions_total\{script="a@1 b@3",sysbench_instance="0"\} [0-9]+$'
+fi
+sb_wait
+assert_exit 0
+py_point r.csv r.om <<'EOF'
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ivs = [r for r in rows if r["ended"] == ""]
+assert len(ivs) == 4 and rows[-1]["ended"] == "completed", rows
+assert list(rows[0])[20:] == ["tps[a]", "latency_p95_ms[a]", "errors_ps[a]",
+                              "tps[b]", "latency_p95_ms[b]", "errors_ps[b]"], list(rows[0])
+# An interval's types add up to its total but for the transactions in
+# flight between the two snapshots (2 connections: at most 2 per second),
+# and the rounding of each figure to 0.01.
+for r in ivs:
+    s = float(r["tps[a]"]) + float(r["tps[b]"])
+    assert abs(s - float(r["tps"])) <= 2.05, r
+    assert float(r["tps[b]"]) > float(r["tps[a]"]) > 0, r
+    assert float(r["errors_ps[a]"]) == 0 and r["latency_p95_ms[b]"] != "", r
+# The OpenMetrics file: the last per-type counters add up to the total.
+last = {}
+for line in open(sys.argv[2]):
+    m = re.match(r'sysbench_(mix_)?transactions_total\{[^}]*?(?:type="(\w+)")?\} (\d+) ', line)
+    if m:
+        last[m.group(2) or "total"] = int(m.group(3))
+assert set(last) == {"a", "b", "total"}, last
+assert abs(last["a"] + last["b"] - last["total"]) <= 2 and last["total"] > 600, last
+EOF
 
 # ---------------------------------------------------------------- bad input
 
