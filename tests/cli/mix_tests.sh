@@ -7,7 +7,8 @@
 # types; every script keeps its own globals, modules and hooks; the
 # figures per type add up to the totals, in the report, the JSON, the
 # CSV and the metrics (live and --metrics-file);
-# prepare and cleanup; rate mode; bad input is one line.
+# prepare and cleanup; rate mode and --tx-rate-per-type; bad input is
+# one line.
 #
 # Run by `make check`, or by hand: bash tests/cli/mix_tests.sh
 
@@ -186,6 +187,33 @@ for t in p["types"]:
     assert "service" in t["histograms"] and "lag" in t["histograms"]
 EOF
 
+tcase "--tx-rate-per-type: each type's achieved rate is its own, not the weights' share"
+write_empty a b
+# Weights 1:1 but rates 120:40: the rates decide. 640 transactions over
+# 4 s: a's share has a standard deviation of 1.7 points; 75% +- 8 is
+# more than 4 of them, and the weights' 50% is 25 points away.
+sb a@1 b@1 --threads=2 --tx-rate=160 --tx-rate-per-type=a:120,b:40 --time=4 --json=r.json run
+assert_exit 0
+py_point r.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+ev = {t["name"]: t["events"] for t in p["types"]}
+assert sum(ev.values()) == p["final"]["events"] and 500 <= sum(ev.values()) <= 700, ev
+share = 100.0 * ev["a"] / sum(ev.values())
+assert 67 <= share <= 83, (share, ev)
+# each type's rate within 25% of its own
+assert 90 <= ev["a"] / 4 <= 150 and 30 <= ev["b"] / 4 <= 50, ev
+EOF
+# --rate (Poisson arrivals) takes the rates too.
+sb a@1 b@1 --threads=2 --rate=160 --tx-rate-per-type=a:40,b:120 --time=3 --json=r.json run
+assert_exit 0
+py_point r.json <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+ev = {t["name"]: t["events"] for t in p["types"]}
+assert ev["b"] > 2 * ev["a"] > 0, ev
+EOF
+
 tcase "a sweep and --repeat: types in every point, adding up"
 write_empty a b
 sb a@1 b@2 --threads=1,2 --repeat=2 --events=3000 --time=0 --json=r.json run
@@ -306,6 +334,29 @@ assert abs(last["a"] + last["b"] - last["total"]) <= 2 and last["total"] > 600, 
 EOF
 
 # ---------------------------------------------------------------- bad input
+
+tcase "--tx-rate-per-type: bad input is one line"
+write_empty a b
+for bad in "a:120,c:40|'c' is not a script of the mix" \
+    "a:120,b:30|sums to 150 tx/s, but --tx-rate is 160" \
+    "a:-120,b:280|the rate of 'a' must be a positive number" \
+    "a:160|gives no rate for 'b'" \
+    "a:80,a:80|'a' is given twice" \
+    "a:lots,b:40|the rate of 'a' must be a positive number"; do
+    sb a@1 b@1 --tx-rate=160 --tx-rate-per-type="${bad%%|*}" --time=1 run
+    assert_exit 1
+    assert_fatal "${bad#*|}"
+    assert_count err . 1
+done
+sb a@1 b@1 --tx-rate-per-type=a:1,b:1 --time=1 run
+assert_exit 1
+assert_contains err "--tx-rate-per-type needs --tx-rate (or --rate)"
+sb a.lua --tx-rate=2 --tx-rate-per-type=a:1,b:1 --time=1 run
+assert_exit 1
+assert_contains err "--tx-rate-per-type needs a transaction mix"
+sb a@1 b@1 --tx-rate=2,4 --tx-rate-per-type=a:1,b:1 --time=1 run
+assert_exit 1
+assert_contains err "--tx-rate-per-type fixes the rate: not with a --tx-rate list"
 
 tcase "an unknown script in the mix: one line"
 write_empty a
