@@ -205,8 +205,12 @@ static void record_interval(struct sb_monitor *r, const struct sb_text_report_st
     iv.lag_p99_ms = (double)sb_hist_percentile(&r->delta.lag, 99) / 1e6;
     iv.cpu_client_pct = cpu_client;
     iv.cpu_server_pct = cpu_server;
+    if (o->ntypes > 0)
+        sb_type_watch_collect(&r->types, r->run, t, o->pcts, o->npcts, o->type_iv);
     if (sb_result_writer_add_interval(o, &iv) != 0)
         sb_warn("out of memory: an interval is missing from the result files");
+    if (o->metrics != NULL && r->types.n > 0)
+        sb_metrics_publish_types(o->metrics, o->type_iv, r->types.n);
     if (o->metrics != NULL)
         sb_metrics_publish(o->metrics, &iv, o->pcts, o->npcts, (unsigned)o->npoints,
                            r->run->point.threads, r->run->point.mode != SB_PACE_NONE, r->run->point.target_tps);
@@ -447,6 +451,8 @@ int sb_monitor_init(struct sb_monitor *r, struct sb_run *run, lua_State *L,
     if (sb_sampler_init(&r->sampler, n, 1.0) != 0)
         return -1;
     r->hook = has_hook(L, "report_intermediate");
+    if (out != NULL && out->ntypes > 0 && sb_type_watch_init(&r->types, out->ntypes) != 0)
+        return -1;
     return 0;
 }
 
@@ -455,6 +461,7 @@ void sb_monitor_free(struct sb_monitor *r)
     free(r->ckpt_ev);
     free(r->ckpt_busy);
     sb_sampler_free(&r->sampler);
+    sb_type_watch_free(&r->types);
 }
 
 void sb_monitor_start(struct sb_monitor *r, uint64_t start_ns)
