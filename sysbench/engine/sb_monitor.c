@@ -205,8 +205,6 @@ static void record_interval(struct sb_monitor *r, const struct sb_text_report_st
     iv.lag_p99_ms = (double)sb_hist_percentile(&r->delta.lag, 99) / 1e6;
     iv.cpu_client_pct = cpu_client;
     iv.cpu_server_pct = cpu_server;
-    if (o->ntypes > 0)
-        sb_type_watch_collect(&r->types, r->run, t, o->pcts, o->npcts, o->type_iv);
     if (sb_result_writer_add_interval(o, &iv) != 0)
         sb_warn("out of memory: an interval is missing from the result files");
     if (o->metrics != NULL && r->types.n > 0)
@@ -234,6 +232,13 @@ static void interval_report(struct sb_monitor *r, uint64_t now, uint64_t tick)
     double cpu_client, cpu_server;
 
     collect(r);
+    /* The types' pass right after the totals', before the slow parts
+     * (CPU sampling reads /proc): a row's types then add up to its total
+     * but for events ending between the two passes (one per thread at
+     * most, where the CPU sample's milliseconds let in several). */
+    if (r->out != NULL && r->out->ntypes > 0)
+        sb_type_watch_collect(&r->types, run, secs(now - r->last_ns), r->out->pcts,
+                              r->out->npcts, r->out->type_iv);
     if (sb_stats_queries(&r->delta) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
     sb_text_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),

@@ -315,12 +315,15 @@ ivs = [r for r in rows if r["ended"] == ""]
 assert len(ivs) == 4 and rows[-1]["ended"] == "completed", rows
 assert list(rows[0])[20:] == ["tps[a]", "latency_p95_ms[a]", "errors_ps[a]",
                               "tps[b]", "latency_p95_ms[b]", "errors_ps[b]"], list(rows[0])
-# An interval's types add up to its total but for the transactions in
-# flight between the two snapshots (2 connections: at most 2 per second),
-# and the rounding of each figure to 0.01.
+# An interval's types add up to its total but for the transactions that
+# ended between the two passes over the threads' counters (read one after
+# the other, microseconds apart; a reporter preempted in between on a
+# loaded machine lets a thread catching up on its schedule end a few
+# more: 5 of 200 seen when the passes were milliseconds apart), and the
+# rounding of each figure to 0.01.
 for r in ivs:
     s = float(r["tps[a]"]) + float(r["tps[b]"])
-    assert abs(s - float(r["tps"])) <= 2.05, r
+    assert abs(s - float(r["tps"])) <= 2.05 + 0.03 * float(r["tps"]), r
     assert float(r["tps[b]"]) > float(r["tps[a]"]) > 0, r
     assert float(r["errors_ps[a]"]) == 0 and r["latency_p95_ms[b]"] != "", r
 # The OpenMetrics file: the last per-type counters add up to the total.
@@ -330,7 +333,7 @@ for line in open(sys.argv[2]):
     if m:
         last[m.group(2) or "total"] = int(m.group(3))
 assert set(last) == {"a", "b", "total"}, last
-assert abs(last["a"] + last["b"] - last["total"]) <= 2 and last["total"] > 600, last
+assert abs(last["a"] + last["b"] - last["total"]) <= 2 + 0.01 * last["total"] and last["total"] > 600, last
 EOF
 
 # ---------------------------------------------------------------- bad input
