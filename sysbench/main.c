@@ -265,118 +265,6 @@ static int infer_driver(struct sb_optset *general, const struct sb_optset *drv_s
     return 0;
 }
 
-/* The script must have something to run; 1.0.20's message under
- * SB_COMPAT=1.0. Returns 0, or die()'s exit code. */
-static int check_runnable(lua_State *L, const struct sb_lua_env *env)
-{
-    char err[1024];
-
-    if (env->builtin != NULL || sb_lua_has_function(L, "event") ||
-        sb_lua_has_script_thread_run(L))
-        return 0;
-    if (sb_compat10()) {
-        snprintf(err, sizeof(err), "cannot find the event() function in %s",
-                 env->script_path ? env->script_path : "-");
-        return die(err);
-    }
-    return die("the script defines neither event() nor thread_run(): nothing to run");
-}
-
-/* Closes the writer after a failed setup step and reports err: a bad
- * output must stop us before any work is done. */
-static int abandon_outputs(struct sb_result_writer *out, const char *err)
-{
-    char ignored[256];
-
-    sb_result_writer_close(out, ignored, sizeof(ignored));
-    return die(err);
-}
-
-/*
- * Opens every output of the run before the first point: result files,
- * plot and histogram checks, the metrics endpoint and the transaction
- * log. Returns 0, or die()'s exit code with everything opened closed.
- */
-static int open_outputs(struct sb_result_writer *out, struct sb_metrics_run *mr,
-                        struct sb_lua_env *env, bool sweep, size_t nr)
-{
-    char err[1024];
-
-    if (sb_result_writer_open(out, sb_cfg, err, sizeof(err)) != 0)
-        return die(err);
-    /* Sweeps and repeats: a line per point (full reports at --verbosity=4). */
-    out->brief = !sb_compat10() && sb_cfg->verbosity == SB_LOG_NOTICE &&
-                 (sweep || sb_cfg->repeat > 1) && !sb_cfg->find_max;
-    /* So is a bad --plot name or a missing gnuplot. */
-    if (sb_cfg->plot_file != NULL && sb_plot_check(sb_cfg->plot_file, err, sizeof(err)) != 0)
-        return abandon_outputs(out, err);
-    if (sb_cfg->hgrm_file != NULL &&
-        sb_hgrm_check(sb_cfg->hgrm_file,
-                      sb_cfg->find_max || sb_cfg->threads_auto
-                          ? 0 : sb_cfg->nthread_list * nr * sb_cfg->repeat, err,
-                      sizeof(err)) != 0)
-        return abandon_outputs(out, err);
-    if (sb_metrics_run_begin(mr, env, err, sizeof(err)) != 0)
-        return abandon_outputs(out, err);
-    if (sb_cfg->log_file != NULL) {
-        static struct sb_txlog txlog; /* lives as long as threads may use it */
-        if (sb_txlog_open(&txlog, sb_cfg->log_file, sb_cfg->log_agg_s, err,
-                          sizeof(err)) != 0) {
-            sb_metrics_run_abandon(mr);
-            return abandon_outputs(out, err);
-        }
-        out->txlog = &txlog;
-    }
-    out->metrics = sb_metrics_run_figures(mr);
-    return 0;
-}
-
-/* Logs err as fatal; the run's exit code becomes 1 unless it has one. */
-static int output_failed(int rc, const char *err)
-{
-    sb_fatal("%s", err);
-    return rc ? rc : 1;
-}
-
-/*
- * After the last point: the sweep table and fit, then every result
- * file, published even after an error or a signal as the report is.
- * Returns the run's exit code given rc, the points' one.
- */
-static int finish_outputs(struct sb_result_writer *out, struct sb_lua_env *env,
-                          bool sweep, int rc)
-{
-    char err[1024];
-
-    if (sweep && rc != 1) {
-        struct sb_usl_fit fit;
-        sb_result_writer_print_sweep(out, stdout);
-        if (sb_usl_report_fit(out, &fit))
-            sb_usl_report_print(&fit, stdout);
-    }
-    if (rc == 0)
-        sb_result_writer_set_end(out, "completed", 0, NULL);
-    else if (rc > 128)
-        sb_result_writer_set_end(out, "interrupted", rc - 128, NULL);
-    else
-        sb_result_writer_set_end(out, "failed", 0, sb_log_first_fatal());
-    if (sb_result_writer_write_json(out, env, err, sizeof(err)) != 0)
-        rc = output_failed(rc, err);
-    if (out->txlog != NULL && sb_txlog_close(out->txlog, err, sizeof(err)) != 0)
-        rc = output_failed(rc, err);
-    if (sb_cfg->hgrm_file != NULL && rc != 1 &&
-        sb_hgrm_write_output(out, sb_cfg->hgrm_file, stdout, err, sizeof(err)) != 0)
-        rc = output_failed(rc, err);
-    if (sb_cfg->plot_file != NULL && rc == 0 &&
-        sb_plot_output(out, env, sb_cfg->plot_file, stdout, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = 1;
-    }
-    if (sb_result_writer_close(out, err, sizeof(err)) != 0)
-        rc = output_failed(rc, err);
-    return rc;
-}
-
 /*
  * The "run" command: one benchmark per point of the --threads and
  * --tx-rate lists (or of the --find-max search), every point with the
@@ -394,22 +282,100 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
     struct sb_sweep ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
                             &fm, 1, 1, 0, 0, &peak};
     struct sb_metrics_run mr;
-    int rc;
+    int rc = 0;
 
-    rc = check_runnable(L, env);
-    if (rc != 0)
-        return rc;
-    rc = open_outputs(&out, &mr, env, sweep, nr);
-    if (rc != 0)
-        return rc;
+    if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
+        !sb_lua_has_script_thread_run(L) && sb_compat10()) {
+        snprintf(err, sizeof(err), "cannot find the event() function in %s",
+                 env->script_path ? env->script_path : "-");
+        return die(err);
+    }
+    if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
+        !sb_lua_has_script_thread_run(L))
+        return die("the script defines neither event() nor thread_run(): nothing to run");
+    /* A bad --json or --csv path must stop us before any work is done. */
+    if (sb_result_writer_open(&out, sb_cfg, err, sizeof(err)) != 0)
+        return die(err);
+    /* Sweeps and repeats: a line per point (full reports at --verbosity=4). */
+    out.brief = !sb_compat10() && sb_cfg->verbosity == SB_LOG_NOTICE &&
+                (sweep || sb_cfg->repeat > 1) && !sb_cfg->find_max;
+    /* So is a bad --plot name or a missing gnuplot. */
+    if (sb_cfg->plot_file != NULL && sb_plot_check(sb_cfg->plot_file, err, sizeof(err)) != 0) {
+        char ignored[256];
+        sb_result_writer_close(&out, ignored, sizeof(ignored));
+        return die(err);
+    }
+    if (sb_cfg->hgrm_file != NULL &&
+        sb_hgrm_check(sb_cfg->hgrm_file,
+                      sb_cfg->find_max || sb_cfg->threads_auto
+                          ? 0 : sb_cfg->nthread_list * nr * sb_cfg->repeat, err,
+                      sizeof(err)) != 0) {
+        char ignored[256];
+        sb_result_writer_close(&out, ignored, sizeof(ignored));
+        return die(err);
+    }
+    if (sb_metrics_run_begin(&mr, env, err, sizeof(err)) != 0) {
+        char ignored[256];
+        sb_result_writer_close(&out, ignored, sizeof(ignored));
+        return die(err);
+    }
+    if (sb_cfg->log_file != NULL) {
+        static struct sb_txlog txlog; /* lives as long as threads may use it */
+        if (sb_txlog_open(&txlog, sb_cfg->log_file, sb_cfg->log_agg_s, err,
+                          sizeof(err)) != 0) {
+            char ignored[256];
+            sb_metrics_run_abandon(&mr);
+            sb_result_writer_close(&out, ignored, sizeof(ignored));
+            return die(err);
+        }
+        out.txlog = &txlog;
+    }
+    out.metrics = sb_metrics_run_figures(&mr);
     rc = sb_sweep_run(&ctx);
-    if (sb_metrics_run_end(&mr, err, sizeof(err)) != 0)
-        rc = output_failed(rc, err);
+    if (sb_metrics_run_end(&mr, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
     /* A signal after the last point (during --metrics-linger) ends the
      * invocation as interrupted too: 128 + signal in any phase. */
     if (rc == 0 && sb_signal_caught() != 0)
         rc = 128 + sb_signal_caught();
-    return finish_outputs(&out, env, sweep, rc);
+    if (sweep && rc != 1) {
+        struct sb_usl_fit fit;
+        sb_result_writer_print_sweep(&out, stdout);
+        if (sb_usl_report_fit(&out, &fit))
+            sb_usl_report_print(&fit, stdout);
+    }
+    if (rc == 0)
+        sb_result_writer_set_end(&out, "completed", 0, NULL);
+    else if (rc > 128)
+        sb_result_writer_set_end(&out, "interrupted", rc - 128, NULL);
+    else
+        sb_result_writer_set_end(&out, "failed", 0, sb_log_first_fatal());
+    if (sb_result_writer_write_json(&out, env, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    /* Published even after an error or a signal, as the report is. */
+    if (out.txlog != NULL && sb_txlog_close(out.txlog, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    if (sb_cfg->hgrm_file != NULL && rc != 1 &&
+        sb_hgrm_write_output(&out, sb_cfg->hgrm_file, stdout, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    if (sb_cfg->plot_file != NULL && rc == 0 &&
+        sb_plot_output(&out, env, sb_cfg->plot_file, stdout, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = 1;
+    }
+    if (sb_result_writer_close(&out, err, sizeof(err)) != 0) {
+        sb_fatal("%s", err);
+        rc = rc ? rc : 1;
+    }
+    return rc;
 }
 
 /* The script's name as sysbench 1.0.20 shows it in its messages: the
@@ -909,53 +875,6 @@ static void main_free(struct sb_main *m)
         sb_optset_free(&m->drv_sets[i]);
 }
 
-/* Finds the built-in test named script (if it is one) and loads the
- * general options into sb_cfg. Returns 0, or -1 with err set. */
-static int load_config(struct sb_main *m, const char *script, char *err, size_t errlen)
-{
-    /* memory and mutex end by themselves, also with --time=0. */
-    m->builtin = sb_builtin_find(script);
-    /* SB_COMPAT=1.0: 1.0.20's memory test ignores --events and always
-     * moves --memory-total-size (its regression suite counts on it). */
-    if (sb_compat10() && m->builtin != NULL && strcmp(m->builtin->name, "memory") == 0 &&
-        sb_opt_set(sb_optset_find(&m->general, "events"), "0", err, errlen) != 0)
-        return -1;
-    if (sb_config_load(&m->general, m->builtin != NULL && m->builtin->ends_itself, err,
-                       errlen) != 0) {
-        locate_option_error(&m->args, err, errlen);
-        return -1;
-    }
-    sb_log_set_level(sb_cfg->verbosity);
-    return 0;
-}
-
-/*
- * Runs cmd once the script body has run and its options are exported;
- * without a command, the script body was the whole job (a built-in test
- * wants one). Returns the exit code; rc is the one to keep when 1.0.20
- * only prints its complaint.
- */
-static int dispatch_command(struct sb_main *m, const char *cmd, int rc)
-{
-    char err[1024];
-
-    if (cmd == NULL && m->builtin != NULL && sb_compat10()) {
-        fprintf(stderr, "The '%s' test requires a command argument. See 'sysbench %s help'\n",
-                m->builtin->name, m->builtin->name);
-        return rc;
-    }
-    if (cmd == NULL && m->builtin != NULL) {
-        snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
-                 "'sysbench %s help'", m->builtin->name, m->builtin->name);
-        return die(err);
-    }
-    if (cmd == NULL)
-        return 0; /* the script body ran: sysbench as a Lua interpreter */
-    if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
-        printf("\n");
-    return run_command(m->L, &m->env, cmd, &m->main_rand);
-}
-
 int main(int argc, char **argv)
 {
     struct sb_main m;
@@ -987,8 +906,19 @@ int main(int argc, char **argv)
         goto fail;
     if (step > 0)
         goto out;
-    if (load_config(&m, script, err, sizeof(err)) != 0)
+    /* memory and mutex end by themselves, also with --time=0. */
+    m.builtin = sb_builtin_find(script);
+    /* SB_COMPAT=1.0: 1.0.20's memory test ignores --events and always
+     * moves --memory-total-size (its regression suite counts on it). */
+    if (sb_compat10() && m.builtin != NULL && strcmp(m.builtin->name, "memory") == 0 &&
+        sb_opt_set(sb_optset_find(&m.general, "events"), "0", err, sizeof(err)) != 0)
         goto fail;
+    if (sb_config_load(&m.general, m.builtin != NULL && m.builtin->ends_itself, err,
+                       sizeof(err)) != 0) {
+        locate_option_error(&m.args, err, sizeof(err));
+        goto fail;
+    }
+    sb_log_set_level(sb_cfg->verbosity);
     /* 1.0 prints its banner first, also before a FATAL and a script body. */
     if (sb_compat10() && sb_cfg->verbosity >= SB_LOG_NOTICE)
         print_version_line();
@@ -1013,7 +943,20 @@ int main(int argc, char **argv)
     if (apply_script_options(&m, err, sizeof(err)) != 0)
         goto fail;
     sb_lua_export_options(m.L, &m.env);
-    rc = dispatch_command(&m, cmd, rc);
+    if (cmd == NULL && m.builtin != NULL && sb_compat10()) {
+        fprintf(stderr, "The '%s' test requires a command argument. See 'sysbench %s help'\n",
+                m.builtin->name, m.builtin->name);
+    } else if (cmd == NULL && m.builtin != NULL) {
+        snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
+                 "'sysbench %s help'", m.builtin->name, m.builtin->name);
+        rc = die(err);
+    } else if (cmd == NULL) {
+        rc = 0; /* the script body ran: sysbench as a Lua interpreter */
+    } else {
+        if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
+            printf("\n");
+        rc = run_command(m.L, &m.env, cmd, &m.main_rand);
+    }
     if (sb_signal_abandoned()) {
         /* A thread that did not stop may still use the Lua state, the
          * driver and their memory: no clean-up, no atexit handlers. */
