@@ -742,6 +742,47 @@ static void gather_types(struct sb_monitor *r, struct sb_point_result *p)
     }
 }
 
+/* Why the run ended, when not by its own limits, and what was cancelled. */
+static void print_end_notices(const struct sb_final_in *in, const struct sb_config *cfg)
+{
+    if (sb_stop_reason() == SB_STOP_SIGNAL)
+        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_signal_caught());
+    else if (sb_stop_reason() == SB_STOP_ERROR || sb_signal_abandoned())
+        printf("\nStopped by an error: reporting what ran.\n");
+    if (in->cut_at_deadline)
+        printf("\nDeadline: %llu statement(s) still running %gs after --time were "
+               "cancelled; their events are not counted.\n",
+               (unsigned long long)in->cancelled, cfg->deadline_grace);
+    else if (in->cancelled > 0)
+        printf("%llu statement(s) in flight were cancelled.\n",
+               (unsigned long long)in->cancelled);
+}
+
+/* A point of a sweep or a repeat: one line (sb_result_writer.h), then
+ * the point is stored and p freed. Returns 0, or -1 when the
+ * report_cumulative hook failed. */
+static int final_brief(struct sb_monitor *r, lua_State *L, struct sb_point_result *p,
+                       const struct sb_final_in *in, double since)
+{
+    const struct sb_config *cfg = r->run->cfg;
+    struct sb_text_report_opts o;
+    bool use_hook;
+    int rc = 0;
+
+    finish_point(r, p, in);
+    use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
+    if (use_hook && call_cumulative(L, cfg, p->total, since, p->time_s,
+                                    r->run->point.threads) != 0)
+        rc = -1;
+    report_opts(&o, r, since);
+    if (!use_hook || rc != 0)
+        sb_text_report_print_point_line(p, &o, stdout);
+    record_final(r, p, in);
+    fflush(stdout);
+    sb_point_result_free(p);
+    return rc;
+}
+
 /* The final report; see sb_monitor.h. */
 int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_in *in)
 {
@@ -771,38 +812,15 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
     p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
     if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
-    if (sb_stop_reason() == SB_STOP_SIGNAL)
-        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_signal_caught());
-    else if (sb_stop_reason() == SB_STOP_ERROR || sb_signal_abandoned())
-        printf("\nStopped by an error: reporting what ran.\n");
-    if (in->cut_at_deadline)
-        printf("\nDeadline: %llu statement(s) still running %gs after --time were "
-               "cancelled; their events are not counted.\n",
-               (unsigned long long)in->cancelled, cfg->deadline_grace);
-    else if (in->cancelled > 0)
-        printf("%llu statement(s) in flight were cancelled.\n",
-               (unsigned long long)in->cancelled);
+    print_end_notices(in, cfg);
     if (cfg->verbosity >= SB_LOG_NOTICE && cfg->histogram && sb_compat10()) {
         /* 1.0 prints the histogram before the report, then " \n". */
         printf("Latency histogram (values are in milliseconds)\n");
         sb_hist_print(&p.total->response, stdout);
         printf(" \n");
     }
-    if (cfg->verbosity >= SB_LOG_NOTICE && r->out != NULL && r->out->brief) {
-        /* A point of a sweep or a repeat: one line (sb_result_writer.h). */
-        finish_point(r, &p, in);
-        use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
-        if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s,
-                                        r->run->point.threads) != 0)
-            rc = -1;
-        report_opts(&o, r, since);
-        if (!use_hook || rc != 0)
-            sb_text_report_print_point_line(&p, &o, stdout);
-        record_final(r, &p, in);
-        fflush(stdout);
-        sb_point_result_free(&p);
-        return rc;
-    }
+    if (cfg->verbosity >= SB_LOG_NOTICE && r->out != NULL && r->out->brief)
+        return final_brief(r, L, &p, in, since);
     if (cfg->verbosity >= SB_LOG_NOTICE) {
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)
