@@ -320,10 +320,13 @@ assert list(rows[0])[20:] == ["tps[a]", "latency_p95_ms[a]", "errors_ps[a]",
 # the other, microseconds apart; a reporter preempted in between on a
 # loaded machine lets a thread catching up on its schedule end a few
 # more: 5 of 200 seen when the passes were milliseconds apart), and the
-# rounding of each figure to 0.01.
+# rounding of each figure to 0.01. A sanitizer build's passes take ten
+# times longer (17 of 200 under TSan at load), so it gets 15%.
+import os
+rel = 0.15 if os.environ.get("SB_SANITIZER") else 0.03
 for r in ivs:
     s = float(r["tps[a]"]) + float(r["tps[b]"])
-    assert abs(s - float(r["tps"])) <= 2.05 + 0.03 * float(r["tps"]), r
+    assert abs(s - float(r["tps"])) <= 2.05 + rel * float(r["tps"]), r
     assert float(r["tps[b]"]) > float(r["tps[a]"]) > 0, r
     assert float(r["errors_ps[a]"]) == 0 and r["latency_p95_ms[b]"] != "", r
 # The OpenMetrics file: the last per-type counters add up to the total.
