@@ -119,7 +119,7 @@ fresh_table() {
 start_three() {
     local i
     rm -f i?.json i?.txt all.json
-    at=$(( $(date +%s) + 3 ))
+    at=$(( $(date +%s) + SO_LEAD ))
     pids=()
     for i in 0 1 2; do
         # shellcheck disable=SC2046
@@ -151,12 +151,22 @@ rows_match() {
     done
 }
 
+# in_run FILE: waits (30 s at most) for an instance's first report, so
+# that a signal lands mid-run however late a loaded machine started it
+# (a fixed 2 s after --start-at was not enough for an ASan build).
+in_run() {
+    for _ in $(seq 1 300); do
+        grep -q '^\[ 1s \]' "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+}
+
 cut_short() {
     local c0 c1 rc=0 ev
     fresh_table
     c0=$(commits)
     start_three 5
-    sleep $(( at - $(date +%s) + 2 ))
+    in_run i1.txt
     kill -TERM "$(pgrep -P "${pids[1]}")"   # sysbench, under timeout
     wait "${pids[0]}" || { sb_show i0.txt; sb_fail "instance 0 failed"; return 1; }
     wait "${pids[1]}" || rc=$?
@@ -187,7 +197,7 @@ missing() {
     fresh_table
     c0=$(commits)
     start_three 4
-    sleep $(( at - $(date +%s) + 2 ))
+    in_run i1.txt
     kill -KILL "$(pgrep -P "${pids[1]}")"   # sysbench, under timeout
     wait "${pids[0]}" || { sb_show i0.txt; sb_fail "instance 0 failed"; return 1; }
     wait "${pids[1]}" || true
