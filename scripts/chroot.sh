@@ -82,6 +82,13 @@ run() {
     [ $# -gt 0 ] || die "run: no command"
     [ -x "$dir/bin/sh" ] || die "$dir is not a chroot (scripts/chroot.sh create $dir)"
     trap undo_mounts EXIT
+    # DIR bound onto itself, so that the chroot's / is a mount point as a
+    # machine's is: `ip netns exec` (the scale-out host cases) makes / a
+    # slave mount and fails with "Invalid argument" when it is not.
+    # Private, so mounts made inside (ip netns binds /run/netns) do not
+    # propagate to the host's copy of DIR and outlive the run.
+    mnt "$dir" --bind "$dir"
+    mount --make-private "$dir"
     mnt "$dir/proc" -t proc proc
     mnt "$dir/sys" -t sysfs sys
     mnt "$dir/dev" --bind /dev

@@ -141,7 +141,9 @@ assert_exit 130
 tcase "the last scrapes say the run has ended: sysbench_run_active 0, then the target goes down"
 write_ev
 port=$(free_port)
-sb_bg "${RUN[@]}" --time=2 --metrics-listen="127.0.0.1:$port" --metrics-linger=6 --json=r.json
+# 5 s: the scrape after the first report must fall inside the run; at
+# load 25 under a CPU hog a 2-s run had ended before it.
+sb_bg "${RUN[@]}" --time=5 --metrics-listen="127.0.0.1:$port" --metrics-linger=6 --json=r.json
 wait_for out "[ 1s ]"
 scrape "$port" || fail "no answer during the run"
 assert_match scrape.txt '^sysbench_run_active\{script="ev",sysbench_instance="0"\} 1$'

@@ -51,9 +51,11 @@ end
 EOF
 }
 
-# An event that sleeps SLEEP_US (default 1000) us (plus, with SLOPE_US set,
-# SLOPE_US more for every second since the first event: a throughput that
-# falls with time).
+# An event that sleeps SLEEP_US (default 1000) us. With FALL_PER_S set the
+# sleep is instead 1/(100 - FALL_PER_S * t) s, t the seconds since the
+# first event: one thread's throughput falls in a straight line from
+# 100/s by FALL_PER_S each second. Sleeps of 10 ms and more keep a loaded
+# machine's late wake-ups (a few ms) small against the fall.
 write_sleep() {
     cat >sleep.lua <<'EOF'
 local ffi = require("ffi")
@@ -64,7 +66,7 @@ int gettimeofday(struct sc_tv *, void *);
 ]]
 local tv = ffi.new("struct sc_tv")
 local base = tonumber(os.getenv("SLEEP_US") or "1000")
-local slope = tonumber(os.getenv("SLOPE_US") or "0")
+local fall = tonumber(os.getenv("FALL_PER_S") or "0")
 local t0
 local function now()
   ffi.C.gettimeofday(tv, nil)
@@ -72,7 +74,11 @@ local function now()
 end
 function event()
   t0 = t0 or now()
-  ffi.C.usleep(base + math.floor(slope * (now() - t0)))
+  if fall > 0 then
+    ffi.C.usleep(math.floor(1e6 / math.max(100 - fall * (now() - t0), 10)))
+  else
+    ffi.C.usleep(base)
+  end
 end
 EOF
 }
@@ -200,11 +206,15 @@ fi
 
 tcase "labelled: a falling throughput is flagged not stationary"
 write_sleep
-SLOPE_US=2000 sb sleep.lua run --verbosity=4 --time=11 --json=r.json
+# 100/s falling to 30/s over 10 s: on a machine at load 20 the first
+# form (a sleep growing 2 ms per second from 1 ms: 1,000/s falling to
+# 48/s along a curve) left t = -1.92 against 2.26; a straight fall of 70%
+# stays significant there.
+FALL_PER_S=7 sb sleep.lua run --verbosity=4 --time=11 --json=r.json
 assert_exit 0
 assert_match out "^ +stationary: +NO \(fitted throughput change -"
 assert_contains out "lengthen --warmup-time"
-verdict "events growing 2 ms per second" r.json not-stationary
+verdict "throughput falling 7/s per second" r.json not-stationary
 assert_ge "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["samples"]')" 10 "samples"
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["verdict"]')" \
     not-stationary "stationarity verdict"
