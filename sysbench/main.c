@@ -22,9 +22,7 @@
 #include "core/sb_args.h"
 #include "config/sb_config.h"
 #include "drivers/sb_driver.h"
-#include "pure/sb_findmax.h"
 #include "pure/sb_mix.h"
-#include "core/sb_clock.h"
 #include "compare/sb_ab.h"
 #include "compare/sb_compare.h"
 #include "results/sb_merge.h"
@@ -32,20 +30,13 @@
 #include "core/sb_secret_file.h"
 #include "lua/sb_lua.h"
 #include "lua/sb_lua_interrupt.h"
-#include "results/sb_result_writer.h"
 #include "plot/sb_plot.h"
-#include "results/sb_repeat.h"
-#include "results/sb_point_result.h"
-#include "results/sb_hgrm.h"
-#include "results/sb_txlog.h"
-#include "engine/sb_metrics_run.h"
 #include "engine/sb_command.h"
 #include "engine/sb_help.h"
 #include "engine/sb_run.h"
+#include "engine/sb_run_points.h"
 #include "engine/sb_script_hint.h"
 #include "engine/sb_signal.h"
-#include "engine/sb_sweep.h"
-#include "results/sb_usl_report.h"
 #include "core/sb_stop.h"
 #include "builtin/sb_builtin.h"
 #include "engine/sb_main10.h"
@@ -265,119 +256,6 @@ static int infer_driver(struct sb_optset *general, const struct sb_optset *drv_s
     return 0;
 }
 
-/*
- * The "run" command: one benchmark per point of the --threads and
- * --tx-rate lists (or of the --find-max search), every point with the
- * same seed and options, then the sweep table and the result files.
- */
-static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main_rand)
-{
-    struct sb_result_writer out;
-    char err[1024];
-    size_t nr = sb_cfg->ntx_rate_list > 0 ? sb_cfg->ntx_rate_list : 1;
-    /* --find-max prints its own curve instead of the sweep table. */
-    bool sweep = (sb_cfg->nthread_list > 1 || nr > 1) && !sb_cfg->find_max;
-    struct sb_findmax_result fm;
-    struct sb_peak peak; /* 17 KB, on the main thread's stack */
-    struct sb_sweep ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
-                            &fm, 1, 1, 0, 0, &peak};
-    struct sb_metrics_run mr;
-    int rc = 0;
-
-    if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
-        !sb_lua_has_script_thread_run(L) && sb_compat10()) {
-        snprintf(err, sizeof(err), "cannot find the event() function in %s",
-                 env->script_path ? env->script_path : "-");
-        return die(err);
-    }
-    if (env->builtin == NULL && !sb_lua_has_function(L, "event") &&
-        !sb_lua_has_script_thread_run(L))
-        return die("the script defines neither event() nor thread_run(): nothing to run");
-    /* A bad --json or --csv path must stop us before any work is done. */
-    if (sb_result_writer_open_mix(&out, sb_cfg, env->mix, err, sizeof(err)) != 0)
-        return die(err);
-    /* Sweeps and repeats: a line per point (full reports at --verbosity=4). */
-    out.brief = !sb_compat10() && sb_cfg->verbosity == SB_LOG_NOTICE &&
-                (sweep || sb_cfg->repeat > 1) && !sb_cfg->find_max;
-    /* So is a bad --plot name or a missing gnuplot. */
-    if (sb_cfg->plot_file != NULL && sb_plot_check(sb_cfg->plot_file, err, sizeof(err)) != 0) {
-        char ignored[256];
-        sb_result_writer_close(&out, ignored, sizeof(ignored));
-        return die(err);
-    }
-    if (sb_cfg->hgrm_file != NULL &&
-        sb_hgrm_check(sb_cfg->hgrm_file,
-                      sb_cfg->find_max || sb_cfg->threads_auto
-                          ? 0 : sb_cfg->nthread_list * nr * sb_cfg->repeat, err,
-                      sizeof(err)) != 0) {
-        char ignored[256];
-        sb_result_writer_close(&out, ignored, sizeof(ignored));
-        return die(err);
-    }
-    if (sb_metrics_run_begin(&mr, env, err, sizeof(err)) != 0) {
-        char ignored[256];
-        sb_result_writer_close(&out, ignored, sizeof(ignored));
-        return die(err);
-    }
-    if (sb_cfg->log_file != NULL) {
-        static struct sb_txlog txlog; /* lives as long as threads may use it */
-        if (sb_txlog_open(&txlog, sb_cfg->log_file, sb_cfg->log_agg_s, err,
-                          sizeof(err)) != 0) {
-            char ignored[256];
-            sb_metrics_run_abandon(&mr);
-            sb_result_writer_close(&out, ignored, sizeof(ignored));
-            return die(err);
-        }
-        out.txlog = &txlog;
-    }
-    out.metrics = sb_metrics_run_figures(&mr);
-    rc = sb_sweep_run(&ctx);
-    if (sb_metrics_run_end(&mr, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = rc ? rc : 1;
-    }
-    /* A signal after the last point (during --metrics-linger) ends the
-     * invocation as interrupted too: 128 + signal in any phase. */
-    if (rc == 0 && sb_signal_caught() != 0)
-        rc = 128 + sb_signal_caught();
-    if (sweep && rc != 1) {
-        struct sb_usl_fit fit;
-        sb_result_writer_print_sweep(&out, stdout);
-        if (sb_usl_report_fit(&out, &fit))
-            sb_usl_report_print(&fit, stdout);
-    }
-    if (rc == 0)
-        sb_result_writer_set_end(&out, "completed", 0, NULL);
-    else if (rc > 128)
-        sb_result_writer_set_end(&out, "interrupted", rc - 128, NULL);
-    else
-        sb_result_writer_set_end(&out, "failed", 0, sb_log_first_fatal());
-    if (sb_result_writer_write_json(&out, env, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = rc ? rc : 1;
-    }
-    /* Published even after an error or a signal, as the report is. */
-    if (out.txlog != NULL && sb_txlog_close(out.txlog, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = rc ? rc : 1;
-    }
-    if (sb_cfg->hgrm_file != NULL && rc != 1 &&
-        sb_hgrm_write_output(&out, sb_cfg->hgrm_file, stdout, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = rc ? rc : 1;
-    }
-    if (sb_cfg->plot_file != NULL && rc == 0 &&
-        sb_plot_output(&out, env, sb_cfg->plot_file, stdout, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = 1;
-    }
-    if (sb_result_writer_close(&out, err, sizeof(err)) != 0) {
-        sb_fatal("%s", err);
-        rc = rc ? rc : 1;
-    }
-    return rc;
-}
-
 /* The script's name as sysbench 1.0.20 shows it in its messages: the
  * file name without the directory, or <stdin>. */
 static const char *name10(const struct sb_lua_env *env)
@@ -389,6 +267,9 @@ static const char *name10(const struct sb_lua_env *env)
     slash = strrchr(env->script_path, '/');
     return slash != NULL ? slash + 1 : env->script_path;
 }
+
+/* --plot lives in plot/, a layer above the engine: passed down to it. */
+static const struct sb_run_charts charts = {sb_plot_check, sb_plot_output};
 
 static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
                        struct sb_rand *main_rand)
@@ -405,7 +286,7 @@ static int run_command(lua_State *L, struct sb_lua_env *env, const char *cmd,
             sb_builtin_check_run(env->builtin, env->builtin_cfg, err, sizeof(err)) != 0)
             return die(err);
         sb_lua_set_running(L, true);
-        rc = run_points(L, env, main_rand);
+        rc = sb_run_points(L, env, main_rand, &charts);
         sb_lua_set_running(L, false);
         return rc;
     }
@@ -894,6 +775,56 @@ static void main_free(struct sb_main *m)
         sb_optset_free(&m->drv_sets[i]);
 }
 
+/*
+ * Loads the run configuration from the general options, once the script
+ * is known (a compiled-in test may end by itself), and sets the log
+ * level. Returns 0, or -1 with one line in err.
+ */
+static int load_config(struct sb_main *m, const char *script, char *err, size_t errlen)
+{
+    /* memory and mutex end by themselves, also with --time=0. */
+    m->builtin = sb_builtin_find(script);
+    /* SB_COMPAT=1.0: 1.0.20's memory test ignores --events and always
+     * moves --memory-total-size (its regression suite counts on it). */
+    if (sb_compat10() && m->builtin != NULL && strcmp(m->builtin->name, "memory") == 0 &&
+        sb_opt_set(sb_optset_find(&m->general, "events"), "0", err, errlen) != 0)
+        return -1;
+    if (sb_config_load(&m->general, m->builtin != NULL && m->builtin->ends_itself, err,
+                       errlen) != 0) {
+        locate_option_error(&m->args, err, errlen);
+        return -1;
+    }
+    sb_log_set_level(sb_cfg->verbosity);
+    /* 1.0 prints its banner first, also before a FATAL and a script body. */
+    if (sb_compat10() && sb_cfg->verbosity >= SB_LOG_NOTICE)
+        print_version_line();
+    return 0;
+}
+
+/* Runs COMMAND once the script body ran and its options are applied;
+ * without one, the body was all (sysbench as a Lua interpreter), except
+ * for a compiled-in test. Returns the exit status. */
+static int dispatch(struct sb_main *m, const char *cmd)
+{
+    char err[1024];
+
+    if (cmd == NULL && m->builtin != NULL && sb_compat10()) {
+        fprintf(stderr, "The '%s' test requires a command argument. See 'sysbench %s help'\n",
+                m->builtin->name, m->builtin->name);
+        return 1;
+    }
+    if (cmd == NULL && m->builtin != NULL) {
+        snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
+                 "'sysbench %s help'", m->builtin->name, m->builtin->name);
+        return die(err);
+    }
+    if (cmd == NULL)
+        return 0;
+    if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
+        printf("\n");
+    return run_command(m->L, &m->env, cmd, &m->main_rand);
+}
+
 int main(int argc, char **argv)
 {
     struct sb_main m;
@@ -925,23 +856,8 @@ int main(int argc, char **argv)
         goto fail;
     if (step > 0)
         goto out;
-    /* memory and mutex end by themselves, also with --time=0. */
-    m.builtin = sb_builtin_find(script);
-    /* SB_COMPAT=1.0: 1.0.20's memory test ignores --events and always
-     * moves --memory-total-size (its regression suite counts on it). */
-    if (sb_compat10() && m.builtin != NULL && strcmp(m.builtin->name, "memory") == 0 &&
-        sb_opt_set(sb_optset_find(&m.general, "events"), "0", err, sizeof(err)) != 0)
-        goto fail;
-    if (sb_config_load(&m.general, m.builtin != NULL && m.builtin->ends_itself, err,
-                       sizeof(err)) != 0) {
-        locate_option_error(&m.args, err, sizeof(err));
-        goto fail;
-    }
-    sb_log_set_level(sb_cfg->verbosity);
-    /* 1.0 prints its banner first, also before a FATAL and a script body. */
-    if (sb_compat10() && sb_cfg->verbosity >= SB_LOG_NOTICE)
-        print_version_line();
-    if (locate_script(&m, script, err, sizeof(err)) != 0 ||
+    if (load_config(&m, script, err, sizeof(err)) != 0 ||
+        locate_script(&m, script, err, sizeof(err)) != 0 ||
         apply_mix_rates(&m, err, sizeof(err)) != 0 ||
         prepare_env(&m, cmd, argc, argv, err, sizeof(err)) != 0)
         goto fail;
@@ -963,20 +879,7 @@ int main(int argc, char **argv)
     if (apply_script_options(&m, err, sizeof(err)) != 0)
         goto fail;
     sb_lua_export_options(m.L, &m.env);
-    if (cmd == NULL && m.builtin != NULL && sb_compat10()) {
-        fprintf(stderr, "The '%s' test requires a command argument. See 'sysbench %s help'\n",
-                m.builtin->name, m.builtin->name);
-    } else if (cmd == NULL && m.builtin != NULL) {
-        snprintf(err, sizeof(err), "the '%s' test requires a command argument. See "
-                 "'sysbench %s help'", m.builtin->name, m.builtin->name);
-        rc = die(err);
-    } else if (cmd == NULL) {
-        rc = 0; /* the script body ran: sysbench as a Lua interpreter */
-    } else {
-        if (strcmp(cmd, "run") != 0 && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())
-            printf("\n");
-        rc = run_command(m.L, &m.env, cmd, &m.main_rand);
-    }
+    rc = dispatch(&m, cmd);
     if (sb_signal_abandoned()) {
         /* A thread that did not stop may still use the Lua state, the
          * driver and their memory: no clean-up, no atexit handlers. */
