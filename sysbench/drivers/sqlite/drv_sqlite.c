@@ -379,6 +379,10 @@ static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
         rs->nfields = (unsigned)ncols;
         rs->row = r->row;
         rs->priv = r;
+    } else if (!sqlite3_stmt_readonly(stmt)) {
+        /* sqlite3_changes keeps the last writing statement's figure, so
+         * it is read only after one (not after BEGIN/SELECT). */
+        rs->affected = (uint64_t)sqlite3_changes(sc->db);
     }
     return SB_DB_OK;
 }
