@@ -294,7 +294,7 @@ static int run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main
         !sb_lua_has_script_thread_run(L))
         return die("the script defines neither event() nor thread_run(): nothing to run");
     /* A bad --json or --csv path must stop us before any work is done. */
-    if (sb_result_writer_open(&out, sb_cfg, err, sizeof(err)) != 0)
+    if (sb_result_writer_open_mix(&out, sb_cfg, env->mix, err, sizeof(err)) != 0)
         return die(err);
     /* Sweeps and repeats: a line per point (full reports at --verbosity=4). */
     out.brief = !sb_compat10() && sb_cfg->verbosity == SB_LOG_NOTICE &&
@@ -669,6 +669,25 @@ static int locate_mix(struct sb_main *m, char *err, size_t errlen)
     return 0;
 }
 
+/* --tx-rate-per-type: each type's share of a mix's schedule from its
+ * own rate, summing to the one --tx-rate or --rate (sb_mix_set_rates). */
+static int apply_mix_rates(struct sb_main *m, char *err, size_t errlen)
+{
+    const char *spec = sb_optset_str(&m->general, "tx-rate-per-type");
+    bool poisson = sb_cfg->poisson_rate > 0;
+
+    if (spec == NULL || *spec == '\0')
+        return 0;
+    if (sb_cfg->ntx_rate_list > 1 || sb_cfg->find_max) {
+        snprintf(err, errlen, "--tx-rate-per-type fixes the rate: not with %s",
+                 sb_cfg->find_max ? "--find-max" : "a --tx-rate list");
+        return -1;
+    }
+    return sb_mix_set_rates(&m->mix, spec, poisson ? sb_cfg->poisson_rate
+                            : sb_cfg->ntx_rate_list == 1 ? sb_cfg->tx_rate_list[0] : 0,
+                            poisson ? "--rate" : "--tx-rate", err, errlen);
+}
+
 /* Reads the script from standard input ("-") or finds its file. */
 static int locate_script(struct sb_main *m, const char *script, char *err, size_t errlen)
 {
@@ -923,6 +942,7 @@ int main(int argc, char **argv)
     if (sb_compat10() && sb_cfg->verbosity >= SB_LOG_NOTICE)
         print_version_line();
     if (locate_script(&m, script, err, sizeof(err)) != 0 ||
+        apply_mix_rates(&m, err, sizeof(err)) != 0 ||
         prepare_env(&m, cmd, argc, argv, err, sizeof(err)) != 0)
         goto fail;
     if (cmd != NULL && sb_cfg->verbosity >= SB_LOG_NOTICE && !sb_compat10())

@@ -30,6 +30,7 @@ const struct sb_opt_def sb_general_options[] = {
     {"client-threads", "OS threads that drive the --threads connections of a MySQL or PostgreSQL run, each serving several connections without blocking; 0 gives every connection a thread of its own (as sysbench 1.0); auto: a thread per connection below 256 connections, else one thread per 256 connections, at most one per CPU", "auto", SB_ARG_STRING},
     {"rate", "average transactions rate (Poisson arrivals over all threads); 0 for unlimited rate", "0", SB_ARG_DOUBLE},
     {"tx-rate", "steady transaction rate over all threads, each thread on its own fixed schedule (list for a rate sweep); 0 for unlimited", "0", SB_ARG_LIST},
+    {"tx-rate-per-type", "a transaction mix in a rate mode: each script's own rate, NAME:RATE,... (every script of the mix once, summing to --tx-rate or --rate); default: shares by the mix's weights", NULL, SB_ARG_STRING},
     {"tx-jitter", "random variation of each scheduled start, in microseconds (0 = 10% of the per-thread period)", "0", SB_ARG_DOUBLE},
     {"tx-late", "what a late thread does: catchup (start missed transactions at once) or skip (drop and count them)", "catchup", SB_ARG_STRING},
     {"tx-spin", "busy-wait the last N microseconds before a scheduled start instead of sleeping (costs client CPU)", "0", SB_ARG_DOUBLE},

@@ -251,6 +251,53 @@ static struct sb_opt *new_entry(struct sb_optset *set)
     return opt;
 }
 
+/* Parses text as opt's type into parsed (items owned by parsed on
+ * success). Returns 0, or -1 with err set and nothing left allocated. */
+static int parse_typed(const struct sb_opt *opt, const char *text, struct sb_opt *parsed,
+                       char *err, size_t errlen)
+{
+    char shown[SB_OPT_SHOWN_LEN];
+    int rc = 0;
+
+    switch (opt->type) {
+    case SB_ARG_BOOL:
+        rc = sb_parse_bool(text, &parsed->b);
+        break;
+    case SB_ARG_INT:
+        rc = sb_parse_int(text, &parsed->i);
+        break;
+    case SB_ARG_SIZE:
+        rc = sb_parse_size(text, &parsed->i);
+        break;
+    case SB_ARG_DOUBLE:
+        rc = sb_parse_double(text, &parsed->d);
+        break;
+    case SB_ARG_LIST:
+        if (sb_parse_list(text, &parsed->items, &parsed->nitems) != 0)
+            return sb_opt_fail(err, errlen, "out of memory while setting --%s",
+                        opt->name);
+        break;
+    case SB_ARG_STRING:
+    case SB_ARG_FILE:
+        break;
+    }
+    if (rc != 0) {
+        char quoted[SB_OPT_QUOTE_LEN];
+        sb_parse_list_free(parsed->items, parsed->nitems);
+        if (opt->type == SB_ARG_SIZE && sb_compat10()) /* 1.0.20's wording */
+            return sb_opt_fail(err, errlen, "Invalid value for %s: %s", opt->name,
+                               sb_opt_quote(text, quoted, sizeof(quoted)));
+        if (unit_fail(opt, text, sb_opt_shown_name(opt->name, shown, sizeof(shown)), err,
+                      errlen) != 0)
+            return -1;
+        return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
+                    sb_opt_quote(text, quoted, sizeof(quoted)),
+                    sb_opt_shown_name(opt->name, shown, sizeof(shown)),
+                    sb_opt_expected_form(opt->type));
+    }
+    return 0;
+}
+
 /*
  * Parses value for opt's type into a scratch option and only then moves it
  * into opt, so a rejected value leaves the option exactly as it was.
@@ -278,44 +325,8 @@ static int assign_value(struct sb_opt *opt, const char *value, bool user,
                         sb_opt_shown_name(opt->name, shown, sizeof(shown)), sb_opt_expected_form(opt->type));
     }
     if (text != NULL) {
-        int rc = 0;
-
-        switch (opt->type) {
-        case SB_ARG_BOOL:
-            rc = sb_parse_bool(text, &parsed.b);
-            break;
-        case SB_ARG_INT:
-            rc = sb_parse_int(text, &parsed.i);
-            break;
-        case SB_ARG_SIZE:
-            rc = sb_parse_size(text, &parsed.i);
-            break;
-        case SB_ARG_DOUBLE:
-            rc = sb_parse_double(text, &parsed.d);
-            break;
-        case SB_ARG_LIST:
-            if (sb_parse_list(text, &parsed.items, &parsed.nitems) != 0)
-                return sb_opt_fail(err, errlen, "out of memory while setting --%s",
-                            opt->name);
-            break;
-        case SB_ARG_STRING:
-        case SB_ARG_FILE:
-            break;
-        }
-        if (rc != 0) {
-            char quoted[SB_OPT_QUOTE_LEN];
-            sb_parse_list_free(parsed.items, parsed.nitems);
-            if (opt->type == SB_ARG_SIZE && sb_compat10()) /* 1.0.20's wording */
-                return sb_opt_fail(err, errlen, "Invalid value for %s: %s", opt->name,
-                                   sb_opt_quote(text, quoted, sizeof(quoted)));
-            if (unit_fail(opt, text, sb_opt_shown_name(opt->name, shown, sizeof(shown)), err,
-                          errlen) != 0)
-                return -1;
-            return sb_opt_fail(err, errlen, "invalid value '%s' for --%s: expected %s",
-                        sb_opt_quote(text, quoted, sizeof(quoted)),
-                        sb_opt_shown_name(opt->name, shown, sizeof(shown)),
-                        sb_opt_expected_form(opt->type));
-        }
+        if (parse_typed(opt, text, &parsed, err, errlen) != 0)
+            return -1;
         if (check_range(opt, &parsed, text, err, errlen) != 0)
             return -1;
         parsed.value = dup_str(text);

@@ -40,7 +40,7 @@ static const struct group {
       "config-file", "debug", "validate", "help", "version", "test"}},
     {"Rate options",
      "--tx-rate holds a fixed schedule per thread; --rate is sysbench 1.0's Poisson rate.",
-     {"tx-rate", "tx-jitter", "tx-late", "tx-spin", "rate"}},
+     {"tx-rate", "tx-rate-per-type", "tx-jitter", "tx-late", "tx-spin", "rate"}},
     {"Result options", NULL,
      {"report-interval", "report-checkpoints", "percentile", "histogram", "json", "csv",
       "plot", "hgrm", "log", "log-aggregate-interval", "metrics-listen", "metrics-linger",

@@ -53,6 +53,7 @@ int sb_metrics_run_begin(struct sb_metrics_run *mr, const struct sb_lua_env *env
     if (sb_cfg->metrics_listen == NULL && sb_cfg->metrics_file == NULL)
         return 0;
     sb_metrics_init(&mr->m, script, sb_cfg->instance.index, sb_cfg->metrics_file != NULL);
+    sb_metrics_set_types(&mr->m, env->mix);
     if (sb_cfg->metrics_file != NULL &&
         sb_safefile_open(&mr->file, sb_cfg->metrics_file, "--metrics-file", sb_metrics_is_file,
                          err, errlen) != 0) {

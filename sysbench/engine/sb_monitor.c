@@ -207,6 +207,8 @@ static void record_interval(struct sb_monitor *r, const struct sb_text_report_st
     iv.cpu_server_pct = cpu_server;
     if (sb_result_writer_add_interval(o, &iv) != 0)
         sb_warn("out of memory: an interval is missing from the result files");
+    if (o->metrics != NULL && r->types.n > 0)
+        sb_metrics_publish_types(o->metrics, o->type_iv, r->types.n);
     if (o->metrics != NULL)
         sb_metrics_publish(o->metrics, &iv, o->pcts, o->npcts, (unsigned)o->npoints,
                            r->run->point.threads, r->run->point.mode != SB_PACE_NONE, r->run->point.target_tps);
@@ -230,6 +232,13 @@ static void interval_report(struct sb_monitor *r, uint64_t now, uint64_t tick)
     double cpu_client, cpu_server;
 
     collect(r);
+    /* The types' pass right after the totals', before the slow parts
+     * (CPU sampling reads /proc): a row's types then add up to its total
+     * but for events ending between the two passes (one per thread at
+     * most, where the CPU sample's milliseconds let in several). */
+    if (r->out != NULL && r->out->ntypes > 0)
+        sb_type_watch_collect(&r->types, run, secs(now - r->last_ns), r->out->pcts,
+                              r->out->npcts, r->out->type_iv);
     if (sb_stats_queries(&r->delta) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
     sb_text_report_stat_from(&s, &r->delta, secs(now - r->last_ns), secs(tick - r->start_ns),
@@ -447,6 +456,8 @@ int sb_monitor_init(struct sb_monitor *r, struct sb_run *run, lua_State *L,
     if (sb_sampler_init(&r->sampler, n, 1.0) != 0)
         return -1;
     r->hook = has_hook(L, "report_intermediate");
+    if (out != NULL && out->ntypes > 0 && sb_type_watch_init(&r->types, out->ntypes) != 0)
+        return -1;
     return 0;
 }
 
@@ -455,6 +466,7 @@ void sb_monitor_free(struct sb_monitor *r)
     free(r->ckpt_ev);
     free(r->ckpt_busy);
     sb_sampler_free(&r->sampler);
+    sb_type_watch_free(&r->types);
 }
 
 void sb_monitor_start(struct sb_monitor *r, uint64_t start_ns)
@@ -730,6 +742,47 @@ static void gather_types(struct sb_monitor *r, struct sb_point_result *p)
     }
 }
 
+/* Why the run ended, when not by its own limits, and what was cancelled. */
+static void print_end_notices(const struct sb_final_in *in, const struct sb_config *cfg)
+{
+    if (sb_stop_reason() == SB_STOP_SIGNAL)
+        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_signal_caught());
+    else if (sb_stop_reason() == SB_STOP_ERROR || sb_signal_abandoned())
+        printf("\nStopped by an error: reporting what ran.\n");
+    if (in->cut_at_deadline)
+        printf("\nDeadline: %llu statement(s) still running %gs after --time were "
+               "cancelled; their events are not counted.\n",
+               (unsigned long long)in->cancelled, cfg->deadline_grace);
+    else if (in->cancelled > 0)
+        printf("%llu statement(s) in flight were cancelled.\n",
+               (unsigned long long)in->cancelled);
+}
+
+/* A point of a sweep or a repeat: one line (sb_result_writer.h), then
+ * the point is stored and p freed. Returns 0, or -1 when the
+ * report_cumulative hook failed. */
+static int final_brief(struct sb_monitor *r, lua_State *L, struct sb_point_result *p,
+                       const struct sb_final_in *in, double since)
+{
+    const struct sb_config *cfg = r->run->cfg;
+    struct sb_text_report_opts o;
+    bool use_hook;
+    int rc = 0;
+
+    finish_point(r, p, in);
+    use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
+    if (use_hook && call_cumulative(L, cfg, p->total, since, p->time_s,
+                                    r->run->point.threads) != 0)
+        rc = -1;
+    report_opts(&o, r, since);
+    if (!use_hook || rc != 0)
+        sb_text_report_print_point_line(p, &o, stdout);
+    record_final(r, p, in);
+    fflush(stdout);
+    sb_point_result_free(p);
+    return rc;
+}
+
 /* The final report; see sb_monitor.h. */
 int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_in *in)
 {
@@ -759,38 +812,15 @@ int sb_monitor_final(struct sb_monitor *r, lua_State *L, const struct sb_final_i
     p.time_s = secs(stop_ns > r->start_ns ? stop_ns - r->start_ns : 0);
     if (sb_stats_queries(p.total) > 0 && r->run->env->builtin == NULL)
         r->sql = true;
-    if (sb_stop_reason() == SB_STOP_SIGNAL)
-        printf("\nInterrupted by signal %d: reporting what ran.\n", sb_signal_caught());
-    else if (sb_stop_reason() == SB_STOP_ERROR || sb_signal_abandoned())
-        printf("\nStopped by an error: reporting what ran.\n");
-    if (in->cut_at_deadline)
-        printf("\nDeadline: %llu statement(s) still running %gs after --time were "
-               "cancelled; their events are not counted.\n",
-               (unsigned long long)in->cancelled, cfg->deadline_grace);
-    else if (in->cancelled > 0)
-        printf("%llu statement(s) in flight were cancelled.\n",
-               (unsigned long long)in->cancelled);
+    print_end_notices(in, cfg);
     if (cfg->verbosity >= SB_LOG_NOTICE && cfg->histogram && sb_compat10()) {
         /* 1.0 prints the histogram before the report, then " \n". */
         printf("Latency histogram (values are in milliseconds)\n");
         sb_hist_print(&p.total->response, stdout);
         printf(" \n");
     }
-    if (cfg->verbosity >= SB_LOG_NOTICE && r->out != NULL && r->out->brief) {
-        /* A point of a sweep or a repeat: one line (sb_result_writer.h). */
-        finish_point(r, &p, in);
-        use_hook = has_hook(L, "report_cumulative") && !r->cumulative_failed;
-        if (use_hook && call_cumulative(L, cfg, p.total, since, p.time_s,
-                                        r->run->point.threads) != 0)
-            rc = -1;
-        report_opts(&o, r, since);
-        if (!use_hook || rc != 0)
-            sb_text_report_print_point_line(&p, &o, stdout);
-        record_final(r, &p, in);
-        fflush(stdout);
-        sb_point_result_free(&p);
-        return rc;
-    }
+    if (cfg->verbosity >= SB_LOG_NOTICE && r->out != NULL && r->out->brief)
+        return final_brief(r, L, &p, in, since);
     if (cfg->verbosity >= SB_LOG_NOTICE) {
         /* A compiled-in test's own section comes first, as in 1.0. */
         if (r->run->env->builtin != NULL && r->run->env->builtin->report != NULL)

@@ -22,6 +22,7 @@
 #include "engine/sb_probe.h"
 #include "engine/sb_run.h"
 #include "engine/sb_sampler.h"
+#include "engine/sb_type_watch.h"
 #include "results/sb_stats.h"
 
 struct sb_result_writer;
@@ -64,6 +65,7 @@ struct sb_monitor {
     struct sb_sampler sampler; /* 1 s throughput samples for the self-check */
     bool rate_checked;         /* the first second was held against the rate */
     double epoch0_s;           /* Unix time at start_ns */
+    struct sb_type_watch types; /* a mix: each type's interval figures */
 };
 
 /* Times the main loop works with, all in ns. */

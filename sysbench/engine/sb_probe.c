@@ -78,6 +78,53 @@ static bool check_rate_against_rtt(const struct sb_lua_env *env, struct sb_conn 
     return true;
 }
 
+/* What the one probe connection to a server learnt. */
+struct server_probe {
+    bool connected, have_endpoint;
+    char endpoint[320];
+    char conn_err[256];
+};
+
+/*
+ * Connects once to a server driver's server (nothing for an embedded
+ * engine or no driver): its version into version, its settings into
+ * info, where it listens into pr, and whether --tx-rate is beyond its
+ * round trip into *rate_warned. A failed connect leaves its message in
+ * pr->conn_err.
+ */
+static void probe_server(const struct sb_lua_env *env, struct server_probe *pr,
+                         char *version, size_t vlen, struct sb_server_info *info,
+                         bool *rate_warned)
+{
+    const struct sb_driver_ops *drv = env->driver;
+    struct sb_db_counters cnt;
+    struct sb_db_error err;
+    struct sb_conn *con;
+    const char *v;
+    char why[256];
+
+    memset(pr, 0, sizeof(*pr));
+    if (drv == NULL || drv->server_endpoint == NULL)
+        return;
+    memset(&cnt, 0, sizeof(cnt));
+    con = sb_db_connect(drv, &cnt, &err);
+    if (con == NULL) {
+        snprintf(pr->conn_err, sizeof(pr->conn_err), "%.200s", err.msg);
+        return;
+    }
+    v = drv->server_version ? drv->server_version(con) : NULL;
+    pr->connected = true;
+    if (v != NULL)
+        snprintf(version, vlen, "%s", v);
+    pr->have_endpoint = drv->server_endpoint(con, pr->endpoint, sizeof(pr->endpoint)) == 0;
+    if (drv->settings_query != NULL &&
+        sb_server_info_read_settings(info, con, drv->settings_query, why,
+                                     sizeof(why)) != 0 && !sb_compat10())
+        sb_warn("the server's settings are not recorded: %s", why);
+    *rate_warned = check_rate_against_rtt(env, con);
+    sb_db_disconnect(con);
+}
+
 /*
  * Finds the server's processes for CPU accounting: --server-pid when
  * given, else the local process listening where the driver connects.
@@ -98,11 +145,8 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
     /* The list as the user wrote it: sb_cpu_parse_pid_list checks it. */
     const char *pids = sb_optset_str(env->general, "server-pid");
     const struct sb_driver_ops *drv = env->driver;
-    char why[256], endpoint[320], conn_err[256] = "";
-    bool connected = false, have_endpoint = false;
-    struct sb_db_counters cnt;
-    struct sb_db_error err;
-    struct sb_conn *con;
+    struct server_probe pr;
+    char why[256];
     int found;
 
     *rate_warned = false;
@@ -112,25 +156,7 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
     if (drv != NULL && drv->server_endpoint == NULL && drv->client_version != NULL &&
         drv->client_version(version, vlen) != 0)
         version[0] = '\0';
-    if (drv != NULL && drv->server_endpoint != NULL) {
-        memset(&cnt, 0, sizeof(cnt));
-        con = sb_db_connect(drv, &cnt, &err);
-        if (con != NULL) {
-            const char *v = drv->server_version ? drv->server_version(con) : NULL;
-            connected = true;
-            if (v != NULL)
-                snprintf(version, vlen, "%s", v);
-            have_endpoint = drv->server_endpoint(con, endpoint, sizeof(endpoint)) == 0;
-            if (drv->settings_query != NULL &&
-                sb_server_info_read_settings(info, con, drv->settings_query, why,
-                                             sizeof(why)) != 0 && !sb_compat10())
-                sb_warn("the server's settings are not recorded: %s", why);
-            *rate_warned = check_rate_against_rtt(env, con);
-            sb_db_disconnect(con);
-        } else {
-            snprintf(conn_err, sizeof(conn_err), "%.200s", err.msg);
-        }
-    }
+    probe_server(env, &pr, version, vlen, info, rate_warned);
     if (pids != NULL && *pids != '\0') {
         found = sb_cpu_parse_pid_list(pids, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
         if (found <= 0) {
@@ -152,15 +178,15 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
                  drv->name);
         return false;
     }
-    if (!connected) {
-        snprintf(label, len, "not measured (cannot connect: %s)", conn_err);
+    if (!pr.connected) {
+        snprintf(label, len, "not measured (cannot connect: %s)", pr.conn_err);
         return false;
     }
-    if (!have_endpoint) {
+    if (!pr.have_endpoint) {
         snprintf(label, len, "not measured (the driver cannot tell where the server listens)");
         return false;
     }
-    found = sb_cpu_find_server(endpoint, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
+    found = sb_cpu_find_server(pr.endpoint, srv->pids, SB_CPU_MAX_SERVER_PIDS, why, sizeof(why));
     if (found <= 0) {
         snprintf(label, len, "not measured (%s)", why);
         return false;
@@ -168,9 +194,9 @@ bool sb_run_find_server(const struct sb_lua_env *env, struct sb_cpu_server *srv,
     srv->npids = (size_t)found;
     srv->include_children = drv->server_forks;
     sb_server_info_binary(info, srv->pids[0]);
-    snprintf(srv->endpoint, sizeof(srv->endpoint), "%s", endpoint);
+    snprintf(srv->endpoint, sizeof(srv->endpoint), "%s", pr.endpoint);
     snprintf(label, len, "pid %d%s (listening on %s)", (int)srv->pids[0],
-             srv->include_children ? " and its children" : "", endpoint);
+             srv->include_children ? " and its children" : "", pr.endpoint);
     return true;
 }
 

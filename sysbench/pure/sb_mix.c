@@ -3,6 +3,7 @@
  * Transaction mixes; see sb_mix.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,105 @@ int sb_mix_add(struct sb_mix *m, const char *word, char *err, size_t errlen)
     m->t[m->n].weight = (unsigned)v;
     m->cum[m->n] = (m->n > 0 ? m->cum[m->n - 1] : 0) + v;
     m->n++;
+    return 0;
+}
+
+/* The type named by the len bytes at name, or -1. */
+static int find_type(const struct sb_mix *m, const char *name, size_t len)
+{
+    for (unsigned i = 0; i < m->n; i++)
+        if (strlen(m->t[i].name) == len && memcmp(m->t[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* One "NAME:RATE" item (len bytes at item) into rate[]. */
+static int rate_item(const struct sb_mix *m, const char *item, size_t len, double *rate,
+                     char *err, size_t errlen)
+{
+    char num[64], *end;
+    const char *colon = memchr(item, ':', len);
+    size_t nlen = colon != NULL ? (size_t)(colon - item) : len;
+    int k = find_type(m, item, nlen);
+    double v;
+
+    if (colon == NULL || nlen == 0) {
+        snprintf(err, errlen, "--tx-rate-per-type: '%.*s' is not NAME:RATE", (int)len, item);
+        return -1;
+    }
+    if (k < 0) {
+        snprintf(err, errlen, "--tx-rate-per-type: '%.*s' is not a script of the mix",
+                 (int)nlen, item);
+        return -1;
+    }
+    if (rate[k] != 0) {
+        snprintf(err, errlen, "--tx-rate-per-type: '%.*s' is given twice", (int)nlen, item);
+        return -1;
+    }
+    snprintf(num, sizeof(num), "%.*s", (int)(len - nlen - 1), colon + 1);
+    v = strtod(num, &end);
+    if (num[0] == '\0' || *end != '\0' || !(v >= 0.001) || v > 1e9) {
+        snprintf(err, errlen, "--tx-rate-per-type: the rate of '%.*s' must be a positive number "
+                 "of transactions per second (at least 0.001), not '%s'", (int)nlen, item, num);
+        return -1;
+    }
+    rate[k] = v;
+    return 0;
+}
+
+/* Checks what the rates apply to: a mix with a whole rate. */
+static int rates_apply(const struct sb_mix *m, double total, char *err, size_t errlen)
+{
+    if (m->n == 0) {
+        snprintf(err, errlen, "--tx-rate-per-type needs a transaction mix (SCRIPT@WEIGHT ...)");
+        return -1;
+    }
+    if (!(total > 0)) {
+        snprintf(err, errlen, "--tx-rate-per-type needs --tx-rate (or --rate): the mix's whole "
+                 "rate, which its rates sum to");
+        return -1;
+    }
+    return 0;
+}
+
+int sb_mix_set_rates(struct sb_mix *m, const char *spec, double total, const char *total_opt,
+                     char *err, size_t errlen)
+{
+    double rate[SB_MIX_MAX] = {0}, sum = 0;
+    uint64_t cum = 0;
+    const char *p = spec;
+
+    if (rates_apply(m, total, err, errlen) != 0)
+        return -1;
+    while (*p != '\0') {
+        size_t len = strcspn(p, ",");
+        if (rate_item(m, p, len, rate, err, errlen) != 0)
+            return -1;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    for (unsigned i = 0; i < m->n; i++) {
+        if (rate[i] == 0) {
+            snprintf(err, errlen, "--tx-rate-per-type gives no rate for '%s': every script of "
+                     "the mix needs one", m->t[i].name);
+            return -1;
+        }
+        sum += rate[i];
+    }
+    /* Rates are written with a few decimals: a sum off by their rounding
+     * only is the same rate. */
+    if (fabs(sum - total) > 1e-6 * total + 1e-6) {
+        snprintf(err, errlen, "--tx-rate-per-type sums to %g tx/s, but %s is %g", sum, total_opt,
+                 total);
+        return -1;
+    }
+    for (unsigned i = 0; i < m->n; i++) {
+        m->rate[i] = rate[i];
+        cum += (uint64_t)(rate[i] * 1000 + 0.5);
+        m->cum[i] = cum;
+    }
+    m->rated = true;
     return 0;
 }
 

@@ -28,8 +28,14 @@ struct sb_mix_type {
 struct sb_mix {
     unsigned n;          /* types; 0: not a mix */
     struct sb_mix_type t[SB_MIX_MAX];
-    /* cum[i]: the sum of the weights of types 0..i; cum[n-1] the total. */
+    /* cum[i]: the sum of the weights of types 0..i; cum[n-1] the total.
+     * With --tx-rate-per-type (sb_mix_set_rates) the sums of the rates in
+     * thousandths of a transaction per second instead: the draw is the
+     * same, only its shares change. */
     uint64_t cum[SB_MIX_MAX];
+    /* --tx-rate-per-type: each type's rate, tx/s (all 0 without). */
+    double rate[SB_MIX_MAX];
+    bool rated;
 };
 
 /* True when word is a mix member: it has an '@' (the last one splits the
@@ -42,6 +48,19 @@ bool sb_mix_is_member(const char *word);
  * name, too many types. m must be zeroed before the first call.
  */
 int sb_mix_add(struct sb_mix *m, const char *word, char *err, size_t errlen);
+
+/*
+ * --tx-rate-per-type: spec is "NAME:RATE,NAME:RATE,..." with every type
+ * of m named once (as given in the mix) and each RATE a positive number
+ * of transactions per second (at least 0.001), summing to total (the
+ * mix's whole rate, given by the option total_opt, "--tx-rate"). On
+ * success each type's share of the draws becomes its rate's share of the
+ * sum (the weights no longer count) and 0 is returned; else -1 with one
+ * line in err (also when m is no mix or total is not positive) and m
+ * unchanged.
+ */
+int sb_mix_set_rates(struct sb_mix *m, const char *spec, double total, const char *total_opt,
+                     char *err, size_t errlen);
 
 /* The type of the next event, from 0 to m->n - 1: one draw of r. */
 unsigned sb_mix_pick(const struct sb_mix *m, struct sb_rand *r);

@@ -61,8 +61,8 @@ static void put_escaped(struct mout *o, const char *v)
 /* One sample: name, the common labels, an optional extra label
  * (key="value"), the value and, in OpenMetrics, the timestamp. A value
  * that was not measured (NAN) is left out. */
-static void sample(struct mout *o, const char *name, const char *lkey, const char *lval,
-                   double v)
+static void sample_t(struct mout *o, const char *name, const char *type, const char *lkey,
+                     const char *lval, double v)
 {
     if (isnan(v))
         return;
@@ -71,6 +71,11 @@ static void sample(struct mout *o, const char *name, const char *lkey, const cha
     put(o, "\",sysbench_instance=\"");
     put_escaped(o, o->m->instance);
     put(o, "\"");
+    if (type != NULL) {
+        put(o, ",type=\"");
+        put_escaped(o, type);
+        put(o, "\"");
+    }
     if (lkey != NULL)
         put(o, ",%s=\"%s\"", lkey, lval);
     put(o, "} %.15g", v);
@@ -79,15 +84,26 @@ static void sample(struct mout *o, const char *name, const char *lkey, const cha
     put(o, "\n");
 }
 
-static void quantiles(struct mout *o, const char *name, const double *v)
+static void sample(struct mout *o, const char *name, const char *lkey, const char *lval,
+                   double v)
+{
+    sample_t(o, name, NULL, lkey, lval, v);
+}
+
+static void quantiles_t(struct mout *o, const char *name, const char *type, const double *v)
 {
     const struct sb_metrics_snap *s = o->s;
     char q[32];
 
     for (size_t i = 0; i < s->npcts; i++) {
         snprintf(q, sizeof(q), "%.10g", s->pcts[i] / 100);
-        sample(o, name, "quantile", q, v[i]);
+        sample_t(o, name, type, "quantile", q, v[i]);
     }
+}
+
+static void quantiles(struct mout *o, const char *name, const double *v)
+{
+    quantiles_t(o, name, NULL, v);
 }
 
 /* A family: its name (without _total), type, OpenMetrics unit ("" for
@@ -95,7 +111,12 @@ static void quantiles(struct mout *o, const char *name, const double *v)
 enum fam_id {
     F_TX, F_QUERIES, F_ERRORS, F_RECONN, F_TPS, F_QPS, F_EPS, F_RPS, F_LATENCY, F_LAG,
     F_BACKLOG, F_TARGET, F_THREADS, F_RUNNING, F_CPU_CLIENT, F_CPU_SERVER, F_ELAPSED,
-    F_POINT, F_ACTIVE, F_COUNT
+    F_POINT, F_ACTIVE,
+    /* A mix only: the same figures per transaction type (label type).
+     * Families of their own, not a label on the totals' families: a sum
+     * over a family must not count a transaction twice, and the queries'
+     * `type` label already means read/write/other. */
+    F_MIX_TX, F_MIX_ERRORS, F_MIX_TPS, F_MIX_EPS, F_MIX_LATENCY, F_COUNT
 };
 
 static const struct fam {
@@ -134,7 +155,34 @@ static const struct fam {
     [F_ACTIVE] = {"run_active", "gauge", "",
                   "1 while the run goes on, 0 once it has ended (the last interval's figures "
                   "stay until the listener closes)"},
+    [F_MIX_TX] = {"mix_transactions", "counter", "",
+                  "Transactions completed per transaction type of the mix (label type)"},
+    [F_MIX_ERRORS] = {"mix_errors", "counter", "", "Ignored errors per transaction type"},
+    [F_MIX_TPS] = {"mix_transactions_per_second", "gauge", "",
+                   "Transactions per second per transaction type over the last interval"},
+    [F_MIX_EPS] = {"mix_errors_per_second", "gauge", "",
+                   "Ignored errors per second per transaction type over the last interval"},
+    [F_MIX_LATENCY] = {"mix_latency_seconds", "summary", "seconds",
+                       "Response time percentiles per transaction type over the last interval"},
 };
+
+/* The per-type families: a sample per type of the mix. */
+static void emit_types(struct mout *o, enum fam_id f, const char *n, const char *total)
+{
+    for (unsigned k = 0; k < o->m->ntypes; k++) {
+        const struct sb_metrics_type *t = &o->s->types[k];
+        const char *name = o->m->type_names[k];
+
+        switch (f) {
+        case F_MIX_TX: sample_t(o, total, name, NULL, NULL, (double)t->transactions); break;
+        case F_MIX_ERRORS: sample_t(o, total, name, NULL, NULL, (double)t->errors); break;
+        case F_MIX_TPS: sample_t(o, n, name, NULL, NULL, t->tps); break;
+        case F_MIX_EPS: sample_t(o, n, name, NULL, NULL, t->errors_ps); break;
+        case F_MIX_LATENCY: quantiles_t(o, n, name, t->latency_s); break;
+        default: break;
+        }
+    }
+}
 
 static void emit(struct mout *o, enum fam_id f)
 {
@@ -167,6 +215,9 @@ static void emit(struct mout *o, enum fam_id f)
     case F_ELAPSED: sample(o, n, NULL, NULL, s->elapsed_s); break;
     case F_POINT: sample(o, n, NULL, NULL, s->point); break;
     case F_ACTIVE: sample(o, n, NULL, NULL, s->ended ? 0 : 1); break;
+    case F_MIX_TX: case F_MIX_ERRORS: case F_MIX_TPS: case F_MIX_EPS: case F_MIX_LATENCY:
+        emit_types(o, f, n, total);
+        break;
     case F_COUNT: break;
     }
 }
@@ -177,6 +228,9 @@ static void header(struct mout *o, enum fam_id f)
 {
     const struct fam *d = &fams[f];
     const char *sfx = !o->om && strcmp(d->type, "counter") == 0 ? "_total" : "";
+
+    if (f >= F_MIX_TX && o->m->ntypes == 0)
+        return;
 
     put(o, "# HELP sysbench_%s%s %s.\n", d->name, sfx, d->help);
     put(o, "# TYPE sysbench_%s%s %s\n", d->name, sfx, d->type);
@@ -205,6 +259,30 @@ void sb_metrics_init(struct sb_metrics *m, const char *script, unsigned instance
     snprintf(m->instance, sizeof(m->instance), "%u", instance);
     pthread_mutex_init(&m->lock, NULL);
     m->keep = keep;
+}
+
+void sb_metrics_set_types(struct sb_metrics *m, const struct sb_mix *mix)
+{
+    m->ntypes = 0;
+    for (unsigned k = 0; mix != NULL && k < mix->n && k < SB_MIX_MAX; k++) {
+        snprintf(m->type_names[k], sizeof(m->type_names[k]), "%s", mix->t[k].name);
+        m->ntypes = k + 1;
+    }
+}
+
+void sb_metrics_publish_types(struct sb_metrics *m, const struct sb_type_interval *tiv,
+                              unsigned n)
+{
+    for (unsigned k = 0; k < n && k < m->ntypes; k++) {
+        struct sb_metrics_type *t = &m->totals.types[k];
+
+        t->transactions += tiv[k].events;
+        t->errors += tiv[k].errors;
+        t->tps = tiv[k].tps;
+        t->errors_ps = tiv[k].errors_ps;
+        for (size_t i = 0; i < SB_MAX_PERCENTILES; i++)
+            t->latency_s[i] = tiv[k].latency_ms[i] / 1e3;
+    }
 }
 
 void sb_metrics_free(struct sb_metrics *m)

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "config/sb_config.h"
+#include "pure/sb_mix.h"
 #include "results/sb_point_result.h"
 
 /* One interval as published: the interval's figures in base units and
@@ -45,11 +46,22 @@ struct sb_metrics_snap {
     uint64_t backlog;
     double cpu_client, cpu_server; /* share of all CPUs, 0..1; NAN: not measured */
     bool ended;                 /* the run is over (sb_metrics_finish) */
+    /* A mix: each type's figures (struct sb_metrics' type_names order),
+     * counters over the invocation like the totals'. */
+    struct sb_metrics_type {
+        uint64_t transactions, errors;
+        double tps, errors_ps;
+        double latency_s[SB_MAX_PERCENTILES];
+    } types[SB_MIX_MAX];
 };
 
 struct sb_metrics {
     char script[128];           /* label values */
     char instance[16];
+    /* A mix (sb_metrics_set_types): the `type` label of each type's
+     * samples; ntypes 0 without a mix (no per-type families then). */
+    unsigned ntypes;
+    char type_names[SB_MIX_MAX][64];
     pthread_mutex_t lock;       /* guards latest and have_latest */
     struct sb_metrics_snap latest;
     bool have_latest;
@@ -66,6 +78,17 @@ struct sb_metrics {
  * `instance` (--instance, from 0); keep: remember every interval for
  * sb_metrics_write_openmetrics. */
 void sb_metrics_init(struct sb_metrics *m, const char *script, unsigned instance, bool keep);
+
+/* A run of mix (NULL or empty: none): the metrics get the per-type
+ * families (sysbench_mix_*, label type="NAME"). Call after
+ * sb_metrics_init, before the first interval. */
+void sb_metrics_set_types(struct sb_metrics *m, const struct sb_mix *mix);
+
+/* A mix: the figures of each of its n types over the interval that the
+ * next sb_metrics_publish publishes (tiv[k] for type k); their counts are
+ * added to the per-type counters. Main thread only. */
+void sb_metrics_publish_types(struct sb_metrics *m, const struct sb_type_interval *tiv,
+                              unsigned n);
 
 /* Frees what m holds (not m). */
 void sb_metrics_free(struct sb_metrics *m);

@@ -57,6 +57,15 @@ struct sb_interval {
     double cpu_server_pct;     /* NAN if not measured */
 };
 
+/* One transaction type of a mix over one interval report: what the CSV's
+ * per-type columns and the metrics' type-labelled families show. NAN
+ * for a figure not measured. */
+struct sb_type_interval {
+    uint64_t events, errors;   /* in the interval */
+    double tps, errors_ps;
+    double latency_ms[SB_MAX_PERCENTILES]; /* at the point's percentiles */
+};
+
 /* One point of a sweep (a single run is a sweep of one point). */
 /* One transaction type of a mix (pure/sb_mix.h) in a point. */
 struct sb_point_type {

@@ -51,6 +51,23 @@ static void pct_name(char *buf, size_t len, double pct)
     snprintf(buf, len, "%g", pct);
 }
 
+/* Writes text as one RFC 4180 field: quoted, with quotes doubled, when
+ * it holds a comma, a quote or a line break. */
+static void csv_text(FILE *out, const char *text)
+{
+    if (strpbrk(text, ",\"\r\n") == NULL) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
 /* ------------------------------------------------------------- collecting */
 
 static void write_csv_header(struct sb_result_writer *o)
@@ -60,14 +77,40 @@ static void write_csv_header(struct sb_result_writer *o)
     pct_name(p, sizeof(p), o->pcts[0]);
     fprintf(o->csv, "point,threads,target_tps,time_s,tps,qps,reads_ps,writes_ps,other_ps,"
                     "latency_p%s_ms,errors_ps,reconnects_ps,lag_p%s_ms,backlog,"
-                    "cpu_client_pct,cpu_server_pct,epoch_s,ended,deadline,cancelled\n", p, p);
+                    "cpu_client_pct,cpu_server_pct,epoch_s,ended,deadline,cancelled", p, p);
+    /* A mix: each type's columns after the common ones, so a reader that
+     * takes columns by position reads the common ones as without a mix. */
+    for (unsigned k = 0; k < o->ntypes; k++) {
+        char name[128];
+
+        snprintf(name, sizeof(name), "tps[%s]", o->type_names[k]);
+        fputc(',', o->csv);
+        csv_text(o->csv, name);
+        snprintf(name, sizeof(name), "latency_p%s_ms[%s]", p, o->type_names[k]);
+        fputc(',', o->csv);
+        csv_text(o->csv, name);
+        snprintf(name, sizeof(name), "errors_ps[%s]", o->type_names[k]);
+        fputc(',', o->csv);
+        csv_text(o->csv, name);
+    }
+    fputc('\n', o->csv);
     fflush(o->csv);
 }
 
 int sb_result_writer_open(struct sb_result_writer *o, const struct sb_config *cfg,
                    char *err, size_t errlen)
 {
+    return sb_result_writer_open_mix(o, cfg, NULL, err, errlen);
+}
+
+int sb_result_writer_open_mix(struct sb_result_writer *o, const struct sb_config *cfg,
+                              const struct sb_mix *mix, char *err, size_t errlen)
+{
     memset(o, 0, sizeof(*o));
+    for (unsigned k = 0; mix != NULL && k < mix->n && k < SB_MIX_MAX; k++) {
+        snprintf(o->type_names[k], sizeof(o->type_names[k]), "%s", mix->t[k].name);
+        o->ntypes = k + 1;
+    }
     o->started = time(NULL);
     o->npcts = cfg->npercentiles;
     memcpy(o->pcts, cfg->percentiles, sizeof(o->pcts));
@@ -170,7 +213,15 @@ static void write_csv_row(struct sb_result_writer *o, const struct sb_point_resu
     csv_num(f, iv->cpu_client_pct, false);
     csv_num(f, iv->cpu_server_pct, false);
     /* ended, deadline, cancelled: empty on an interval row. */
-    fprintf(f, "%.3f,,,\n", iv->epoch_s);
+    fprintf(f, "%.3f,,,", iv->epoch_s);
+    for (unsigned k = 0; k < o->ntypes; k++) {
+        fputc(',', f);
+        csv_num(f, o->type_iv[k].tps, false);
+        csv_num(f, o->type_iv[k].latency_ms[0], false);
+        if (isfinite(o->type_iv[k].errors_ps))
+            fprintf(f, "%.2f", o->type_iv[k].errors_ps);
+    }
+    fputc('\n', f);
     /* Flushed per row so a long run's series can be watched (and survives
      * a crash) while it is being written. */
     if (fflush(f) != 0)
@@ -255,23 +306,6 @@ void sb_result_writer_note_cancelled(struct sb_result_writer *o, uint64_t n, boo
         o->deadline_cut = true;
 }
 
-/* Writes text as one RFC 4180 field: quoted, with quotes doubled, when
- * it holds a comma, a quote or a line break. */
-static void csv_text(FILE *out, const char *text)
-{
-    if (strpbrk(text, ",\"\r\n") == NULL) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *c = text; *c; c++) {
-        if (*c == '"')
-            fputc('"', out);
-        fputc(*c, out);
-    }
-    fputc('"', out);
-}
-
 /* The CSV's last row says how the run ended, in the columns ended,
  * deadline and cancelled (the JSON's "ended" object), every other field
  * empty: a plain CSV reader reads it as one more row, which the
@@ -295,7 +329,10 @@ static void write_csv_end(struct sb_result_writer *o)
         deadline = "met";
     fputs(",,,,,,,,,,,,,,,,,", o->csv);
     csv_text(o->csv, ended);
-    fprintf(o->csv, ",%s,%llu\n", deadline, (unsigned long long)o->cancelled);
+    fprintf(o->csv, ",%s,%llu", deadline, (unsigned long long)o->cancelled);
+    for (unsigned k = 0; k < o->ntypes; k++)
+        fputs(",,,", o->csv);
+    fputc('\n', o->csv);
     if (fflush(o->csv) != 0)
         o->write_failed = true;
 }

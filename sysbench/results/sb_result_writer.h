@@ -29,6 +29,7 @@
 #include "results/sb_text_report.h"
 #include "results/sb_point_result.h"
 #include "core/sb_safefile.h"
+#include "pure/sb_mix.h"
 #include "pure/sb_selfcheck.h"
 #include "results/sb_server_info.h"
 #include "results/sb_stats.h"
@@ -81,6 +82,13 @@ struct sb_result_writer {
     /* brief: the header line of the point about to run ("point 2 of 4:
      * threads=8"), set by main, printed by the run after the options. */
     char point_title[160];
+    /* A mix (sb_result_writer_open_mix): its types' names, in the mix's
+     * order, and their figures over the interval about to be added (the
+     * reporter fills type_iv before sb_result_writer_add_interval; the
+     * CSV gives each type its columns). ntypes 0 without a mix. */
+    unsigned ntypes;
+    char type_names[SB_MIX_MAX][64];
+    struct sb_type_interval type_iv[SB_MIX_MAX];
 };
 
 /*
@@ -92,6 +100,13 @@ struct sb_result_writer {
  */
 int sb_result_writer_open(struct sb_result_writer *o, const struct sb_config *cfg,
                    char *err, size_t errlen);
+
+/* As sb_result_writer_open, for a run of mix (NULL or an empty mix: none):
+ * the CSV gets three columns per type after the common ones,
+ * tps[NAME], latency_pP_ms[NAME] and errors_ps[NAME] (P the first
+ * percentile), filled from type_iv. */
+int sb_result_writer_open_mix(struct sb_result_writer *o, const struct sb_config *cfg,
+                              const struct sb_mix *mix, char *err, size_t errlen);
 
 /* Starts the next point, stamped with pc's threads, rate mode, target,
  * jitter and repeat (pc is copied from), o's percentiles and the number

@@ -301,8 +301,9 @@ write_sleep
 sb sleep.lua run --threads=1,2 --tx-rate=4 --time=1
 assert_exit 0
 assert_match out "relative +self-check$"
-# Each point is ok, or rightly contention on a machine others took.
-assert_count out "^ +[12] +4\.00 .* (ok|contention)$" 2
+# Each point is ok, or rightly contention or late wake-ups on a machine
+# others took (an ASan run at load: late wake-ups at 4 tx/s).
+assert_count out "^ +[12] +4\.00 .* (ok|contention|late wake-ups|contention, late wake-ups)$" 2
 
 # ---------------------------------------------------------------- --hgrm
 

@@ -16,6 +16,13 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # An event that does nothing: the schedule alone decides the count.
+# held_up FILE: the run's self-check says others held it up (contention
+# or late wake-ups): its workers could fall behind their schedules, and
+# slots due before the deadline but not started by it are not run.
+held_up() {
+    [ "$(jget "$1" 'set(d["points"][0]["selfcheck"]["flags"]) & {"contention", "late-wakeups"} != set()')" = True ]
+}
+
 write_noop() {
     echo 'function event() end' >noop.lua
 }
@@ -58,18 +65,33 @@ for seed in 1 2 3 4; do
     # Jitter as wide as the per-thread period (10 ms): slots near both ends
     # of the window are jittered across them.
     sb noop.lua run --tx-rate=200 --threads=2 --time=2 --tx-jitter=10000 \
-        --rand-seed=$seed
+        --rand-seed=$seed --json=r.json
     assert_exit 0
-    assert_eq "$(report_num out "total number of events:")" 400 "events (seed $seed)"
+    ev=$(report_num out "total number of events:")
+    # Exactly 400 unless the run says others held it up: then a worker
+    # behind its schedule at the deadline leaves its last due slots
+    # unrun (398-399 seen at load 20; 300 when the machine held the
+    # workers off their CPUs for 0.6 s), never runs more. Only the
+    # bound is judged then; a quiet machine judges the exact count.
+    if held_up r.json; then
+        echo "  seed $seed: held up by others (flagged), $ev events: only <= 400 judged"
+        assert_between "${ev:-0}" 1 400 "events (seed $seed, a held-up run)"
+    else
+        assert_eq "$ev" 400 "events (seed $seed)"
+    fi
 done
 
 tcase "--tx-rate: warmup loses no event of the measured window"
 write_noop
 for threads in 1 4; do
     sb noop.lua run --tx-rate=200 --threads=$threads --warmup-time=1 --time=1 \
-        --tx-jitter=2000
+        --tx-jitter=2000 --json=r.json
     assert_exit 0
-    assert_eq "$(report_num out "total number of events:")" 200 "events ($threads threads)"
+    if held_up r.json; then
+        assert_between "$(report_num out "total number of events:")" 1 200 "events ($threads threads, a held-up run)"
+    else
+        assert_eq "$(report_num out "total number of events:")" 200 "events ($threads threads)"
+    fi
 done
 
 tcase "--tx-rate: warmup and --report-interval: intervals add up to the total"

@@ -29,6 +29,11 @@ set -euo pipefail
 # shellcheck source=/dev/null
 . "$SB_CASE_LIB"
 
+# run.sh's lead to --start-at; more under a sanitizer, whose start-up on
+# a loaded machine took over 4 s (scale_out.sh).
+SO_LEAD=4
+[ -n "${SB_SANITIZER:-}" ] && SO_LEAD=10
+
 RATE=300
 THREADS=3
 
@@ -114,7 +119,7 @@ fresh_table() {
 start_three() {
     local i
     rm -f i?.json i?.txt all.json
-    at=$(( $(date +%s) + 3 ))
+    at=$(( $(date +%s) + SO_LEAD ))
     pids=()
     for i in 0 1 2; do
         # shellcheck disable=SC2046
@@ -146,12 +151,22 @@ rows_match() {
     done
 }
 
+# in_run FILE: waits (30 s at most) for an instance's first report, so
+# that a signal lands mid-run however late a loaded machine started it
+# (a fixed 2 s after --start-at was not enough for an ASan build).
+in_run() {
+    for _ in $(seq 1 300); do
+        grep -q '^\[ 1s \]' "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+}
+
 cut_short() {
     local c0 c1 rc=0 ev
     fresh_table
     c0=$(commits)
     start_three 5
-    sleep $(( at - $(date +%s) + 2 ))
+    in_run i1.txt
     kill -TERM "$(pgrep -P "${pids[1]}")"   # sysbench, under timeout
     wait "${pids[0]}" || { sb_show i0.txt; sb_fail "instance 0 failed"; return 1; }
     wait "${pids[1]}" || rc=$?
@@ -182,7 +197,7 @@ missing() {
     fresh_table
     c0=$(commits)
     start_three 4
-    sleep $(( at - $(date +%s) + 2 ))
+    in_run i1.txt
     kill -KILL "$(pgrep -P "${pids[1]}")"   # sysbench, under timeout
     wait "${pids[0]}" || { sb_show i0.txt; sb_fail "instance 0 failed"; return 1; }
     wait "${pids[1]}" || true
@@ -220,7 +235,7 @@ run_example() {
     local out=$1 time=$2
     shift 2
     # shellcheck disable=SC2046
-    env HOSTS="gen0 gen1 gen2" LOCAL=1 LEAD=4 SEED=11 OUT="$out" SYSBENCH="$SB_BIN" \
+    env HOSTS="gen0 gen1 gen2" LOCAL=1 LEAD=$SO_LEAD SEED=11 OUT="$out" SYSBENCH="$SB_BIN" \
         METRICS_PORT=0 "$@" timeout -k 5 90 bash "$SB_SRCDIR/examples/pdsh/run.sh" "$PWD/ts.lua" \
         $(sb_driver_args mysql) --threads=$THREADS --tx-rate=$RATE --report-interval=1 \
         --time="$time" >"$out.txt" 2>&1 &
@@ -291,7 +306,7 @@ preflight_login() {
     fresh_table
     c0=$(commits)
     # shellcheck disable=SC2046
-    HOSTS="gen0 gen1 gen2" LOCAL=1 LEAD=4 SEED=11 OUT="$PWD/pf" SYSBENCH="$SB_BIN" METRICS_PORT=0 \
+    HOSTS="gen0 gen1 gen2" LOCAL=1 LEAD=$SO_LEAD SEED=11 OUT="$PWD/pf" SYSBENCH="$SB_BIN" METRICS_PORT=0 \
         timeout -k 5 60 bash "$SB_SRCDIR/examples/pdsh/run.sh" "$PWD/ts.lua" \
         $(sb_driver_args mysql) --mysql-password=wrong --threads=$THREADS --tx-rate=$RATE \
         --time=3 >pf.txt 2>&1 || rc=$?
