@@ -42,7 +42,8 @@ void sb_stmt_result_print(const struct sb_stmt_table *t, FILE *out)
         const struct sb_hist *h = &e->hist;
         fprintf(out, "    %10llu %8llu %10llu %10llu %9.3f %9.3f %9.3f %9.3f  %.100s%s\n",
                 (unsigned long long)e->count, (unsigned long long)e->errors,
-                (unsigned long long)e->rows, (unsigned long long)e->affected, h->total > 0 ? sb_hist_mean(h) / 1e6 : 0.0,
+                (unsigned long long)e->rows, (unsigned long long)e->affected,
+                h->total > 0 ? sb_hist_mean(h) / 1e6 : 0.0,
                 ms(sb_hist_percentile(h, 50)), ms(sb_hist_percentile(h, 99)),
                 h->total > 0 ? ms(h->max_ns) : 0.0, e->text, e->len > 100 ? "..." : "");
         for (unsigned k = 0; k < e->nerr; k++)
