@@ -26,7 +26,7 @@ void sb_db_stmt_done(struct sb_conn *con, struct sb_stmt_entry *e, uint64_t t0, 
     if (e == NULL)
         return;
     if (s == SB_DB_OK)
-        sb_stmt_record_ok(e, ns, con->rs.active ? con->rs.nrows : 0);
+        sb_stmt_record_ok(e, ns, con->rs.active ? con->rs.nrows : 0, con->rs.affected);
     else if (!con->cut)
         sb_stmt_record_error(e, ns, con->err.sql_errno, con->err.sql_state);
 }

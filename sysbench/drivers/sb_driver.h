@@ -93,6 +93,9 @@ struct sb_sql_result {
     struct sb_conn *con;
     bool active;           /* a result set with rows is open */
     uint64_t nrows;        /* number of rows (known when opened) */
+    /* Rows changed by the last INSERT/UPDATE/DELETE (mysql_affected_rows,
+     * PQcmdTuples, sqlite3_changes); 0 for statements returning rows. */
+    uint64_t affected;
     unsigned nfields;
     struct sb_value *row;  /* current row after a successful fetch */
     void *priv;            /* driver's state */

@@ -297,6 +297,7 @@ void sb_db_free_result(struct sb_conn *con)
     /* The part every driver shares: the set is empty and inactive. */
     con->rs.active = false;
     con->rs.nrows = 0;
+    con->rs.affected = 0;
     con->rs.nfields = 0;
     con->rs.row = NULL;
     con->rs.priv = NULL;

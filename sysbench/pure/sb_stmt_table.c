@@ -119,11 +119,13 @@ struct sb_stmt_entry *sb_stmt_table_get(struct sb_stmt_table *t, const char *tex
     return append(t, e);
 }
 
-void sb_stmt_record_ok(struct sb_stmt_entry *e, uint64_t ns, uint64_t rows)
+void sb_stmt_record_ok(struct sb_stmt_entry *e, uint64_t ns, uint64_t rows, uint64_t affected)
 {
     sb_hist_record(&e->hist, ns);
     BUMP(&e->count, 1);
     BUMP(&e->rows, rows);
+    if (affected > 0)
+        BUMP(&e->affected, affected);
 }
 
 void sb_stmt_add_errors(struct sb_stmt_entry *e, unsigned code, const char *state, uint64_t n)
@@ -184,6 +186,7 @@ void sb_stmt_table_reset(struct sb_stmt_table *t)
         STORE(&e->count, 0);
         STORE(&e->errors, 0);
         STORE(&e->rows, 0);
+        STORE(&e->affected, 0);
         for (unsigned k = 0; k < SB_STMT_ERR_MAX; k++)
             STORE(&e->err[k].n, 0);
     }
@@ -204,6 +207,7 @@ int sb_stmt_table_merge(struct sb_stmt_table *dst, const struct sb_stmt_table *s
         sb_hist_accumulate(&d->hist, &s->hist);
         d->count += LOAD(&s->count);
         d->rows += LOAD(&s->rows);
+        d->affected += LOAD(&s->affected);
         for (unsigned k = 0; k < ne; k++) {
             uint64_t c = LOAD(&s->err[k].n);
             if (c > 0)

@@ -48,6 +48,7 @@ struct sb_stmt_entry {
     uint64_t count;        /* executions completed without error */
     uint64_t errors;       /* executions that failed (all codes) */
     uint64_t rows;         /* rows returned by the successful ones */
+    uint64_t affected;     /* rows changed by them (INSERT/UPDATE/DELETE) */
     unsigned nerr;
     struct sb_stmt_err err[SB_STMT_ERR_MAX];
     /* Latency of every execution, failed or not (ns): hist.total is
@@ -85,9 +86,10 @@ void sb_stmt_table_free(struct sb_stmt_table *t);
 struct sb_stmt_entry *sb_stmt_table_get(struct sb_stmt_table *t, const char *text, size_t len,
                                         uint64_t hash, int kind);
 
-/* Records one execution that took ns: ok with rows returned, or failed
- * with the error code and SQLSTATE (state may be NULL). Writer only. */
-void sb_stmt_record_ok(struct sb_stmt_entry *e, uint64_t ns, uint64_t rows);
+/* Records one execution that took ns: ok with rows returned and rows
+ * affected (changed), or failed with the error code and SQLSTATE (state
+ * may be NULL). Writer only. */
+void sb_stmt_record_ok(struct sb_stmt_entry *e, uint64_t ns, uint64_t rows, uint64_t affected);
 void sb_stmt_record_error(struct sb_stmt_entry *e, uint64_t ns, unsigned code, const char *state);
 
 /* Empties every entry's figures, keeping the entries (the writer, at the

@@ -34,15 +34,16 @@ void sb_stmt_result_print(const struct sb_stmt_table *t, FILE *out)
 {
     if (t == NULL)
         return;
-    fprintf(out, "Statements (latency in ms; rows returned):\n");
-    fprintf(out, "    %10s %8s %10s %9s %9s %9s %9s  %s\n", "count", "errors", "rows", "avg", "p50",
-            "p99", "max", "statement");
+    fprintf(out, "Statements (latency in ms; rows returned, rows affected):\n");
+    fprintf(out, "    %10s %8s %10s %10s %9s %9s %9s %9s  %s\n", "count", "errors", "rows",
+            "affected", "avg", "p50", "p99", "max", "statement");
     for (unsigned i = 0; i < t->n; i++) {
         const struct sb_stmt_entry *e = t->e[i];
         const struct sb_hist *h = &e->hist;
-        fprintf(out, "    %10llu %8llu %10llu %9.3f %9.3f %9.3f %9.3f  %.100s%s\n",
+        fprintf(out, "    %10llu %8llu %10llu %10llu %9.3f %9.3f %9.3f %9.3f  %.100s%s\n",
                 (unsigned long long)e->count, (unsigned long long)e->errors,
-                (unsigned long long)e->rows, h->total > 0 ? sb_hist_mean(h) / 1e6 : 0.0,
+                (unsigned long long)e->rows, (unsigned long long)e->affected,
+                h->total > 0 ? sb_hist_mean(h) / 1e6 : 0.0,
                 ms(sb_hist_percentile(h, 50)), ms(sb_hist_percentile(h, 99)),
                 h->total > 0 ? ms(h->max_ns) : 0.0, e->text, e->len > 100 ? "..." : "");
         for (unsigned k = 0; k < e->nerr; k++)
@@ -78,6 +79,7 @@ static void json_entry(struct sb_json *j, const struct sb_stmt_entry *e)
     }
     sb_json_end_array(j);
     sb_json_kv_uint(j, "rows", e->rows);
+    sb_json_kv_uint(j, "affected_rows", e->affected);
     sb_json_key(j, "latency_ms");
     sb_json_begin_object(j);
     sb_json_kv_double(j, "avg", any ? sb_hist_mean(h) / 1e6 : NAN);
@@ -150,6 +152,7 @@ static int read_entry(struct sb_stmt_table *t, const struct sb_jv *x)
         return -1;
     e->count += get_u64(sb_jv_get(x, "count"));
     e->rows += get_u64(sb_jv_get(x, "rows"));
+    e->affected += get_u64(sb_jv_get(x, "affected_rows"));
     for (size_t k = 0; k < sb_jv_len(codes); k++) {
         const struct sb_jv *c = sb_jv_at(codes, k);
         const char *state = sb_jv_str(sb_jv_get(c, "state"));

@@ -28,7 +28,7 @@ assert_exit 0
 sb oltp_read_write "${DB[@]}" --tables=2 --table-size=500 --threads=3 --events=600 --time=0 \
     --report-per-statement=on --verbosity=4 --json=r.json run
 assert_exit 0
-assert_contains out "Statements (latency in ms; rows returned):"
+assert_contains out "Statements (latency in ms; rows returned, rows affected):"
 assert_match out " UPDATE sbtest1 SET k=k\+\? WHERE id=\?$"
 py_point r.json <<'PY'
 import json, sys
@@ -183,5 +183,28 @@ sb oltp_point_select "${DB[@]}" --table-size=100 --events=50 --time=0 --report-p
 sb compare c.json c.json
 assert_exit 0
 assert_contains out "no verdicts: they need two or more runs"
+
+tcase "oltp_write_only: rows affected per statement, one per UPDATE/DELETE/INSERT, none for reads"
+sb oltp_write_only "${DB[@]}" --table-size=200 prepare
+assert_exit 0
+sb oltp_write_only "${DB[@]}" --table-size=200 --events=300 --time=0 --report-per-statement=on \
+    --verbosity=4 --json=w.json run
+assert_exit 0
+assert_match out " affected +avg "
+py_point w.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+by = {s["text"]: s for s in p["statements"]}
+# Each of oltp_write_only's writes names one existing id (the DELETE and
+# INSERT of a transaction take the same id), so each changes one row.
+writes = [s for s in p["statements"] if s["kind"] == "write"]
+assert len(writes) == 4, list(by)
+for s in writes:
+    assert s["count"] == 300 and s["errors"] == 0, s["text"]
+    assert s["affected_rows"] == s["count"], (s["text"], s["affected_rows"])
+    assert s["rows"] == 0, s["text"]
+assert by["BEGIN"]["affected_rows"] == 0 and by["COMMIT"]["affected_rows"] == 0
+assert sum(s["affected_rows"] for s in p["statements"]) == p["final"]["queries"]["writes"]
+PY
 
 finish

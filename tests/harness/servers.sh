@@ -18,6 +18,14 @@
 # (default 500 for MariaDB, 300 for PostgreSQL; bench/reliability.sh asks
 # for thousands). It is kept in DIR/max_connections for later restarts.
 #
+# SB_SERVER_STATS=on at "start" turns on the servers' own statement
+# statistics: MariaDB's performance_schema (events_statements_summary_by_
+# digest, prepared_statements_instances) and PostgreSQL's pg_stat_statements
+# (preloaded, the extension created in database sbtest), for the cases that
+# check per-statement figures against the server's. Off by default: it costs
+# the servers memory and time per statement. Kept in DIR/server_stats for
+# later restarts.
+#
 # The packages (mariadb-server, postgresql) are assumed installed; when they
 # are not, this says so in one line and fails: a test that needs a server
 # must never pass without one.
@@ -139,6 +147,11 @@ wait_gone() {
     return 1
 }
 
+# server_stats DIR: true if the servers keep their statement statistics.
+server_stats() {
+    [ -f "$1/server_stats" ]
+}
+
 # max_connections DIR DEFAULT: the limit asked for at start, else DEFAULT.
 max_connections() {
     local n
@@ -156,6 +169,7 @@ mysql_start() {
     # them, one per line, to DIR/mysql.extra-args before a restart.
     local -a extra=()
     [ -f "$dir/mysql.extra-args" ] && mapfile -t extra <"$dir/mysql.extra-args"
+    server_stats "$dir" && extra+=(--performance-schema=ON)
     # --no-defaults keeps the machine's own my.cnf (port, socket, plugins)
     # out of the throwaway server.
     "$(mariadbd_bin)" --no-defaults \
@@ -297,12 +311,19 @@ full_page_writes = off
 max_connections = $(max_connections "$dir" 300)
 shared_buffers = 64MB
 CONF
+    if server_stats "$dir"; then
+        echo "shared_preload_libraries = 'pg_stat_statements'" >>"$dir/pgsql/data/postgresql.conf"
+    fi
     pgsql_start "$dir"
     psql -X -q -v ON_ERROR_STOP=1 -h "$dir/pgsql" -p "$(cat "$dir/pgsql.port")" \
         -U postgres -d postgres >/dev/null <<SQL
 CREATE ROLE $SB_USER LOGIN PASSWORD '$SB_PASSWORD';
 CREATE DATABASE $SB_DB OWNER $SB_USER;
 SQL
+    if server_stats "$dir"; then
+        psql -X -q -v ON_ERROR_STOP=1 -h "$dir/pgsql" -p "$(cat "$dir/pgsql.port")" \
+            -U postgres -d "$SB_DB" -c 'CREATE EXTENSION pg_stat_statements' >/dev/null
+    fi
 }
 
 # -------------------------------------------------------------- commands
@@ -364,6 +385,10 @@ cmd_start() {
     if [ -n "${SB_MAX_CONNECTIONS:-}" ] && ! [[ $SB_MAX_CONNECTIONS =~ ^[1-9][0-9]{0,5}$ ]]; then
         die "SB_MAX_CONNECTIONS must be a positive number, not '$SB_MAX_CONNECTIONS'"
     fi
+    case "${SB_SERVER_STATS:-off}" in
+    on|off) ;;
+    *) die "SB_SERVER_STATS must be on or off, not '$SB_SERVER_STATS'" ;;
+    esac
     if [ -e "$dir/servers.env" ] || [ -e "$dir/.sb_servers" ]; then
         die "$dir already holds servers; run 'servers.sh stop $dir' first"
     fi
@@ -374,6 +399,9 @@ cmd_start() {
     : >"$dir/.sb_servers"
     if [ -n "${SB_MAX_CONNECTIONS:-}" ]; then
         echo "$SB_MAX_CONNECTIONS" >"$dir/max_connections"
+    fi
+    if [ "${SB_SERVER_STATS:-off}" = on ]; then
+        : >"$dir/server_stats"
     fi
     free_port >"$dir/mysql.port"
     free_port >"$dir/pgsql.port"

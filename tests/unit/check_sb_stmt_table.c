@@ -26,17 +26,18 @@ START_TEST(test_entry_once)
     ck_assert_ptr_ne(a, b);
     ck_assert_ptr_eq(get(t, "SELECT ?"), a);
     ck_assert_uint_eq(sb_stmt_table_size(t), 2);
-    sb_stmt_record_ok(a, 1000, 3);
-    sb_stmt_record_ok(a, 3000, 1);
+    sb_stmt_record_ok(a, 1000, 3, 0);
+    sb_stmt_record_ok(a, 3000, 1, 2);
     sb_stmt_record_error(a, 500, 1213, "40001");
     ck_assert_uint_eq(a->count, 2);
     ck_assert_uint_eq(a->rows, 4);
+    ck_assert_uint_eq(a->affected, 2);
     ck_assert_uint_eq(a->errors, 1);
     ck_assert_uint_eq(a->hist.total, 3);
     ck_assert_uint_eq(a->hist.sum_ns, 4500);
     sb_stmt_table_reset(t);
     ck_assert_ptr_eq(get(t, "SELECT ?"), a);
-    ck_assert_uint_eq(a->count + a->errors + a->rows + a->hist.total + a->err[0].n, 0);
+    ck_assert_uint_eq(a->count + a->errors + a->rows + a->affected + a->hist.total + a->err[0].n, 0);
     sb_stmt_table_free(t);
 }
 END_TEST
@@ -64,8 +65,8 @@ START_TEST(test_merge_exact)
     uint64_t n = 0;
 
     for (int i = 0; i < 1000; i++) {
-        sb_stmt_record_ok(get(x, "A"), 1000 + (uint64_t)i * 37, 1);
-        sb_stmt_record_ok(get(y, i % 2 ? "A" : "B"), 5000 + (uint64_t)i * 11, 2);
+        sb_stmt_record_ok(get(x, "A"), 1000 + (uint64_t)i * 37, 1, 1);
+        sb_stmt_record_ok(get(y, i % 2 ? "A" : "B"), 5000 + (uint64_t)i * 11, 2, 0);
     }
     sb_stmt_record_error(get(y, "B"), 7, 1062, "23000");
     ck_assert_int_eq(sb_stmt_table_merge(all, x), 0);
@@ -73,6 +74,7 @@ START_TEST(test_merge_exact)
     ck_assert_uint_eq(all->n, 2);
     ck_assert_uint_eq(get(all, "A")->count, 1500);
     ck_assert_uint_eq(get(all, "A")->rows, 1000 + 1000);
+    ck_assert_uint_eq(get(all, "A")->affected, 1000);
     ck_assert_uint_eq(get(all, "A")->hist.sum_ns, get(x, "A")->hist.sum_ns + get(y, "A")->hist.sum_ns);
     ck_assert_uint_eq(get(all, "A")->hist.max_ns, get(x, "A")->hist.max_ns);
     ck_assert_uint_eq(get(all, "A")->hist.min_ns, 1000);

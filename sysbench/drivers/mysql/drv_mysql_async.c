@@ -159,8 +159,10 @@ static enum sb_db_status executed(struct sb_conn *con, struct sb_sql_result *rs,
     cp->astep = SB_MY_STEP_NONE;
     if (err != 0)
         return sb_mysql_stmt_error(con, sp->ps);
-    if (mysql_stmt_field_count(sp->ps) == 0)
+    if (mysql_stmt_field_count(sp->ps) == 0) {
+        rs->affected = sb_mysql_affected(mysql_stmt_affected_rows(sp->ps));
         return SB_DB_OK;
+    }
     rc = sb_mysql_stmt_bind_result(cp->ast);
     if (rc != SB_DB_OK)
         return rc;

@@ -85,6 +85,7 @@ enum sb_db_status sb_mysql_take_result(struct sb_conn *con, MYSQL_RES *res,
          * means rows were due and fetching them failed. */
         if (mysql_field_count(cp->my) != 0)
             return sb_mysql_conn_error(con, cp->my);
+        rs->affected = sb_mysql_affected(mysql_affected_rows(cp->my));
         return SB_DB_OK;
     }
 

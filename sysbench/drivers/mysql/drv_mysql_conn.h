@@ -124,6 +124,14 @@ enum sb_db_status sb_mysql_oom(struct sb_conn *con);
 /* Frees the open result of a plain query or statement. */
 void sb_mysql_drop_results(struct sb_mysql_conn *cp);
 
+/* Rows changed by the last statement: mysql_affected_rows and
+ * mysql_stmt_affected_rows give (my_ulonglong)-1 after an error or a
+ * SELECT, which counts as none. */
+static inline uint64_t sb_mysql_affected(my_ulonglong n)
+{
+    return n == (my_ulonglong)-1 ? 0 : (uint64_t)n;
+}
+
 /* Turns the stored result of a plain query (NULL for none, or on a
  * failure the connection reports) into the connection's result set. */
 enum sb_db_status sb_mysql_take_result(struct sb_conn *con, MYSQL_RES *res,

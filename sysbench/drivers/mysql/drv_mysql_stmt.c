@@ -259,8 +259,10 @@ enum sb_db_status sb_mysql_execute(struct sb_stmt *st, struct sb_sql_result *rs)
         return rc;
     if (mysql_stmt_execute(sp->ps) != 0)
         return sb_mysql_stmt_error(con, sp->ps);
-    if (mysql_stmt_field_count(sp->ps) == 0)
+    if (mysql_stmt_field_count(sp->ps) == 0) {
+        rs->affected = sb_mysql_affected(mysql_stmt_affected_rows(sp->ps));
         return SB_DB_OK;
+    }
     rc = sb_mysql_stmt_bind_result(st);
     if (rc != SB_DB_OK)
         return rc;

@@ -59,6 +59,10 @@ static enum sb_db_status sb_pgsql_take_result(struct sb_conn *con, PGresult *res
     /* The common layer freed the previous result and cleared rs. */
     switch (res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR) {
     case PGRES_COMMAND_OK:
+        /* "" for commands without a row count (BEGIN, SET). */
+        rs->affected = strtoull(PQcmdTuples(res), NULL, 10);
+        PQclear(res);
+        return SB_DB_OK;
     case PGRES_EMPTY_QUERY:
         PQclear(res);
         return SB_DB_OK;

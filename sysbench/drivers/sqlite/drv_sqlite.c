@@ -344,6 +344,7 @@ static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
     struct rows *r = &sc->rows;
     int ncols = sqlite3_column_count(stmt);
     uint64_t nrows = 0;
+    int total0 = sqlite3_total_changes(sc->db);
     int rc;
 
     r->used = 0;
@@ -379,6 +380,12 @@ static enum sb_db_status step_stmt(struct sb_conn *con, sqlite3_stmt *stmt,
         rs->nfields = (unsigned)ncols;
         rs->row = r->row;
         rs->priv = r;
+    } else if (sqlite3_total_changes(sc->db) != total0) {
+        /* sqlite3_changes keeps the last INSERT/UPDATE/DELETE's figure
+         * through other statements (BEGIN IMMEDIATE is not read-only
+         * either), so it is read only when this one changed rows; the
+         * total would add rows its triggers changed. */
+        rs->affected = (uint64_t)sqlite3_changes(sc->db);
     }
     return SB_DB_OK;
 }
