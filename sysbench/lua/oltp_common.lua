@@ -218,20 +218,8 @@ function M.use_auto_inc(drv)
    return false           -- unknown driver: stay portable
 end
 
--- Whether the prepare of cmd_prepare builds table n's key after the
--- load: on PostgreSQL a key present during COPY is maintained row by row,
--- built afterwards it is one sort (as pgbench -i builds its own). The
--- final schema is the same (the key named sbtestN_pkey either way, as
--- PostgreSQL names a table's primary key, and --secondary's xid_N
--- index). SB_COMPAT=1.0 and Redshift keep 1.0's order (prepare_by_table).
-local function key_after_load(drv)
-   return drv:name() == "pgsql" and cfg.pgsql_variant == nil and
-      os.getenv("SB_COMPAT") ~= "1.0"
-end
-
--- The CREATE TABLE statement for table n; without_key: no PRIMARY KEY
--- clause (PostgreSQL's key built after the load, M.finish_table).
-function M.create_table_sql(drv, n, without_key)
+-- The CREATE TABLE statement for table n.
+function M.create_table_sql(drv, n)
    local name = drv:name()
    local auto = M.use_auto_inc(drv)
    local id_def, key_def, suffix = "INTEGER NOT NULL", "PRIMARY KEY (id)", ""
@@ -274,7 +262,7 @@ function M.create_table_sql(drv, n, without_key)
       "c CHAR(120) DEFAULT '' NOT NULL",
       "pad CHAR(60) DEFAULT '' NOT NULL",
    }
-   if key_def ~= nil and not without_key then
+   if key_def ~= nil then
       cols[#cols + 1] = key_def
    end
    local opts = cfg.create_table_options
@@ -356,28 +344,16 @@ local function create_or_explain(con, sql, t)
    error(err, 0)
 end
 
--- The id index of --secondary (MySQL declares it inside CREATE TABLE),
--- or PostgreSQL's primary key built after the load (key_after_load).
-local function create_id_key(drv, con, n)
-   if cfg.secondary then
-      if drv:name() ~= "mysql" and cfg.pgsql_variant == nil then
-         con:query(string.format("CREATE INDEX xid_%d ON sbtest%d(id)", n, n))
-      end
-   else
-      con:query(string.format("ALTER TABLE sbtest%d ADD PRIMARY KEY (id)", n))
-   end
-end
-
--- Creates table n (and, with --secondary, its id index). key_later: its
--- key is made by M.finish_table after the load instead (key_after_load).
-function M.create_table_only(drv, con, n, key_later)
+-- Creates table n (and, with --secondary, its id index, which MySQL
+-- declares inside CREATE TABLE).
+function M.create_table_only(drv, con, n)
    local table_name = "sbtest" .. n
 
    print(string.format("Creating table '%s'...", table_name))
    sysbench.progress.phase("create")
-   create_or_explain(con, M.create_table_sql(drv, n, key_later), table_name)
-   if cfg.secondary and not key_later then
-      create_id_key(drv, con, n)
+   create_or_explain(con, M.create_table_sql(drv, n), table_name)
+   if cfg.secondary and drv:name() ~= "mysql" and cfg.pgsql_variant == nil then
+      con:query(string.format("CREATE INDEX xid_%d ON %s(id)", n, table_name))
    end
 end
 
@@ -419,14 +395,9 @@ function M.load_rows(drv, con, n, first, last, explicit_ids)
 end
 
 -- What follows the load of table n: PostgreSQL's id sequence moved past
--- the ids written explicitly, the key left out of CREATE TABLE
--- (key_later), then the secondary index.
-function M.finish_table(drv, con, n, explicit_ids, key_later)
+-- the ids written explicitly, then the secondary index.
+function M.finish_table(drv, con, n, explicit_ids)
    local table_name = "sbtest" .. n
-   if key_later then
-      sysbench.progress.phase("index")
-      create_id_key(drv, con, n)
-   end
    if explicit_ids and cfg.table_size > 0 and drv:name() == "pgsql" and
       M.use_auto_inc(drv) then
       con:query(string.format(
@@ -547,14 +518,13 @@ function M.cmd_prepare()
    sysbench.progress.expect(rows)
    local drv = sysbench.sql.driver()
    local con = drv:connect()
-   local key_later = key_after_load(drv)
    local item = {}
    for _, p in ipairs(parts) do
       item[p.n] = sysbench.progress.item("sbtest" .. p.n, nparts[p.n], "tables")
    end
    for _, p in ipairs(parts) do
       if p.creates then
-         M.create_table_only(drv, con, p.n, key_later)
+         M.create_table_only(drv, con, p.n)
          sysbench.progress.item_state(item[p.n], "created")
       end
    end
@@ -567,7 +537,7 @@ function M.cmd_prepare()
       sysbench.progress.item_state(item[p.n], "loading")
       M.load_rows(drv, con, p.n, p.first, p.last, true)
       if sysbench.progress.part_done(item[p.n]) == nparts[p.n] then
-         M.finish_table(drv, con, p.n, true, key_later)
+         M.finish_table(drv, con, p.n, true)
          sysbench.progress.item_state(item[p.n], "complete")
       end
    end

@@ -14,12 +14,7 @@
 #    sized to max_allowed_packet, the same rows, and one notice;
 #  - a malformed row is one FATAL line naming it, and no "Prepare done";
 #  - a prepare interrupted by SIGINT says which tables are complete, and
-#    those are;
-#  - PostgreSQL: the OLTP prepare builds the primary key after the load
-#    (ALTER TABLE ... ADD PRIMARY KEY after the COPY), and the tables'
-#    schema (\d: columns, defaults, the key's name, the sequence and its
-#    value) is the one SB_COMPAT=1.0's CREATE TABLE with the key leaves,
-#    with and without --secondary.
+#    those are.
 
 set -euo pipefail
 # shellcheck source=/dev/null
@@ -251,62 +246,6 @@ interrupted_prepare() {
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
 }
 
-# pg_schema FILE: \d of both tables and the first one's sequence, its
-# constraints and the sequence's value.
-pg_schema() {
-    {
-        sb_cli pgsql '\d sbtest1'
-        sb_cli pgsql '\d sbtest2'
-        sb_cli pgsql '\d sbtest1_id_seq'
-        sb_cli pgsql "SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint
-                      WHERE conrelid = 'sbtest1'::regclass ORDER BY conname"
-        sb_cli pgsql "SELECT last_value, is_called FROM sbtest1_id_seq"
-    } >"$1"
-}
-
-pg_key_after_load() {
-    local sec tag
-    local -a args
-    # shellcheck disable=SC2207
-    args=($(driver_args pgsql) oltp_read_write --tables=2 --table-size=3000)
-    for sec in off on; do
-        for tag in compat new; do
-            sb_run clean.txt clean.err "${args[@]}" cleanup || true
-            if [ "$tag" = compat ]; then
-                SB_COMPAT=1.0 sb_run_ok "prepare SB_COMPAT=1.0 --secondary=$sec" "$tag.txt" \
-                    "$tag.err" "${args[@]}" --secondary="$sec" --db-debug --verbosity=5 prepare ||
-                    return 1
-            else
-                sb_run_ok "prepare --secondary=$sec" "$tag.txt" "$tag.err" "${args[@]}" \
-                    --threads=2 --secondary="$sec" --db-debug --verbosity=5 prepare || return 1
-            fi
-            pg_schema "schema-$tag-$sec.txt"
-        done
-        if [ "$sec" = off ]; then
-            grep -q 'PRIMARY KEY (id)' compat.txt ||
-                { sb_show compat.txt; sb_fail "SB_COMPAT=1.0: no key in CREATE TABLE"; return 1; }
-            grep -q 'ADD PRIMARY KEY' compat.txt &&
-                { sb_fail "SB_COMPAT=1.0 built the key after the load"; return 1; }
-            # The key after the table's last rows, before its k index.
-            sed -n '/begin bulk load into sbtest1/,$p' new.txt |
-                grep -v '^DEBUG: \(begin\|end\) bulk load into sbtest2' |
-                grep -o 'end bulk load into sbtest1\|ALTER TABLE sbtest1 ADD PRIMARY KEY (id)\|CREATE INDEX k_1 ' |
-                tr '\n' '|' >order.txt
-            [ "$(cat order.txt)" = "end bulk load into sbtest1|ALTER TABLE sbtest1 ADD PRIMARY KEY (id)|CREATE INDEX k_1 |" ] ||
-                { sb_show new.txt; sb_fail "sbtest1: load, key, index in the order '$(cat order.txt)'"; return 1; }
-            grep -q 'PRIMARY KEY' "schema-new-$sec.txt" ||
-                { sb_show "schema-new-$sec.txt"; sb_fail "no primary key"; return 1; }
-        else
-            grep -q 'CREATE INDEX xid_1 ON sbtest1(id)' new.txt ||
-                { sb_fail "--secondary: no xid_1 index"; return 1; }
-        fi
-        diff "schema-compat-$sec.txt" "schema-new-$sec.txt" ||
-            { sb_fail "--secondary=$sec: the schema differs from SB_COMPAT=1.0's"; return 1; }
-    done
-    sb_run clean.txt clean.err "${args[@]}" cleanup || true
-}
-
-sb_case "pgsql-prepare-key-after-load-same-schema" pg_key_after_load
 for drv in mysql pgsql sqlite; do
     sb_case "$drv-prepare-same-rows-every-bulk-mode" same_rows_every_mode "$drv"
     sb_case "$drv-bulk-values-same-every-mode" values_every_mode "$drv"
