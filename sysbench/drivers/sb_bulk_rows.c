@@ -43,25 +43,32 @@ static int fail(struct sb_bulk_cursor *c, const char *why, size_t at)
 static int skip_quoted(struct sb_bulk_cursor *c, char q, bool *escaped)
 {
     size_t start = c->pos;
+    bool escapes = c->backslash && q != '`';
 
     c->pos++;
+    /* memchr to the next quote (and backslash): the long random strings
+     * of a load are crossed at memchr's speed, not a byte at a time. */
     while (c->pos < c->len) {
-        char ch = c->s[c->pos];
-        if (ch == '\\' && c->backslash && q != '`') {
+        const char *p = c->s + c->pos, *e = c->s + c->len;
+        const char *hit = memchr(p, q, (size_t)(e - p));
+        if (escapes) {
+            const char *bs = memchr(p, '\\', (size_t)((hit != NULL ? hit : e) - p));
+            if (bs != NULL) {
+                *escaped = true;
+                c->pos = (size_t)(bs - c->s) + 2;
+                continue;
+            }
+        }
+        if (hit == NULL)
+            break;
+        c->pos = (size_t)(hit - c->s);
+        if (c->pos + 1 < c->len && c->s[c->pos + 1] == q) {
             *escaped = true;
             c->pos += 2;
             continue;
         }
-        if (ch == q) {
-            if (c->pos + 1 < c->len && c->s[c->pos + 1] == q) {
-                *escaped = true;
-                c->pos += 2;
-                continue;
-            }
-            c->pos++;
-            return 0;
-        }
         c->pos++;
+        return 0;
     }
     return fail(c, "a quoted value does not end", start);
 }
@@ -260,6 +267,11 @@ size_t sb_bulk_unquote(const char *s, const struct sb_bulk_field *f, bool backsl
         }                                                                        \
     } while (0)
 
+/* The characters tab-separated text escapes. */
+static const bool tsv_special[256] = {
+    ['\\'] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true, ['\0'] = true,
+};
+
 size_t sb_bulk_tsv_value(const char *s, const struct sb_bulk_field *f, bool backslash,
                          char *dst)
 {
@@ -278,10 +290,10 @@ size_t sb_bulk_tsv_value(const char *s, const struct sb_bulk_field *f, bool back
     if (!f->escaped) {
         const char *p = s + f->off, *e = p + f->len;
         /* Most values need no escape: copy runs between the characters
-         * that do. */
+         * that do (found by one table lookup a byte). */
         while (p < e) {
             const char *q = p;
-            while (q < e && *q != '\\' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '\0')
+            while (q < e && !tsv_special[(unsigned char)*q])
                 q++;
             memcpy(d, p, (size_t)(q - p));
             d += q - p;

@@ -94,6 +94,44 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+/* Where quoted values end (found with memchr): a backslash after the
+ * closing quote, a doubled quote just before it, backticks that take no
+ * backslash escape, a long value and one that does not end. */
+START_TEST(test_quoted_ends)
+{
+    struct sb_bulk_cursor c;
+    struct sb_bulk_field f[16];
+    char longrow[600];
+    unsigned nf;
+
+    ck_assert_int_eq(read_all(&c, "('ab', 'c\\'d')", true, f, &nf), 1);
+    ck_assert_uint_eq(nf, 2);
+    ck_assert(!f[0].escaped);
+    ck_assert_uint_eq(f[0].len, 2);
+    ck_assert(f[1].escaped);
+    ck_assert_uint_eq(f[1].len, 4);
+    ck_assert_int_eq(read_all(&c, "('x''', 'y')", false, f, &nf), 1);
+    ck_assert_uint_eq(nf, 2);
+    ck_assert(f[0].escaped);
+    ck_assert_uint_eq(f[0].len, 3);
+    ck_assert_int_eq(read_all(&c, "(`a\\`, 1)", true, f, &nf), 1);
+    ck_assert_uint_eq(nf, 2);
+    ck_assert_int_eq(f[0].kind, SB_BULK_OTHER);
+    /* Standard strings: a backslash before the quote is a character. */
+    ck_assert_int_eq(read_all(&c, "('a\\', 2)", false, f, &nf), 1);
+    ck_assert_uint_eq(nf, 2);
+    ck_assert_uint_eq(f[0].len, 2);
+    memset(longrow, '7', sizeof(longrow));
+    memcpy(longrow, "(1, '", 5);
+    memcpy(longrow + sizeof(longrow) - 3, "')", 3);
+    ck_assert_int_eq(read_all(&c, longrow, false, f, &nf), 1);
+    ck_assert_uint_eq(f[1].len, sizeof(longrow) - 8);
+    longrow[sizeof(longrow) - 3] = '7';
+    expect_bad(longrow, false, 4, "does not end");
+    expect_bad("(1, 'ab\\')", true, 4, "does not end");
+}
+END_TEST
+
 /* The tab-separated form of the values of s's first tuple. */
 static void expect_tsv(const char *s, bool backslash, const char *want)
 {
@@ -226,6 +264,7 @@ int main(void)
 
     tcase_add_test(tc, test_tuple_values);
     tcase_add_test(tc, test_several_tuples);
+    tcase_add_test(tc, test_quoted_ends);
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_tsv);
     tcase_add_test(tc, test_unquote);
