@@ -11,6 +11,7 @@
 
 #include "compare/sb_compare.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include "results/sb_result_file.h"
 #include "compare/sb_verdict.h"
 #include "compare/sb_compare_stmt.h"
+#include "compare/sb_compare_usl.h"
+#include "core/sb_json_write.h"
 
 /* Percentiles shown at most (p95, p99 and those every file stored). */
 #define MAX_SHOWN_PCTS 8
@@ -29,6 +32,7 @@ struct compare_args {
     size_t nfiles;
     const char *labels;     /* --labels value, or NULL */
     const char *plot;       /* --plot value, or NULL */
+    const char *json;       /* --json value, or NULL */
     bool help;
 };
 
@@ -45,7 +49,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage:\n"
-            "  sysbench compare A.json B.json [C.json ...] [--labels=a,b,...] [--plot=FILE.png|FILE.svg]\n\n"
+            "  sysbench compare A.json B.json [C.json ...] [--labels=a,b,...] [--plot=FILE.png|FILE.svg]\n"
+            "                   [--json=FILE]\n\n"
             "Prints the results of two or more --json files side by side, sweep point by\n"
             "sweep point (matched by thread count and target rate), with the ratio of each\n"
             "file to the first. --labels names the files in the tables and charts (default:\n"
@@ -59,7 +64,11 @@ static void usage(FILE *out)
             "(Bonferroni). Single runs get no verdict: they show no run-to-run variation.\n"
             "Options and environment fields that differ between the files are listed\n"
             "first, with a warning when more than the server differs, and then the\n"
-            "runs whose self-check is not ok are named.\n");
+            "runs whose self-check is not ok are named.\n"
+            "Files whose thread sweeps have a Universal Scalability Law fit get its\n"
+            "parameters side by side (lambda, sigma, kappa, N*, X(N*)) with their ratio:\n"
+            "point estimates, one fit per file, with no interval. --json writes that\n"
+            "comparison as a JSON document to FILE.\n");
 }
 
 bool sb_compare_requested(int argc, char **argv)
@@ -94,10 +103,16 @@ static int parse_args(struct compare_args *a, int argc, char **argv, char *err, 
                 snprintf(err, errlen, "--plot needs a file name ending in .png or .svg");
                 return -1;
             }
+        } else if (strncmp(s, "--json=", 7) == 0) {
+            a->json = s + 7;
+            if (*a->json == '\0') {
+                snprintf(err, errlen, "--json needs a file name");
+                return -1;
+            }
         } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
             a->help = true;
         } else if (s[0] == '-' && s[1] != '\0') {
-            snprintf(err, errlen, "unknown option for compare: %s (expected --labels=, --plot= or --help)",
+            snprintf(err, errlen, "unknown option for compare: %s (expected --labels=, --plot=, --json= or --help)",
                      s);
             return -1;
         } else {
@@ -487,6 +502,39 @@ done:
         free(vs[r]);
 }
 
+/* compare's document (doc/results.md): the files and their USL fits. */
+static int write_json(const char *path, const struct sb_compare_usl *u, const char *const *files,
+                      char *const *labels, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    struct sb_json j;
+
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot write --json file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    sb_json_init(&j, f, true);
+    sb_json_begin_object(&j);
+    sb_json_kv_string(&j, "format", "sysbench-compare");
+    sb_json_kv_int(&j, "format_version", 1);
+    sb_json_key(&j, "files");
+    sb_json_begin_array(&j);
+    for (size_t i = 0; i < u->n; i++) {
+        sb_json_begin_object(&j);
+        sb_json_kv_string(&j, "path", files[i]);
+        sb_json_kv_string(&j, "label", labels[i]);
+        sb_json_end_object(&j);
+    }
+    sb_json_end_array(&j);
+    sb_compare_usl_json(&j, u, labels);
+    sb_json_end_object(&j);
+    if (sb_json_finish(&j) != 0 || fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write --json file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int sb_compare_main(int argc, char **argv, FILE *out)
 {
     struct compare_args a;
@@ -494,11 +542,13 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     struct sb_result_file_grid g;
     char **labels = NULL, err[1024];
     struct chart_tables ct;
+    struct sb_compare_usl usl;
     size_t loaded = 0;
     int rc = 1;
 
     memset(&g, 0, sizeof(g));
     memset(&ct, 0, sizeof(ct));
+    memset(&usl, 0, sizeof(usl));
     if (parse_args(&a, argc, argv, err, sizeof(err)) != 0)
         goto fail;
     if (a.help) {
@@ -531,6 +581,11 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     if (sb_verdict_print_selfcheck(out, a.files, labels, a.nfiles, err, sizeof(err)) < 0)
         goto fail;
     print_all(out, res, a.nfiles, &g, a.plot != NULL ? &ct : NULL);
+    if (sb_compare_usl_load(&usl, a.files, a.nfiles, err, sizeof(err)) != 0)
+        goto fail;
+    sb_compare_usl_print(out, &usl, labels);
+    if (a.json != NULL && write_json(a.json, &usl, a.files, labels, err, sizeof(err)) != 0)
+        goto fail;
     /* The charts draw the tables as printed. */
     if (a.plot != NULL && ct.cells == NULL) {
         snprintf(err, sizeof(err), "out of memory");
@@ -545,6 +600,7 @@ int sb_compare_main(int argc, char **argv, FILE *out)
 fail:
     sb_fatal("%s", err);
 done:
+    sb_compare_usl_free(&usl);
     free(ct.cells);
     sb_result_file_grid_free(&g);
     for (size_t i = 0; i < loaded; i++)

@@ -341,6 +341,9 @@ int sb_plot_output(const struct sb_result_writer *o, const struct sb_lua_env *en
     /* A --find-max search, its chart on a numeric rate axis. */
     if (rc == 0 && sb_jv_get(doc, "find_max") != NULL)
         rc = sb_plot_findmax(doc, path, out, err, errlen);
+    /* A thread sweep of 4 counts or more: its USL fit. */
+    if (rc == 0)
+        rc = sb_plot_usl(doc, path, out, err, errlen);
     sb_jv_free(doc);
     return rc;
 }

@@ -44,6 +44,7 @@
 #include "results/sb_result_file.h"
 #include "plot/sb_plot_findmax.h"
 #include "plot/sb_plot_time.h"
+#include "plot/sb_plot_usl.h"
 
 /* How many files one --plot writes. */
 #define SB_PLOT_NCHARTS 4

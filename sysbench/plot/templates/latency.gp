@@ -15,6 +15,8 @@
 # XMAX); YLO, YHI (whole decades, the same on every panel; NaN when
 # there is no data); MARKTITLE (the legend of the dots, '' for none);
 # MARKLABELS (1: each dot is labelled with its percentile).
+# Without labels they are empty strings, not NaN positions: gnuplot 5.4
+# crashes (SIGSEGV) on a labels plot whose every point is NaN.
 # Data: lat_<i>.dat, the steps of curve i = (p - 1) * NC + c (x,
 # milliseconds); lm_<i>.dat, its dots: x, milliseconds, the interval's
 # low and high ends (NaN: none), the label ("p99"). Tick labels are
@@ -62,7 +64,7 @@ do for [p = 1:NP] {
              with yerrorbars pt 0 lw 1.5 lc palette frac ccolor(c) notitle, \
              for [c = 1:NC] D.sprintf('lm_%d.dat', (p - 1) * NC + c) using 1:2 \
              with points pt 7 ps 1.1 lc palette frac ccolor(c) title (c == 1 ? MT : ''), \
-             for [c = 1:NC] D.sprintf('lm_%d.dat', (p - 1) * NC + c) using 1:(MARKLABELS ? $2 : NaN):5 \
+             for [c = 1:NC] D.sprintf('lm_%d.dat', (p - 1) * NC + c) using 1:2:(MARKLABELS ? stringcolumn(5) : '') \
              with labels offset 0,1 font ',9' notitle
     } else {
         plot for [c = 1:NC] D.sprintf('lat_%d.dat', (p - 1) * NC + c) using 1:2 \
@@ -71,7 +73,7 @@ do for [p = 1:NP] {
              with yerrorbars pt 0 lw 1.5 lc rgb color(c) notitle, \
              for [c = 1:NC] D.sprintf('lm_%d.dat', (p - 1) * NC + c) using 1:2 \
              with points pt 7 ps 1.1 lc rgb color(c) title (c == 1 ? MT : ''), \
-             for [c = 1:NC] D.sprintf('lm_%d.dat', (p - 1) * NC + c) using 1:(MARKLABELS ? $2 : NaN):5 \
+             for [c = 1:NC] D.sprintf('lm_%d.dat', (p - 1) * NC + c) using 1:2:(MARKLABELS ? stringcolumn(5) : '') \
              with labels offset 0,1 font ',9' tc rgb color(c) notitle
     }
 }
