@@ -40,7 +40,8 @@
 # experiments, default userstat 0 and 1: any other global setting can be
 # compared the same way, e.g. SET_B="SET GLOBAL tx_isolation =
 # 'READ-COMMITTED'" with SET_A="SET GLOBAL tx_isolation =
-# 'REPEATABLE-READ'"), HOG=1 (two busy loops at nice 0 for
+# 'REPEATABLE-READ'"). The 3-5% effect of bench/README.md:
+# US_SCRIPT=oltp_read_only US_OPTS=--range-size=500 RATE=100. HOG=1 (two busy loops at nice 0 for
 # the experiment's whole length, the "loaded machine").
 #
 # Prints per experiment the verdicts, rounds and minutes; every ab
