@@ -124,10 +124,15 @@ s = d["repeat_summary"][0]["tps"]
 l = [math.log(x) for x in t]
 m = st.mean(l); h = 4.302653 * st.stdev(l) / 3 ** 0.5
 g = math.exp(m)
+# Each figure within 1e-5 of its own size: the tps of the runs are read
+# back rounded, and a wide spread (624 to 2,770 tps at load 25) stretches
+# the upper end of the interval to 8 times the mean, its rounding too.
+def near(a, b):
+    return abs(a - b) <= 1e-5 * max(abs(b), 1e-3 * g)
 ok = s["median"] == st.median(t) and s["min"] == min(t) and s["max"] == max(t) and \
-     abs(s["geomean"] - g) <= 1e-6 * g and abs(s["mean"] - st.mean(t)) <= 1e-6 * g and \
-     abs(s["ci95_low"] - math.exp(m - h)) <= 1e-6 * g and abs(s["ci95_high"] - math.exp(m + h)) <= 1e-6 * g
-print(ok)' r.json)" "True"
+     near(s["geomean"], g) and near(s["mean"], st.mean(t)) and \
+     near(s["ci95_low"], math.exp(m - h)) and near(s["ci95_high"], math.exp(m + h))
+print(ok if ok else (s, g, st.mean(t), math.exp(m - h), math.exp(m + h)))' r.json)" "True"
 # A percentile's interval reaches a bucket (2^-7) below: each run reports
 # its bucket's upper bound, up to that much above the true value.
 assert_eq "$(py '
