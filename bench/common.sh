@@ -126,3 +126,32 @@ print_env() {
   echo "ours:    $SB_BIN ($("$SB_BIN" --version 2>&1 | head -n 1))"
   echo "peer:    $PEER_BIN ($("$PEER_BIN" --version 2>&1 | head -n 1))"
 }
+
+# harness_setup: the harness's servers under $WORK/srv (SRV), and traps
+# that stop them if harness_start started them and remove WORK on exit
+# (KEEP=1 keeps it). Needs HARNESS and WORK (make_workdir).
+harness_setup() {
+    SRV=$WORK/srv
+    servers_started=0
+    trap harness_finish EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+
+harness_finish() {
+    local rc=$?
+    trap - EXIT INT TERM
+    [[ $servers_started == 1 ]] && { bash "$HARNESS" stop "$SRV" >/dev/null 2>&1 || true; }
+    if [[ "${KEEP:-0}" != 1 ]]; then rm -rf "$WORK"; else echo "raw outputs kept in $WORK" >&2; fi
+    exit "$rc"
+}
+
+# harness_start: starts the servers (exits with their log on failure) and
+# reads their settings (SB_MYSQL_ARGS, SB_PGSQL_ARGS, ...) from servers.env.
+harness_start() {
+    servers_started=1
+    bash "$HARNESS" start "$SRV" >"$WORK/servers.log" 2>&1 || {
+        cat "$WORK/servers.log" >&2; echo "error: could not start the servers" >&2; exit 1; }
+    # shellcheck source=/dev/null
+    source "$SRV/servers.env"
+}

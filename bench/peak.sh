@@ -61,18 +61,7 @@ chmod 755 "$WORK"
 # wake-ups on a loaded machine stretch them less.
 PRIO=()
 if chrt -f 10 true 2>/dev/null; then PRIO=(chrt -f 10); fi
-SRV=$WORK/srv
-servers_started=0
-finish() {
-  local rc=$?
-  trap - EXIT INT TERM
-  [[ $servers_started == 1 ]] && { bash "$HARNESS" stop "$SRV" >/dev/null 2>&1 || true; }
-  if [[ "${KEEP:-0}" != 1 ]]; then rm -rf "$WORK"; else echo "raw outputs kept in $WORK" >&2; fi
-  exit "$rc"
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+harness_setup
 
 echo "== --threads=auto: the peak it finds against the truth ($(date -u +%FT%TZ))"
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
@@ -132,11 +121,7 @@ done
 
 # ------------------------------------------------------------- (b) MariaDB
 echo
-servers_started=1
-bash "$HARNESS" start "$SRV" >"$WORK/servers.log" 2>&1 || {
-  cat "$WORK/servers.log" >&2; echo "error: could not start the servers" >&2; exit 1; }
-# shellcheck source=/dev/null
-source "$SRV/servers.env"
+harness_start
 read -r -a MY <<<"--db-driver=mysql $SB_MYSQL_ARGS"
 LIST=$(echo "$COUNTS" | tr ' ' ',')
 AMAX=${COUNTS##* }

@@ -35,26 +35,11 @@ esac
 check_tools
 make_workdir
 chmod 755 "$WORK"
-SRV=$WORK/srv
-servers_started=0
-finish() {
-  local rc=$?
-  trap - EXIT INT TERM
-  [[ $servers_started == 1 ]] && { bash "$HARNESS" stop "$SRV" >/dev/null 2>&1 || true; }
-  if [[ "${KEEP:-0}" != 1 ]]; then rm -rf "$WORK"; else echo "raw outputs kept in $WORK" >&2; fi
-  exit "$rc"
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+harness_setup
 
 echo "== prepare's client CPU per row: $SB_BIN against $BASE_BIN; $TABLES x $ROWS rows, --threads=$THREADS, $ROUNDS rounds"
 print_env
-servers_started=1
-bash "$HARNESS" start "$SRV" >"$WORK/servers.log" 2>&1 || {
-  cat "$WORK/servers.log" >&2; echo "error: could not start the servers" >&2; exit 1; }
-# shellcheck source=/dev/null
-source "$SRV/servers.env"
+harness_start
 # shellcheck disable=SC2206
 ARGS=(--db-driver=pgsql $SB_PGSQL_ARGS "$SCRIPT" --tables="$TABLES")
 
