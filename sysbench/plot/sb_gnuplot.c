@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -389,4 +390,18 @@ out:
     }
     job_remove(j);
     return rc;
+}
+
+bool sb_gnuplot_side_name(const char *path, const char *suffix, char *buf, size_t len,
+                          bool *svg)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+
+    if (dot == NULL || (slash != NULL && dot < slash) ||
+        (strcasecmp(dot, ".png") != 0 && strcasecmp(dot, ".svg") != 0))
+        return false;
+    *svg = strcasecmp(dot, ".svg") == 0;
+    snprintf(buf, len, "%.*s-%s%s", (int)(dot - path), path, suffix, dot);
+    return true;
 }

@@ -63,6 +63,12 @@ struct sb_gnuplot_job {
  */
 const char *sb_gnuplot_template_dir(void);
 
+/* The name of a side chart beside --plot's PATH: FILE.png -> FILE-SUFFIX.png
+ * (or .svg) in buf; *svg says which. Returns false, with buf unset, when
+ * PATH does not end in .png or .svg. */
+bool sb_gnuplot_side_name(const char *path, const char *suffix, char *buf, size_t len,
+                          bool *svg);
+
 /* Makes the directory and opens the script script_name in it, starting
  * with D = the directory (with a trailing slash). Returns 0, or -1 with
  * err set (nothing is left behind). */

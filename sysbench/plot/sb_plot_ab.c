@@ -12,20 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* FILE.png -> FILE-ab.png; false when path has no .png/.svg. */
-static bool chart_name(const char *path, char *buf, size_t len, bool *svg)
-{
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-
-    if (dot == NULL || (slash != NULL && dot < slash) ||
-        (strcasecmp(dot, ".png") != 0 && strcasecmp(dot, ".svg") != 0))
-        return false;
-    *svg = strcasecmp(dot, ".svg") == 0;
-    snprintf(buf, len, "%.*s-ab%s", (int)(dot - path), path, dot);
-    return true;
-}
-
 /* rounds.dat: round, ratio, 1 when A went first; looks.dat: round,
  * estimate, low, high. */
 static void data_files(struct sb_gnuplot_job *j, const struct sb_plot_ab_data *d)
@@ -80,7 +66,7 @@ int sb_plot_ab(const struct sb_plot_ab_data *d, const char *path, FILE *out, cha
     double ylo, yhi;
     bool svg;
 
-    if (!chart_name(path, name, sizeof(name), &svg)) {
+    if (!sb_gnuplot_side_name(path, "ab", name, sizeof(name), &svg)) {
         snprintf(err, errlen, "invalid value '%s' for --plot", path);
         return -1;
     }

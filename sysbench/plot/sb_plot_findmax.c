@@ -22,20 +22,6 @@
 #define HELD_RGB 0x2a9d3a
 #define MISSED_RGB 0xd62728
 
-/* FILE.png -> FILE-find-max.png; false when path has no .png/.svg. */
-static bool chart_name(const char *path, char *buf, size_t len, bool *svg)
-{
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-
-    if (dot == NULL || (slash != NULL && dot < slash) ||
-        (strcasecmp(dot, ".png") != 0 && strcasecmp(dot, ".svg") != 0))
-        return false;
-    *svg = strcasecmp(dot, ".svg") == 0;
-    snprintf(buf, len, "%.*s-find-max%s", (int)(dot - path), path, dot);
-    return true;
-}
-
 static double num_at(const struct sb_jv *arr, size_t i)
 {
     return arr != NULL && arr->type == SB_JV_ARRAY && i < arr->n ? sb_jv_num(&arr->items[i])
@@ -179,7 +165,7 @@ int sb_plot_findmax(const struct sb_jv *doc, const char *path, FILE *out, char *
     struct sb_gnuplot_job j;
     bool svg;
 
-    if (!chart_name(path, name, sizeof(name), &svg)) {
+    if (!sb_gnuplot_side_name(path, "find-max", name, sizeof(name), &svg)) {
         snprintf(err, errlen, "invalid value '%s' for --plot", path);
         return -1;
     }

@@ -21,20 +21,6 @@
  * says where N* is. */
 #define PEAK_REACH 3.0
 
-/* FILE.png -> FILE-usl.png; false when path has no .png/.svg. */
-static bool chart_name(const char *path, char *buf, size_t len, bool *svg)
-{
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-
-    if (dot == NULL || (slash != NULL && dot < slash) ||
-        (strcasecmp(dot, ".png") != 0 && strcasecmp(dot, ".svg") != 0))
-        return false;
-    *svg = strcasecmp(dot, ".svg") == 0;
-    snprintf(buf, len, "%.*s-usl%s", (int)(dot - path), path, dot);
-    return true;
-}
-
 /* The fit as the record gives it (parameters, peak, range). */
 static struct sb_usl_fit record_fit(const struct sb_jv *u)
 {
@@ -192,7 +178,7 @@ int sb_plot_usl(const struct sb_jv *doc, const char *path, FILE *out, char *err,
     if (u == NULL || u->type != SB_JV_OBJECT ||
         !(sb_jv_num(sb_jv_get(u, "points")) >= SB_USL_MIN_POINTS))
         return 0;
-    if (!chart_name(path, name, sizeof(name), &svg)) {
+    if (!sb_gnuplot_side_name(path, "usl", name, sizeof(name), &svg)) {
         snprintf(err, errlen, "invalid value '%s' for --plot", path);
         return -1;
     }
