@@ -553,6 +553,29 @@ static void check_rate_reachable(struct sb_monitor *r)
             tps, 100.0 * tps / run->point.target_tps);
 }
 
+/* Whether the pending interval tick falls on the deadline (within a
+ * millisecond of the two times' rounding). That interval is reported after
+ * the workers are joined (sb_monitor_last_interval): an event of the window
+ * that ends just after the deadline counts in the total, and must count in
+ * an interval too, or the intervals do not add up to the total. */
+static bool tick_at_deadline(const struct sb_run_clock *c)
+{
+    return c->deadline != 0 && c->next_report != 0 &&
+           c->next_report + SB_NS_PER_MS >= c->deadline &&
+           c->next_report <= c->deadline + SB_NS_PER_MS;
+}
+
+/* See sb_monitor.h. */
+void sb_monitor_last_interval(struct sb_monitor *r, const struct sb_run_clock *c)
+{
+    uint64_t now = sb_now_ns();
+
+    if (!tick_at_deadline(c) || now < c->deadline || sb_stop_reason() != SB_STOP_DONE ||
+        r->hook_failed)
+        return;
+    interval_report(r, now > r->last_ns ? now : r->last_ns, c->next_report);
+}
+
 /* The main thread is the reporter and the timekeeper until the workers
  * finish or a stop is requested. */
 void sb_monitor_loop(struct sb_monitor *r, struct sb_run_clock *c,
@@ -590,7 +613,7 @@ void sb_monitor_loop(struct sb_monitor *r, struct sb_run_clock *c,
         if (!c->deadline || r->sampler.next_ns <= c->deadline)
             sb_sampler_tick(&r->sampler, run, now);
         check_rate_reachable(r);
-        if (c->next_report && now >= c->next_report) {
+        if (c->next_report && now >= c->next_report && !tick_at_deadline(c)) {
             interval_report(r, now, c->next_report);
             /* Ticks missed while the main thread was descheduled are
              * folded into this report; the schedule keeps its phase. */

@@ -127,6 +127,15 @@ void sb_monitor_loop(struct sb_monitor *r, struct sb_run_clock *c,
                       struct sb_cpu_sample *cpu_before);
 
 /*
+ * After the workers are joined: the interval whose tick falls on the
+ * deadline, which sb_monitor_loop leaves for now, so that the events of
+ * the window still finishing at the deadline count in an interval as they
+ * do in the total. Nothing when the run did not reach its deadline (a
+ * signal, an error, --events) or its ticks do not meet the deadline.
+ */
+void sb_monitor_last_interval(struct sb_monitor *r, const struct sb_run_clock *c);
+
+/*
  * The final report of what ran: every worker's own statistics, merged
  * (also those of a worker that failed or was left running), printed or
  * handed to the report_cumulative hook of L, and handed to the result

@@ -671,6 +671,7 @@ static void measure(struct sb_run *run, struct sb_monitor *r, struct sb_run_cloc
      * thread_run finished) leave the stop flag unset. */
     sb_request_stop(SB_STOP_DONE);
     join_workers(run, clk->deadline);
+    sb_monitor_last_interval(r, clk);
     /* The interval reports' JSON array ends with them, as sysbench 1.0's
      * ends with its reporting thread. */
     sb_text_report_json_close(stdout);
