@@ -403,7 +403,10 @@ static void checkpoint_report(struct sb_monitor *r, uint64_t now, double label_s
         printf("[ %.0fs ] Checkpoint report:\n", label_s);
     if (has_hook(r->L, "report_cumulative")) {
         struct sb_text_report_stat s;
-        sb_text_report_stat_from(&s, p.total, since, t, n,
+        /* Labelled with the scheduled checkpoint, as intervals are with
+         * their tick: a reporter woken late on a loaded machine would
+         * otherwise call the 1-s checkpoint "time": 2. */
+        sb_text_report_stat_from(&s, p.total, since, label_s, n,
                             cfg->npercentiles ? cfg->percentiles[0] : 0);
         s.threads_running = n - __atomic_load_n(&run->finished, __ATOMIC_RELAXED);
         /* As report_intermediate: one error line and the run stops, not

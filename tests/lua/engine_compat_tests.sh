@@ -148,6 +148,21 @@ assert_count out '^\]$' 2
 assert_count out '^    "time": +1,$' 1
 assert_count out '^    "time": +2,$' 1
 
+tcase "--report-checkpoints: a reporter woken late keeps the checkpoint's time"
+# The process is stopped across the 1-s checkpoint, so the reporter wakes
+# for it about 1.8 s into the run: the hook still says "time": 1.
+cat >rj.lua <<'LUA'
+sysbench.hooks.report_cumulative = sysbench.report_json
+function event() end
+LUA
+sb_bg rj.lua run --threads=1 --time=3 --report-checkpoints=1
+wait_for out "Threads started!" && sleep 0.6 && kill -STOP "$SB_PID" && sleep 1.2
+kill -CONT "$SB_PID"
+sb_wait
+assert_exit 0
+assert_count out '^\[ 1s \] Checkpoint report:$' 1
+assert_count out '^    "time": +1,$' 1
+
 tcase "--report-checkpoints rejects a bad value"
 sb rj.lua run --report-checkpoints=abc --time=1
 assert_ne "$SB_RC" 0 "exit status"
