@@ -15,6 +15,7 @@
 #  - a MariaDB that refuses LOAD DATA LOCAL (local_infile=0) gets INSERTs
 #    sized to max_allowed_packet, the same rows, and one notice;
 #  - a malformed row is one FATAL line naming it, and no "Prepare done";
+#    so is a bad template of con:bulk_insert_rows;
 #  - a prepare interrupted by SIGINT says which tables are complete, and
 #    those are.
 
@@ -222,6 +223,52 @@ EOF
     sql "$drv" "DROP TABLE sbbad" >/dev/null || true
 }
 
+# con:bulk_insert_rows with a bad template or a column count other than
+# the head's: one FATAL line naming it, exit 1; a good one loads its rows
+# (quotes in the template doubled on the INSERT path).
+rows_template() {
+    local drv=$1 c rc got
+    cat >gen.lua <<'EOF'
+function prepare()
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS sbgen")
+  con:query("CREATE TABLE sbgen (id INTEGER NOT NULL PRIMARY KEY, k INTEGER, s VARCHAR(20))")
+  con:bulk_insert_init("INSERT INTO sbgen (id, k, s) VALUES")
+  local case = os.getenv("GEN_CASE")
+  if case == "template" then
+    con:bulk_insert_rows(1, 100, {"id", {"uniform", 1, 9}, {"string", "ab\\c"}})
+  elseif case == "count" then
+    con:bulk_insert_rows(1, 100, {"id", {"string", "###"}})
+  else
+    con:bulk_insert_rows(1, 3000, {"id", {"uniform", 1, 9}, {"string", "it's @#"}})
+  end
+  con:bulk_insert_done()
+end
+EOF
+    for c in template count; do
+        rc=0
+        GEN_CASE=$c sbx "$drv" gen.lua prepare || rc=$?
+        [ "$rc" -eq 1 ] || { sb_show x.txt x.err; sb_fail "$c: exit $rc, expected 1"; return 1; }
+        case $c in
+        template) sb_expect_one_line_error x.err \
+            "^FATAL: gen.lua:[0-9]+: bulk_insert_rows: column 3: the string template has a control character or a backslash at character 3$" ||
+            return 1 ;;
+        count) sb_expect_one_line_error x.err \
+            "^FATAL: gen.lua:[0-9]+: bulk insert into sbgen: (row 1 is malformed \(2 values|generated rows have 2 values) where the column list has 3" ||
+            return 1 ;;
+        esac
+    done
+    for mode in insert copy; do
+        sbx "$drv" --bulk-mode="$mode" --rand-seed=7 gen.lua prepare ||
+            { sb_show x.txt x.err; sb_fail "$mode: the template's rows failed"; return 1; }
+        got=$(sql "$drv" "SELECT COUNT(*), MIN(k), MAX(k), COUNT(DISTINCT k), MIN(LENGTH(s)), MAX(LENGTH(s)) FROM sbgen WHERE s LIKE 'it''s %'" |
+            tr '\t' ' ')
+        [ "$got" = "3000 1 9 9 7 7" ] ||
+            { sb_fail "$mode: sbgen holds '$got' (rows, k from, to, distinct, s's lengths)"; return 1; }
+    done
+    sql "$drv" "DROP TABLE sbgen" >/dev/null || true
+}
+
 interrupted_prepare() {
     local drv=$1 pid rc=0 line n c complete
     local -a args
@@ -266,6 +313,7 @@ for drv in mysql pgsql sqlite; do
     sb_case "$drv-bulk-values-same-every-mode" values_every_mode "$drv"
     sb_case "$drv-bulk-malformed-row-copy" malformed_row "$drv" copy
     sb_case "$drv-bulk-malformed-row-insert" malformed_row "$drv" insert
+    sb_case "$drv-bulk-rows-template" rows_template "$drv"
     sb_case "$drv-prepare-interrupted-names-tables" interrupted_prepare "$drv"
 done
 sb_case "mysql-load-data-refused-falls-back" load_data_refused
