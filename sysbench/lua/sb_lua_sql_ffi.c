@@ -246,6 +246,9 @@ static int rows_as_text(struct sb_lsql_conn *c, struct sb_rand *r,
     while (*next <= last) {
         size_t len = sb_rowgen_sql(r, cols, n, *next, c->gen_row);
         int o;
+        /* Terminated as a Lua string is: the prepared path reads its
+         * integers with strtoll. */
+        c->gen_row[len] = '\0';
         (*next)++;
         o = sb_lsql_bulk_next(c, c->gen_row, len);
         if (o != SB_DB_DONE)
@@ -269,12 +272,12 @@ int sb_lsql_bulk_rows(struct sb_lsql_conn *c, void *rand, const struct sb_rowgen
         return SB_LSQL_NOBULK;
     if (sb_rowgen_check(cols, n, &max, why, sizeof(why)) != 0)
         return bad_template(c, why);
-    if (c->gen_cap < max) {
-        char *p = realloc(c->gen_row, max);
+    if (c->gen_cap < max + 1) {
+        char *p = realloc(c->gen_row, max + 1);
         if (p == NULL)
             return SB_LSQL_NOMEM;
         c->gen_row = p;
-        c->gen_cap = max;
+        c->gen_cap = max + 1;
     }
     while (*next <= last) {
         char *dst = sb_db_bulk_tsv_reserve(c->con, max, n, &o);
