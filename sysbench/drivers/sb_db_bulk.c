@@ -605,34 +605,35 @@ static enum sb_db_outcome leave_for_insert(struct sb_conn *con)
     return SB_DB_DONE;
 }
 
-static enum sb_db_outcome next_copy(struct sb_conn *con, const char *row, size_t len)
+/* Streaming: begins the load at the first row. *refusal: the server
+ * refused it (the bulk insert now sends INSERTs). */
+static enum sb_db_outcome open_copy(struct sb_conn *con, bool *refusal)
 {
     struct sb_db_bulk *b = con->bulk;
     enum sb_db_outcome o;
-    size_t bytes = 0;
-    uint64_t tuples;
-    bool refusal;
 
-    if (!b->batch && !b->copy_open) {
-        b->inside = true;
-        o = copy_step(con, 0, &refusal);
-        b->inside = false;
-        if (refusal) {
-            refused(con, b);
-            return next_insert(con, row, len);
-        }
-        if (o != SB_DB_DONE)
-            return o;
+    *refusal = false;
+    if (b->batch || b->copy_open)
+        return SB_DB_DONE;
+    b->inside = true;
+    o = copy_step(con, 0, refusal);
+    b->inside = false;
+    if (*refusal) {
+        refused(con, b);
+        return SB_DB_DONE;
+    }
+    if (o == SB_DB_DONE)
         b->copy_open = true;
-    }
-    o = convert_row(con, row, len, &bytes, &tuples);
-    if (o == SB_DB_INFLIGHT) {
-        if ((o = leave_for_insert(con)) != SB_DB_DONE)
-            return o;
-        return next_insert(con, row, len);
-    }
-    if (o != SB_DB_DONE)
-        return o;
+    return o;
+}
+
+/* Takes the bytes written after the filled text (tuples lines): the
+ * filled text is sent first when they would take it past the limit. */
+static enum sb_db_outcome take_written(struct sb_conn *con, size_t bytes, uint64_t tuples)
+{
+    struct sb_db_bulk *b = con->bulk;
+    enum sb_db_outcome o;
+
     if (b->rows > 0 && b->len + bytes > b->limit) {
         size_t at = b->len;
         b->inside = true;
@@ -646,6 +647,66 @@ static enum sb_db_outcome next_copy(struct sb_conn *con, const char *row, size_t
     b->len += bytes;
     b->rows += tuples;
     return SB_DB_DONE;
+}
+
+static enum sb_db_outcome next_copy(struct sb_conn *con, const char *row, size_t len)
+{
+    enum sb_db_outcome o;
+    size_t bytes = 0;
+    uint64_t tuples;
+    bool refusal;
+
+    if ((o = open_copy(con, &refusal)) != SB_DB_DONE)
+        return o;
+    if (refusal)
+        return next_insert(con, row, len);
+    o = convert_row(con, row, len, &bytes, &tuples);
+    if (o == SB_DB_INFLIGHT) {
+        if ((o = leave_for_insert(con)) != SB_DB_DONE)
+            return o;
+        return next_insert(con, row, len);
+    }
+    if (o != SB_DB_DONE)
+        return o;
+    return take_written(con, bytes, tuples);
+}
+
+char *sb_db_bulk_tsv_reserve(struct sb_conn *con, size_t max, unsigned nvalues,
+                             enum sb_db_outcome *o)
+{
+    struct sb_db_bulk *b = con->bulk;
+    bool refusal;
+
+    *o = SB_DB_DONE;
+    if (b == NULL || !b->open || b->path != PATH_COPY || b->batch)
+        return NULL;
+    if (b->nfields == 0 && b->rows_in == 0)
+        b->nfields = nvalues;
+    if (nvalues != b->nfields) {
+        memset(&con->err, 0, sizeof(con->err));
+        snprintf(con->err.msg, sizeof(con->err.msg),
+                 "bulk insert into %.64s: generated rows have %u values where %s %u",
+                 b->t.table, nvalues,
+                 b->cols_listed ? "the column list has" : "the first row had", b->nfields);
+        b->bad_row = true;
+        *o = SB_DB_FATAL;
+        return NULL;
+    }
+    if ((*o = open_copy(con, &refusal)) != SB_DB_DONE || refusal)
+        return NULL;
+    if (reserve(b, max) != 0) {
+        *o = oom(con);
+        return NULL;
+    }
+    return b->buf + b->len;
+}
+
+enum sb_db_outcome sb_db_bulk_tsv_commit(struct sb_conn *con, size_t bytes, uint64_t rows)
+{
+    struct sb_db_bulk *b = con->bulk;
+
+    b->rows_in += rows;
+    return take_written(con, bytes, rows);
 }
 
 /* PATH_PREPARED: the statement and its parameters, made for the first

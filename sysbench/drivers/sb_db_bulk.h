@@ -109,6 +109,28 @@ enum sb_db_outcome sb_db_bulk_done(struct sb_conn *con);
  * SB_DB_DONE or the failed statement's outcome. */
 enum sb_db_outcome sb_db_bulk_pause(struct sb_conn *con);
 
+/*
+ * Rows a caller writes itself, straight into the text of the server's
+ * bulk path (tab-separated lines as sb_bulk_tsv_value writes them, one
+ * per row, '\n' ended), with no row text to read: the generated rows of
+ * con:bulk_insert_rows. sb_db_bulk_tsv_reserve begins the load if it is
+ * not open yet and returns room for max bytes after the rows filled so
+ * far (valid until the next call on con); sb_db_bulk_tsv_commit takes
+ * the bytes written there as rows rows, sending the filled text first
+ * when they would take it past a statement's size.
+ *
+ * Only while a bulk insert streams through COPY or LOAD DATA (outside the
+ * event loop): otherwise reserve returns NULL with *o SB_DB_DONE, and the
+ * caller passes the rows as text to sb_db_bulk_next (INSERTs, SQLite, a
+ * server that refused LOAD DATA now). NULL with another *o: beginning the
+ * load failed, memory ran out, or nvalues (values per row) differs from
+ * the column list's (SB_DB_FATAL with sb_db_bulk_bad_row true). commit
+ * returns SB_DB_DONE or the outcome of the send that failed.
+ */
+char *sb_db_bulk_tsv_reserve(struct sb_conn *con, size_t max, unsigned nvalues,
+                             enum sb_db_outcome *o);
+enum sb_db_outcome sb_db_bulk_tsv_commit(struct sb_conn *con, size_t bytes, uint64_t rows);
+
 /* Whether the last SB_DB_FATAL of sb_db_bulk_next was a malformed row. */
 bool sb_db_bulk_bad_row(const struct sb_conn *con);
 

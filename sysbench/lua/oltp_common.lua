@@ -178,13 +178,15 @@ end
 M.C_FORMAT = digit_groups(10)
 M.PAD_FORMAT = digit_groups(5)
 
-function M.rand_c()
+local function rand_c()
    return sysbench.rand.string(M.C_FORMAT)
 end
+M.rand_c = rand_c
 
-function M.rand_pad()
+local function rand_pad()
    return sysbench.rand.string(M.PAD_FORMAT)
 end
+M.rand_pad = rand_pad
 
 -- A row id (or k value) with the distribution chosen by --rand-type.
 local function rand_id()
@@ -381,14 +383,26 @@ function M.load_rows(drv, con, n, first, last, explicit_ids)
       con:bulk_insert_init(string.format(
          "INSERT INTO %s (k, c, pad) VALUES", table_name))
    end
-   for id = first, last do
-      local k = rand_id()
+   if M.rand_id == rand_id and M.rand_c == rand_c and M.rand_pad == rand_pad and
+      con.bulk_insert_rows ~= nil then
+      -- The rows made in C, drawing what the loop below draws.
+      local cols = {{"default", 1, table_size}, {"string", M.C_FORMAT},
+                    {"string", M.PAD_FORMAT}}
       if ids then
-         con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')",
-                                            id, k, M.rand_c(), M.rand_pad()))
-      else
-         con:bulk_insert_next(string.format("(%d, '%s', '%s')",
-                                            k, M.rand_c(), M.rand_pad()))
+         table.insert(cols, 1, "id")
+      end
+      con:bulk_insert_rows(first, last, cols)
+   else
+      -- A script that replaced a row's generator.
+      for id = first, last do
+         local k = M.rand_id()
+         if ids then
+            con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')",
+                                               id, k, M.rand_c(), M.rand_pad()))
+         else
+            con:bulk_insert_next(string.format("(%d, '%s', '%s')",
+                                               k, M.rand_c(), M.rand_pad()))
+         end
       end
    end
    con:bulk_insert_done()

@@ -60,6 +60,7 @@ void sb_lsql_conn_unref(struct sb_lsql_conn *c)
         return;
     if (c->con != NULL)
         sb_db_disconnect(c->con);
+    free(c->gen_row);
     free(c);
 }
 
@@ -226,6 +227,74 @@ int sb_lsql_bulk_done(struct sb_lsql_conn *c)
     if (!sb_db_bulk_open(c->con))
         return SB_LSQL_NOBULK;
     return finish(c, sb_db_bulk_done(c->con), SB_QUERY_WRITE, 0);
+}
+
+/* A template sb_rowgen_check refuses: a bad row's failure. */
+static int bad_template(struct sb_lsql_conn *c, const char *why)
+{
+    memset(&c->con->err, 0, sizeof(c->con->err));
+    snprintf(c->con->err.msg, sizeof(c->con->err.msg), "bulk_insert_rows: %s", why);
+    c->error = 2;
+    return SB_LSQL_BADROW;
+}
+
+/* The rows from *next on as SQL tuples through sb_db_bulk_next. */
+static int rows_as_text(struct sb_lsql_conn *c, struct sb_rand *r,
+                        const struct sb_rowgen_col *cols, unsigned n, int64_t last,
+                        int64_t *next)
+{
+    while (*next <= last) {
+        size_t len = sb_rowgen_sql(r, cols, n, *next, c->gen_row);
+        int o;
+        /* Terminated as a Lua string is: the prepared path reads its
+         * integers with strtoll. */
+        c->gen_row[len] = '\0';
+        (*next)++;
+        o = sb_lsql_bulk_next(c, c->gen_row, len);
+        if (o != SB_DB_DONE)
+            return o;
+    }
+    return SB_DB_DONE;
+}
+
+int sb_lsql_bulk_rows(struct sb_lsql_conn *c, void *rand, const struct sb_rowgen_col *cols,
+                      unsigned n, int64_t first, int64_t last, int64_t *next)
+{
+    struct sb_rand *r = rand;
+    enum sb_db_outcome o = SB_DB_DONE;
+    char why[160];
+    size_t max;
+
+    *next = first;
+    if (c->con == NULL)
+        return SB_LSQL_CLOSED;
+    if (!sb_db_bulk_open(c->con))
+        return SB_LSQL_NOBULK;
+    if (sb_rowgen_check(cols, n, &max, why, sizeof(why)) != 0)
+        return bad_template(c, why);
+    if (c->gen_cap < max + 1) {
+        char *p = realloc(c->gen_row, max + 1);
+        if (p == NULL)
+            return SB_LSQL_NOMEM;
+        c->gen_row = p;
+        c->gen_cap = max + 1;
+    }
+    while (*next <= last) {
+        char *dst = sb_db_bulk_tsv_reserve(c->con, max, n, &o);
+        if (dst == NULL)
+            break;
+        o = sb_db_bulk_tsv_commit(c->con, sb_rowgen_tsv(r, cols, n, *next, dst), 1);
+        if (o != SB_DB_DONE)
+            break;
+        (*next)++;
+    }
+    if (o == SB_DB_FATAL && sb_db_bulk_bad_row(c->con)) {
+        c->error = 2;
+        return SB_LSQL_BADROW;
+    }
+    if (o != SB_DB_DONE)
+        return finish(c, o, SB_QUERY_WRITE, 0);
+    return rows_as_text(c, r, cols, n, last, next);
 }
 
 /* ------------------------------------------------------------ statements */

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "drivers/sb_driver.h"
+#include "pure/sb_rowgen.h"
 
 /* Status codes besides enum sb_db_outcome's (0..3). */
 #define SB_LSQL_ROWS 4          /* SB_DB_DONE, and rows came back */
@@ -74,6 +75,9 @@ struct sb_lsql_conn {
     /* The statement in flight sends a bulk insert's rows
      * (sb_db_bulk_next): its outcome goes to sb_db_bulk_settle. */
     bool pending_bulk;
+    /* sb_lsql_bulk_rows' row text, which a statement in flight borrows. */
+    char *gen_row;
+    size_t gen_cap;
     char errline[1024];     /* sb_lsql_error_text()'s buffer */
 };
 
@@ -157,6 +161,18 @@ int sb_lsql_complete(struct sb_lsql_conn *c);
 int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run);
 int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len);
 int sb_lsql_bulk_done(struct sb_lsql_conn *c);
+/*
+ * Generated rows first..last of template cols (n columns, pure/sb_rowgen.h)
+ * for the open bulk insert, drawn from rand (the state's struct sb_rand):
+ * written straight into the server's bulk path when it streams, else
+ * passed as SQL tuples to sb_db_bulk_next. Returns as sb_lsql_bulk_next,
+ * with *next the first row not taken yet (after SB_LSQL_PENDING: the one
+ * after the row in flight, taken once its wait ends in SB_DB_DONE);
+ * SB_LSQL_BADROW also for a template that sb_rowgen_check refuses or
+ * whose column count is not the head's (the error message says which).
+ */
+int sb_lsql_bulk_rows(struct sb_lsql_conn *c, void *rand, const struct sb_rowgen_col *cols,
+                      unsigned n, int64_t first, int64_t last, int64_t *next);
 
 /* Close the statement on the server (idempotent). */
 void sb_lsql_stmt_close(struct sb_lsql_stmt *s);

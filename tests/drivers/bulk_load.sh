@@ -9,10 +9,13 @@
 #    checksum (md5 of the rows in id order), for the OLTP tables split
 #    over two threads and for a script's rows with quotes, backslashes,
 #    tabs, newlines, NULL and an expression; --db-debug shows which path
-#    each took;
+#    each took; the rows oltp_common makes in C (con:bulk_insert_rows)
+#    are those its Lua loop of bulk_insert_next makes (a script that
+#    replaces rand_c takes the loop);
 #  - a MariaDB that refuses LOAD DATA LOCAL (local_infile=0) gets INSERTs
 #    sized to max_allowed_packet, the same rows, and one notice;
 #  - a malformed row is one FATAL line naming it, and no "Prepare done";
+#    so is a bad template of con:bulk_insert_rows;
 #  - a prepare interrupted by SIGINT says which tables are complete, and
 #    those are.
 
@@ -68,7 +71,7 @@ oltp_prepare() {
     shift 2
     local -a args
     # shellcheck disable=SC2207
-    args=($(driver_args "$drv") oltp_read_write --tables=3 --table-size=2000)
+    args=($(driver_args "$drv") "${OLTP_SCRIPT:-oltp_read_write}" --tables=3 --table-size=2000)
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
     sb_run_ok "prepare $tag" "$tag.txt" "$tag.err" "${args[@]}" --threads=2 --rand-seed=7 \
         --db-debug --verbosity=5 "$@" prepare || return 1
@@ -105,6 +108,16 @@ same_rows_every_mode() {
     echo "insert:$a"
     echo "copy:  $b"
     [ "$a" = "$b" ] || { sb_fail "the tables differ between the bulk modes"; return 1; }
+    cat >luarows.lua <<'EOF'
+-- oltp_common with a generator of its own: rows from the Lua loop.
+local oltp = require("oltp_common")
+local rand_c = oltp.rand_c
+oltp.rand_c = function() return rand_c() end
+EOF
+    OLTP_SCRIPT=luarows.lua oltp_prepare "$drv" luarows || return 1
+    a=$(oltp_digests "$drv")
+    echo "lua:   $a"
+    [ "$a" = "$b" ] || { sb_fail "the rows made in C differ from the Lua loop's"; return 1; }
     sbx "$drv" oltp_read_write --tables=3 cleanup || true
 }
 
@@ -210,11 +223,60 @@ EOF
     sql "$drv" "DROP TABLE sbbad" >/dev/null || true
 }
 
+# con:bulk_insert_rows with a bad template or a column count other than
+# the head's: one FATAL line naming it, exit 1; a good one loads its rows
+# (quotes in the template doubled on the INSERT path).
+rows_template() {
+    local drv=$1 c rc got
+    cat >gen.lua <<'EOF'
+function prepare()
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS sbgen")
+  con:query("CREATE TABLE sbgen (id INTEGER NOT NULL PRIMARY KEY, k INTEGER, s VARCHAR(20))")
+  con:bulk_insert_init("INSERT INTO sbgen (id, k, s) VALUES")
+  local case = os.getenv("GEN_CASE")
+  if case == "template" then
+    con:bulk_insert_rows(1, 100, {"id", {"uniform", 1, 9}, {"string", "ab\\c"}})
+  elseif case == "count" then
+    con:bulk_insert_rows(1, 100, {"id", {"string", "###"}})
+  else
+    con:bulk_insert_rows(1, 3000, {"id", {"uniform", 1, 9}, {"string", "it's @#"}})
+  end
+  con:bulk_insert_done()
+end
+EOF
+    for c in template count; do
+        rc=0
+        GEN_CASE=$c sbx "$drv" gen.lua prepare || rc=$?
+        [ "$rc" -eq 1 ] || { sb_show x.txt x.err; sb_fail "$c: exit $rc, expected 1"; return 1; }
+        case $c in
+        template) sb_expect_one_line_error x.err \
+            "^FATAL: gen.lua:[0-9]+: bulk_insert_rows: column 3: the string template has a control character or a backslash at character 3$" ||
+            return 1 ;;
+        count) sb_expect_one_line_error x.err \
+            "^FATAL: gen.lua:[0-9]+: bulk insert into sbgen: (row 1 is malformed \(2 values|generated rows have 2 values) where the column list has 3" ||
+            return 1 ;;
+        esac
+    done
+    for mode in insert copy; do
+        sbx "$drv" --bulk-mode="$mode" --rand-seed=7 gen.lua prepare ||
+            { sb_show x.txt x.err; sb_fail "$mode: the template's rows failed"; return 1; }
+        got=$(sql "$drv" "SELECT COUNT(*), MIN(k), MAX(k), COUNT(DISTINCT k), MIN(LENGTH(s)), MAX(LENGTH(s)) FROM sbgen WHERE s LIKE 'it''s %'" |
+            tr '\t' ' ')
+        [ "$got" = "3000 1 9 9 7 7" ] ||
+            { sb_fail "$mode: sbgen holds '$got' (rows, k from, to, distinct, s's lengths)"; return 1; }
+    done
+    sql "$drv" "DROP TABLE sbgen" >/dev/null || true
+}
+
 interrupted_prepare() {
     local drv=$1 pid rc=0 line n c complete
     local -a args
     # shellcheck disable=SC2207
-    args=($(driver_args "$drv") oltp_read_write --tables=4 --table-size=300000)
+    # Enough rows that the load is still running when the signal comes,
+    # now that the rows are made in C (4 x 300,000 could end within 2 s
+    # on a quiet machine); the signal stops it long before the end.
+    args=($(driver_args "$drv") oltp_read_write --tables=4 --table-size=1000000)
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
     SB_PROGRESS=off timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=2 \
         prepare >out.txt 2>err.txt &
@@ -241,7 +303,7 @@ interrupted_prepare() {
     complete=$(echo "$line" | sed -n 's/.* complete (\([^)]*\));.*/\1/p' | tr -d ',')
     for n in $complete; do
         c=$(sql "$drv" "SELECT COUNT(*) FROM $n")
-        [ "$c" = 300000 ] || { sb_fail "$n is called complete with $c rows"; return 1; }
+        [ "$c" = 1000000 ] || { sb_fail "$n is called complete with $c rows"; return 1; }
     done
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
 }
@@ -251,6 +313,7 @@ for drv in mysql pgsql sqlite; do
     sb_case "$drv-bulk-values-same-every-mode" values_every_mode "$drv"
     sb_case "$drv-bulk-malformed-row-copy" malformed_row "$drv" copy
     sb_case "$drv-bulk-malformed-row-insert" malformed_row "$drv" insert
+    sb_case "$drv-bulk-rows-template" rows_template "$drv"
     sb_case "$drv-prepare-interrupted-names-tables" interrupted_prepare "$drv"
 done
 sb_case "mysql-load-data-refused-falls-back" load_data_refused

@@ -79,6 +79,15 @@ void *sb_ffi_rand_current(void);
 int sb_lsql_bulk_init(struct sb_lsql_conn *c, const char *head, size_t len, int in_run);
 int sb_lsql_bulk_next(struct sb_lsql_conn *c, const char *row, size_t len);
 int sb_lsql_bulk_done(struct sb_lsql_conn *c);
+struct sb_rowgen_col {
+  int32_t kind;
+  int32_t dist;
+  uint32_t a, b;
+  const char *fmt;
+  size_t fmt_len;
+};
+int sb_lsql_bulk_rows(struct sb_lsql_conn *c, void *rand, const struct sb_rowgen_col *cols,
+                      unsigned n, int64_t first, int64_t last, int64_t *next);
 ]]
 
 do
@@ -596,15 +605,20 @@ end
 -- The state's generator as cdata: a trace cannot pass light userdata.
 local rand_state
 
-function param_methods.set_rand_str(self, fmt)
-  if type(fmt) ~= "string" then fmt = check_string(fmt, "set_rand_str") end
+-- The generator sysbench.rand draws from in this state.
+local function current_rand()
   if rand_state == nil then
     -- A state shared by connections has none of its own (false): the
     -- generator bound to the thread is the connection's that runs.
     local r = sysbench.__rand_state
     rand_state = r ~= nil and ffi.cast("void *", r) or false
   end
-  if C.sb_lsql_param_rand_str(self, rand_state or C.sb_ffi_rand_current(), fmt, #fmt) ~= 0 then
+  return rand_state or C.sb_ffi_rand_current()
+end
+
+function param_methods.set_rand_str(self, fmt)
+  if type(fmt) ~= "string" then fmt = check_string(fmt, "set_rand_str") end
+  if C.sb_lsql_param_rand_str(self, current_rand(), fmt, #fmt) ~= 0 then
     error("set_rand_str needs a CHAR or VARCHAR parameter", 2)
   end
 end
@@ -702,6 +716,61 @@ end
 function conn_methods.bulk_insert_done(self)
   local o = C.sb_lsql_bulk_done(self)
   if o ~= DONE and o ~= NOBULK then bulk_fail(self, o, "bulk_insert_done") end
+  return true
+end
+
+-- con:bulk_insert_rows(first, last, columns): rows first..last made in C
+-- (pure/sb_rowgen.h) into the open bulk insert. columns[i] is "id" (the
+-- row's number), {DIST, a, b} (sysbench.rand.DIST(a, b), DIST one of
+-- default, uniform, gaussian, special, pareto, zipfian) or {"string",
+-- TEMPLATE} (sysbench.rand.string(TEMPLATE)). The same rows, and the
+-- same draws, as bulk_insert_next with string.format of those calls.
+local ROWGEN_ID, ROWGEN_RAND, ROWGEN_STRING = 0, 1, 2
+local ROWGEN_DIST = { default = -1, uniform = 0, gaussian = 1, special = 2, pareto = 3,
+                      zipfian = 4 }
+local ROWS_CHUNK = 8192   -- rows per C call: an interrupt is seen between them
+local rowgen_cols_t = ffi.typeof("struct sb_rowgen_col[?]")
+local int64_box_t = ffi.typeof("int64_t[1]")
+
+local function rowgen_cols(columns)
+  if type(columns) ~= "table" or #columns == 0 then
+    error("bulk_insert_rows: columns must be a non-empty list", 3)
+  end
+  local n = #columns
+  local cols = rowgen_cols_t(n)
+  for i = 1, n do
+    local c, col = columns[i], cols[i - 1]
+    if c == "id" then
+      col.kind = ROWGEN_ID
+    elseif type(c) == "table" and c[1] == "string" and type(c[2]) == "string" then
+      col.kind, col.fmt, col.fmt_len = ROWGEN_STRING, c[2], #c[2]
+    elseif type(c) == "table" and ROWGEN_DIST[c[1]] ~= nil and
+      type(c[2]) == "number" and type(c[3]) == "number" then
+      col.kind, col.dist, col.a, col.b = ROWGEN_RAND, ROWGEN_DIST[c[1]], c[2], c[3]
+    else
+      error(string.format("bulk_insert_rows: column %d must be \"id\", {DIST, a, b} " ..
+                          "or {\"string\", template}", i), 3)
+    end
+  end
+  return cols, n
+end
+
+function conn_methods.bulk_insert_rows(self, first, last, columns)
+  if type(first) ~= "number" or type(last) ~= "number" then
+    error("bulk_insert_rows: first and last must be numbers", 2)
+  end
+  -- cols points into the template strings of columns, which stays
+  -- referenced here until the last C call.
+  local cols, n = rowgen_cols(columns)
+  local rand, next_id = current_rand(), int64_box_t()
+  local id = first
+  while id <= last do
+    local o = C.sb_lsql_bulk_rows(self, rand, cols, n, id,
+                                  math.min(last, id + ROWS_CHUNK - 1), next_id)
+    id = tonumber(next_id[0])
+    if o == PENDING then o = await(self) end
+    if o ~= DONE then bulk_fail(self, o, "bulk_insert_rows") end
+  end
   return true
 end
 

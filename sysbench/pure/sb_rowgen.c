@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Generated rows; see sb_rowgen.h.
+ */
+#include "pure/sb_rowgen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "-9223372036854775808": the longest integer. */
+#define INT_MAX_DIGITS 20
+
+int sb_rowgen_check(const struct sb_rowgen_col *cols, unsigned n, size_t *row_max, char *err,
+                    size_t errlen)
+{
+    size_t max = 2;
+
+    if (n == 0) {
+        snprintf(err, errlen, "a row needs at least one column");
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const struct sb_rowgen_col *c = &cols[i];
+        if (c->kind == SB_ROWGEN_ID) {
+            max += INT_MAX_DIGITS;
+        } else if (c->kind == SB_ROWGEN_RAND) {
+            if (c->dist != SB_ROWGEN_DIST_DEFAULT &&
+                (c->dist < SB_RAND_UNIFORM || c->dist > SB_RAND_ZIPFIAN)) {
+                snprintf(err, errlen, "column %u: unknown distribution %d", i + 1, c->dist);
+                return -1;
+            }
+            max += INT_MAX_DIGITS;
+        } else if (c->kind == SB_ROWGEN_STRING) {
+            for (size_t k = 0; k < c->fmt_len; k++) {
+                unsigned char ch = (unsigned char)c->fmt[k];
+                if (ch < 0x20 || ch == 0x7f || ch == '\\') {
+                    snprintf(err, errlen, "column %u: the string template has a control "
+                             "character or a backslash at character %zu", i + 1, k + 1);
+                    return -1;
+                }
+            }
+            /* Every quote doubled, and the two around it. */
+            max += 2 * c->fmt_len + 2;
+        } else {
+            snprintf(err, errlen, "column %u: unknown kind %d", i + 1, c->kind);
+            return -1;
+        }
+        /* A separator: ", " or a tab or the newline. */
+        max += 2;
+    }
+    *row_max = max;
+    return 0;
+}
+
+/* Writes v in decimal; returns the digits written. */
+static size_t put_int(char *dst, int64_t v)
+{
+    char tmp[INT_MAX_DIGITS];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    size_t n = 0, at = 0;
+
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u > 0);
+    if (v < 0)
+        dst[at++] = '-';
+    while (n > 0)
+        dst[at++] = tmp[--n];
+    return at;
+}
+
+static int64_t draw(struct sb_rand *r, const struct sb_rowgen_col *c)
+{
+    if (c->dist == SB_ROWGEN_DIST_DEFAULT)
+        return sb_rand_next_wrapped_default(r, c->a, c->b);
+    return sb_rand_next_wrapped(r, (enum sb_rand_dist)c->dist, c->a, c->b);
+}
+
+size_t sb_rowgen_tsv(struct sb_rand *r, const struct sb_rowgen_col *cols, unsigned n,
+                     int64_t id, char *dst)
+{
+    size_t at = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        const struct sb_rowgen_col *c = &cols[i];
+        if (c->kind == SB_ROWGEN_ID)
+            at += put_int(dst + at, id);
+        else if (c->kind == SB_ROWGEN_RAND)
+            at += put_int(dst + at, draw(r, c));
+        else
+            at += sb_rand_next_string(r, c->fmt, c->fmt_len, dst + at, c->fmt_len + 1);
+        dst[at++] = i + 1 < n ? '\t' : '\n';
+    }
+    return at;
+}
+
+/* Doubles the quotes of the string just written at s (len bytes, room
+ * for twice as many); returns its new length. */
+static size_t double_quotes(char *s, size_t len)
+{
+    size_t quotes = 0, to;
+
+    for (size_t k = 0; k < len; k++)
+        quotes += s[k] == '\'';
+    if (quotes == 0)
+        return len;
+    to = len + quotes;
+    for (size_t k = len; k-- > 0;) {
+        s[--to] = s[k];
+        if (s[k] == '\'')
+            s[--to] = '\'';
+    }
+    return len + quotes;
+}
+
+size_t sb_rowgen_sql(struct sb_rand *r, const struct sb_rowgen_col *cols, unsigned n,
+                     int64_t id, char *dst)
+{
+    size_t at = 0;
+
+    dst[at++] = '(';
+    for (unsigned i = 0; i < n; i++) {
+        const struct sb_rowgen_col *c = &cols[i];
+        if (i > 0) {
+            dst[at++] = ',';
+            dst[at++] = ' ';
+        }
+        if (c->kind == SB_ROWGEN_ID) {
+            at += put_int(dst + at, id);
+        } else if (c->kind == SB_ROWGEN_RAND) {
+            at += put_int(dst + at, draw(r, c));
+        } else {
+            size_t len;
+            dst[at++] = '\'';
+            len = sb_rand_next_string(r, c->fmt, c->fmt_len, dst + at, c->fmt_len + 1);
+            at += double_quotes(dst + at, len);
+            dst[at++] = '\'';
+        }
+    }
+    dst[at++] = ')';
+    return at;
+}
