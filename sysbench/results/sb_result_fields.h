@@ -7,15 +7,15 @@
  * object: name (a dotted path inside the object), unit, type, where the
  * value lives in the model (the C type and offset in the object's struct,
  * when the object has one), how `sysbench merge` combines the instances'
- * values, and the range a file may hold. The writer, the reader, merge
- * and the range checks walk these tables, so a field of an interval or a
- * histogram is added by one entry, and merge cannot disagree with the
- * writer about its name or its rule. The final figures' table also says how
- * the writer computes each figure from the point (calc), so a new final
- * figure is one entry too. A value outside its range is refused with one line naming
- * the file and the field, before any of it is used: a hand-edited or
- * crafted file must not make merge loop for years, cast 1e308 to an
- * integer or print nonsense as a result.
+ * values, and the range a file may hold. The final figures' table is the
+ * whole object's layout (strings, flags and lists too) and also says how
+ * the writer computes a figure the model does not store (calc). The
+ * writer, the reader, merge and the range checks walk these tables, so a
+ * field is added by one entry, and merge cannot disagree with the writer
+ * about its name or its rule. A value outside its range is refused with
+ * one line naming the file and the field, before any of it is used: a
+ * hand-edited or crafted file must not make merge loop for years, cast
+ * 1e308 to an integer or print nonsense as a result.
  *
  * The ranges are far above anything a machine measures and far below
  * where arithmetic loses meaning; a missing field or null means "not
