@@ -71,11 +71,12 @@ EOF
 
 # mask_text FILE: digits masked, repeated lines (interval reports) once,
 # blank lines and what the machine's load decides (the deadline, the
-# self-check's verdict, warnings) dropped.
+# self-check's verdict, also in the sweep table's last column, warnings)
+# dropped.
 mask_text() {
     sed -E -e 's/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/#/g' -e 's/ +/ /g' -e '/^Deadline:/d' \
         -e '/^ *$/d' -e 's/,(met|cut),/,<deadline>,/' -e 's/self-check: .*/self-check: <load>/' \
-        -e '/^ *=> /d' -e '/WARNING/d' "$1" | uniq
+        -e '/^ *=> /d' -e '/WARNING/d' -e 's/ #x [a-z].*$/ #x <load>/' "$1" | uniq
 }
 
 # run_masked BIN NAME ARGS...: a run, its outputs masked into $OUT/NAME.*
