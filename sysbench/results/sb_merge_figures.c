@@ -97,22 +97,26 @@ int sb_merge_put_hist(struct sb_jv *hv, const struct sb_hist *h)
     return 0;
 }
 
-/* The figures of a final latency_ms object from h, percentiles by the
- * run's own rule (sb_hist_percentile), as a run computes them. */
+/* The figures of a final latency_ms object from h, as a run computes
+ * them (sb_rf_latency over sb_rf_final's latency entries), percentiles by
+ * the run's own rule at the keys the object has. */
 void sb_merge_put_latency(struct sb_jv *lat, const struct sb_hist *h)
 {
-    struct sb_jv *pm;
-    bool any = h->total > 0;
+    static const char prefix[] = "latency_ms.response.";
 
-    sb_merge_put(lat, "count", (double)h->total);
-    sb_merge_put(lat, "min", any ? (double)h->min_ns / 1e6 : NAN);
-    sb_merge_put(lat, "avg", any ? sb_hist_mean(h) / 1e6 : NAN);
-    sb_merge_put(lat, "max", any ? (double)h->max_ns / 1e6 : NAN);
-    sb_merge_put(lat, "sum", (double)h->sum_ns / 1e6);
-    pm = sb_merge_get(lat, "percentiles");
-    for (size_t k = 0; pm != NULL && pm->type == SB_JV_OBJECT && k < pm->n; k++) {
-        sb_merge_make(&pm->items[k], SB_JV_NUMBER);
-        pm->items[k].number = (double)sb_hist_percentile(h, strtod(sb_jv_key(pm, k), NULL)) / 1e6;
+    for (const struct sb_result_field *f = sb_rf_final; f->path != NULL; f++) {
+        struct sb_jv *pm;
+        if (strncmp(f->path, prefix, sizeof(prefix) - 1) != 0)
+            continue;
+        if (f->type != SB_RF_PCTS) {
+            sb_merge_put(lat, sb_rf_leaf(f), sb_rf_latency(h, f->calc, 0));
+            continue;
+        }
+        pm = sb_merge_get(lat, sb_rf_leaf(f));
+        for (size_t k = 0; pm != NULL && pm->type == SB_JV_OBJECT && k < pm->n; k++) {
+            sb_merge_make(&pm->items[k], SB_JV_NUMBER);
+            pm->items[k].number = sb_rf_latency(h, f->calc, strtod(sb_jv_key(pm, k), NULL));
+        }
     }
 }
 
@@ -264,17 +268,21 @@ void sb_merge_scalars(struct sb_merge_run *m, size_t p)
         }
 }
 
-/* One side's per-transaction figures rescaled from tx_from to tx_to
- * transactions. */
-static void rescale(struct sb_jv *side, double tx_from, double tx_to)
+/* One side's per-transaction figures (final.cpu.SIDE's fields in
+ * microseconds, sb_rf_final) rescaled from tx_from to tx_to transactions. */
+static void rescale(struct sb_jv *cpu, const char *side, double tx_from, double tx_to)
 {
-    static const char *const per_tx[] = {"user_us_per_tx", "system_us_per_tx",
-                                         "total_us_per_tx", "busy_us_per_tx", NULL};
+    struct sb_jv *obj = sb_merge_get(cpu, side);
+    size_t n = strlen(side);
 
-    for (size_t k = 0; per_tx[k] != NULL && tx_to > 0; k++) {
-        double x = sb_jv_num(sb_jv_get(side, per_tx[k]));
+    for (const struct sb_result_field *f = sb_rf_final; f->path != NULL && tx_to > 0; f++) {
+        double x;
+        if (strncmp(f->path, "cpu.", 4) != 0 || strncmp(f->path + 4, side, n) != 0 ||
+            f->path[4 + n] != '.' || strcmp(f->unit, "us") != 0)
+            continue;
+        x = sb_jv_num(sb_jv_get(obj, sb_rf_leaf(f)));
         if (!isnan(x))
-            sb_merge_put(side, per_tx[k], x * tx_from / tx_to);
+            sb_merge_put(obj, sb_rf_leaf(f), x * tx_from / tx_to);
     }
 }
 
@@ -317,8 +325,8 @@ int sb_merge_cpu(struct sb_merge_run *m, size_t p)
             src->type = SB_JV_NULL;
         }
     }
-    rescale(sb_merge_get(cpu, "server"), tx_s, tx);
-    rescale(sb_merge_get(cpu, "machine"), tx_s, tx);
+    rescale(cpu, "server", tx_s, tx);
+    rescale(cpu, "machine", tx_s, tx);
     /* Per-thread CPU: every instance's threads, numbered globally. */
     threads = sb_merge_get(cpu, "threads");
     for (size_t i = 1; threads != NULL && threads->type == SB_JV_ARRAY && i < m->n; i++) {

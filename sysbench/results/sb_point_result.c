@@ -15,24 +15,6 @@
 #include "pure/sb_histogram.h"
 #include "pure/sb_stmt_table.h"
 
-#define CPU_FIELD(type, m) { #m, offsetof(struct type, m) }
-
-const struct sb_point_result_cpu_field sb_point_result_cpu_fields[] = {
-    CPU_FIELD(sb_cpu_figures, cpu_s), CPU_FIELD(sb_cpu_figures, user_us_per_tx),
-    CPU_FIELD(sb_cpu_figures, system_us_per_tx), CPU_FIELD(sb_cpu_figures, total_us_per_tx),
-    CPU_FIELD(sb_cpu_figures, util_pct), { NULL, 0 }
-};
-
-const struct sb_point_result_cpu_field sb_point_result_machine_fields[] = {
-    CPU_FIELD(sb_cpu_machine_figures, user_us_per_tx),
-    CPU_FIELD(sb_cpu_machine_figures, system_us_per_tx),
-    CPU_FIELD(sb_cpu_machine_figures, busy_us_per_tx),
-    CPU_FIELD(sb_cpu_machine_figures, util_pct), CPU_FIELD(sb_cpu_machine_figures, user_pct),
-    CPU_FIELD(sb_cpu_machine_figures, system_pct), CPU_FIELD(sb_cpu_machine_figures, iowait_pct),
-    CPU_FIELD(sb_cpu_machine_figures, steal_pct), CPU_FIELD(sb_cpu_machine_figures, idle_pct),
-    { NULL, 0 }
-};
-
 /* Empties the fields of p's final figures that own memory, without
  * freeing it (it has moved elsewhere, or was freed). */
 static void forget_final(struct sb_point_result *p)

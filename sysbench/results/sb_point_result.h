@@ -240,18 +240,4 @@ double sb_point_result_fig_median(const struct sb_point_result *p, enum sb_point
 size_t sb_point_result_fig_intervals(const struct sb_point_result *p, enum sb_point_result_fig f, double pct,
                                double *out, size_t max);
 
-/* A CPU figure of a result file (a double of struct sb_cpu_figures or
- * struct sb_cpu_machine_figures) by the name the file gives it: the
- * writer and the reader walk the same lists, so the keys and their order
- * are written once. Each list ends with a NULL key. */
-struct sb_point_result_cpu_field {
-    const char *key;
-    size_t offset; /* of the double in its struct */
-};
-
-/* final.cpu.client and .server after "measured": struct sb_cpu_figures. */
-extern const struct sb_point_result_cpu_field sb_point_result_cpu_fields[];
-/* final.cpu.machine after "measured": struct sb_cpu_machine_figures. */
-extern const struct sb_point_result_cpu_field sb_point_result_machine_fields[];
-
 #endif /* SB_POINT_RESULT_H */

@@ -44,38 +44,11 @@ static bool pct_key(const char *key, double *pct)
     return *end == '\0' && end != key;
 }
 
-/* A CPU figures object: returns its "measured" and sets the doubles of
- * figs that list f names (NaN when not measured). */
-static bool read_cpu_object(void *figs, const struct sb_point_result_cpu_field *f,
-                            const struct sb_jv *side)
+/* final.cpu.threads: the worker threads' CPU. */
+static int read_threads(struct sb_point_result *p, const struct sb_jv *th)
 {
-    bool measured = sb_jv_true(sb_jv_get(side, "measured"));
-
-    for (; f->key != NULL; f++)
-        *(double *)((char *)figs + f->offset) = measured ? sb_jv_num(sb_jv_get(side, f->key)) : NAN;
-    return measured;
-}
-
-/* final.cpu: the report, the server label and the worker threads. */
-static int read_cpu(struct sb_point_result *p, const struct sb_jv *cj)
-{
-    const struct sb_jv *th = sb_jv_get(cj, "threads");
     size_t n = sb_jv_len(th);
-    const struct sb_jv *label = sb_jv_get(cj, "server_processes");
-    double ncpus = sb_jv_num(sb_jv_get(cj, "ncpus"));
 
-    p->cpu.elapsed_s = sb_jv_num(sb_jv_get(cj, "elapsed_s"));
-    p->cpu.ncpus = ncpus >= 1 && ncpus < 1e7 ? (unsigned)ncpus : 0;
-    p->cpu.transactions = get_u64(sb_jv_get(cj, "transactions"));
-    p->cpu.client.measured = read_cpu_object(&p->cpu.client, sb_point_result_cpu_fields,
-                                             sb_jv_get(cj, "client"));
-    p->cpu.server.measured = read_cpu_object(&p->cpu.server, sb_point_result_cpu_fields,
-                                             sb_jv_get(cj, "server"));
-    p->cpu.machine.measured = read_cpu_object(&p->cpu.machine, sb_point_result_machine_fields,
-                                              sb_jv_get(cj, "machine"));
-    /* Printed by compare: the file's control bytes escaped. */
-    sb_jv_escape(p->server_label, sizeof(p->server_label), sb_jv_str(label) ? label->string : "",
-                 sb_jv_str_len(label));
     if (n == 0 || n > 1e7)
         return 0;
     p->thread_cpu = calloc(n, sizeof(*p->thread_cpu));
@@ -139,29 +112,6 @@ static void read_codes(struct sb_stats *t, const struct sb_jv *codes)
     }
 }
 
-/* The total statistics of a complete point: counters, codes, histograms. */
-static int read_total(struct sb_point_result *p, const struct sb_jv *pj, const struct sb_jv *fin)
-{
-    struct sb_stats *t = sb_stats_new();
-
-    if (t == NULL)
-        return -1;
-    t->c[SB_STAT_EVENTS] = get_u64(sb_jv_get(fin, "events"));
-    t->c[SB_STAT_READS] = get_u64(sb_jv_path(fin, "queries.reads"));
-    t->c[SB_STAT_WRITES] = get_u64(sb_jv_path(fin, "queries.writes"));
-    t->c[SB_STAT_OTHER] = get_u64(sb_jv_path(fin, "queries.other"));
-    t->c[SB_STAT_ERRORS] = get_u64(sb_jv_path(fin, "errors.ignored"));
-    t->c[SB_STAT_RECONNECTS] = get_u64(sb_jv_path(fin, "errors.reconnects"));
-    t->c[SB_STAT_LATE] = get_u64(sb_jv_path(fin, "rate.late_starts"));
-    t->c[SB_STAT_SKIPPED] = get_u64(sb_jv_path(fin, "rate.skipped"));
-    read_codes(t, sb_jv_path(fin, "errors.by_code"));
-    read_histogram(&t->response, sb_jv_get(pj, "histogram"));
-    read_histogram(&t->service, sb_jv_path(pj, "histograms.service"));
-    read_histogram(&t->lag, sb_jv_path(pj, "histograms.lag"));
-    p->total = t;
-    return 0;
-}
-
 /* The final response-time percentiles as the file stored them. */
 static void read_file_pcts(struct sb_point_result *p, const struct sb_jv *pm)
 {
@@ -173,6 +123,63 @@ static void read_file_pcts(struct sb_point_result *p, const struct sb_jv *pm)
         p->file_pcts[p->nfile_pcts] = pct;
         p->file_pct_ms[p->nfile_pcts++] = sb_jv_num(&pm->items[i]);
     }
+}
+
+/* Final figure f of point p from the file's value v, into the place
+ * sb_rf_final gives it (p->total holds the counters). */
+static int read_final_field(struct sb_point_result *p, const struct sb_result_field *f,
+                            const struct sb_jv *v)
+{
+    char *at = (char *)p + f->offset;
+
+    switch (f->ctype) {
+    case SB_RF_DOUBLE:
+    case SB_RF_U64:
+    case SB_RF_UINT:
+        sb_rf_read(p, f, v);
+        if (f->gated && !*(const bool *)((const char *)p + f->gate))
+            *(double *)at = NAN;
+        break;
+    case SB_RF_STAT:
+        sb_rf_read(p->total, f, v);
+        break;
+    case SB_RF_BOOL:
+        *(bool *)at = sb_jv_true(v);
+        break;
+    case SB_RF_STR:
+        /* Printed by compare: the file's control bytes escaped. */
+        sb_jv_escape(at, f->arg, sb_jv_str(v) ? v->string : "", sb_jv_str_len(v));
+        break;
+    case SB_RF_FILE_PCTS:
+        read_file_pcts(p, v);
+        break;
+    case SB_RF_CODES:
+        read_codes(p->total, v);
+        break;
+    case SB_RF_THREADS:
+        return read_threads(p, v);
+    default:
+        break;    /* computed from the others, or said elsewhere */
+    }
+    return 0;
+}
+
+/* The final figures of a complete point, as sb_rf_final lays them out,
+ * then the histograms. */
+static int read_final(struct sb_point_result *p, const struct sb_jv *pj, const struct sb_jv *fin)
+{
+    if ((p->total = sb_stats_new()) == NULL)
+        return -1;
+    for (const struct sb_result_field *f = sb_rf_final; f->path != NULL; f++)
+        if (read_final_field(p, f, sb_jv_path(fin, f->path)) != 0)
+            return -1;
+    /* The jitter is measured in fixed-rate mode only. */
+    if (p->cfg.mode != SB_PACE_FIXED || !isfinite(p->cfg.jitter_us))
+        p->cfg.jitter_us = 0;
+    read_histogram(&p->total->response, sb_jv_get(pj, "histogram"));
+    read_histogram(&p->total->service, sb_jv_path(pj, "histograms.service"));
+    read_histogram(&p->total->lag, sb_jv_path(pj, "histograms.lag"));
+    return 0;
 }
 
 /* A percentile map of an interval ("latency_ms", "lag_ms") at p->pcts. */
@@ -237,7 +244,6 @@ static void read_config(struct sb_point_result *p, const struct sb_jv *pj)
 int sb_point_result_read_json(struct sb_point_result *p, const struct sb_jv *pj, unsigned ncpus)
 {
     const struct sb_jv *fin = sb_jv_get(pj, "final");
-    double jitter = sb_jv_num(sb_jv_path(fin, "rate.jitter_us"));
 
     memset(p, 0, sizeof(*p));
     read_config(p, pj);
@@ -249,16 +255,7 @@ int sb_point_result_read_json(struct sb_point_result *p, const struct sb_jv *pj,
         return -1;
     if (!sb_jv_true(sb_jv_get(pj, "complete")) || fin == NULL || fin->type != SB_JV_OBJECT)
         return 0;
-    if (p->cfg.mode == SB_PACE_FIXED && isfinite(jitter))
-        p->cfg.jitter_us = jitter;
-    p->time_s = sb_jv_num(sb_jv_get(fin, "time_s"));
-    p->file_tps = sb_jv_num(sb_jv_get(fin, "tps"));
-    p->file_qps = sb_jv_num(sb_jv_get(fin, "qps"));
-    p->max_backlog = get_u64(sb_jv_path(fin, "rate.max_backlog"));
-    read_file_pcts(p, sb_jv_path(fin, "latency_ms.response.percentiles"));
-    if (read_cpu(p, sb_jv_get(fin, "cpu")) != 0)
+    if (read_final(p, pj, fin) != 0)
         return -1;
-    if (sb_stmt_result_read(sb_jv_get(pj, "statements"), &p->stmts) != 0)
-        return -1;
-    return read_total(p, pj, fin);
+    return sb_stmt_result_read(sb_jv_get(pj, "statements"), &p->stmts);
 }

@@ -23,14 +23,18 @@
 /* Entries: path, unit, type, merge rule, min, max, required; F for a
  * field the model computes, FM for one stored in the object's struct s at
  * member m with C type ct, FB for an upper bound after merge. */
-#define F(p, u, t, mg, lo, hi, req) { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, req, false, SB_RF_NONE, 0 }
+#define F(p, u, t, mg, lo, hi, req)                                                  \
+    { .path = p, .unit = u, .type = SB_RF_##t, .merge = SB_RF_##mg, .min = lo, .max = hi, \
+      .required = req }
 #define FM(p, u, t, mg, lo, hi, req, s, m, ct)                                      \
-    { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, req, false, SB_RF_##ct, offsetof(struct s, m) }
+    { .path = p, .unit = u, .type = SB_RF_##t, .merge = SB_RF_##mg, .min = lo, .max = hi, \
+      .required = req, .ctype = SB_RF_##ct, .offset = offsetof(struct s, m) }
 #define FB(p, u, t, mg, lo, hi, s, m, ct)                                           \
-    { p, u, SB_RF_##t, SB_RF_##mg, lo, hi, false, true, SB_RF_##ct, offsetof(struct s, m) }
+    { .path = p, .unit = u, .type = SB_RF_##t, .merge = SB_RF_##mg, .min = lo, .max = hi, \
+      .upper = true, .ctype = SB_RF_##ct, .offset = offsetof(struct s, m) }
 #define IV(p, u, t, mg, lo, hi, m, ct) FM(p, u, t, mg, lo, hi, false, sb_interval, m, ct)
 #define IVB(p, u, t, lo, hi, m, ct) FB(p, u, t, BOUND, lo, hi, sb_interval, m, ct)
-#define END { NULL, NULL, SB_RF_REAL, SB_RF_SAME, 0, 0, false, false, SB_RF_NONE, 0 }
+#define END { .path = NULL }
 
 const struct sb_result_field sb_rf_doc[] = {
     F("instance.index", "1", COUNT, OWN, 0, SB_RF_MAX_INSTANCES - 1, true),
@@ -82,65 +86,118 @@ const struct sb_result_field sb_rf_interval[] = {
     END
 };
 
-/* One latency object of final.latency_ms. */
-#define LATENCY(n)                                                   \
-    F("latency_ms." n ".count", "1", COUNT, HIST, 0, V, false),      \
-    F("latency_ms." n ".min", "ms", REAL, HIST, 0, V, false),        \
-    F("latency_ms." n ".avg", "ms", REAL, HIST, 0, V, false),        \
-    F("latency_ms." n ".max", "ms", REAL, HIST, 0, V, false),        \
-    F("latency_ms." n ".sum", "ms", REAL, HIST, 0, V, false),        \
-    { "latency_ms." n ".percentiles", "ms", SB_RF_PCTS, SB_RF_HIST, 0, V, false, true,   \
-      SB_RF_NONE, 0 }
+/*
+ * The final figures, in the writer's order (the table is the object's
+ * layout, strings, flags and lists included). FIN: path, unit, type,
+ * merge rule, range, then where the model holds it and how the writer
+ * computes it: AT (a member of struct sb_point_result), STAT (a counter
+ * of its total statistics), CALC (sb_rf_value's computation), GATE (NaN
+ * unless that flag), PACED (in a rate mode only).
+ */
+#define FIN(p, u, t, mg, lo, hi, ...) \
+    { .path = p, .unit = u, .type = SB_RF_##t, .merge = SB_RF_##mg, .min = lo, .max = hi, __VA_ARGS__ }
+#define AT(ct, m) .ctype = SB_RF_##ct, .offset = offsetof(struct sb_point_result, m)
+#define STAT(i) .ctype = SB_RF_STAT, .offset = offsetof(struct sb_stats, c) + (i) * sizeof(uint64_t)
+#define CALC(c, a) .calc = SB_RF_##c, .arg = (a)
+#define GATE(m) .gated = true, .gate = offsetof(struct sb_point_result, m)
+#define PACED .paced = true
+#define HIST(h) offsetof(struct sb_stats, h)
 
-/* One CPU side of final.cpu: the fields of sb_point_result_cpu_fields. */
-#define CPU(s, mg)                                                       \
-    F("cpu." s ".cpu_s", "s", REAL, mg, 0, V, false),                    \
-    F("cpu." s ".user_us_per_tx", "us", REAL, mg, 0, V, false),          \
-    F("cpu." s ".system_us_per_tx", "us", REAL, mg, 0, V, false),        \
-    F("cpu." s ".total_us_per_tx", "us", REAL, mg, 0, V, false),         \
-    F("cpu." s ".util_pct", "%", REAL, mg, 0, V, false)
+/* One latency object of final.latency_ms: histogram h of the total
+ * statistics; the response time's percentiles are also read back as
+ * stored (pcts: FILE_PCTS, or NONE). */
+#define LATENCY(n, h, pcts)                                                          \
+    FIN("latency_ms." n ".count", "1", COUNT, HIST, 0, V, CALC(LAT_COUNT, HIST(h))), \
+    FIN("latency_ms." n ".min", "ms", REAL, HIST, 0, V, CALC(LAT_MIN, HIST(h))),     \
+    FIN("latency_ms." n ".avg", "ms", REAL, HIST, 0, V, CALC(LAT_AVG, HIST(h))),     \
+    FIN("latency_ms." n ".max", "ms", REAL, HIST, 0, V, CALC(LAT_MAX, HIST(h))),     \
+    FIN("latency_ms." n ".sum", "ms", REAL, HIST, 0, V, CALC(LAT_SUM, HIST(h))),     \
+    FIN("latency_ms." n ".percentiles", "ms", PCTS, HIST, 0, V, .upper = true,       \
+        CALC(LAT_PCT, HIST(h)), .ctype = SB_RF_##pcts)
+
+/* One CPU side of final.cpu (struct sb_cpu_figures at member s of the
+ * point's CPU report): measured, then its figures. */
+#define CPU(s, mg)                                                                         \
+    FIN("cpu." #s ".measured", "1", FLAG, OWN, 0, 1, AT(BOOL, cpu.s.measured)),            \
+    FIN("cpu." #s ".cpu_s", "s", REAL, mg, 0, V, AT(DOUBLE, cpu.s.cpu_s),                  \
+        GATE(cpu.s.measured)),                                                             \
+    FIN("cpu." #s ".user_us_per_tx", "us", REAL, mg, 0, V, AT(DOUBLE, cpu.s.user_us_per_tx), \
+        GATE(cpu.s.measured)),                                                             \
+    FIN("cpu." #s ".system_us_per_tx", "us", REAL, mg, 0, V,                               \
+        AT(DOUBLE, cpu.s.system_us_per_tx), GATE(cpu.s.measured)),                         \
+    FIN("cpu." #s ".total_us_per_tx", "us", REAL, mg, 0, V,                                \
+        AT(DOUBLE, cpu.s.total_us_per_tx), GATE(cpu.s.measured)),                          \
+    FIN("cpu." #s ".util_pct", "%", REAL, mg, 0, V, AT(DOUBLE, cpu.s.util_pct),            \
+        GATE(cpu.s.measured))
+
+/* One figure of final.cpu.machine (struct sb_cpu_machine_figures). */
+#define MACHINE(m, u)                                                                      \
+    FIN("cpu.machine." #m, u, REAL, SERVER, 0, V, AT(DOUBLE, cpu.machine.m),               \
+        GATE(cpu.machine.measured))
 
 const struct sb_result_field sb_rf_final[] = {
-    F("time_s", "s", REAL, OWN, 0, T, false),
-    F("events", "1", COUNT, SUM, 0, V, false),
-    F("tps", "tx/s", REAL, SUM, 0, V, false),
-    F("queries.reads", "1", COUNT, SUM, 0, V, false),
-    F("queries.writes", "1", COUNT, SUM, 0, V, false),
-    F("queries.other", "1", COUNT, SUM, 0, V, false),
-    F("queries.total", "1", COUNT, SUM, 0, V, false),
-    F("qps", "q/s", REAL, SUM, 0, V, false),
-    F("errors.ignored", "1", COUNT, SUM, 0, V, false),
-    F("errors.ignored_per_s", "1/s", REAL, SUM, 0, V, false),
-    F("errors.reconnects", "1", COUNT, SUM, 0, V, false),
-    F("errors.reconnects_per_s", "1/s", REAL, SUM, 0, V, false),
-    LATENCY("response"),
-    LATENCY("service"),
-    LATENCY("lag"),
-    F("rate.target_tps", "tx/s", REAL, SUM, 0, V, false),
-    F("rate.achieved_tps", "tx/s", REAL, SUM, 0, V, false),
-    F("rate.achieved_pct", "%", REAL, OWN, 0, V, false),
-    F("rate.jitter_us", "us", REAL, SAME, 0, V, false),
-    F("rate.late_starts", "1", COUNT, SUM, 0, V, false),
-    F("rate.late_pct", "%", REAL, OWN, 0, V, false),
-    F("rate.skipped", "1", COUNT, SUM, 0, V, false),
+    FIN("time_s", "s", REAL, OWN, 0, T, AT(DOUBLE, time_s)),
+    FIN("events", "1", COUNT, SUM, 0, V, STAT(SB_STAT_EVENTS)),
+    /* Read back as the file's own rate (compare reports it). */
+    FIN("tps", "tx/s", REAL, SUM, 0, V, AT(DOUBLE, file_tps), CALC(PER_S, SB_STAT_EVENTS)),
+    FIN("queries.reads", "1", COUNT, SUM, 0, V, STAT(SB_STAT_READS)),
+    FIN("queries.writes", "1", COUNT, SUM, 0, V, STAT(SB_STAT_WRITES)),
+    FIN("queries.other", "1", COUNT, SUM, 0, V, STAT(SB_STAT_OTHER)),
+    FIN("queries.total", "1", COUNT, SUM, 0, V, CALC(QUERIES, 0)),
+    FIN("qps", "q/s", REAL, SUM, 0, V, AT(DOUBLE, file_qps), CALC(PER_S, SB_STAT_NCOUNTERS)),
+    FIN("errors.ignored", "1", COUNT, SUM, 0, V, STAT(SB_STAT_ERRORS)),
+    FIN("errors.ignored_per_s", "1/s", REAL, SUM, 0, V, CALC(PER_S, SB_STAT_ERRORS)),
+    FIN("errors.reconnects", "1", COUNT, SUM, 0, V, STAT(SB_STAT_RECONNECTS)),
+    FIN("errors.reconnects_per_s", "1/s", REAL, SUM, 0, V, CALC(PER_S, SB_STAT_RECONNECTS)),
+    /* Merged by code and kind (sb_merge_codes). */
+    FIN("errors.by_code", "1", LIST, OWN, 0, 0, .ctype = SB_RF_CODES),
+    LATENCY("response", response, FILE_PCTS),
+    LATENCY("service", service, NONE),
+    LATENCY("lag", lag, NONE),
+    FIN("rate.mode", "1", TEXT, SAME, 0, 0, AT(MODE, cfg.mode), PACED),
+    FIN("rate.target_tps", "tx/s", REAL, SUM, 0, V, CALC(TARGET, 0), PACED),
+    FIN("rate.achieved_tps", "tx/s", REAL, SUM, 0, V, CALC(PER_S, SB_STAT_EVENTS), PACED),
+    FIN("rate.achieved_pct", "%", REAL, OWN, 0, V, CALC(ACHIEVED_PCT, 0), PACED),
+    /* Read back where it is measured (fixed-rate mode; sb_point_result_read_json). */
+    FIN("rate.jitter_us", "us", REAL, SAME, 0, V, AT(DOUBLE, cfg.jitter_us), CALC(JITTER, 0),
+        PACED),
+    FIN("rate.late_starts", "1", COUNT, SUM, 0, V, STAT(SB_STAT_LATE), PACED),
+    FIN("rate.late_pct", "%", REAL, OWN, 0, V, CALC(LATE_PCT, 0), PACED),
+    FIN("rate.skipped", "1", COUNT, SUM, 0, V, STAT(SB_STAT_SKIPPED), PACED),
     /* The sum of the instances' maxima. */
-    { "rate.max_backlog", "1", SB_RF_COUNT, SB_RF_SUM, 0, V, false, true, SB_RF_NONE, 0 },
-    F("cpu.elapsed_s", "s", REAL, MAX, 0, T, false),
-    F("cpu.ncpus", "1", COUNT, OWN, 0, SB_RF_MAX_THREADS, false),
-    F("cpu.transactions", "1", COUNT, SUM, 0, V, false),
-    CPU("client", OWN),
-    CPU("server", SERVER),
-    F("cpu.machine.user_us_per_tx", "us", REAL, SERVER, 0, V, false),
-    F("cpu.machine.system_us_per_tx", "us", REAL, SERVER, 0, V, false),
-    F("cpu.machine.busy_us_per_tx", "us", REAL, SERVER, 0, V, false),
-    F("cpu.machine.util_pct", "%", REAL, SERVER, 0, V, false),
-    F("cpu.machine.user_pct", "%", REAL, SERVER, 0, V, false),
-    F("cpu.machine.system_pct", "%", REAL, SERVER, 0, V, false),
-    F("cpu.machine.iowait_pct", "%", REAL, SERVER, 0, V, false),
-    F("cpu.machine.steal_pct", "%", REAL, SERVER, 0, V, false),
-    F("cpu.machine.idle_pct", "%", REAL, SERVER, 0, V, false),
+    FIN("rate.max_backlog", "1", COUNT, SUM, 0, V, .upper = true, AT(U64, max_backlog), PACED),
+    FIN("cpu.elapsed_s", "s", REAL, MAX, 0, T, AT(DOUBLE, cpu.elapsed_s)),
+    FIN("cpu.ncpus", "1", COUNT, OWN, 0, SB_RF_MAX_THREADS, AT(UINT, cpu.ncpus)),
+    FIN("cpu.transactions", "1", COUNT, SUM, 0, V, AT(U64, cpu.transactions)),
+    FIN("cpu.server_processes", "1", TEXT, SERVER, 0, 0, AT(STR, server_label),
+        .arg = sizeof(((struct sb_point_result *)NULL)->server_label)),
+    CPU(client, OWN),
+    /* Every instance's threads, numbered globally (sb_merge_cpu). */
+    FIN("cpu.threads", "1", LIST, OWN, 0, 0, .ctype = SB_RF_THREADS),
+    CPU(server, SERVER),
+    FIN("cpu.machine.measured", "1", FLAG, OWN, 0, 1, AT(BOOL, cpu.machine.measured)),
+    MACHINE(user_us_per_tx, "us"),
+    MACHINE(system_us_per_tx, "us"),
+    MACHINE(busy_us_per_tx, "us"),
+    MACHINE(util_pct, "%"),
+    MACHINE(user_pct, "%"),
+    MACHINE(system_pct, "%"),
+    MACHINE(iowait_pct, "%"),
+    MACHINE(steal_pct, "%"),
+    MACHINE(idle_pct, "%"),
     END
 };
+
+#undef FIN
+#undef AT
+#undef STAT
+#undef CALC
+#undef GATE
+#undef PACED
+#undef HIST
+#undef LATENCY
+#undef CPU
+#undef MACHINE
 
 const struct sb_result_field sb_rf_code[] = {
     F("count", "1", COUNT, SUM, 0, V, true),
@@ -185,6 +242,7 @@ double sb_rf_get(const void *obj, const struct sb_result_field *f)
     case SB_RF_DOUBLE:
         return *(const double *)at;
     case SB_RF_U64:
+    case SB_RF_STAT:
         return (double)*(const uint64_t *)at;
     case SB_RF_UINT:
         return *(const unsigned *)at;
@@ -203,6 +261,7 @@ void sb_rf_read(void *obj, const struct sb_result_field *f, const struct sb_jv *
         *(double *)at = d;
         break;
     case SB_RF_U64:
+    case SB_RF_STAT:
         *(uint64_t *)at = d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
         break;
     case SB_RF_UINT:
@@ -210,6 +269,91 @@ void sb_rf_read(void *obj, const struct sb_result_field *f, const struct sb_jv *
         break;
     default:
         break;
+    }
+}
+
+double sb_rf_latency(const struct sb_hist *h, enum sb_rf_calc calc, double pct)
+{
+    bool any = h->total > 0;
+
+    switch (calc) {
+    case SB_RF_LAT_COUNT:
+        return (double)h->total;
+    case SB_RF_LAT_MIN:
+        return any ? (double)h->min_ns / 1e6 : NAN;
+    case SB_RF_LAT_AVG:
+        return any ? sb_hist_mean(h) / 1e6 : NAN;
+    case SB_RF_LAT_MAX:
+        return any ? (double)h->max_ns / 1e6 : NAN;
+    case SB_RF_LAT_SUM:
+        return (double)h->sum_ns / 1e6;
+    case SB_RF_LAT_PCT:
+        return (double)sb_hist_percentile(h, pct) / 1e6;
+    default:
+        return NAN;
+    }
+}
+
+static double per_s(double n, double t)
+{
+    return t > 0 ? n / t : 0;
+}
+
+/* Final figure f computed from point p (f->calc other than SB_RF_STORED). */
+static double calc_final(const struct sb_point_result *p, const struct sb_result_field *f,
+                         double pct)
+{
+    const struct sb_stats *t = p->total;
+    double ev = (double)t->c[SB_STAT_EVENTS];
+
+    switch (f->calc) {
+    case SB_RF_PER_S:
+        return per_s(f->arg < SB_STAT_NCOUNTERS ? (double)t->c[f->arg]
+                                                : (double)sb_stats_queries(t), p->time_s);
+    case SB_RF_QUERIES:
+        return (double)sb_stats_queries(t);
+    case SB_RF_TARGET:
+        return p->cfg.target_tps;
+    case SB_RF_ACHIEVED_PCT:
+        return p->cfg.target_tps > 0 ? 100.0 * per_s(ev, p->time_s) / p->cfg.target_tps : NAN;
+    case SB_RF_JITTER:
+        return p->cfg.mode == SB_PACE_FIXED ? p->cfg.jitter_us : NAN;
+    case SB_RF_LATE_PCT:
+        return ev > 0 ? 100.0 * (double)t->c[SB_STAT_LATE] / ev : 0;
+    default:
+        return sb_rf_latency((const struct sb_hist *)((const char *)t + f->arg), f->calc, pct);
+    }
+}
+
+double sb_rf_value(const void *obj, const struct sb_result_field *f, double pct)
+{
+    if (f->gated && !*(const bool *)((const char *)obj + f->gate))
+        return NAN;
+    if (f->calc != SB_RF_STORED)
+        return calc_final(obj, f, pct);
+    if (f->ctype == SB_RF_STAT)
+        return sb_rf_get(((const struct sb_point_result *)obj)->total, f);
+    return sb_rf_get(obj, f);
+}
+
+uint64_t sb_rf_count(const void *obj, const struct sb_result_field *f)
+{
+    const struct sb_point_result *p = obj;
+    const char *at = (const char *)obj + f->offset;
+
+    if (f->calc == SB_RF_QUERIES)
+        return sb_stats_queries(p->total);
+    if (f->calc == SB_RF_LAT_COUNT)
+        return ((const struct sb_hist *)((const char *)p->total + f->arg))->total;
+    switch (f->ctype) {
+    case SB_RF_U64:
+        return *(const uint64_t *)at;
+    case SB_RF_UINT:
+        return *(const unsigned *)at;
+    case SB_RF_STAT:
+        return *(const uint64_t *)((const char *)p->total + f->offset);
+    default:
+        return (uint64_t)sb_rf_value(obj, f, 0);
     }
 }
 
@@ -269,6 +413,8 @@ static int check_object(struct ctx *c, const struct sb_jv *o, const struct sb_re
 {
     for (; t->path != NULL; t++) {
         const struct sb_jv *v = sb_jv_path(o, t->path);
+        if (!SB_RF_NUMERIC(t))
+            continue;
         if (t->type == SB_RF_PCTS) {
             /* Anything but a map is no percentile and is not read. */
             if (v != NULL && check_pcts(c, v, where, t) != 0)
@@ -304,9 +450,10 @@ int sb_result_fields_check_object(const struct sb_jv *o, const struct sb_result_
 static int check_hist(struct ctx *c, const struct sb_jv *h, const char *where)
 {
     static const struct sb_result_field low = {
-        "low", "ns", SB_RF_COUNT, SB_RF_HIST, 0, (double)SB_HIST_MAX_NS, true, false, SB_RF_NONE, 0
-    }, count = { "count", "1", SB_RF_COUNT, SB_RF_SUM, 0, SB_RF_MAX_VALUE, true, false,
-                 SB_RF_NONE, 0 };
+        .path = "low", .unit = "ns", .type = SB_RF_COUNT, .merge = SB_RF_HIST, .min = 0,
+        .max = (double)SB_HIST_MAX_NS, .required = true
+    }, count = { .path = "count", .unit = "1", .type = SB_RF_COUNT, .merge = SB_RF_SUM,
+                 .min = 0, .max = SB_RF_MAX_VALUE, .required = true };
     const struct sb_jv *b = sb_jv_get(h, "buckets");
     char at[96];
 

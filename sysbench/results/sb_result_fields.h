@@ -7,13 +7,15 @@
  * object: name (a dotted path inside the object), unit, type, where the
  * value lives in the model (the C type and offset in the object's struct,
  * when the object has one), how `sysbench merge` combines the instances'
- * values, and the range a file may hold. The writer, the reader, merge
- * and the range checks walk these tables, so a field of an interval or a
- * histogram is added by one entry, and merge cannot disagree with the
- * writer about its name or its rule. A value outside its range is refused with one line naming
- * the file and the field, before any of it is used: a hand-edited or
- * crafted file must not make merge loop for years, cast 1e308 to an
- * integer or print nonsense as a result.
+ * values, and the range a file may hold. The final figures' table is the
+ * whole object's layout (strings, flags and lists too) and also says how
+ * the writer computes a figure the model does not store (calc). The
+ * writer, the reader, merge and the range checks walk these tables, so a
+ * field is added by one entry, and merge cannot disagree with the writer
+ * about its name or its rule. A value outside its range is refused with
+ * one line naming the file and the field, before any of it is used: a
+ * hand-edited or crafted file must not make merge loop for years, cast
+ * 1e308 to an integer or print nonsense as a result.
  *
  * The ranges are far above anything a machine measures and far below
  * where arithmetic loses meaning; a missing field or null means "not
@@ -23,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/sb_json_read.h"
 
@@ -49,9 +52,19 @@
 enum sb_rf_type {
     SB_RF_COUNT,    /* a non-negative integer (counts, nanoseconds) */
     SB_RF_REAL,     /* any number in the range */
-    SB_RF_PCTS      /* a percentile map {"95": ms, ...}, at most
+    SB_RF_PCTS,     /* a percentile map {"95": ms, ...}, at most
                        SB_MAX_PERCENTILES members, each a REAL */
+    /* Not numbers: members of the object's layout that the writer and
+     * the reader walk in table order; the range checks and merge's
+     * rules pass them by. */
+    SB_RF_FLAG,     /* true or false */
+    SB_RF_TEXT,     /* a string */
+    SB_RF_LIST      /* an array of objects (ctype says which) */
 };
+
+/* Whether field f holds a number or a percentile map (the fields the
+ * range checks and merge's rules deal with). */
+#define SB_RF_NUMERIC(f) ((f)->type <= SB_RF_PCTS)
 
 /* How merge combines the instances' values of a field. */
 enum sb_rf_merge {
@@ -69,15 +82,48 @@ enum sb_rf_merge {
 };
 
 /* Where a field lives in the object's struct (struct sb_interval for
- * sb_rf_interval, struct sb_hist for sb_rf_hist). */
+ * sb_rf_interval, struct sb_hist for sb_rf_hist, struct sb_point_result
+ * for sb_rf_final). The reader reads a field into its place; the writer
+ * writes it from there unless the field has a calc. */
 enum sb_rf_ctype {
-    SB_RF_NONE,     /* nowhere: computed (the final figures come from the
-                       counters) or a constant of the build */
+    SB_RF_NONE,     /* nowhere: computed only (calc), or a constant of
+                       the build */
     SB_RF_DOUBLE,   /* a double; NaN is "not measured", written null */
     SB_RF_U64,      /* a uint64_t */
     SB_RF_UINT,     /* an unsigned */
-    SB_RF_PCT_MAP   /* double[SB_MAX_PERCENTILES] at the point's
+    SB_RF_PCT_MAP,  /* double[SB_MAX_PERCENTILES] at the point's
                        percentiles (type SB_RF_PCTS) */
+    /* sb_rf_final only: */
+    SB_RF_STAT,     /* a uint64_t at offset in the point's total
+                       statistics (*p->total, struct sb_stats) */
+    SB_RF_BOOL,     /* a bool */
+    SB_RF_STR,      /* a char array of arg bytes (escaped when read) */
+    SB_RF_MODE,     /* an enum sb_pace_mode, written by its name; not
+                       read back (the point's rate_mode says it) */
+    SB_RF_FILE_PCTS,/* read back only: the map as the file has it, into
+                       the point's file_pcts and file_pct_ms */
+    SB_RF_CODES,    /* the error codes of *p->total (type SB_RF_LIST) */
+    SB_RF_THREADS   /* the point's per-thread CPU (type SB_RF_LIST) */
+};
+
+/* How the writer computes a final figure from the point (struct
+ * sb_point_result) rather than take it from its place; see sb_rf_value. */
+enum sb_rf_calc {
+    SB_RF_STORED,       /* the value at its place (ctype, offset) */
+    SB_RF_PER_S,        /* counter arg of *p->total per second of the
+                           point's time (SB_STAT_NCOUNTERS: all queries) */
+    SB_RF_QUERIES,      /* reads + writes + other */
+    SB_RF_LAT_COUNT,    /* of the histogram at offset arg in struct
+                           sb_stats: its count, */
+    SB_RF_LAT_MIN,      /* its minimum in ms (NaN when empty), */
+    SB_RF_LAT_AVG,      /* its mean in ms (NaN when empty), */
+    SB_RF_LAT_MAX,      /* its maximum in ms (NaN when empty), */
+    SB_RF_LAT_SUM,      /* its sum in ms, */
+    SB_RF_LAT_PCT,      /* its percentile in ms (a map's member) */
+    SB_RF_TARGET,       /* the point's target rate */
+    SB_RF_ACHIEVED_PCT, /* achieved rate in % of the target (NaN without) */
+    SB_RF_JITTER,       /* the jitter, in fixed-rate mode only (else NaN) */
+    SB_RF_LATE_PCT      /* late starts in % of events (0 without events) */
 };
 
 struct sb_result_field {
@@ -94,6 +140,16 @@ struct sb_result_field {
     bool upper;
     enum sb_rf_ctype ctype;
     size_t offset;             /* of the value in the object's struct */
+    enum sb_rf_calc calc;      /* the writer's value (SB_RF_STORED: its place) */
+    size_t arg;                /* calc's counter index or histogram offset;
+                                  SB_RF_STR's array size */
+    /* Only measured when the bool at offset gate of the object is true
+     * (gated): NaN otherwise, written and read so. */
+    bool gated;
+    size_t gate;
+    /* Only in a rate mode: in closed loop the object holding it is null
+     * (final.rate). */
+    bool paced;
 };
 
 /* The tables, each ended by an entry with path NULL. */
@@ -109,15 +165,30 @@ extern const struct sb_result_field sb_rf_hist[];      /* points[i].histogram,
 /* The entry of table t at path, or NULL. */
 const struct sb_result_field *sb_rf_find(const struct sb_result_field *t, const char *path);
 
-/* Field f of the model object obj (f->ctype DOUBLE, U64 or UINT) as a
- * double; NaN for any other field. */
+/* Field f of the model object obj (f->ctype DOUBLE, U64 or UINT; STAT
+ * with obj the statistics) as a double; NaN for any other field. */
 double sb_rf_get(const void *obj, const struct sb_result_field *f);
 
-/* Sets field f of obj from the file's value v (NULL when absent) as the
- * reader does: a double is NaN when absent or not a number; a count is 0
+/* Sets field f of obj (the statistics for a STAT field) from the file's
+ * value v (NULL when absent) as the reader does: a double is NaN when absent or not a number; a count is 0
  * then, and also when out of its C type's range (a hand-edited file must
  * not make a cast overflow). Nothing for other fields. */
 void sb_rf_read(void *obj, const struct sb_result_field *f, const struct sb_jv *v);
+
+struct sb_hist;
+
+/* Figure calc (one of SB_RF_LAT_*) of histogram h, at percentile pct for
+ * SB_RF_LAT_PCT, as a run writes it and merge recomputes it. */
+double sb_rf_latency(const struct sb_hist *h, enum sb_rf_calc calc, double pct);
+
+/* The value the writer writes for numeric field f of obj (the object the
+ * table describes; a struct sb_point_result with complete final figures
+ * for sb_rf_final): its calc, at percentile pct for a map's member, or
+ * the value at its place; NaN when gated off or not measured. */
+double sb_rf_value(const void *obj, const struct sb_result_field *f, double pct);
+
+/* sb_rf_value of a count field (type SB_RF_COUNT) as the exact integer. */
+uint64_t sb_rf_count(const void *obj, const struct sb_result_field *f);
 
 /* The object path's last member name ("total" of "qps.total"). */
 const char *sb_rf_leaf(const struct sb_result_field *f);

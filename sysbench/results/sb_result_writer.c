@@ -500,94 +500,28 @@ void sb_result_writer_print_sweep(const struct sb_result_writer *o, FILE *out)
 
 /* ---------------------------------------------------------- JSON: points */
 
+/* A percentile map at the point's percentiles: field f of obj, stored
+ * (an interval's map) or computed (the final figures' maps). */
 static void json_pct_map(struct sb_json *j, const char *key, const struct sb_result_writer *o,
-                         const double *ms)
+                         const struct sb_result_field *f, const void *obj)
 {
+    const double *stored = (const double *)((const char *)obj + f->offset);
     char p[32];
 
     sb_json_key(j, key);
     sb_json_begin_object(j);
     for (size_t i = 0; i < o->npcts; i++) {
         pct_name(p, sizeof(p), o->pcts[i]);
-        sb_json_kv_double(j, p, ms[i]);
+        sb_json_kv_double(j, p, f->calc == SB_RF_STORED ? stored[i]
+                                                        : sb_rf_value(obj, f, o->pcts[i]));
     }
     sb_json_end_object(j);
 }
 
-/* The members of model object obj that table t lists, in the table's
- * order; consecutive fields of one dotted group ("qps.total",
- * "qps.reads") make one nested object (one level, as the interval has). */
-static void json_fields(struct sb_json *j, const struct sb_result_writer *o,
-                        const struct sb_result_field *t, const void *obj)
+/* final.errors.by_code: the codes that occurred. */
+static void json_codes(struct sb_json *j, const char *key, const struct sb_stats *t)
 {
-    const char *group = NULL;    /* the open group's first path */
-    size_t glen = 0;
-    char key[64];
-
-    for (; t->path != NULL; t++) {
-        const char *at = (const char *)obj + t->offset;
-        size_t g = sb_rf_group_len(t);
-        if (group != NULL && (g != glen || strncmp(t->path, group, g) != 0)) {
-            sb_json_end_object(j);
-            group = NULL;
-        }
-        if (g > 0 && group == NULL) {
-            snprintf(key, sizeof(key), "%.*s", (int)(g - 1), t->path);
-            sb_json_key(j, key);
-            sb_json_begin_object(j);
-            group = t->path;
-            glen = g;
-        }
-        if (t->ctype == SB_RF_U64)
-            sb_json_kv_uint(j, sb_rf_leaf(t), *(const uint64_t *)at);
-        else if (t->ctype == SB_RF_UINT)
-            sb_json_kv_uint(j, sb_rf_leaf(t), *(const unsigned *)at);
-        else if (t->ctype == SB_RF_DOUBLE)
-            sb_json_kv_double(j, sb_rf_leaf(t), *(const double *)at); /* NaN -> null */
-        else if (t->ctype == SB_RF_PCT_MAP)
-            json_pct_map(j, sb_rf_leaf(t), o, (const double *)at);
-    }
-    if (group != NULL)
-        sb_json_end_object(j);
-}
-
-static void json_interval(struct sb_json *j, const struct sb_result_writer *o,
-                          const struct sb_interval *iv)
-{
-    sb_json_begin_object(j);
-    json_fields(j, o, sb_rf_interval, iv);
-    sb_json_end_object(j);
-}
-
-/* min/avg/max/sum and the percentiles of one latency histogram, in ms. */
-static void json_latency(struct sb_json *j, const char *key, const struct sb_result_writer *o,
-                         const struct sb_hist *h)
-{
-    double ms[SB_MAX_PERCENTILES];
-    bool any = h->total > 0;
-
-    for (size_t i = 0; i < o->npcts; i++)
-        ms[i] = ns_to_ms(sb_hist_percentile(h, o->pcts[i]));
     sb_json_key(j, key);
-    sb_json_begin_object(j);
-    sb_json_kv_uint(j, "count", h->total);
-    sb_json_kv_double(j, "min", any ? ns_to_ms(h->min_ns) : NAN);
-    sb_json_kv_double(j, "avg", any ? sb_hist_mean(h) / 1e6 : NAN);
-    sb_json_kv_double(j, "max", any ? ns_to_ms(h->max_ns) : NAN);
-    sb_json_kv_double(j, "sum", ns_to_ms(h->sum_ns));
-    json_pct_map(j, "percentiles", o, ms);
-    sb_json_end_object(j);
-}
-
-static void json_errors(struct sb_json *j, const struct sb_stats *t, double secs)
-{
-    sb_json_key(j, "errors");
-    sb_json_begin_object(j);
-    sb_json_kv_uint(j, "ignored", t->c[SB_STAT_ERRORS]);
-    sb_json_kv_double(j, "ignored_per_s", per_sec((double)t->c[SB_STAT_ERRORS], secs));
-    sb_json_kv_uint(j, "reconnects", t->c[SB_STAT_RECONNECTS]);
-    sb_json_kv_double(j, "reconnects_per_s", per_sec((double)t->c[SB_STAT_RECONNECTS], secs));
-    sb_json_key(j, "by_code");
     sb_json_begin_array(j);
     for (unsigned i = 0; i < t->ncodes; i++) {
         if (t->codes[i].count == 0)
@@ -599,59 +533,12 @@ static void json_errors(struct sb_json *j, const struct sb_stats *t, double secs
         sb_json_end_object(j);
     }
     sb_json_end_array(j);
-    sb_json_end_object(j);
 }
 
-static void json_rate(struct sb_json *j, const struct sb_point_result *p)
-{
-    const struct sb_stats *t = p->total;
-    uint64_t ev = t->c[SB_STAT_EVENTS];
-    double achieved = per_sec((double)ev, p->time_s);
-
-    sb_json_key(j, "rate");
-    if (p->cfg.mode == SB_PACE_NONE) {
-        sb_json_null(j);
-        return;
-    }
-    sb_json_begin_object(j);
-    sb_json_kv_string(j, "mode", sb_pace_mode_name(p->cfg.mode));
-    sb_json_kv_double(j, "target_tps", p->cfg.target_tps);
-    sb_json_kv_double(j, "achieved_tps", achieved);
-    sb_json_kv_double(j, "achieved_pct", p->cfg.target_tps > 0 ? 100.0 * achieved / p->cfg.target_tps : NAN);
-    sb_json_kv_double(j, "jitter_us", p->cfg.mode == SB_PACE_FIXED ? p->cfg.jitter_us : NAN);
-    sb_json_kv_uint(j, "late_starts", t->c[SB_STAT_LATE]);
-    sb_json_kv_double(j, "late_pct", ev ? 100.0 * (double)t->c[SB_STAT_LATE] / (double)ev : 0);
-    sb_json_kv_uint(j, "skipped", t->c[SB_STAT_SKIPPED]);
-    sb_json_kv_uint(j, "max_backlog", p->max_backlog);
-    sb_json_end_object(j);
-}
-
-/* A CPU figures object: "measured", then the doubles of figs that list
- * f names (NaN, written as null, when not measured). */
-static void json_cpu_figures(struct sb_json *j, const char *key, bool measured, const void *figs,
-                             const struct sb_point_result_cpu_field *f)
+/* final.cpu.threads: each worker thread's CPU. */
+static void json_threads(struct sb_json *j, const char *key, const struct sb_point_result *p)
 {
     sb_json_key(j, key);
-    sb_json_begin_object(j);
-    sb_json_kv_bool(j, "measured", measured);
-    for (; f->key != NULL; f++)
-        sb_json_kv_double(j, f->key,
-                          measured ? *(const double *)((const char *)figs + f->offset) : NAN);
-    sb_json_end_object(j);
-}
-
-static void json_cpu(struct sb_json *j, const struct sb_point_result *p)
-{
-    const struct sb_cpu_report *c = &p->cpu;
-
-    sb_json_key(j, "cpu");
-    sb_json_begin_object(j);
-    sb_json_kv_double(j, "elapsed_s", c->elapsed_s);
-    sb_json_kv_uint(j, "ncpus", c->ncpus);
-    sb_json_kv_uint(j, "transactions", c->transactions);
-    sb_json_kv_string(j, "server_processes", p->server_label);
-    json_cpu_figures(j, "client", c->client.measured, &c->client, sb_point_result_cpu_fields);
-    sb_json_key(j, "threads");
     sb_json_begin_array(j);
     for (unsigned i = 0; i < p->nthread_cpu; i++) {
         sb_json_begin_object(j);
@@ -662,38 +549,139 @@ static void json_cpu(struct sb_json *j, const struct sb_point_result *p)
         sb_json_end_object(j);
     }
     sb_json_end_array(j);
-    json_cpu_figures(j, "server", c->server.measured, &c->server, sb_point_result_cpu_fields);
-    json_cpu_figures(j, "machine", c->machine.measured, &c->machine, sb_point_result_machine_fields);
+}
+
+/* One member, field f of obj, under its last path name. */
+static void json_member(struct sb_json *j, const struct sb_result_writer *o,
+                        const struct sb_result_field *f, const void *obj)
+{
+    const char *key = sb_rf_leaf(f), *at = (const char *)obj + f->offset;
+
+    switch (f->type) {
+    case SB_RF_FLAG:
+        sb_json_kv_bool(j, key, *(const bool *)at);
+        break;
+    case SB_RF_TEXT:
+        sb_json_kv_string(j, key, f->ctype == SB_RF_MODE
+                                      ? sb_pace_mode_name(*(const enum sb_pace_mode *)at) : at);
+        break;
+    case SB_RF_LIST:
+        if (f->ctype == SB_RF_CODES)
+            json_codes(j, key, ((const struct sb_point_result *)obj)->total);
+        else
+            json_threads(j, key, obj);
+        break;
+    case SB_RF_PCTS:
+        json_pct_map(j, key, o, f, obj);
+        break;
+    case SB_RF_COUNT:
+        sb_json_kv_uint(j, key, sb_rf_count(obj, f));
+        break;
+    default:
+        sb_json_kv_double(j, key, sb_rf_value(obj, f, 0)); /* NaN -> null */
+        break;
+    }
+}
+
+/* Length of prefix "a.b." of a path with its last object name dropped
+ * ("a."; "" from "a."). */
+static size_t up_one(const char *path, size_t len)
+{
+    while (len > 0 && path[len - 1] == '.')
+        len--;
+    while (len > 0 && path[len - 1] != '.')
+        len--;
+    return len;
+}
+
+/* The members of model object obj that table t lists, in the table's
+ * order; consecutive fields of one dotted prefix ("qps.total",
+ * "qps.reads") make one nested object, at any depth. Without a rate
+ * (paced false) an object that opens with a paced field is null. */
+static void json_fields(struct sb_json *j, const struct sb_result_writer *o,
+                        const struct sb_result_field *t, const void *obj, bool paced)
+{
+    const char *open = "";  /* a path whose first olen bytes are the open objects */
+    size_t olen = 0;
+    char key[64];
+
+    for (; t->path != NULL; t++) {
+        size_t g = sb_rf_group_len(t);
+        bool skip = false;
+        while (olen > 0 && (olen > g || strncmp(t->path, open, olen) != 0)) {
+            sb_json_end_object(j);
+            olen = up_one(open, olen);
+        }
+        while (olen < g && !skip) {
+            size_t n = (size_t)(strchr(t->path + olen, '.') - t->path);
+            snprintf(key, sizeof(key), "%.*s", (int)(n - olen), t->path + olen);
+            if (t->paced && !paced) {
+                sb_json_kv_null(j, key);
+                while (t[1].path != NULL && strncmp(t[1].path, t->path, n + 1) == 0)
+                    t++;
+                skip = true;
+                continue;
+            }
+            sb_json_key(j, key);
+            sb_json_begin_object(j);
+            open = t->path;
+            olen = n + 1;
+        }
+        if (!skip)
+            json_member(j, o, t, obj);
+    }
+    for (; olen > 0; olen = up_one(open, olen))
+        sb_json_end_object(j);
+}
+
+static void json_interval(struct sb_json *j, const struct sb_result_writer *o,
+                          const struct sb_interval *iv)
+{
+    sb_json_begin_object(j);
+    json_fields(j, o, sb_rf_interval, iv, true);
     sb_json_end_object(j);
 }
 
-static void json_final(struct sb_json *j, const struct sb_result_writer *o, const struct sb_point_result *p)
+/* A latency object of histogram h laid out as final.latency_ms.response
+ * (a mix's types have the final figures' objects). */
+static void json_latency(struct sb_json *j, const char *key, const struct sb_result_writer *o,
+                         const struct sb_hist *h)
 {
-    const struct sb_stats *t = p->total;
-    uint64_t q = sb_stats_queries(t);
+    static const char prefix[] = "latency_ms.response.";
+    char p[32];
 
+    sb_json_key(j, key);
+    sb_json_begin_object(j);
+    for (const struct sb_result_field *f = sb_rf_final; f->path != NULL; f++) {
+        if (strncmp(f->path, prefix, sizeof(prefix) - 1) != 0)
+            continue;
+        if (f->type != SB_RF_PCTS) {
+            double x = sb_rf_latency(h, f->calc, 0);
+            /* A count is exact as a double up to 2^53 events. */
+            if (f->type == SB_RF_COUNT)
+                sb_json_kv_uint(j, sb_rf_leaf(f), (uint64_t)x);
+            else
+                sb_json_kv_double(j, sb_rf_leaf(f), x);
+            continue;
+        }
+        sb_json_key(j, sb_rf_leaf(f));
+        sb_json_begin_object(j);
+        for (size_t i = 0; i < o->npcts; i++) {
+            pct_name(p, sizeof(p), o->pcts[i]);
+            sb_json_kv_double(j, p, sb_rf_latency(h, f->calc, o->pcts[i]));
+        }
+        sb_json_end_object(j);
+    }
+    sb_json_end_object(j);
+}
+
+/* The final figures: every member as sb_rf_final lays it out. */
+static void json_final(struct sb_json *j, const struct sb_result_writer *o,
+                       const struct sb_point_result *p)
+{
     sb_json_key(j, "final");
     sb_json_begin_object(j);
-    sb_json_kv_double(j, "time_s", p->time_s);
-    sb_json_kv_uint(j, "events", t->c[SB_STAT_EVENTS]);
-    sb_json_kv_double(j, "tps", per_sec((double)t->c[SB_STAT_EVENTS], p->time_s));
-    sb_json_key(j, "queries");
-    sb_json_begin_object(j);
-    sb_json_kv_uint(j, "reads", t->c[SB_STAT_READS]);
-    sb_json_kv_uint(j, "writes", t->c[SB_STAT_WRITES]);
-    sb_json_kv_uint(j, "other", t->c[SB_STAT_OTHER]);
-    sb_json_kv_uint(j, "total", q);
-    sb_json_end_object(j);
-    sb_json_kv_double(j, "qps", per_sec((double)q, p->time_s));
-    json_errors(j, t, p->time_s);
-    sb_json_key(j, "latency_ms");
-    sb_json_begin_object(j);
-    json_latency(j, "response", o, &t->response);
-    json_latency(j, "service", o, &t->service);
-    json_latency(j, "lag", o, &t->lag);
-    sb_json_end_object(j);
-    json_rate(j, p);
-    json_cpu(j, p);
+    json_fields(j, o, sb_rf_final, p, p->cfg.mode != SB_PACE_NONE);
     sb_json_end_object(j);
 }
 

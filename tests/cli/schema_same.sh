@@ -7,12 +7,15 @@
 #   - fixed-seed SQLite runs (closed loop, --tx-rate, a mix) and the
 #     cpu test: their JSON, CSV and text report with every figure masked
 #     (numbers become #, the arrays whose length is the machine's speed,
-#     intervals and histogram buckets, keep their first element);
+#     intervals and histogram buckets, keep their first element), a
+#     thread sweep and --repeat among them;
 #   - `sysbench merge` of fixed input files (tests/cli/schema/in): its
 #     text report and JSON byte for byte, exit statuses and FATAL lines
 #     included (complete, old files without the service and lag
 #     histograms, --allow-missing, an instance cut short, error codes, a
-#     mix, refusals).
+#     mix, refusals);
+#   - `sysbench compare` of fixed input files (the reader of result
+#     files): its report and JSON byte for byte.
 #
 # Usage:
 #   schema_same.sh produce BIN OUTDIR     writes BIN's outputs to OUTDIR
@@ -68,11 +71,12 @@ EOF
 
 # mask_text FILE: digits masked, repeated lines (interval reports) once,
 # blank lines and what the machine's load decides (the deadline, the
-# self-check's verdict, warnings) dropped.
+# self-check's verdict, also in the sweep table's last column, warnings)
+# dropped.
 mask_text() {
     sed -E -e 's/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/#/g' -e 's/ +/ /g' -e '/^Deadline:/d' \
         -e '/^ *$/d' -e 's/,(met|cut),/,<deadline>,/' -e 's/self-check: .*/self-check: <load>/' \
-        -e '/^ *=> /d' -e '/WARNING/d' "$1" | uniq
+        -e '/^ *=> /d' -e '/WARNING/d' -e 's/ #x [a-z].*$/ #x <load>/' "$1" | uniq
 }
 
 # run_masked BIN NAME ARGS...: a run, its outputs masked into $OUT/NAME.*
@@ -97,6 +101,16 @@ merge_case() {
     if [ -e "$name.json" ]; then cp "$name.json" "$OUT/merge_$name.json"; fi
 }
 
+# compare_case BIN NAME FILES...: a compare, its outputs as they are.
+compare_case() {
+    local bin=$1 name=$2
+    shift 2
+    rm -f "$name.cmp.json"
+    "$bin" compare "$@" --json="$name.cmp.json" >"$OUT/compare_$name.txt" 2>"$OUT/compare_$name.err"
+    echo "exit $?" >"$OUT/compare_$name.rc"
+    if [ -e "$name.cmp.json" ]; then cp "$name.cmp.json" "$OUT/compare_$name.json"; fi
+}
+
 produce() {
     local bin w
     bin=$(realpath "$1") || return 1
@@ -115,6 +129,10 @@ produce() {
         run_masked "$bin" mix oltp_point_select@70 oltp_read_only@30 \
             "${common[@]}" --threads=1 --events=200 --time=0 run
         run_masked "$bin" cpu cpu --threads=1 --events=50 --time=0 --rand-seed=7 run
+        run_masked "$bin" sweep "$LUA/oltp_read_only.lua" "${common[@]}" --threads=1,2 \
+            --time=1 --report-interval=1 --tx-rate=50 run
+        run_masked "$bin" repeat "$LUA/oltp_point_select.lua" "${common[@]}" --threads=1 \
+            --time=1 --report-interval=1 --repeat=2 run
         # Merge reads only the files: the same inputs give the same bytes.
         cp "$IN"/*.json .
         merge_case "$bin" all i0.json i1.json i2.json
@@ -125,6 +143,11 @@ produce() {
         merge_case "$bin" mix mix0.json mix1.json
         merge_case "$bin" bad i0.json i1.json bad2.json
         merge_case "$bin" seed i0.json i1.json seed2.json
+        # Compare reads the files back: the same inputs give the same bytes.
+        compare_case "$bin" rated i0.json i1.json
+        compare_case "$bin" codes codes0.json codes1.json
+        compare_case "$bin" mix mix0.json mix1.json
+        compare_case "$bin" cut i2.json cut1.json
     )
     rm -rf "$w"
     # Where the tree and the binary are is no part of the schema.

@@ -35,13 +35,16 @@ same_as_expected() {
 }
 
 tcase "runs: JSON, CSV, report and exit status as expected (figures masked)"
-for run in closed rated mix cpu; do
+for run in closed rated mix cpu sweep repeat; do
     same_as_expected "$run.*" "$run run"
 done
 
 tcase "merge of fixed inputs: report, JSON, exit status and FATAL lines byte for byte"
 same_as_expected "merge_*" "merge"
 [ ! -e "$OUT/merge_bad.json" ] || fail "a refused merge wrote its --json file"
+
+tcase "compare of fixed inputs (the reader): report, JSON and exit status byte for byte"
+same_as_expected "compare_*" "compare"
 
 tcase "the check catches a changed figure of a merge"
 # The comparison must be able to fail: one merged count off by one.

@@ -68,7 +68,11 @@ oltp_run() {
         tee /dev/stderr | grep -Eq 'transactions: +[1-9]'
 }
 check "SQLite oltp run from /usr/share/sysbench" oltp_run
-check "SQLite oltp cleanup" in_root sh -c 'cd /tmp && sysbench oltp_read_write --tables=2 cleanup && ! test -e sbtest.db'
+# Cleanup drops the tables and leaves the database file (--sqlite-db):
+# the tables are gone when a prepare, which refuses existing tables,
+# succeeds again.
+check "SQLite oltp cleanup" in_root sh -c 'cd /tmp && sysbench oltp_read_write --tables=2 cleanup &&
+    sysbench oltp_read_write --tables=2 --table-size=10 prepare && sysbench oltp_read_write --tables=2 cleanup'
 
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -24,6 +24,8 @@
 #include "results/sb_text_report.h"
 #include "results/sb_result_file.h"
 #include "results/sb_point_result.h"
+#include "results/sb_result_fields.h"
+#include "core/sb_json_read.h"
 
 /* A point of 4 threads at --tx-rate 200 that ran 10 s: 1000 events,
  * 14 reads, 4 writes and 2 other queries each; response times 1..1000 ms
@@ -274,6 +276,115 @@ START_TEST(json_round_trip)
     sb_result_file_free(&r);
     free(json);
     sb_result_writer_close(&o, err, sizeof(err));
+}
+END_TEST
+
+/* Whether dotted path (of final's members) is listed by sb_rf_final, or
+ * lies inside a listed map or list (a percentile key, a list's item). */
+static bool listed(const char *path)
+{
+    for (const struct sb_result_field *f = sb_rf_final; f->path != NULL; f++) {
+        size_t n = strlen(f->path);
+        if (strncmp(path, f->path, n) == 0 && (path[n] == '\0' || path[n] == '.'))
+            return true;
+    }
+    return false;
+}
+
+/* Every member of final object v at prefix pre is listed by the table;
+ * returns how many leaves were seen. */
+static size_t all_listed(const struct sb_jv *v, const char *pre)
+{
+    size_t n = 0;
+    char path[160];
+
+    for (size_t k = 0; k < v->n; k++) {
+        snprintf(path, sizeof(path), "%s%s", pre, sb_jv_key(v, k));
+        if (v->items[k].type == SB_JV_OBJECT && !listed(path)) {
+            strcat(path, ".");
+            n += all_listed(&v->items[k], path);
+            continue;
+        }
+        ck_assert_msg(listed(path), "final.%s is written but not in sb_rf_final", path);
+        n++;
+    }
+    return n;
+}
+
+/* The final figures' table is their one spelling: the writer writes
+ * every field it lists, as sb_rf_value computes it, and nothing else;
+ * the reader puts each back where the table says the model holds it. */
+START_TEST(final_fields_one_table)
+{
+    struct sb_point_result f;
+    struct sb_text_report_opts ro;
+    struct sb_point_config pc;
+    struct sb_result_writer o;
+    struct sb_result_file r;
+    struct sb_jv *doc;
+    const struct sb_jv *fin;
+    char *json, err[256];
+    size_t fields = 0;
+
+    build_point(&f, &ro, &pc);
+    total.c[SB_STAT_ERRORS] = 7;
+    total.c[SB_STAT_RECONNECTS] = 2;
+    total.c[SB_STAT_SKIPPED] = 4;
+    total.ncodes = 1;
+    snprintf(total.codes[0].code, sizeof(total.codes[0].code), "1213");
+    total.codes[0].count = 7;
+    f.cpu = (struct sb_cpu_report){ .elapsed_s = 10.5, .ncpus = 3, .transactions = 999,
+        .client = { true, 1.25, 11, 12, 23, 4.5 },
+        .machine = { true, 21, 22, 43, 50, 30, 20, 1, 2, 47 } };
+    f.thread_cpu = calloc(2, sizeof(*f.thread_cpu));
+    ck_assert_ptr_nonnull(f.thread_cpu);
+    f.thread_cpu[1] = (struct sb_cpu_thread){ .user_s = 0.5, .system_s = 0.25, .events = 9 };
+    f.nthread_cpu = 2;
+    output_of(&o, &f, &pc);
+    json = json_of(&o);
+    doc = sb_jv_parse(json, strlen(json), err, sizeof(err));
+    ck_assert_msg(doc != NULL, "%s", err);
+    fin = sb_jv_path(doc, "points.0.final");
+    ck_assert_uint_gt(all_listed(fin, ""), 60);
+    load_back(&r, json);
+    for (const struct sb_result_field *t = sb_rf_final; t->path != NULL; t++) {
+        const struct sb_jv *v = sb_jv_path(fin, t->path);
+        const struct sb_point_result *b = &r.points[0];
+        double x;
+        ck_assert_msg(v != NULL, "final.%s is listed but not written", t->path);
+        if (t->type != SB_RF_COUNT && t->type != SB_RF_REAL)
+            continue;
+        /* As the table computes it from the writer's point. */
+        x = sb_rf_value(&o.points[0], t, 0);
+        ck_assert_msg(isnan(x) ? v->type == SB_JV_NULL : sb_jv_num(v) == x,
+                      "final.%s: written %g, the table gives %g", t->path, sb_jv_num(v), x);
+        fields++;
+        /* Read back where the model holds it. */
+        if (t->ctype == SB_RF_STAT)
+            x = sb_rf_get(b->total, t);
+        else if (t->ctype == SB_RF_DOUBLE || t->ctype == SB_RF_U64 || t->ctype == SB_RF_UINT)
+            x = sb_rf_get(b, t);
+        else
+            continue;
+        ck_assert_msg(isnan(x) ? v->type == SB_JV_NULL : sb_jv_num(v) == x,
+                      "final.%s: read back %g, the file has %g", t->path, x, sb_jv_num(v));
+    }
+    ck_assert_uint_gt(fields, 50);
+    /* The figures chosen above came through, not only agreeing zeros. */
+    ck_assert_uint_eq(r.points[0].total->c[SB_STAT_SKIPPED], 4);
+    ck_assert_double_eq(r.points[0].cpu.machine.idle_pct, 47);
+    ck_assert(isnan(r.points[0].cpu.server.util_pct));
+    ck_assert_uint_eq(r.points[0].nthread_cpu, 2);
+    ck_assert_uint_eq(r.points[0].thread_cpu[1].events, 9);
+    ck_assert_str_eq(r.points[0].total->codes[0].code, "1213");
+    ck_assert_str_eq(r.points[0].server_label, "not measured (test)");
+    ck_assert_double_eq(r.points[0].file_pct_ms[1],
+                        (double)sb_hist_percentile(&total.response, 99) / 1e6);
+    sb_result_file_free(&r);
+    sb_jv_free(doc);
+    free(json);
+    ck_assert_int_eq(sb_result_writer_close(&o, err, sizeof(err)), 0);
+    total.ncodes = 0;
 }
 END_TEST
 
@@ -798,6 +909,7 @@ int main(void)
     tcase_add_test(tc, text_report_from_point);
     tcase_add_test(tc, fairness_every_connection);
     tcase_add_test(tc, json_round_trip);
+    tcase_add_test(tc, final_fields_one_table);
     tcase_add_test(tc, pace_mode_names);
     tcase_add_test(tc, compare_reads_the_file);
     tcase_add_test(tc, text_report_errors_and_rates);
