@@ -67,34 +67,8 @@ echo "== --threads=auto: the peak it finds against the truth ($(date -u +%FT%TZ)
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 
 # ------------------------------------------------------------- (a) synthetic
-cat >"$WORK/lock.lua" <<'LUA'
--- SPDX-License-Identifier: GPL-2.0-or-later
-local ffi = require("ffi")
-ffi.cdef[[
-typedef struct { long tv_sec; long tv_nsec; } sbb_pk_ts;
-int nanosleep(const sbb_pk_ts *, sbb_pk_ts *);
-int open(const char *, int, int);
-int flock(int, int);
-int close(int);
-]]
-local ts = ffi.new("sbb_pk_ts")
-local period = tonumber(os.getenv("PERIOD_MS"))
-local hold = tonumber(os.getenv("HOLD_MS"))
-local fd
-local function sleep_ms(ms)
-  ts.tv_sec = math.floor(ms / 1000)
-  ts.tv_nsec = (ms % 1000) * 1e6
-  ffi.C.nanosleep(ts, nil)
-end
-function thread_init() fd = ffi.C.open(os.getenv("LOCK_FILE"), 66, 420) end
-function thread_done() ffi.C.close(fd) end
-function event()
-  sleep_ms(period - hold)
-  ffi.C.flock(fd, 2) -- LOCK_EX
-  sleep_ms(hold)
-  ffi.C.flock(fd, 8) -- LOCK_UN
-end
-LUA
+# The workload is the suites' own: tests/fixtures/lock.lua.
+LOCK_LUA=$BENCH_DIR/../tests/fixtures/lock.lua
 XMAX=$(awk -v h="$HOLD_MS" 'BEGIN { printf "%.2f", 1000 / h }')
 echo
 echo "(a) synthetic: events of $PERIOD_MS ms holding one shared lock for $HOLD_MS ms: X_max = $XMAX/s; --threads=auto:$AUTO_MAX --time=$TIME${PRIO:+ (chrt -f 10)}"
@@ -102,7 +76,7 @@ printf '%4s %8s %10s %8s %7s %10s %8s %8s %6s %8s\n' run threads "tps" "/X_max" 
 for r in $(seq 1 "$REPS"); do
   s=$(date +%s.%N)
   ( cd "$WORK" && LOCK_FILE=$WORK/lock PERIOD_MS=$PERIOD_MS HOLD_MS=$HOLD_MS timeout 900 "${PRIO[@]}" "$SB_BIN" \
-      "$WORK/lock.lua" --threads=auto:"$AUTO_MAX" --time="$TIME" --json="$WORK/syn$r.json" run \
+      "$LOCK_LUA" --threads=auto:"$AUTO_MAX" --time="$TIME" --json="$WORK/syn$r.json" run \
       >"$WORK/syn$r.out" 2>&1 ) || { echo "run $r failed:"; tail -5 "$WORK/syn$r.out"; continue; }
   wall=$(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
   python3 - "$WORK/syn$r.json" "$XMAX" "$r" "$wall" <<'PY'

@@ -19,38 +19,9 @@ need_tool python3 "to read the JSON documents"
 
 # py CODE FILE (tests/lib.sh): Python with d the document.
 
+# The lock workload: tests/fixtures/lock.lua (PERIOD_MS 10, HOLD_MS 2).
 write_lock() {
-    cat >lock.lua <<'LUA'
-local ffi = require("ffi")
-ffi.cdef[[
-typedef struct { long tv_sec; long tv_nsec; } sbt_at_ts;
-int nanosleep(const sbt_at_ts *, sbt_at_ts *);
-int open(const char *, int, int);
-int flock(int, int);
-int close(int);
-]]
-local ts = ffi.new("sbt_at_ts")
-local period = tonumber(os.getenv("PERIOD_MS") or "10")
-local hold = tonumber(os.getenv("HOLD_MS") or "2")
-local fd
-local function sleep_ms(ms)
-  ts.tv_sec = 0
-  ts.tv_nsec = ms * 1e6
-  ffi.C.nanosleep(ts, nil)
-end
-function thread_init()
-  fd = ffi.C.open("lock", 66, 420) -- O_RDWR | O_CREAT, 0644
-end
-function thread_done()
-  ffi.C.close(fd)
-end
-function event()
-  sleep_ms(period - hold)
-  ffi.C.flock(fd, 2) -- LOCK_EX
-  sleep_ms(hold)
-  ffi.C.flock(fd, 8) -- LOCK_UN
-end
-LUA
+    fixture lock.lua
 }
 
 tcase "--threads=auto:0 is refused with one line"
