@@ -220,11 +220,13 @@ static unsigned doubling_step(struct sb_peak *s, unsigned *runs)
     best = p != NULL && p->within_sla && (bb == NULL || p->median_tps > bb->median_tps);
     s->noise = bb != NULL && p != NULL ? noise(s, p, bb) : SB_PEAK_MIN_STEP;
     s->grew[k] = best && (bb == NULL || p->median_tps > bb->median_tps * (1 + s->noise));
-    /* Grew within the noise right after a real growth: its upper
-     * neighbour is measured too, so that the best has one. */
+    /* Grew, or is the best within the noise: the next doubling is
+     * measured too, so that the best has an upper neighbour and the fall
+     * is seen (a slow rise is no plateau: a run that spiked at a low
+     * count would end the search there). */
     if (p != NULL && p->within_sla && p->threads < s->par.max_threads &&
         k + 1 < sizeof(s->dbl) / sizeof(s->dbl[0]) &&
-        (s->grew[k] || (best && k > 0 && s->grew[k - 1]))) {
+        (s->grew[k] || best)) {
         unsigned t = p->threads * 2 < s->par.max_threads ? p->threads * 2 : s->par.max_threads;
         s->dbl[++s->ndbl - 1] = t;
         return t;

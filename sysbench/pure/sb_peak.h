@@ -10,10 +10,9 @@
  *  1. Doubling: 1, 2, 4, ... up to MAX, while each new count's throughput
  *     grows over the best before it by more than the noise (the noise of
  *     the two counts' medians, estimated per count: SB_PEAK_NOISE_Z
- *     below). When the first count that does not grow
- *     enough is still the best (it grew, within the noise), one more
- *     doubling measures its upper neighbour. A count that misses the SLA
- *     ends the doubling.
+ *     below), and while the newest count is the best at all (it grew,
+ *     within the noise): the doubling ends at the first count below the
+ *     best, the fall. A count that misses the SLA ends it too.
  *  2. Refining: between the best count's measured neighbours, golden-
  *     section steps on the integer count (a probe 38.2% into the wider
  *     side), until every count of the bracket is within SB_PEAK_BRACKET of the
