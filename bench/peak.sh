@@ -31,7 +31,7 @@
 #
 # Env: SB_BIN, REPS (3), TIME (5 s per run), PERIOD_MS (10), HOLD_MS (2),
 # AUTO_MAX (16), SYN_COUNTS ("4 5 6 8 12 16"), COUNTS ("1 2 3 4 6 8 12 16
-# 24 32 48 64"), WORKLOADS ("oltp_read_only oltp_point_select"),
+# 24 32 48 64"), WORKLOADS ("oltp_read_only oltp_point_select" on MariaDB; "" for none),
 # PG_WORKLOADS ("oltp_read_only"; "" for none), TABLES (4), TABLE_SIZE
 # (10000), KEEP=1 keeps the raw outputs.
 set -euo pipefail
@@ -53,7 +53,7 @@ HOLD_MS=${HOLD_MS:-2}
 AUTO_MAX=${AUTO_MAX:-16}
 SYN_COUNTS=${SYN_COUNTS:-"4 5 6 8 12 16"}
 COUNTS=${COUNTS:-"1 2 3 4 6 8 12 16 24 32 48 64"}
-WORKLOADS=${WORKLOADS:-"oltp_read_only oltp_point_select"}
+WORKLOADS=${WORKLOADS-"oltp_read_only oltp_point_select"}
 PG_WORKLOADS=${PG_WORKLOADS-"oltp_read_only"}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-10000}
