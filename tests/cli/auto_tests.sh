@@ -95,7 +95,7 @@ SB_TIMEOUT=120 sb lock.lua --threads=1,2,4,8 --time=1 --json=s.json run
 assert_exit 0
 assert_contains out "Sweep summary (4 points"
 assert_contains out "Universal Scalability Law fit (4 runs, 1 to 8 threads):"
-assert_match out "(peak N\* = [0-9.]+ threads, X\(N\*\) = [0-9.]+ tps|no peak \(kappa 0\))"
+assert_match out "(peak N\* = [0-9.]+ threads, X\(N\*\) = [0-9.]+ tps|no peak \((sigma and )?kappa 0\))"
 assert_eq "$(py '
 u = d["usl"]
 print(u["points"], u["min_threads"], u["max_threads"], u["peak"] in ("inside", "above", "below", "none"),
