@@ -139,7 +139,7 @@ int sb_run_points(lua_State *L, struct sb_lua_env *env, struct sb_rand *main_ran
     struct sb_findmax_result fm;
     struct sb_peak peak; /* 17 KB, on the main thread's stack */
     struct sb_sweep ctx = {L, env, main_rand, &out, sb_cfg->thread_list[0], false, 0, false,
-                            &fm, 1, 1, 0, 0, &peak};
+                            &fm, 1, 1, 0, 0, &peak, 0};
     struct sb_metrics_run mr;
     int rc;
 

@@ -83,6 +83,7 @@ static int run_point(void *p, double rate, unsigned repeats)
     struct sb_sweep *c = p;
     size_t first = c->out->npoints;
     uint64_t t0;
+    double run_s;
     int rc = 0;
 
     for (unsigned rep = 1; rep <= repeats && rc == 0; rep++) {
@@ -109,8 +110,10 @@ static int run_point(void *p, double rate, unsigned repeats)
                             0x100000000ULL + sb_cfg->instance.index, &sb_cfg->rand);
         t0 = sb_now_ns();
         rc = sb_run_benchmark(c->L, c->env, &pt, c->out);
+        run_s = (double)(sb_now_ns() - t0) / 1e9;
         c->runs_done++;
-        c->runs_s += (double)(sb_now_ns() - t0) / 1e9;
+        c->runs_s += run_s;
+        c->run_max_s = run_s > c->run_max_s ? run_s : c->run_max_s;
     }
     if (repeats > 1 && rc != 1)
         sb_repeat_print_group(c->out, first, stdout);
@@ -281,9 +284,11 @@ static int run_auto(struct sb_sweep *c)
            par.max_threads, par.sla_ms > 0 ? " within the --sla" : "");
     fflush(stdout);
     while (rc == 0) {
-        /* What the next run should take: the runs so far, else the
-         * options (a run ended by --events has no --time to go by). */
-        double per = c->runs_done > 0 ? c->runs_s / c->runs_done : guess;
+        /* What the next run may take, for --budget: the longest run so
+         * far (runs of more threads take longer to start and stop, and
+         * the budget is a limit, not a target), else the options (a run
+         * ended by --events has no --time to go by). */
+        double per = c->runs_done > 0 ? c->run_max_s : guess;
         struct sb_peak_fig fig;
 
         t = sb_peak_next(c->peak, monotonic_s() - t0, per + sb_cfg->sweep_cooldown);

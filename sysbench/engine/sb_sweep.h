@@ -39,6 +39,7 @@ struct sb_sweep {
     unsigned runs_done;            /* runs finished, and their wall time: time left */
     double runs_s;
     struct sb_peak *peak;          /* --threads=auto: the search, read by the JSON writer */
+    double run_max_s;              /* the longest run so far (--budget); 0 before any */
 };
 
 /*

@@ -101,34 +101,72 @@ void sb_peak_record(struct sb_peak *s, unsigned threads, const struct sb_peak_fi
                     (!(s->par.sla_ms > 0) || p->median_latency_ms <= s->par.sla_ms);
 }
 
-/* The relative uncertainty of a count's median throughput: the within-run
- * errors, or the spread between its runs when that is larger. */
-static double uncertainty(const struct sb_peak_point *p)
+/* The relative spread of one run's throughput from run to run, pooled
+ * over every count measured more than once and shrunk toward
+ * SB_PEAK_NOISE_PRIOR by SB_PEAK_PRIOR_WEIGHT runs' worth of weight: a
+ * count measured twice gives one degree of freedom, far too few to trust
+ * alone (two runs that happen to agree would claim no noise at all). */
+static double run_spread(const struct sb_peak *s)
 {
-    double w = 0, mean = 0, var = 0;
+    double ss = SB_PEAK_NOISE_PRIOR * SB_PEAK_NOISE_PRIOR * SB_PEAK_PRIOR_WEIGHT;
+    double dof = SB_PEAK_PRIOR_WEIGHT;
+
+    for (size_t i = 0; i < s->npts; i++) {
+        const struct sb_peak_point *p = &s->pts[i];
+        double mean = 0;
+        unsigned n = 0;
+        for (unsigned k = 0; k < p->runs; k++)
+            if (isfinite(p->tps[k])) {
+                mean += p->tps[k];
+                n++;
+            }
+        if (n < 2 || !(mean > 0))
+            continue;
+        mean /= n;
+        for (unsigned k = 0; k < p->runs; k++)
+            if (isfinite(p->tps[k]))
+                ss += (p->tps[k] / mean - 1) * (p->tps[k] / mean - 1);
+        dof += n - 1;
+    }
+    return sqrt(ss / dof);
+}
+
+/* The relative uncertainty of a count's median throughput: the larger of
+ * the within-run error (each run's own 1-s samples) and the run-to-run
+ * spread (the pooled one, or this count's own when larger) over the
+ * square root of its runs. */
+static double uncertainty(const struct sb_peak *s, const struct sb_peak_point *p)
+{
+    double w = 0, mean = 0, var = 0, between = run_spread(s);
     unsigned nw = 0;
 
+    if (p->runs == 0)
+        return INFINITY;
     for (unsigned i = 0; i < p->runs; i++)
         if (isfinite(p->rse[i])) {
             w += p->rse[i] * p->rse[i];
             nw++;
         }
     w = nw > 0 ? sqrt(w / nw / p->runs) : 0;
-    if (p->runs < 2 || !(p->median_tps > 0))
-        return w;
-    for (unsigned i = 0; i < p->runs; i++)
-        mean += p->tps[i] / p->runs;
-    for (unsigned i = 0; i < p->runs; i++)
-        var += (p->tps[i] - mean) * (p->tps[i] - mean) / (p->runs - 1);
-    return fmax(w, sqrt(var / p->runs) / p->median_tps);
+    if (p->runs >= 2 && p->median_tps > 0) {
+        for (unsigned i = 0; i < p->runs; i++)
+            mean += p->tps[i] / p->runs;
+        for (unsigned i = 0; i < p->runs; i++)
+            var += (p->tps[i] - mean) * (p->tps[i] - mean) / (p->runs - 1);
+        between = fmax(between, sqrt(var) / p->median_tps);
+    }
+    return fmax(w, between / sqrt(p->runs));
 }
 
-/* The growth two medians must differ by to count as one. */
-static double noise(const struct sb_peak_point *a, const struct sb_peak_point *b)
+/* The relative difference two counts' medians must show to be told
+ * apart: SB_PEAK_NOISE_Z times the combined uncertainty, never
+ * below SB_PEAK_MIN_STEP. Within it the two are a tie. */
+static double noise(const struct sb_peak *s, const struct sb_peak_point *a,
+                    const struct sb_peak_point *b)
 {
-    double ua = uncertainty(a), ub = uncertainty(b);
+    double ua = uncertainty(s, a), ub = uncertainty(s, b);
 
-    return fmax(SB_PEAK_NOISE_FLOOR, 2 * sqrt(ua * ua + ub * ub));
+    return fmax(SB_PEAK_MIN_STEP, SB_PEAK_NOISE_Z * sqrt(ua * ua + ub * ub));
 }
 
 /* The best count (highest median throughput within the SLA; the fewer
@@ -180,13 +218,15 @@ static unsigned doubling_step(struct sb_peak *s, unsigned *runs)
             bb = q;
     }
     best = p != NULL && p->within_sla && (bb == NULL || p->median_tps > bb->median_tps);
-    s->noise = bb != NULL && p != NULL ? noise(p, bb) : SB_PEAK_NOISE_FLOOR;
+    s->noise = bb != NULL && p != NULL ? noise(s, p, bb) : SB_PEAK_MIN_STEP;
     s->grew[k] = best && (bb == NULL || p->median_tps > bb->median_tps * (1 + s->noise));
-    /* Grew within the noise right after a real growth: its upper
-     * neighbour is measured too, so that the best has one. */
+    /* Grew, or is the best within the noise: the next doubling is
+     * measured too, so that the best has an upper neighbour and the fall
+     * is seen (a slow rise is no plateau: a run that spiked at a low
+     * count would end the search there). */
     if (p != NULL && p->within_sla && p->threads < s->par.max_threads &&
         k + 1 < sizeof(s->dbl) / sizeof(s->dbl[0]) &&
-        (s->grew[k] || (best && k > 0 && s->grew[k - 1]))) {
+        (s->grew[k] || best)) {
         unsigned t = p->threads * 2 < s->par.max_threads ? p->threads * 2 : s->par.max_threads;
         s->dbl[++s->ndbl - 1] = t;
         return t;
@@ -206,9 +246,10 @@ static unsigned doubling_step(struct sb_peak *s, unsigned *runs)
 
 /* Whether neighbour p of the best b is a close call: its median within
  * the noise of the best's. */
-static bool close_to_best(const struct sb_peak_point *p, const struct sb_peak_point *b)
+static bool close_to_best(const struct sb_peak *s, const struct sb_peak_point *p,
+                          const struct sb_peak_point *b)
 {
-    return p->within_sla && p->median_tps >= b->median_tps * (1 - noise(p, b));
+    return p->within_sla && p->median_tps >= b->median_tps * (1 - noise(s, p, b));
 }
 
 /* Whether the bracket is flat: at most SB_PEAK_FLAT_RATIO wide and every
@@ -223,7 +264,7 @@ static bool flat(const struct sb_peak *s)
     const struct sb_peak_point *hi = find((struct sb_peak *)s, s->hi);
 
     return b != NULL && lo != NULL && hi != NULL && s->hi <= SB_PEAK_FLAT_RATIO * s->lo &&
-           (lo == b || close_to_best(lo, b)) && (hi == b || close_to_best(hi, b));
+           (lo == b || close_to_best(s, lo, b)) && (hi == b || close_to_best(s, hi, b));
 }
 
 /* A refining probe inside the bracket, or 0 when it is narrow. */
@@ -252,25 +293,41 @@ static unsigned refine_step(struct sb_peak *s)
     return (unsigned)t;
 }
 
+/* Whether neighbour p of the best b is still a tie after its
+ * SB_PEAK_CONFIRM_NEIGHBOUR runs: within the noise of the best, yet more
+ * than SB_PEAK_MIN_STEP below it, so one more run of each may tell them
+ * apart (a gap below SB_PEAK_MIN_STEP is not worth it). */
+static bool still_tied(const struct sb_peak *s, const struct sb_peak_point *p,
+                       const struct sb_peak_point *b)
+{
+    return p->runs >= SB_PEAK_CONFIRM_NEIGHBOUR && close_to_best(s, p, b) &&
+           p->median_tps < b->median_tps * (1 - SB_PEAK_MIN_STEP);
+}
+
 /* The runs a bracket count needs at the end: a neighbour that is a close
- * call SB_PEAK_CONFIRM_NEIGHBOUR, one clearly below the best none more;
- * the best SB_PEAK_CONFIRM_BEST when a neighbour is close or its own runs
- * disagree by more than the noise floor, else one run less. */
+ * call SB_PEAK_CONFIRM_NEIGHBOUR, one more while it stays tied, one
+ * clearly below the best none more; the best SB_PEAK_CONFIRM_BEST when a
+ * neighbour is close or its own runs disagree by more than
+ * SB_PEAK_MIN_STEP, else one run less, and one more while a neighbour
+ * stays tied. */
 static unsigned target_runs(const struct sb_peak *s, const struct sb_peak_point *p,
-                            const struct sb_peak_point *b, bool any_close)
+                            const struct sb_peak_point *b, bool any_close, bool any_tied)
 {
     unsigned t;
 
     if (p != b) {
-        t = close_to_best(p, b) ? SB_PEAK_CONFIRM_NEIGHBOUR : 1;
+        t = !close_to_best(s, p, b) ? 1
+            : still_tied(s, p, b)   ? SB_PEAK_CONFIRM_NEIGHBOUR + 1
+                                    : SB_PEAK_CONFIRM_NEIGHBOUR;
     } else {
         double lo = INFINITY, hi = 0;
         for (unsigned i = 0; i < p->runs; i++) {
             lo = fmin(lo, p->tps[i]);
             hi = fmax(hi, p->tps[i]);
         }
-        t = any_close || hi - lo > SB_PEAK_NOISE_FLOOR * p->median_tps
+        t = any_close || hi - lo > SB_PEAK_MIN_STEP * p->median_tps
                 ? SB_PEAK_CONFIRM_BEST : SB_PEAK_CONFIRM_BEST - 1;
+        t += any_tied;
     }
     return s->par.repeat > t ? s->par.repeat : t;
 }
@@ -280,18 +337,20 @@ static unsigned target_runs(const struct sb_peak *s, const struct sb_peak_point 
 static unsigned confirm_step(struct sb_peak *s, unsigned *runs)
 {
     const struct sb_peak_point *c[3] = {find(s, s->best), find(s, s->lo), find(s, s->hi)};
-    bool any_close = false;
+    bool any_close = false, any_tied = false;
 
     if (c[0] == NULL)
         return 0;
     for (int i = 1; i < 3; i++)
-        if (c[i] != NULL && c[i] != c[0] && close_to_best(c[i], c[0]))
+        if (c[i] != NULL && c[i] != c[0] && close_to_best(s, c[i], c[0])) {
             any_close = true;
+            any_tied = any_tied || still_tied(s, c[i], c[0]);
+        }
     for (int i = 0; i < 3; i++) {
         unsigned want;
         if (c[i] == NULL || (i > 0 && c[i] == c[0]))
             continue;
-        want = target_runs(s, c[i], c[0], any_close);
+        want = target_runs(s, c[i], c[0], any_close, any_tied);
         if (c[i]->runs < want) {
             *runs = 1;
             return c[i]->threads;

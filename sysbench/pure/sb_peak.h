@@ -8,21 +8,23 @@
  * latency percentile stays within the limit).
  *
  *  1. Doubling: 1, 2, 4, ... up to MAX, while each new count's throughput
- *     grows over the best before it by more than the noise (the larger of
- *     SB_PEAK_NOISE_FLOOR and twice the combined relative standard error
- *     of the two medians). When the first count that does not grow
- *     enough is still the best (it grew, within the noise), one more
- *     doubling measures its upper neighbour. A count that misses the SLA
- *     ends the doubling.
+ *     grows over the best before it by more than the noise (the noise of
+ *     the two counts' medians, estimated per count: SB_PEAK_NOISE_Z
+ *     below), and while the newest count is the best at all (it grew,
+ *     within the noise): the doubling ends at the first count below the
+ *     best, the fall. A count that misses the SLA ends it too.
  *  2. Refining: between the best count's measured neighbours, golden-
  *     section steps on the integer count (a probe 38.2% into the wider
- *     side), until every count of the bracket is within 10% of the best
- *     (or its immediate neighbour).
+ *     side), until every count of the bracket is within SB_PEAK_BRACKET of the
+ *     best (or its immediate neighbour).
  *  3. Confirming: the best is measured to 3 runs and its neighbours to 2,
- *     and every verdict uses medians, so a single lucky run cannot win.
+ *     and every verdict uses medians, so a single lucky run cannot win; a
+ *     neighbour still tied with the best (within the noise, more than
+ *     SB_PEAK_MIN_STEP below) gets one more run, and the best with it.
  *     Should a neighbour overtake, the bracket moves and the search goes
  *     on around the new best.
- *  It stops there, or when the next run would overrun --budget.
+ *  It stops there, or when the next run would overrun --budget (the
+ *  caller says how long a run may take).
  *
  * The module decides, the caller measures: sb_peak_next says which thread
  * count to run next, sb_peak_record takes the run's figures. Pure: no I/O,
@@ -37,15 +39,23 @@
 #define SB_PEAK_MAX_POINTS 64
 #define SB_PEAK_MAX_RUNS 8
 #define SB_PEAK_MAX_ORDER (SB_PEAK_MAX_POINTS * SB_PEAK_MAX_RUNS)
-/* Throughput must grow by more than this share to count as growth, however
- * steady the runs: identical runs on a quiet server differ by a few percent. */
-#define SB_PEAK_NOISE_FLOOR 0.05
+/* The noise: two counts' medians are told apart when they differ by more
+ * than SB_PEAK_NOISE_Z times their combined relative uncertainty (sb_peak.c,
+ * noise()), and never by less than SB_PEAK_MIN_STEP, a gain too small to be
+ * worth runs. A count's uncertainty comes from its runs' own 1-s samples
+ * and from the run-to-run spread of the counts measured more than once,
+ * pooled; before there is any, a run is taken to be off by
+ * SB_PEAK_NOISE_PRIOR, a prior worth SB_PEAK_PRIOR_WEIGHT runs. */
+#define SB_PEAK_NOISE_Z 1.5
+#define SB_PEAK_MIN_STEP 0.02
+#define SB_PEAK_NOISE_PRIOR 0.05
+#define SB_PEAK_PRIOR_WEIGHT 2.0
 /* Runs of the best count, and of each of its neighbours, at the end. */
 #define SB_PEAK_CONFIRM_BEST 3
 #define SB_PEAK_CONFIRM_NEIGHBOUR 2
 /* The bracket is narrow when no count in it is further than this share of
  * the best count from it (or than 1 thread). */
-#define SB_PEAK_BRACKET 0.10
+#define SB_PEAK_BRACKET 0.25
 /* A bracket at most this wide (highest count over lowest) whose counts are
  * all within the noise of the best is flat: narrowing it further could
  * not tell its counts apart (sb_peak.c, flat()). */
@@ -122,8 +132,8 @@ void sb_peak_init(struct sb_peak *s, const struct sb_peak_params *par);
 /*
  * The thread count of the next run, or 0 when the search is over (s->end
  * says why). elapsed_s is the time the search has taken so far, run_s
- * what one more run is expected to take (both for --budget; the first run
- * is always allowed).
+ * what one more run may take (both for --budget: the search ends rather than
+ * start a run that would overrun it; the first run is always allowed).
  */
 unsigned sb_peak_next(struct sb_peak *s, double elapsed_s, double run_s);
 

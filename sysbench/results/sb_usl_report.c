@@ -108,7 +108,7 @@ const char *sb_peak_report_end(const struct sb_peak *s)
 {
     switch (s->end) {
     case SB_PEAK_NARROW:
-        return "the bracket around the best is within 10% in threads";
+        return "the bracket around the best is within 25% in threads";
     case SB_PEAK_FLAT:
         return "the counts around the best are within the noise of it";
     case SB_PEAK_BUDGET:

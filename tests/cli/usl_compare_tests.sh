@@ -16,39 +16,11 @@
 
 need_tool python3 "to read the JSON documents"
 
+# The lock workload: tests/fixtures/lock.lua, here events of 4 ms holding
+# the lock for 1 ms unless a case says otherwise.
 write_lock() {
-    cat >lock.lua <<'LUA'
-local ffi = require("ffi")
-ffi.cdef[[
-typedef struct { long tv_sec; long tv_nsec; } sbt_uc_ts;
-int nanosleep(const sbt_uc_ts *, sbt_uc_ts *);
-int open(const char *, int, int);
-int flock(int, int);
-int close(int);
-]]
-local ts = ffi.new("sbt_uc_ts")
-local period = tonumber(os.getenv("PERIOD_MS") or "4")
-local hold = tonumber(os.getenv("HOLD_MS") or "1")
-local fd
-local function sleep_ms(ms)
-  if ms <= 0 then return end
-  ts.tv_sec = 0
-  ts.tv_nsec = ms * 1e6
-  ffi.C.nanosleep(ts, nil)
-end
-function thread_init()
-  fd = ffi.C.open("lock", 66, 420) -- O_RDWR | O_CREAT, 0644
-end
-function thread_done()
-  ffi.C.close(fd)
-end
-function event()
-  sleep_ms(period - hold)
-  ffi.C.flock(fd, 2) -- LOCK_EX
-  sleep_ms(hold)
-  ffi.C.flock(fd, 8) -- LOCK_UN
-end
-LUA
+    fixture lock.lua
+    export PERIOD_MS=4 HOLD_MS=1
 }
 
 tcase "compare of a parallel and a serialised sweep: the fits' parameters and ratios, table and --json"

@@ -21,42 +21,8 @@ need_tool python3 "to read the JSON documents"
 # ZIGZAG set, an odd thread count's events take 1 ms and an even count's
 # 12 ms instead: throughput that no USL curve follows.
 write_lock() {
-    cat >lock.lua <<'LUA'
-local ffi = require("ffi")
-ffi.cdef[[
-typedef struct { long tv_sec; long tv_nsec; } sbt_up_ts;
-int nanosleep(const sbt_up_ts *, sbt_up_ts *);
-int open(const char *, int, int);
-int flock(int, int);
-int close(int);
-]]
-local ts = ffi.new("sbt_up_ts")
-local period = tonumber(os.getenv("PERIOD_MS") or "6")
-local hold = tonumber(os.getenv("HOLD_MS") or "2")
-local zigzag = os.getenv("ZIGZAG")
-local fd
-local function sleep_ms(ms)
-  ts.tv_sec = 0
-  ts.tv_nsec = ms * 1e6
-  ffi.C.nanosleep(ts, nil)
-end
-function thread_init()
-  fd = ffi.C.open("lock", 66, 420) -- O_RDWR | O_CREAT, 0644
-end
-function thread_done()
-  ffi.C.close(fd)
-end
-function event()
-  if zigzag then
-    sleep_ms(sysbench.opt.threads % 2 == 1 and 1 or 12)
-    return
-  end
-  sleep_ms(period - hold)
-  ffi.C.flock(fd, 2) -- LOCK_EX
-  sleep_ms(hold)
-  ffi.C.flock(fd, 8) -- LOCK_UN
-end
-LUA
+    fixture lock.lua
+    export PERIOD_MS=6 HOLD_MS=2
 }
 
 # check_figure JSON GPDIR: the chart's data and variables against the

@@ -51,29 +51,8 @@ fi
 
 tcase "USL fit of a real thread sweep's JSON agrees with scipy's curve_fit within 1%"
 # Events that hold one lock shared by all threads for 2 ms of their 6.
-cat >lock.lua <<'LUA'
-local ffi = require("ffi")
-ffi.cdef[[
-typedef struct { long tv_sec; long tv_nsec; } sbt_us_ts;
-int nanosleep(const sbt_us_ts *, sbt_us_ts *);
-int open(const char *, int, int);
-int flock(int, int);
-]]
-local ts, fd = ffi.new("sbt_us_ts"), nil
-local function sleep_ms(ms)
-  ts.tv_sec = 0
-  ts.tv_nsec = ms * 1e6
-  ffi.C.nanosleep(ts, nil)
-end
-function thread_init() fd = ffi.C.open("lock", 66, 420) end
-function event()
-  sleep_ms(4)
-  ffi.C.flock(fd, 2)
-  sleep_ms(2)
-  ffi.C.flock(fd, 8)
-end
-LUA
-SB_TIMEOUT=120 sb lock.lua --threads=1,2,3,4,6 --time=0.5 --json=s.json run
+fixture lock.lua
+SB_TIMEOUT=120 PERIOD_MS=6 HOLD_MS=2 sb lock.lua --threads=1,2,3,4,6 --time=0.5 --json=s.json run
 assert_exit 0
 "$PY" - s.json >points <<'PY'
 import json, sys

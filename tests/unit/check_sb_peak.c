@@ -11,6 +11,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,12 @@ struct fake {
     unsigned lucky;        /* the first run at this count is lucky_by higher */
     double lucky_by;
     bool lucky_done;
+    unsigned lucky2;       /* the first run at this count is off by lucky2_by */
+    double lucky2_by;
+    bool lucky2_done;
     double run_s;          /* what one run takes */
+    double xmax;           /* > 0: a lock's ceiling, min(lambda * N, xmax) smoothed */
+    bool gauss;            /* noise normal with sd `noise`, not uniform */
     unsigned runs_at[1024];
 };
 
@@ -39,6 +45,10 @@ static double uniform(struct fake *f)
 
 static double truth(const struct fake *f, double n)
 {
+    /* A closed loop around one lock: lambda * N until the lock saturates
+     * at xmax, with the smooth knee of random arrivals. */
+    if (f->xmax > 0)
+        return pow(pow(f->lambda * n, -4) + pow(f->xmax, -4), -0.25);
     return f->lambda * n / (1 + f->sigma * (n - 1) + f->kappa * n * (n - 1));
 }
 
@@ -75,13 +85,17 @@ static size_t drive(struct sb_peak *s, const struct sb_peak_params *par, struct 
     sb_peak_init(s, par);
     while ((t = sb_peak_next(s, elapsed, f->run_s)) != 0) {
         struct sb_peak_fig fig;
-        double x = truth(f, t) * (1 + f->noise * uniform(f));
+        double x = truth(f, t) * (1 + f->noise * (f->gauss ? sb_test_normal(&f->rng) : uniform(f)));
 
         ck_assert_uint_le(t, par->max_threads);
         ck_assert_uint_lt(s->nruns, SB_PEAK_MAX_ORDER);
         if (t == f->lucky && !f->lucky_done) {
             x *= 1 + f->lucky_by;
             f->lucky_done = true;
+        }
+        if (t == f->lucky2 && !f->lucky2_done) {
+            x *= 1 + f->lucky2_by;
+            f->lucky2_done = true;
         }
         fig.tps = x;
         fig.latency_ms = t / x * 1000;
@@ -130,13 +144,15 @@ START_TEST(finds_the_peak_within_5_percent_cheaply)
     runs = drive(&s, &par, &f);
     assert_found(&s, &f, 64);
     ck_assert(s.end == SB_PEAK_NARROW || s.end == SB_PEAK_FLAT);
-    /* Quiet: at most 40% of the exhaustive sweep's runs. Noisy, a close
-     * call at the top costs re-measurements: at most 56% (20 runs) for
-     * one search, 40% on average (many_seeds_of_noise). */
+    /* Quiet: at most half the exhaustive sweep's runs (13-16 seen: the
+     * noise is not known until counts are measured twice). Noisy, a close
+     * call at the top costs re-measurements: at most 22 runs for one
+     * search; against the exhaustive sweep over many seeds in
+     * noisy_trials_against_the_exhaustive_sweep. */
     if (noise == 0)
-        ck_assert_msg(runs * 10 <= EXHAUSTIVE_RUNS * 4, "%zu runs", runs);
+        ck_assert_msg(runs * 2 <= EXHAUSTIVE_RUNS, "%zu runs", runs);
     else
-        ck_assert_msg(runs <= 20, "%zu runs", runs);
+        ck_assert_msg(runs <= 22, "%zu runs", runs);
     /* The answer was confirmed: the best measured 3 times, its measured
      * neighbours at least once more than a passing probe when close. */
     ck_assert_uint_ge(sb_peak_point_of(&s, s.best)->runs, SB_PEAK_CONFIRM_BEST - 1);
@@ -161,6 +177,84 @@ START_TEST(many_seeds_of_noise)
         assert_found(&s, &f, 64);
     }
     ck_assert_msg(total * 10 <= 40 * EXHAUSTIVE_RUNS * 4, "%zu runs in all", total);
+}
+END_TEST
+
+/* The exhaustive sweep 1,2,3,4,6,8,12,16,24,32,48,64 of 3 runs each
+ * against f: the count of the highest median. */
+static unsigned exhaustive(struct fake *f)
+{
+    static const unsigned grid[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+    double best = -1;
+    unsigned at = 0;
+
+    for (size_t g = 0; g < sizeof(grid) / sizeof(grid[0]); g++) {
+        double v[3], m;
+        for (int k = 0; k < 3; k++)
+            v[k] = truth(f, grid[g]) * (1 + f->noise * sb_test_normal(&f->rng));
+        m = fmax(fmin(v[0], v[1]), fmin(fmax(v[0], v[1]), v[2]));
+        if (m > best) {
+            best = m;
+            at = grid[g];
+        }
+    }
+    return at;
+}
+
+/* The curves of the trials: USL peaks at 4 to 59 threads, one flat past
+ * its peak (sigma 0.3), one still rising slowly at 64 (a loaded server's),
+ * and two lock ceilings (the knee at 5 and 12). */
+static const double trial_curves[][4] = {
+    {1000, 0.03, 0.0008, 0}, {500, 0.05, 0.004, 0}, {2000, 0.10, 0.02, 0},
+    {300, 0.01, 0.0003, 0},  {800, 0.2, 0.05, 0},   {100, 0.02, 0.0025, 0},
+    {1000, 0.3, 0.002, 0},   {100, 0, 0, 500},      {100, 0, 0, 1200},
+    {500, 0.3, 0.0002, 0},
+};
+#define NTRIAL_CURVES (sizeof(trial_curves) / sizeof(trial_curves[0]))
+#define TRIAL_SEEDS 40
+
+START_TEST(noisy_trials_against_the_exhaustive_sweep)
+{
+    /* Every curve, 40 seeds, each run off by normal noise of sd 2%, 5%
+     * or 10% (a quiet server, a shared one, a loaded one): how often the
+     * search's answer is within 5% of the true best (its true throughput
+     * against the best integer count's), how often the exhaustive
+     * sweep's is, and the runs each spent. Seen (400 trials a level):
+     * auto 400, 389, 349 within 5%; exhaustive 400, 394, 370; auto's runs
+     * 0.42, 0.44, 0.45 of the exhaustive's. At sd 10% the exhaustive
+     * sweep's 36 runs tell the top apart better than auto's 16. */
+    static const double sds[] = {0.02, 0.05, 0.10};
+    static const unsigned min_hits[] = {390, 370, 320};
+    static const unsigned behind[] = {25, 25, 10}; /* at most 1/25, 1/25, 1/10 of the trials */
+
+    for (size_t k = 0; k < 3; k++) {
+        unsigned hits = 0, exh_hits = 0;
+        size_t runs = 0, trials = 0;
+        for (size_t c = 0; c < NTRIAL_CURVES; c++)
+            for (uint64_t seed = 1; seed <= TRIAL_SEEDS; seed++) {
+                const double *cv = trial_curves[c];
+                struct sb_peak_params par = {.max_threads = 64};
+                struct sb_peak s;
+                struct fake f;
+                unsigned at = 0;
+                double best;
+                fake_init(&f, cv[0], cv[1], cv[2], sds[k], seed * 0x9E3779B97F4A7C15ULL + c);
+                f.xmax = cv[3];
+                f.gauss = true;
+                best = true_best(&f, 64, &at);
+                runs += drive(&s, &par, &f);
+                hits += truth(&f, s.best) >= 0.95 * best;
+                exh_hits += truth(&f, exhaustive(&f)) >= 0.95 * best;
+                trials++;
+            }
+        printf("sd %.2f: auto %u of %zu within 5%%, exhaustive %u; runs %.3f of the exhaustive's\n",
+               sds[k], hits, trials, exh_hits, (double)runs / (double)(trials * EXHAUSTIVE_RUNS));
+        ck_assert_msg(hits >= min_hits[k], "sd %.2f: %u hits", sds[k], hits);
+        /* About as often right as the exhaustive sweep. */
+        ck_assert_msg(hits + trials / behind[k] >= exh_hits, "sd %.2f: %u vs %u", sds[k], hits, exh_hits);
+        /* Far fewer runs: at most half on average. */
+        ck_assert_msg(runs * 2 <= trials * EXHAUSTIVE_RUNS, "sd %.2f: %zu runs", sds[k], runs);
+    }
 }
 END_TEST
 
@@ -199,6 +293,31 @@ START_TEST(a_lucky_run_at_the_turn_cannot_win)
     ck_assert(f.lucky_done);
     ck_assert_uint_ne(s.best, 16);
     assert_found(&s, &f, 64);
+}
+END_TEST
+
+START_TEST(a_high_first_run_cannot_end_the_doubling)
+{
+    /* A curve still rising at 64 (sigma 0.3, kappa 0.0002: N* 59), the
+     * first run at 1 thread 42% high and at 4 26% low (load spikes, as
+     * bench/peak.sh saw at load 30: 1008, 1117, 1123 tps at 1, 2, 4):
+     * each count only just above the one before, within the noise. The
+     * newest count is the best, so the doubling goes on until one falls
+     * below the best; stopping there on a "plateau" left 0.68 of the
+     * peak. */
+    struct sb_peak_params par = {.max_threads = 64};
+    struct sb_peak s;
+    struct fake f;
+
+    fake_init(&f, 500, 0.3, 0.0002, 0.01, 31);
+    f.lucky = 1;
+    f.lucky_by = 0.424;
+    f.lucky2 = 4;
+    f.lucky2_by = -0.263;
+    drive(&s, &par, &f);
+    ck_assert(f.lucky_done && f.lucky2_done);
+    assert_found(&s, &f, 64);
+    ck_assert_uint_ge(s.pts[s.npts - 1].threads, 32);
 }
 END_TEST
 
@@ -366,8 +485,10 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, finds_the_peak_within_5_percent_cheaply, 0, 2 * NCURVES);
     tcase_add_test(tc, many_seeds_of_noise);
+    tcase_add_test(tc, noisy_trials_against_the_exhaustive_sweep);
     tcase_add_test(tc, a_lucky_run_cannot_win);
     tcase_add_test(tc, a_lucky_run_at_the_turn_cannot_win);
+    tcase_add_test(tc, a_high_first_run_cannot_end_the_doubling);
     tcase_add_test(tc, stops_within_the_budget);
     tcase_add_test(tc, the_first_run_is_allowed_past_the_budget);
     tcase_add_test(tc, keeps_to_max);
