@@ -247,14 +247,19 @@ write_busy
 # 3 ms of CPU at 150/s needs 45% of one core: the client alone keeps up.
 # Four busy loops per CPU leave it about a fifth of one and take most of
 # the machine: contention, neither client-bound nor server-bound.
+# The loops end when the file spin goes (or after 120 s, so that an
+# interrupted suite leaves none behind), never by a kill of their PIDs: at
+# load 40-57 the run outlived a 30-s bound, the PIDs were free again, and
+# a kill of them could reach another suite's process (signal_tests once
+# saw a second SIGTERM it never sent).
 loops=()
+: >spin
 for _ in $(seq $((4 * $(nproc)))); do
-    # Bounded, so that an interrupted suite leaves none behind.
-    timeout 30 sh -c 'while :; do :; done' &
+    timeout 120 sh -c 'while [ -e spin ]; do :; done' &
     loops+=($!)
 done
 BUSY_MS=3 sb busy.lua run --verbosity=4 --tx-rate=150 --threads=1 --time=4 --json=r.json
-kill "${loops[@]}" 2>/dev/null
+rm -f spin
 wait "${loops[@]}" 2>/dev/null
 assert_exit 0
 assert_match out "^ +contention: +YES"
