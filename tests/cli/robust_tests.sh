@@ -128,31 +128,42 @@ assert_eq "$(report_num out "total number of events:")" 99 "events reported"
 # ---------------------------------------------------------------- tiny rates
 
 # The bug took 6 s for a 1 s run. The bound is the same binary's plain
-# --time=1 run plus 3.5 s, so that a slow (sanitizer) build or a busy
-# machine (the two runs are seconds apart) does not fail.
+# --time=1 run plus 3.5 s, so that a slow (sanitizer) build does not fail.
+# On a busy machine one pair can still straddle a burst (at load 7-15 a
+# Poisson run took 8.3 s beside a plain one of 1.4 s): a pair over the
+# bound is measured again, up to 3 times; the bug is over it every time.
+# tiny_run OPTION: sets TINY_S and TINY_BASE of the last pair measured.
+tiny_run() {
+    local try start
+    for try in 1 2 3; do
+        start=$(date +%s.%N)
+        sb ev.lua run --time=1
+        TINY_BASE=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+        start=$(date +%s.%N)
+        sb ev.lua run "$1" --time=1
+        TINY_S=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+        [ "$SB_RC" = 0 ] || return 0
+        awk -v t="$TINY_S" -v b="$TINY_BASE" 'BEGIN { exit !(t < b + 3.5) }' && return 0
+        echo "  (try $try: $TINY_S s against a plain run of $TINY_BASE s)"
+    done
+}
+
 tcase "--tx-rate=0.01 --time=1 ends at about 1 s"
 write_ev
-start=$(date +%s.%N)
-sb ev.lua run --time=1
-base=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-start=$(date +%s.%N)
-sb ev.lua run --tx-rate=0.01 --time=1
+tiny_run --tx-rate=0.01
 assert_exit 0
-assert_lt "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" \
-    "$(awk -v b="$base" 'BEGIN { print b + 3.5 }')" \
-    "seconds for a 1-second run (a plain 1 s run took $base)"
+assert_lt "$TINY_S" "$(awk -v b="$TINY_BASE" 'BEGIN { print b + 3.5 }')" \
+    "seconds for a 1-second run (a plain 1 s run took $TINY_BASE)"
 tt=$(report_num out "total time:")
 assert_between "${tt:-99}" 0.9 3 "reported total time"
 assert_no_crash
 
 tcase "--rate=0.01 (Poisson) --time=1 ends at about 1 s"
 write_ev
-start=$(date +%s.%N)
-sb ev.lua run --rate=0.01 --time=1
+tiny_run --rate=0.01
 assert_exit 0
-assert_lt "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" \
-    "$(awk -v b="$base" 'BEGIN { print b + 3.5 }')" \
-    "seconds for a 1-second run (a plain 1 s run took $base)"
+assert_lt "$TINY_S" "$(awk -v b="$TINY_BASE" 'BEGIN { print b + 3.5 }')" \
+    "seconds for a 1-second run (a plain 1 s run took $TINY_BASE)"
 assert_no_crash
 
 # ---------------------------------------------------------------- hook and thread_done errors
