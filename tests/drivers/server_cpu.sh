@@ -65,19 +65,32 @@ while n > maxprocs and time.time() < end:
 print("%d %.3f" % (n, cpu))
 PY
 
+# The server's accounting spans more than the run: sysbench's start-up
+# and exit, and the wait for the backends to go. What the server's own
+# processes (checkpointer, autovacuum, walwriter) spend there is not the
+# run's; on a busy machine it was 5% of the run's figure. So the bound is
+# 4% plus the server's idle rate, measured over 1 s before the run, times
+# that outside time.
 reaped_backends() {
-    local pid before after n0 cpu0 n1 cpu1 got
+    local pid n0 cpu0 n0b cpu0b n1 cpu1 got t0 t1 run_s
     pid=$(head -n 1 "$SB_SERVERS_DIR/pgsql.pid" 2>/dev/null || echo "$SB_PGSQL_PID")
     read -r n0 cpu0 < <(python3 tree_cpu.py "$pid" 1000)
+    sleep 1
+    read -r n0b cpu0b < <(python3 tree_cpu.py "$pid" 1000)
+    t0=$(date +%s.%N)
     # shellcheck disable=SC2046
     sb_run_ok "the run" run.txt run.err $(sb_driver_args pgsql) --threads=16 --time=3 \
         --json=r.json work.lua run || return 1
-    read -r n1 cpu1 < <(python3 tree_cpu.py "$pid" "$n0")
+    read -r n1 cpu1 < <(python3 tree_cpu.py "$pid" "$n0b")
+    t1=$(date +%s.%N)
     got=$(python3 -c 'import json; print(json.load(open("r.json"))["points"][0]["final"]["cpu"]["server"]["cpu_s"])')
-    awk -v g="$got" -v a="$cpu0" -v b="$cpu1" 'BEGIN {
-            e = b - a; printf "server CPU: run %.3f s, server accounting %.3f s (%+.1f%%)\n", g, e, (g - e) / e * 100
-            exit !(e > 0.5 && g >= e * 0.96 && g <= e * 1.04) }' ||
-        { sb_fail "the run's server CPU is not within 4% of the server's accounting"; return 1; }
+    run_s=$(python3 -c 'import json; print(json.load(open("r.json"))["points"][0]["final"]["time_s"])')
+    awk -v g="$got" -v a="$cpu0b" -v b="$cpu1" -v i0="$cpu0" -v t0="$t0" -v t1="$t1" -v r="$run_s" 'BEGIN {
+            e = b - a; idle = (a - i0) * (t1 - t0 - r); if (idle < 0) idle = 0
+            printf "server CPU: run %.3f s, server accounting %.3f s (%+.1f%%); idle allowance %.3f s\n",
+                g, e, (g - e) / e * 100, idle
+            exit !(e > 0.5 && g >= e * 0.96 - idle && g <= e * 1.04 + idle) }' ||
+        { sb_fail "the run's server CPU is not within 4% (plus the idle allowance) of the server's accounting"; return 1; }
 }
 
 sb_case pgsql-cpu-counts-reaped-backends reaped_backends
