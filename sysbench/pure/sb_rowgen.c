@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pure/sb_decimal.h"
+
 /* "-9223372036854775808": the longest integer. */
 #define INT_MAX_DIGITS 20
 
@@ -52,29 +54,15 @@ int sb_rowgen_check(const struct sb_rowgen_col *cols, unsigned n, size_t *row_ma
     return 0;
 }
 
-/* Writes v in decimal; returns the digits written. */
-static size_t put_int(char *dst, int64_t v)
+/* A number column (the id, or a draw from its distribution) written at
+ * dst; returns its length. */
+static size_t put_number(struct sb_rand *r, const struct sb_rowgen_col *c, int64_t id, char *dst)
 {
-    char tmp[INT_MAX_DIGITS];
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    size_t n = 0, at = 0;
-
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u > 0);
-    if (v < 0)
-        dst[at++] = '-';
-    while (n > 0)
-        dst[at++] = tmp[--n];
-    return at;
-}
-
-static int64_t draw(struct sb_rand *r, const struct sb_rowgen_col *c)
-{
+    if (c->kind == SB_ROWGEN_ID)
+        return sb_decimal_i64(dst, id);
     if (c->dist == SB_ROWGEN_DIST_DEFAULT)
-        return sb_rand_next_wrapped_default(r, c->a, c->b);
-    return sb_rand_next_wrapped(r, (enum sb_rand_dist)c->dist, c->a, c->b);
+        return sb_decimal_i64(dst, sb_rand_next_wrapped_default(r, c->a, c->b));
+    return sb_decimal_i64(dst, sb_rand_next_wrapped(r, (enum sb_rand_dist)c->dist, c->a, c->b));
 }
 
 size_t sb_rowgen_tsv(struct sb_rand *r, const struct sb_rowgen_col *cols, unsigned n,
@@ -84,10 +72,8 @@ size_t sb_rowgen_tsv(struct sb_rand *r, const struct sb_rowgen_col *cols, unsign
 
     for (unsigned i = 0; i < n; i++) {
         const struct sb_rowgen_col *c = &cols[i];
-        if (c->kind == SB_ROWGEN_ID)
-            at += put_int(dst + at, id);
-        else if (c->kind == SB_ROWGEN_RAND)
-            at += put_int(dst + at, draw(r, c));
+        if (c->kind != SB_ROWGEN_STRING)
+            at += put_number(r, c, id, dst + at);
         else
             at += sb_rand_next_string(r, c->fmt, c->fmt_len, dst + at, c->fmt_len + 1);
         dst[at++] = i + 1 < n ? '\t' : '\n';
@@ -126,10 +112,8 @@ size_t sb_rowgen_sql(struct sb_rand *r, const struct sb_rowgen_col *cols, unsign
             dst[at++] = ',';
             dst[at++] = ' ';
         }
-        if (c->kind == SB_ROWGEN_ID) {
-            at += put_int(dst + at, id);
-        } else if (c->kind == SB_ROWGEN_RAND) {
-            at += put_int(dst + at, draw(r, c));
+        if (c->kind != SB_ROWGEN_STRING) {
+            at += put_number(r, c, id, dst + at);
         } else {
             size_t len;
             dst[at++] = '\'';

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "core/sb_clock.h"
+#include "pure/sb_decimal.h"
 
 int sb_txlog_open(struct sb_txlog *l, const char *path, double agg_s, char *err,
                   size_t errlen)
@@ -162,15 +163,7 @@ static void agg_write(struct sb_txlog *l)
 /* Appends v in decimal and then c to p; returns the new end. */
 static char *put_u(char *p, uint64_t v, char c)
 {
-    char tmp[24];
-    int n = 0;
-
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0)
-        *p++ = tmp[--n];
+    p += sb_decimal_u64(p, v);
     *p++ = c;
     return p;
 }
