@@ -135,11 +135,16 @@ assert_gt "$fin" 0 "events after the checkpoint"
 # Counters reset at the checkpoint: the two reports add up to every event.
 assert_eq "$((ck + fin))" "$(sum_kv out calls)" "checkpoint + final events"
 
-tcase "--report-checkpoints through a report_json hook"
-cat >rj.lua <<'LUA'
+# write_rj: rj.lua, whose checkpoint and final reports are report_json's.
+write_rj() {
+    cat >rj.lua <<'LUA'
 sysbench.hooks.report_cumulative = sysbench.report_json
 function event() end
 LUA
+}
+
+tcase "--report-checkpoints through a report_json hook"
+write_rj
 sb rj.lua run --threads=1 --time=2 --report-checkpoints=1
 assert_exit 0
 assert_count out '^\[ 1s \] Checkpoint report:$' 1
@@ -151,10 +156,7 @@ assert_count out '^    "time": +2,$' 1
 tcase "--report-checkpoints: a reporter woken late keeps the checkpoint's time"
 # The process is stopped across the 1-s checkpoint, so the reporter wakes
 # for it about 1.8 s into the run: the hook still says "time": 1.
-cat >rj.lua <<'LUA'
-sysbench.hooks.report_cumulative = sysbench.report_json
-function event() end
-LUA
+write_rj
 sb_bg rj.lua run --threads=1 --time=3 --report-checkpoints=1
 wait_for out "Threads started!" && sleep 0.6 && kill -STOP "$SB_PID" && sleep 1.2
 kill -CONT "$SB_PID"
