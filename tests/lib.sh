@@ -227,6 +227,27 @@ sb_wait() {
     wait "$SB_PID" || SB_RC=$?
 }
 
+# sb_signal_child PID [SIGNAL]: sends SIGNAL (default TERM) to PID only
+# while PID is still a child of this shell. Bash reaps a background job
+# as soon as it ends, so its PID may already belong to another process
+# (pid_max is 32,768 here, and several suites run at once): a plain kill
+# once signalled another suite's sysbench. A zombie not yet collected
+# still names this shell as its parent and takes the signal harmlessly.
+sb_signal_child() {
+    local stat rest ppid
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    rest=${stat##*) }
+    read -r _ ppid _ <<<"$rest"
+    [ "$ppid" = "$BASHPID" ] && kill -"${2:-TERM}" "$1" 2>/dev/null
+    return 0
+}
+
+# sb_stop_child PID: sb_signal_child PID TERM, then collects it.
+sb_stop_child() {
+    sb_signal_child "$1" TERM
+    wait "$1" 2>/dev/null || true
+}
+
 # ---------------------------------------------------------------- assertions
 
 assert_exit() {

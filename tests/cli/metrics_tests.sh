@@ -88,7 +88,7 @@ open("port", "w").write(str(s.getsockname()[1])); sys.stdout.flush(); time.sleep
 holder=$!
 for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
 sb "${RUN[@]}" --time=5 --metrics-listen="127.0.0.1:$(cat port)"
-kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+sb_stop_child "$holder"
 assert_exit 1
 assert_fatal "--metrics-listen=127.0.0.1:$(cat port): cannot listen: Address already in use"
 assert_not_contains out "Threads started"
@@ -120,7 +120,7 @@ assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" 3 \
     "seconds to answer behind the silent client"
 assert_match scrape.txt '^sysbench_transactions_total\{script="ev",sysbench_instance="0"\} [0-9]+$'
 sb_wait
-kill "$silent" 2>/dev/null; wait "$silent" 2>/dev/null
+sb_stop_child "$silent"
 assert_exit 0
 assert_count out '^\[ [0-9]+s \]' 5
 # Stopped with the run: nothing listens any more.
@@ -135,7 +135,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://127.0.0.1:$po
 assert_eq "$code" 404 "status for /other"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 -X POST "http://127.0.0.1:$port/metrics")
 assert_eq "$code" 405 "status for POST"
-kill -INT "$SB_PID"; sb_wait
+sb_signal_child "$SB_PID" INT; sb_wait
 assert_exit 130
 
 tcase "the last scrapes say the run has ended: sysbench_run_active 0, then the target goes down"
@@ -231,7 +231,7 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$port']
 EOF
-    start_prometheus prom.yml || { kill "$PROM" 2>/dev/null; wait "$PROM" 2>/dev/null; }
+    start_prometheus prom.yml || { sb_stop_child "$PROM"; }
     prom=$PROM
     pport=$PPORT
     # --metrics-linger: the last interval stays up for a scrape or two.
@@ -243,7 +243,7 @@ EOF
             --data-urlencode "query=${q}{job=\"sysbench\",script=\"ev\"}[1m]" >"$q.json" ||
             fail "query $q"
     done
-    kill "$prom" 2>/dev/null; wait "$prom" 2>/dev/null
+    sb_stop_child "$prom"
     python3 - out sysbench_transactions_per_second.json sysbench_elapsed_seconds.json >check.txt <<'PY' ||
 import json, re, sys
 lines = {}
@@ -309,8 +309,8 @@ EOF
         curl -sf --max-time 5 "http://127.0.0.1:$PPORT/api/v1/query" \
             --data-urlencode "query=up{job=\"sysbench\"}[$(awk -v a="$from" -v b="$to" 'BEGIN { printf "%d", b - a }')s]" \
             --data-urlencode "time=$to" >up.json || fail "query up"
-        kill "$trickle" 2>/dev/null; wait "$trickle" 2>/dev/null
-        kill -INT "$SB_PID"; sb_wait
+        sb_stop_child "$trickle"
+        sb_signal_child "$SB_PID" INT; sb_wait
         assert_exit 130
         python3 - up.json >check.txt <<'PY' || fail "$(cat check.txt)"
 import json, sys
@@ -325,7 +325,7 @@ PY
         cat check.txt
         assert_ge "$open_at_end" 90 "trickling clients connected at the end of the window"
     fi
-    kill "$PROM" 2>/dev/null; wait "$PROM" 2>/dev/null
+    sb_stop_child "$PROM"
 fi
 
 tcase "a storm of 300 clients at once is answered in full, none reset"
@@ -334,7 +334,7 @@ port=$(free_port)
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
 wait_for out "[ 1s ]"
 python3 "$CLIENTS" storm "$port" 300 --timeout 30 >storm.json
-kill -INT "$SB_PID"; sb_wait
+sb_signal_child "$SB_PID" INT; sb_wait
 assert_exit 130
 cat storm.json
 assert_eq "$(jget storm.json 'd["ok"]')" 300 "clients answered in full"
@@ -383,11 +383,11 @@ rm -f out
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
 wait_for out "[ 1s ]"
 wait_open silent.st 40
-kill -INT "$SB_PID"
+sb_signal_child "$SB_PID" INT
 t0=$(date +%s.%N)
 sb_wait
 t1=$(date +%s.%N)
-kill "$silent" 2>/dev/null; wait "$silent" 2>/dev/null
+sb_stop_child "$silent"
 assert_exit 130
 assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(awk -v g="$gap" 'BEGIN { print g + 0.5 }')" \
     "seconds from SIGINT to the exit"
@@ -405,8 +405,8 @@ ok=0
 for _ in 1 2 3; do
     scrape "$port" && grep -q '^sysbench_transactions_total{' scrape.txt && ok=$((ok + 1))
 done
-kill "$silent" 2>/dev/null; wait "$silent" 2>/dev/null
-kill -INT "$SB_PID"; sb_wait
+sb_stop_child "$silent"
+sb_signal_child "$SB_PID" INT; sb_wait
 assert_exit 130
 assert_eq "$ok" 3 "scrapes answered among 600 silent connections"
 
@@ -425,7 +425,7 @@ else
     scope="every IPv4 address of this host"
     shown="0.0.0.0:$port"
 fi
-kill -INT "$SB_PID"; sb_wait
+sb_signal_child "$SB_PID" INT; sb_wait
 assert_exit 130
 assert_contains out "Metrics for Prometheus: http://$shown/metrics (--metrics-listen=:$port: $scope)"
 assert_count err '^WARNING: --metrics-listen=.* without authentication' 1
@@ -462,7 +462,7 @@ assert_eq "$code" 200 "status with the token"
 assert_match body.txt '^sysbench_transactions_total\{'
 curl -s -D head.txt -o /dev/null --max-time 5 "http://127.0.0.1:$port/metrics"
 assert_match head.txt '^WWW-Authenticate: Bearer realm="sysbench"'
-kill -INT "$SB_PID"; sb_wait
+sb_signal_child "$SB_PID" INT; sb_wait
 assert_exit 130
 assert_contains out "bearer token required)"
 assert_not_contains err "without authentication"
@@ -491,7 +491,7 @@ sb_bg "${RUN[@]}" --time=2 --metrics-listen="127.0.0.1:$port" --metrics-linger=6
 wait_for out "Threads fairness"
 sleep 0.5
 scrape "$port" || fail "no answer while lingering"
-kill -INT "$SB_PID"
+sb_signal_child "$SB_PID" INT
 t0=$(date +%s.%N)
 sb_wait
 t1=$(date +%s.%N)
