@@ -38,7 +38,7 @@ server_gone_mid_run() {
         [ "$(sessions "$drv" 2>/dev/null || echo 0)" -ge 2 ] && { up=1; break; }
         sleep 0.1
     done
-    [ -n "$up" ] || { kill "$pid"; wait "$pid" || true; sb_show out.txt err.txt; sb_fail "the run's 2 sessions never showed on the server"; return 1; }
+    [ -n "$up" ] || { sb_stop_child "$pid"; sb_show out.txt err.txt; sb_fail "the run's 2 sessions never showed on the server"; return 1; }
     eval "$stop" || { eval "$start"; wait "$pid" || true; sb_fail "could not stop the server"; return 1; }
     sleep 2
     eval "$start" || { wait "$pid" || true; sb_fail "could not restart the server"; return 1; }
