@@ -206,8 +206,11 @@ d = json.load(open(sys.argv[1]))
 ev = [x["events"] for x in d["points"][0]["final"]["cpu"]["threads"]]
 # 48/s over 8 connections for 2 s: 12 slots each in the window. A rate
 # not split per connection gives one connection up to 96, none at all
-# hundreds each; the sum's bound only says the schedule was mostly kept.
-assert len(ev) == 8 and max(ev) <= 12 and max(ev) - min(ev) <= 2 and sum(ev) >= 72, \
+# hundreds each, and a connection left out none: the split is what is
+# judged. How much of the schedule was kept is the machine's: under a CPU
+# hog and two other suites (load 12) the one client thread kept 34 of 96
+# slots, evenly split ([5, 5, 4, 4, 4, 4, 4, 4]).
+assert len(ev) == 8 and max(ev) <= 12 and min(ev) >= 1 and max(ev) - min(ev) <= 2, \
     "events per connection %s" % ev
 EOF
 }

@@ -328,7 +328,9 @@ preflight_hosts() {
         return 0
     fi
     start_sshd 2 "LD_PRELOAD=$FAKETIME_LIB" "FAKETIME=+3s" || return 1
-    refused ck "its clock is 3\.0[0-9]* s off this host's" || return 1
+    # +3 s, measured over a round trip that may be lopsided at load
+    # (2.999930 s seen): within 50 ms of it.
+    refused ck "its clock is (2\.9[5-9]|3\.0[0-4])[0-9]* s off this host's" || return 1
     stop_sshd 2
     start_sshd 2
 }
