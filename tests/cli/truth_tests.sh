@@ -103,9 +103,16 @@ write_noop
 sb noop.lua run --tx-rate=100 --threads=2 --warmup-time=0.5 --time=2 \
     --report-interval=1 --json=r.json
 assert_exit 0
-assert_eq "$(report_num out "total number of events:")" 200 "events"
+ev=$(report_num out "total number of events:")
+# Held up (189 of 200 seen under ASan at load 15), the workers leave their
+# last due slots unrun; the intervals still add up to the total.
+if held_up r.json; then
+    assert_between "${ev:-0}" 1 200 "events (a held-up run)"
+else
+    assert_eq "$ev" 200 "events"
+fi
 assert_eq "$(python3 -c 'import json,sys; d=json.load(open("r.json")); print(sum(i["events"] for i in d["points"][0]["intervals"]))')" \
-    200 "sum of interval events"
+    "$ev" "sum of interval events"
 
 # Events of the window still running at the deadline: each lasts 40 ms,
 # so the slots due in the last 40 ms end after it. They count in the
@@ -161,17 +168,23 @@ assert_eq "$(jget r.json 'd["points"][0]["intervals"][-1]["interval_s"] == d["po
 # at the end of the stall is its own slots due meanwhile, rate/threads x
 # stall (the other threads keep up).
 check_backlog() {
-    local rate=$1 threads=$2 stall expect got
+    local rate=$1 threads=$2 stall expect got hi
     write_stall
     STALL_AT=20 STALL_S=1.0 sb stall.lua run --verbosity=4 --tx-rate="$rate" --threads="$threads" \
-        --time=2 --tx-jitter=1
+        --time=2 --tx-jitter=1 --json=r.json
     assert_exit 0
     stall=$(sed -n 's/^stall_s=//p' err)
     assert_ne "$stall" "" "stall duration"
     expect=$(awk -v r="$rate" -v n="$threads" -v s="${stall:-0}" 'BEGIN { printf "%.1f", r / n * s }')
     got=$(report_num out "max backlog:")
+    # A held-up run's other threads fall behind too, and their slots add
+    # to the stall's (222 for 214 seen at load 15): then only the stall's
+    # share below and a fifth more above. A sampled maximum (the bug this
+    # guards) is below either way.
+    hi=1.02
+    held_up r.json && hi=1.2
     assert_between "${got:-0}" "$(awk -v e="$expect" 'BEGIN { print e * 0.98 }')" \
-        "$(awk -v e="$expect" 'BEGIN { print e * 1.02 }')" "max backlog (expected $expect)"
+        "$(awk -v e="$expect" -v h="$hi" 'BEGIN { print e * h }')" "max backlog (expected $expect)"
 }
 
 tcase "max backlog of a 1 s stall at 200/s is exact without --report-interval"
