@@ -15,7 +15,7 @@
 #include "config/sb_config.h"
 #include "pure/sb_histogram.h"
 #include "results/sb_point_result.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 #define V SB_RF_MAX_VALUE
 #define T SB_RF_MAX_TIME_S

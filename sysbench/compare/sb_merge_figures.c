@@ -4,7 +4,7 @@
  * error codes, CPU and the fields the tables give a rule; see
  * sb_merge_int.h.
  */
-#include "results/sb_merge_int.h"
+#include "compare/sb_merge_int.h"
 
 #include <math.h>
 #include <stdlib.h>

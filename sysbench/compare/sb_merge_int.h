@@ -20,7 +20,7 @@
 
 #include "core/sb_json_read.h"
 #include "pure/sb_histogram.h"
-#include "results/sb_merge.h"
+#include "compare/sb_merge.h"
 #include "results/sb_result_fields.h"
 
 /* One input file. */
