@@ -25,7 +25,7 @@
 #include "pure/sb_mix.h"
 #include "compare/sb_ab.h"
 #include "compare/sb_compare.h"
-#include "results/sb_merge.h"
+#include "compare/sb_merge.h"
 #include "core/sb_log.h"
 #include "core/sb_secret_file.h"
 #include "lua/sb_lua.h"

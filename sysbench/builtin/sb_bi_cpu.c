@@ -11,7 +11,7 @@
 
 #include "builtin/sb_bi_cpu.h"
 #include "results/sb_point_result.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 static const struct sb_opt_def cpu_options[] = {
     { "cpu-max-prime", "upper limit for primes generator", "10000", SB_ARG_INT },

@@ -21,7 +21,7 @@
 #include "config/sb_config.h"
 #include "core/sb_log.h"
 #include "results/sb_point_result.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 static const struct sb_opt_def fileio_options[] = {
     { "file-num", "number of files to create", "128", SB_ARG_INT },

@@ -17,7 +17,7 @@
 #include "builtin/sb_bi_memory.h"
 #include "pure/sb_rand.h"
 #include "results/sb_point_result.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 static const struct sb_opt_def memory_options[] = {
     { "memory-block-size", "size of memory block for test", "1K", SB_ARG_SIZE },

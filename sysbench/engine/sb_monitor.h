@@ -23,7 +23,7 @@
 #include "engine/sb_run.h"
 #include "engine/sb_sampler.h"
 #include "engine/sb_type_watch.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 struct sb_result_writer;
 

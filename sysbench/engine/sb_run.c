@@ -25,7 +25,7 @@
 #include "results/sb_server_info.h"
 #include "builtin/sb_builtin.h"
 #include "core/sb_stop.h"
-#include "results/sb_txlog.h"
+#include "measure/sb_txlog.h"
 #include "engine/sb_worker.h"
 
 static void print_header(const struct sb_run *run, const struct sb_lua_env *env,

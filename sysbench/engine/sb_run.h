@@ -21,7 +21,7 @@
 #include "lua/sb_lua.h"
 #include "pure/sb_pacer.h"
 #include "config/sb_point.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 #include "engine/sb_signal.h"
 
 struct sb_worker;

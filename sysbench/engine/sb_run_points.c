@@ -19,7 +19,7 @@
 #include "pure/sb_findmax.h"
 #include "pure/sb_peak.h"
 #include "results/sb_hgrm.h"
-#include "results/sb_txlog.h"
+#include "measure/sb_txlog.h"
 #include "results/sb_usl_report.h"
 
 static int fail(const char *msg)

@@ -14,7 +14,7 @@
 
 #include "cpu/sb_cpu.h"
 #include "pure/sb_selfcheck.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 struct sb_run;
 

@@ -15,7 +15,7 @@
 #include "engine/sb_run.h"
 #include "pure/sb_mix.h"
 #include "results/sb_point_result.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 struct sb_type_watch {
     unsigned n;                      /* the mix's types; 0: no mix */

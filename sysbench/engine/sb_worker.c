@@ -18,7 +18,7 @@
 #include "engine/sb_sampler.h"
 #include "engine/sb_ffi_rand.h"
 #include "pure/sb_selfcheck.h"
-#include "results/sb_txlog.h"
+#include "measure/sb_txlog.h"
 
 /* Set by the run while no worker thread is alive; read-only otherwise. */
 static struct sb_worker *worker_table;

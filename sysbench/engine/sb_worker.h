@@ -23,7 +23,7 @@
 #include "pure/sb_pacer.h"
 #include "pure/sb_rand.h"
 #include "pure/sb_mix.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 struct sb_run;
 struct sb_loop;

@@ -33,7 +33,7 @@
 #include "cpu/sb_cpu.h"
 #include "config/sb_point.h"
 #include "pure/sb_selfcheck.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 /* One interval report (--report-interval) of a point. Rates are per
  * second over the interval; latencies are at the point's percentiles

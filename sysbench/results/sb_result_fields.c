@@ -15,7 +15,7 @@
 #include "config/sb_config.h"
 #include "pure/sb_histogram.h"
 #include "results/sb_point_result.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 #define V SB_RF_MAX_VALUE
 #define T SB_RF_MAX_TIME_S
@@ -116,18 +116,20 @@ const struct sb_result_field sb_rf_interval[] = {
         CALC(LAT_PCT, HIST(h)), .ctype = SB_RF_##pcts)
 
 /* One CPU side of final.cpu (struct sb_cpu_figures at member s of the
- * point's CPU report): measured, then its figures. */
-#define CPU(s, mg)                                                                         \
+ * point's CPU report): measured, then its figures, merged by rule t (the
+ * CPU time), x (user and system time per transaction), tot (their total)
+ * and u (the utilisation). */
+#define CPU(s, t, x, tot, u)                                                               \
     FIN("cpu." #s ".measured", "1", FLAG, OWN, 0, 1, AT(BOOL, cpu.s.measured)),            \
-    FIN("cpu." #s ".cpu_s", "s", REAL, mg, 0, V, AT(DOUBLE, cpu.s.cpu_s),                  \
+    FIN("cpu." #s ".cpu_s", "s", REAL, t, 0, V, AT(DOUBLE, cpu.s.cpu_s),                   \
         GATE(cpu.s.measured)),                                                             \
-    FIN("cpu." #s ".user_us_per_tx", "us", REAL, mg, 0, V, AT(DOUBLE, cpu.s.user_us_per_tx), \
+    FIN("cpu." #s ".user_us_per_tx", "us", REAL, x, 0, V, AT(DOUBLE, cpu.s.user_us_per_tx), \
         GATE(cpu.s.measured)),                                                             \
-    FIN("cpu." #s ".system_us_per_tx", "us", REAL, mg, 0, V,                               \
+    FIN("cpu." #s ".system_us_per_tx", "us", REAL, x, 0, V,                                \
         AT(DOUBLE, cpu.s.system_us_per_tx), GATE(cpu.s.measured)),                         \
-    FIN("cpu." #s ".total_us_per_tx", "us", REAL, mg, 0, V,                                \
+    FIN("cpu." #s ".total_us_per_tx", "us", REAL, tot, 0, V,                               \
         AT(DOUBLE, cpu.s.total_us_per_tx), GATE(cpu.s.measured)),                          \
-    FIN("cpu." #s ".util_pct", "%", REAL, mg, 0, V, AT(DOUBLE, cpu.s.util_pct),            \
+    FIN("cpu." #s ".util_pct", "%", REAL, u, 0, V, AT(DOUBLE, cpu.s.util_pct),             \
         GATE(cpu.s.measured))
 
 /* One figure of final.cpu.machine (struct sb_cpu_machine_figures). */
@@ -171,10 +173,11 @@ const struct sb_result_field sb_rf_final[] = {
     FIN("cpu.transactions", "1", COUNT, SUM, 0, V, AT(U64, cpu.transactions)),
     FIN("cpu.server_processes", "1", TEXT, SERVER, 0, 0, AT(STR, server_label),
         .arg = sizeof(((struct sb_point_result *)NULL)->server_label)),
-    CPU(client, OWN),
+    /* Added over the instances (sb_merge_cpu, sb_merge_scalars). */
+    CPU(client, SUM, PER_TX, PARTS, UTIL),
     /* Every instance's threads, numbered globally (sb_merge_cpu). */
     FIN("cpu.threads", "1", LIST, OWN, 0, 0, .ctype = SB_RF_THREADS),
-    CPU(server, SERVER),
+    CPU(server, SERVER, SERVER, SERVER, SERVER),
     FIN("cpu.machine.measured", "1", FLAG, OWN, 0, 1, AT(BOOL, cpu.machine.measured)),
     MACHINE(user_us_per_tx, "us"),
     MACHINE(system_us_per_tx, "us"),
@@ -225,14 +228,6 @@ const struct sb_result_field sb_rf_hist[] = {
 #undef END
 #undef V
 #undef T
-
-const struct sb_result_field *sb_rf_find(const struct sb_result_field *t, const char *path)
-{
-    for (; t->path != NULL; t++)
-        if (strcmp(t->path, path) == 0)
-            return t;
-    return NULL;
-}
 
 double sb_rf_get(const void *obj, const struct sb_result_field *f)
 {

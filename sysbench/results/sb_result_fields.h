@@ -78,7 +78,15 @@ enum sb_rf_merge {
                        server */
     SB_RF_OWN,      /* set by merge from the others (the time grid, rates
                        over the window, identities) */
-    SB_RF_SAME      /* equal in every instance (checked, or kept) */
+    SB_RF_SAME,     /* equal in every instance (checked, or kept) */
+    /* The client's CPU figures (sb_merge_cpu), over all instances: */
+    SB_RF_PER_TX,   /* per transaction of final.cpu.transactions: the
+                       instances' values weighted by their transactions */
+    SB_RF_PARTS,    /* the sum of the SB_RF_PER_TX figures before it in
+                       its object (a total of user and system time) */
+    SB_RF_UTIL      /* % of the instances' summed capacity (cpu.elapsed_s
+                       x cpu.ncpus) that the SB_RF_SUM figure before it
+                       in its object (CPU seconds) used */
 };
 
 /* Where a field lives in the object's struct (struct sb_interval for
@@ -161,9 +169,6 @@ extern const struct sb_result_field sb_rf_code[];      /* points[i].final.errors
                                                           .by_code[k] */
 extern const struct sb_result_field sb_rf_hist[];      /* points[i].histogram,
                                                           .histograms.service, .lag */
-
-/* The entry of table t at path, or NULL. */
-const struct sb_result_field *sb_rf_find(const struct sb_result_field *t, const char *path);
 
 /* Field f of the model object obj (f->ctype DOUBLE, U64 or UINT; STAT
  * with obj the statistics) as a double; NaN for any other field. */

@@ -32,7 +32,7 @@
 #include "pure/sb_mix.h"
 #include "pure/sb_selfcheck.h"
 #include "results/sb_server_info.h"
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 struct sb_findmax_result;
 struct sb_peak;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 static const char *yes_no(bool b)
 {

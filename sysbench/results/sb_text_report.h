@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 #include "cpu/sb_cpu.h"
 #include "config/sb_point.h"
 #include "pure/sb_selfcheck.h"

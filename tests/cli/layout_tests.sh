@@ -18,7 +18,7 @@
 
 # Bottom first: a file may include files of its own layer and of the
 # layers before it. main.c, directly in sysbench/, is the top.
-LAYERS="core cpu pure drivers config results lua builtin engine plot compare"
+LAYERS="core cpu pure drivers config measure results lua builtin engine plot compare"
 
 # layer_rank DIR: the position of a file's folder (its first path part)
 # in LAYERS, 1-based; the top (main) for a file directly in the root; 0

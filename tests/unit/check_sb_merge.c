@@ -20,7 +20,7 @@
 
 #include "core/sb_json_read.h"
 #include "pure/sb_histogram.h"
-#include "results/sb_merge.h"
+#include "compare/sb_merge.h"
 
 #define NPCT 3
 static const char *const pct_keys[NPCT] = {"50", "95", "99.9"};

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 #define MS 1000000ULL
 

@@ -20,7 +20,7 @@
 
 #include "core/sb_json_read.h"
 #include "pure/sb_histogram.h"
-#include "results/sb_merge.h"
+#include "compare/sb_merge.h"
 #include "results/sb_result_fields.h"
 
 /* One input file. */
@@ -109,13 +109,15 @@ int sb_merge_latency(struct sb_merge_run *m, size_t p, const char *name, struct 
 /* errors.by_code of point p: counts of equal (code, kind) added. Returns
  * 0, or -1 when out of memory. */
 int sb_merge_codes(struct sb_merge_run *m, size_t p);
-/* final.cpu of point p: client summed, server once. Returns 0, or -1
- * when out of memory. */
+/* final.cpu of point p: the client's figures by their rules in
+ * sb_rf_final (SB_RF_PER_TX, SB_RF_PARTS, SB_RF_UTIL), the server's once.
+ * Returns 0, or -1 when out of memory. */
 int sb_merge_cpu(struct sb_merge_run *m, size_t p);
 /* The fields of point p that merge by a rule of the tables (sb_rf_point
  * and sb_rf_final: SB_RF_SUM, SB_RF_MIN, SB_RF_MAX), and the figures
  * derived from them (the time, achieved and late percentages). After
- * sb_merge_cpu, which reads the instances' own transaction counts. */
+ * sb_merge_cpu, which reads the instances' own transaction counts and
+ * client CPU times. */
 void sb_merge_scalars(struct sb_merge_run *m, size_t p);
 
 #endif /* SB_MERGE_INT_H */

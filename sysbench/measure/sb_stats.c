@@ -2,7 +2,7 @@
 /*
  * Per-thread statistics; see sb_stats.h.
  */
-#include "results/sb_stats.h"
+#include "measure/sb_stats.h"
 
 #include <stdio.h>
 #include <string.h>

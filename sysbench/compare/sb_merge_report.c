@@ -2,7 +2,7 @@
 /*
  * The merge command's text report; see sb_merge.h.
  */
-#include "results/sb_merge.h"
+#include "compare/sb_merge.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * error codes, CPU and the fields the tables give a rule; see
  * sb_merge_int.h.
  */
-#include "results/sb_merge_int.h"
+#include "compare/sb_merge_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,32 +120,65 @@ void sb_merge_put_latency(struct sb_jv *lat, const struct sb_hist *h)
     }
 }
 
-/* Service time or lag without a histogram in every file: counts, sums and
- * extremes are exact and the percentiles the largest of the instances'. */
+/* Whether field f of sb_rf_final is one of final.latency_ms.NAME's. */
+static bool of_latency(const struct sb_result_field *f, const char *name)
+{
+    static const char obj[] = "latency_ms.";
+    size_t n = strlen(name);
+
+    return strncmp(f->path, obj, sizeof(obj) - 1) == 0 &&
+           strncmp(f->path + sizeof(obj) - 1, name, n) == 0 && f->path[sizeof(obj) - 1 + n] == '.';
+}
+
+/* Service time or lag without a histogram in every file, over the
+ * fields of final.latency_ms.NAME in sb_rf_final, by the figure of a
+ * histogram each one is (its calc): counts and sums added and extremes
+ * taken, all exact, the mean their ratio, the percentiles the largest of
+ * the instances'. */
 static void merge_latency_bound(struct sb_merge_run *m, size_t p, const char *name)
 {
     char path[96];
-    struct sb_jv *src[m->n], *dst;
-    double count, total;
+    struct sb_jv *pt = sb_merge_point(m, 0, p), *src[m->n];
+    double count = NAN, total = NAN;
+    const struct sb_result_field *f;
 
     snprintf(path, sizeof(path), "final.latency_ms.%s", name);
-    dst = sb_merge_at(sb_merge_point(m, 0, p), path);
-    if (dst == NULL)
+    if (sb_merge_at(pt, path) == NULL)
         return;
-    for (size_t i = 0; i < m->n; i++)
-        src[i] = sb_merge_get(sb_merge_at(sb_merge_point(m, i, p), path), "percentiles");
-    snprintf(path, sizeof(path), "final.latency_ms.%s.count", name);
-    count = sb_merge_sum(m, p, path);
-    snprintf(path, sizeof(path), "final.latency_ms.%s.sum", name);
-    total = sb_merge_sum(m, p, path);
-    snprintf(path, sizeof(path), "final.latency_ms.%s.min", name);
-    sb_merge_put(dst, "min", sb_merge_extreme(m, p, path, false));
-    snprintf(path, sizeof(path), "final.latency_ms.%s.max", name);
-    sb_merge_put(dst, "max", sb_merge_extreme(m, p, path, true));
-    sb_merge_put(dst, "count", count);
-    sb_merge_put(dst, "sum", total);
-    sb_merge_put(dst, "avg", count > 0 ? total / count : NAN);
-    sb_merge_max_map(sb_merge_get(dst, "percentiles"), src, m->n);
+    /* The mean needs both sums, and the walk below overwrites them. */
+    for (f = sb_rf_final; f->path != NULL; f++) {
+        if (!of_latency(f, name) || (f->calc != SB_RF_LAT_COUNT && f->calc != SB_RF_LAT_SUM))
+            continue;
+        snprintf(path, sizeof(path), "final.%s", f->path);
+        *(f->calc == SB_RF_LAT_COUNT ? &count : &total) = sb_merge_sum(m, p, path);
+    }
+    for (f = sb_rf_final; f->path != NULL; f++) {
+        if (!of_latency(f, name))
+            continue;
+        snprintf(path, sizeof(path), "final.%s", f->path);
+        switch (f->calc) {
+        case SB_RF_LAT_COUNT:
+            sb_merge_put(pt, path, count);
+            break;
+        case SB_RF_LAT_SUM:
+            sb_merge_put(pt, path, total);
+            break;
+        case SB_RF_LAT_MIN:
+        case SB_RF_LAT_MAX:
+            sb_merge_put(pt, path, sb_merge_extreme(m, p, path, f->calc == SB_RF_LAT_MAX));
+            break;
+        case SB_RF_LAT_AVG:
+            sb_merge_put(pt, path, count > 0 ? total / count : NAN);
+            break;
+        case SB_RF_LAT_PCT:
+            for (size_t i = 0; i < m->n; i++)
+                src[i] = sb_merge_at(sb_merge_point(m, i, p), path);
+            sb_merge_max_map(sb_merge_at(pt, path), src, m->n);
+            break;
+        default:
+            break;
+        }
+    }
 }
 
 /* Records that field f of sb_rf_final is only bounded. */
@@ -168,6 +201,7 @@ int sb_merge_latency(struct sb_merge_run *m, size_t p, const char *name, struct 
 {
     char key[64], path[96];
     struct sb_jv *pt = sb_merge_point(m, 0, p), *hs = sb_merge_get(pt, "histograms");
+    const char *mode = sb_jv_str(sb_jv_get(pt, "rate_mode"));
     bool all = true;
 
     snprintf(key, sizeof(key), "histograms.%s", name);
@@ -178,10 +212,11 @@ int sb_merge_latency(struct sb_merge_run *m, size_t p, const char *name, struct 
         merge_latency_bound(m, p, name);
         if (sb_merge_get(hs, name) != NULL)
             sb_merge_clear(sb_merge_get(hs, name));
-        snprintf(path, sizeof(path), "latency_ms.%s.percentiles", name);
-        if (sb_jv_str(sb_jv_get(pt, "rate_mode")) != NULL &&
-            strcmp(sb_jv_str(sb_jv_get(pt, "rate_mode")), "none") != 0)
-            note_bounded(m, sb_rf_find(sb_rf_final, path));
+        /* In a rate mode its figures with the table's upper flag (the
+         * percentiles) are now only bounds. */
+        for (const struct sb_result_field *f = sb_rf_final; f->path != NULL; f++)
+            if (mode != NULL && strcmp(mode, "none") != 0 && f->upper && of_latency(f, name))
+                note_bounded(m, f);
         return 0;
     }
     if (sb_merge_hist(m, p, key, h) != 0)
@@ -286,6 +321,50 @@ static void rescale(struct sb_jv *cpu, const char *side, double tx_from, double 
     }
 }
 
+/* The client side of final.cpu over the instances, by the rules of its
+ * fields in sb_rf_final (the CPU time, SB_RF_SUM, is added by
+ * sb_merge_scalars; read here before that). */
+static void merge_client(struct sb_merge_run *m, size_t p, double tx)
+{
+    static const char side[] = "cpu.client.";
+    struct sb_jv *pt = sb_merge_point(m, 0, p);
+    double used = NAN, parts = 0, cap = 0, x;
+    char path[96];
+
+    for (size_t i = 0; i < m->n; i++) {
+        const struct sb_jv *c = sb_jv_path(sb_merge_point(m, i, p), "final.cpu");
+        cap += sb_jv_num(sb_jv_get(c, "elapsed_s")) * sb_jv_num(sb_jv_get(c, "ncpus"));
+    }
+    for (const struct sb_result_field *f = sb_rf_final; f->path != NULL; f++) {
+        if (strncmp(f->path, side, sizeof(side) - 1) != 0)
+            continue;
+        snprintf(path, sizeof(path), "final.%s", f->path);
+        switch (f->merge) {
+        case SB_RF_SUM:
+            used = sb_merge_sum(m, p, path);
+            break;
+        case SB_RF_PER_TX:
+            x = 0;
+            for (size_t i = 0; i < m->n; i++) {
+                const struct sb_jv *c = sb_jv_path(sb_merge_point(m, i, p), "final.cpu");
+                x += sb_jv_num(sb_jv_path(sb_merge_point(m, i, p), path)) *
+                     sb_jv_num(sb_jv_get(c, "transactions"));
+            }
+            parts += x;
+            sb_merge_put(pt, path, tx > 0 ? x / tx : NAN);
+            break;
+        case SB_RF_PARTS:
+            sb_merge_put(pt, path, tx > 0 ? parts / tx : NAN);
+            break;
+        case SB_RF_UTIL:
+            sb_merge_put(pt, path, cap > 0 ? 100.0 * used / cap : NAN);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
 /* Client CPU summed over instances; server (and machine) once, from the
  * instance that measured the server, spread over all transactions. */
 int sb_merge_cpu(struct sb_merge_run *m, size_t p)
@@ -294,23 +373,11 @@ int sb_merge_cpu(struct sb_merge_run *m, size_t p)
     size_t s = sb_merge_server_instance(m, p);
     const struct sb_jv *scpu = sb_jv_path(sb_merge_point(m, s, p), "final.cpu");
     double tx = sb_merge_sum(m, p, "final.cpu.transactions"), tx_s = sb_jv_num(sb_jv_get(scpu, "transactions"));
-    double user = 0, sys = 0, cap = 0, csum = sb_merge_sum(m, p, "final.cpu.client.cpu_s");
 
     if (cpu == NULL || cpu->type != SB_JV_OBJECT)
         return 0;
-    for (size_t i = 0; i < m->n; i++) {
-        const struct sb_jv *c = sb_jv_path(sb_merge_point(m, i, p), "final.cpu");
-        double t = sb_jv_num(sb_jv_get(c, "transactions"));
-        user += sb_jv_num(sb_jv_path(c, "client.user_us_per_tx")) * t;
-        sys += sb_jv_num(sb_jv_path(c, "client.system_us_per_tx")) * t;
-        cap += sb_jv_num(sb_jv_get(c, "elapsed_s")) * sb_jv_num(sb_jv_get(c, "ncpus"));
-    }
     /* transactions and elapsed_s: their rules, in sb_merge_scalars. */
-    sb_merge_put(cpu, "client.cpu_s", csum);
-    sb_merge_put(cpu, "client.user_us_per_tx", tx > 0 ? user / tx : NAN);
-    sb_merge_put(cpu, "client.system_us_per_tx", tx > 0 ? sys / tx : NAN);
-    sb_merge_put(cpu, "client.total_us_per_tx", tx > 0 ? (user + sys) / tx : NAN);
-    sb_merge_put(cpu, "client.util_pct", cap > 0 ? 100.0 * csum / cap : NAN);
+    merge_client(m, p, tx);
     if (s != 0) {
         /* Take the measuring instance's server and machine objects. */
         const char *sides[] = {"server", "machine", "server_processes"};

@@ -5,7 +5,7 @@
  * instance), which instances were cut short or are missing, and how
  * closely the instances really started together; see sb_merge.h.
  */
-#include "results/sb_merge_int.h"
+#include "compare/sb_merge_int.h"
 
 #include <math.h>
 #include <stdlib.h>

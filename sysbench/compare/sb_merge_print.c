@@ -3,7 +3,7 @@
  * The merge command's tree editing and JSON writing; see sb_merge.h.
  * The text report is sb_merge_report.c.
  */
-#include "results/sb_merge_int.h"
+#include "compare/sb_merge_int.h"
 
 #include <math.h>
 #include <stdarg.h>

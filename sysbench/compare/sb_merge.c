@@ -3,7 +3,7 @@
  * The merge command: checks that result files are the instances of one
  * experiment and combines them; see sb_merge.h.
  */
-#include "results/sb_merge_int.h"
+#include "compare/sb_merge_int.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
  * writers into memory and parsed back into the tree, so a merged file
  * has them in exactly a run's format.
  */
-#include "results/sb_merge.h"
+#include "compare/sb_merge.h"
 
 #include <math.h>
 #include <stdio.h>

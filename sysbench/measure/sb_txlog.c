@@ -2,7 +2,7 @@
 /*
  * pgbench-style transaction logs; see sb_txlog.h.
  */
-#include "results/sb_txlog.h"
+#include "measure/sb_txlog.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * The merge command's interval series: every instance's intervals
  * aligned by absolute time; see sb_merge_int.h.
  */
-#include "results/sb_merge_int.h"
+#include "compare/sb_merge_int.h"
 #include "results/sb_point_result.h"
 
 #include <limits.h>

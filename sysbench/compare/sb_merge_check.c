@@ -3,7 +3,7 @@
  * The merge command's checks: the files are result files, in range, and
  * the instances of one experiment; see sb_merge.h and sb_merge_int.h.
  */
-#include "results/sb_merge_int.h"
+#include "compare/sb_merge_int.h"
 
 #include <math.h>
 #include <stdlib.h>
