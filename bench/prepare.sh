@@ -29,6 +29,9 @@
 # and each tool's whole time (create, load, keys, indexes; pgbench's
 # vacuum too), column MB/s.
 #
+# PGBENCH_SCALE=N loads pgbench at scale N instead (N x 100,000 rows;
+# the shape's row count / 100,000 for the same number of rows).
+#
 # BASE_LUA=DIR adds the tool "ours-base": our binary running DIR's
 # oltp_read_write.lua and oltp_common.lua (say, another commit's, from
 # git show), for a before/after of the scripts in the same rounds.
@@ -41,7 +44,8 @@
 # leaves out the INSERT path, a third of the time at the full sizes.
 #
 # Env: SB_BIN, PEER_BIN, PGBENCH, SHAPES, ROUNDS, THREADS, SERVERS ("mysql
-# pgsql"), TOOLS, BASE_LUA, RSS_ROWS, KEEP=1 keeps the raw outputs.
+# pgsql"), TOOLS, BASE_LUA, PGBENCH_SCALE, RSS_ROWS, KEEP=1 keeps the raw
+# outputs.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -50,7 +54,7 @@ SHAPES=${SHAPES:-"4x1000000 1x4000000"}
 for a in "$@"; do
   case $a in
     --quick) SHAPES=${QUICK_SHAPES:-"4x100000 1x400000"} ;;
-    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "unknown argument: $a (use --quick)" >&2; exit 2 ;;
   esac
 done
@@ -219,7 +223,7 @@ for srv in $SERVERS; do
   tools=${TOOLS:-"ours${BASE_LUA:+ ours-base} ours-insert peer"}
   for shape in $SHAPES; do
     t=${shape%x*}; r=${shape#*x}
-    scale=""
+    scale=${PGBENCH_SCALE:-}
     for round in $(seq "$ROUNDS"); do
       echo "# $srv $shape round $round ($(cut -d' ' -f1-3 /proc/loadavg))" >&2
       # Rotate the order from round to round.
