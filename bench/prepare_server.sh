@@ -8,6 +8,8 @@
 # added by ALTER TABLE ("key after", as prepare does now), set against
 # pgbench -i -I dtg's COPY of pgbench_accounts (no key while it loads), on
 # one throwaway PostgreSQL (tests/harness/servers.sh, stopped on exit).
+# BINARY=1 adds "binary": the same rows in COPY's binary format into the
+# table without the key (what a binary COPY in the driver would save).
 #
 #   bench/prepare_server.sh
 #
@@ -23,8 +25,8 @@
 # -p, from when pg_stat_activity shows it until it exits) and prints the
 # samples grouped by what the server does, in ms of CPU per MB of heap.
 #
-# Env: SB_BIN, ROWS (1000000), ROUNDS (3), PERF (0), KEEP=1 keeps the raw
-# outputs.
+# Env: SB_BIN, ROWS (1000000), ROUNDS (3), PERF (0), BINARY (0), KEEP=1
+# keeps the raw outputs.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -32,9 +34,12 @@ HARNESS=$BENCH_DIR/../tests/harness/servers.sh
 ROWS=${ROWS:-1000000}
 ROUNDS=${ROUNDS:-3}
 PERF=${PERF:-0}
+BINARY=${BINARY:-0}
+VARIANTS="first after pgbench"
+[[ $BINARY == 1 ]] && VARIANTS="first after binary pgbench"
 PGBENCH=${PGBENCH:-$(find /usr/lib/postgresql -path '*/bin/pgbench' 2>/dev/null | sort -V | tail -n 1)}
 case ${1:-} in
-  -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
   "") ;;
   *) echo "unknown argument: $1" >&2; exit 2 ;;
 esac
@@ -96,6 +101,9 @@ copy_with_perf() {
 "$SB_BIN" --db-driver=pgsql $SB_PGSQL_ARGS oltp_read_write --tables=1 --table-size="$ROWS" \
   --threads=2 prepare >"$WORK/rows.out" 2>&1 || { cat "$WORK/rows.out" >&2; exit 1; }
 psql_admin -c "\\copy (SELECT id, k, rtrim(c), rtrim(pad) FROM sbtest1 ORDER BY id) TO '$WORK/ours.tsv'"
+if [[ $BINARY == 1 ]]; then
+  psql_admin -c "\\copy (SELECT id, k, rtrim(c), rtrim(pad) FROM sbtest1 ORDER BY id) TO '$WORK/ours.bin' WITH (FORMAT binary)"
+fi
 COLS="id SERIAL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL"
 ours_bytes=$(psql_admin -c "SELECT pg_relation_size('sbtest1')")
 psql_admin -c "DROP TABLE sbtest1"
@@ -106,15 +114,19 @@ echo "ours: $ROWS rows, $(wc -c <"$WORK/ours.tsv") bytes of COPY text, heap $our
 round() { # VARIANT ROUND
   local v=$1 r=$2
   case $v in
-  first|after)
+  first|after|binary)
     if [[ $v == first ]]; then
       psql_admin -c "DROP TABLE IF EXISTS sbtest1" -c "CREATE TABLE sbtest1 ($COLS, PRIMARY KEY (id))"
     else
       psql_admin -c "DROP TABLE IF EXISTS sbtest1" -c "CREATE TABLE sbtest1 ($COLS)"
     fi
-    copy_with_perf "$v-copy-r$r" psql_admin -c "\\copy sbtest1 (id, k, c, pad) FROM '$WORK/ours.tsv'"
+    if [[ $v == binary ]]; then
+      copy_with_perf "$v-copy-r$r" psql_admin -c "\\copy sbtest1 (id, k, c, pad) FROM '$WORK/ours.bin' WITH (FORMAT binary)"
+    else
+      copy_with_perf "$v-copy-r$r" psql_admin -c "\\copy sbtest1 (id, k, c, pad) FROM '$WORK/ours.tsv'"
+    fi
     psql_admin -c "SELECT pg_relation_size('sbtest1')" >"$WORK/$v-r$r.bytes"
-    [[ $v == after ]] && step "$v-key-r$r" psql_admin -c "ALTER TABLE sbtest1 ADD PRIMARY KEY (id)"
+    [[ $v != first ]] && step "$v-key-r$r" psql_admin -c "ALTER TABLE sbtest1 ADD PRIMARY KEY (id)"
     step "$v-kidx-r$r" psql_admin -c "CREATE INDEX k_1 ON sbtest1(k)"
     ;;
   pgbench)
@@ -128,8 +140,9 @@ round() { # VARIANT ROUND
 
 for r in $(seq "$ROUNDS"); do
   echo "# round $r ($(cut -d' ' -f1-3 /proc/loadavg))" >&2
-  set -- first after pgbench
-  for _ in $(seq $(((r - 1) % 3))); do set -- "${@:2}" "$1"; done
+  # shellcheck disable=SC2086 # the variants are words
+  set -- $VARIANTS
+  for _ in $(seq $(((r - 1) % $#))); do set -- "${@:2}" "$1"; done
   for v in "$@"; do round "$v" "$r"; done
 done
 
@@ -140,7 +153,7 @@ runs() { local r; for r in $(seq "$ROUNDS"); do cat "$WORK/$1-r$r.srv" 2>/dev/nu
 echo
 echo "server CPU s, medians of $ROUNDS rounds (each round's in brackets); ms per MB of heap for the COPY"
 printf '  %-10s %8s %22s %9s %22s %8s %22s\n' load heap_MB "COPY s" "ms/MB" "key s" "" "k index s"
-for v in first after pgbench; do
+for v in $VARIANTS; do
   mb=$(awk '{ printf "%.1f", $1 / 1e6 }' "$WORK/$v-r1.bytes")
   c=$(med "$v-copy")
   printf '  %-10s %8s %6s [%-14s] %9.2f' "$v" "$mb" "$c" "$(runs "$v-copy")" "$(awk -v c="$c" -v m="$mb" 'BEGIN { print 1000 * c / m }')"
@@ -174,7 +187,7 @@ perf_groups() { # VARIANT MB
 if [[ $PERF == 1 ]]; then
   echo
   echo "perf of the backend during COPY (499 Hz), ms of CPU per MB of heap, by what it does:"
-  for v in first after pgbench; do
+  for v in $VARIANTS; do
     perf_groups "$v" "$(awk '{ printf "%.1f", $1 / 1e6 }' "$WORK/$v-r1.bytes")"
   done
 fi
