@@ -21,19 +21,31 @@
 # the client's share of the CPU the load took, and the client's peak RSS.
 #
 # pgbench -i -I dtgvp loads the scale whose pgbench_accounts holds about
-# as many bytes as our tables; its own "client-side generate" time gives
-# its client-side MB/s, set against ours over the whole prepare (create,
-# load, index).
+# as many bytes as our tables. Like with like, in MB of table data (heap
+# only, pg_relation_size) per second: pgbench's "client-side generate"
+# phase (its COPY, one connection, no index yet) against our load phase
+# (COPY; the "Prepare done" line's load time, summed over the threads,
+# divided by --threads: the threads load side by side), column load_MB/s;
+# and each tool's whole time (create, load, keys, indexes; pgbench's
+# vacuum too), column MB/s.
+#
+# PGBENCH_SCALE=N loads pgbench at scale N instead (N x 100,000 rows;
+# the shape's row count / 100,000 for the same number of rows).
+#
+# BASE_LUA=DIR adds the tool "ours-base": our binary running DIR's
+# oltp_read_write.lua and oltp_common.lua (say, another commit's, from
+# git show), for a before/after of the scripts in the same rounds.
 #
 # RSS_ROWS=N (default 0: off) also loads one table of N rows with ours on
 # PostgreSQL under /usr/bin/time -v, for the client's peak RSS.
 #
-# TOOLS (default "ours ours-insert peer") chooses the sysbench runs of
-# each round; "ours peer" leaves out the INSERT path, a third of the time
-# at the full sizes.
+# TOOLS (default "ours ours-insert peer", with BASE_LUA "ours ours-base
+# ours-insert peer") chooses the sysbench runs of each round; "ours peer"
+# leaves out the INSERT path, a third of the time at the full sizes.
 #
 # Env: SB_BIN, PEER_BIN, PGBENCH, SHAPES, ROUNDS, THREADS, SERVERS ("mysql
-# pgsql"), TOOLS, RSS_ROWS, KEEP=1 keeps the raw outputs.
+# pgsql"), TOOLS, BASE_LUA, PGBENCH_SCALE, RSS_ROWS, KEEP=1 keeps the raw
+# outputs.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -42,7 +54,7 @@ SHAPES=${SHAPES:-"4x1000000 1x4000000"}
 for a in "$@"; do
   case $a in
     --quick) SHAPES=${QUICK_SHAPES:-"4x100000 1x400000"} ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "unknown argument: $a (use --quick)" >&2; exit 2 ;;
   esac
 done
@@ -50,6 +62,10 @@ ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
 SERVERS=${SERVERS:-"mysql pgsql"}
 RSS_ROWS=${RSS_ROWS:-0}
+BASE_LUA=${BASE_LUA:-}
+if [[ -n $BASE_LUA && ! -f $BASE_LUA/oltp_read_write.lua ]]; then
+  echo "error: BASE_LUA=$BASE_LUA has no oltp_read_write.lua" >&2; exit 2
+fi
 PGBENCH=${PGBENCH:-$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -n 1)}
 
 check_tools
@@ -102,8 +118,10 @@ table_bytes() { # SERVER TABLES: bytes of table data (no indexes)
 run_tool() { # SERVER TABLES ROWS TOOL NAME
   local srv=$1 t=$2 r=$3 tool=$4 name=$5 bin=$SB_BIN s0 s1
   local -a args extra=()
+  local script=oltp_read_write
+  [[ $tool == ours-base ]] && script=$BASE_LUA/oltp_read_write.lua
   # shellcheck disable=SC2207
-  args=($(db_args "$srv") oltp_read_write --tables="$t" --table-size="$r")
+  args=($(db_args "$srv") "$script" --tables="$t" --table-size="$r")
   "$SB_BIN" "${args[@]}" cleanup >/dev/null 2>&1 || true
   case $tool in
     ours-insert) extra=(--bulk-mode=insert) ;;
@@ -136,22 +154,32 @@ run_pgbench() { # SCALE NAME
   admin pgsql "SELECT pg_relation_size('pgbench_accounts')" >"$WORK/$name.bytes"
 }
 
+# The seconds of a run's COPY: pgbench's "client-side generate" phase;
+# ours, the "Prepare done" line's load phase over its threads. Empty for
+# 1.0.20, which times no phase.
+load_seconds() { # FILE
+  sed -n -e 's/.*client-side generate \([0-9.]*\) s.*/\1/p' \
+    -e '/^Prepare done/{s/.*[(,] load \([0-9.]*\) s.*summed over \([0-9]*\) threads.*/\1 \2/p;s/.*[(,] load \([0-9.]*\) s[,;)].*/\1 1/p;}' "$1" |
+    head -n 1 | awk 'NF == 2 { printf "%.3f", $1 / $2 } NF == 1 { print $1 }'
+}
+
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# The median of field F (awk expression over wall,user,sys,rss,srv,bytes,
-# gen) of the runs NAME-r1..rROUNDS.
+# The median of field F (wall, cpu, srv, rss, share, mb, mbs, loadmbs:
+# pgbench's generate phase or our load phase per thread) of the runs
+# NAME-r1..rROUNDS.
 med() { # PREFIX EXPR
   local r
   for r in $(seq "$ROUNDS"); do
     local n=$WORK/$1-r$r
     [[ -s $n.stat ]] || continue
     awk -v e="$2" -v srv="$(cat "$n.srv")" -v bytes="$(cat "$n.bytes" 2>/dev/null || echo 0)" \
-        -v gen="$(sed -n 's/.*client-side generate \([0-9.]*\) s.*/\1/p' "$n.out" | head -n 1)" '
+        -v gen="$(load_seconds "$n.out")" '
       { wall = $1; user = $2; sys = $3; rss = $4; cpu = user + sys
         v["wall"] = wall; v["cpu"] = cpu; v["srv"] = srv; v["rss"] = rss / 1024
         v["share"] = cpu + srv > 0 ? 100 * cpu / (cpu + srv) : 0
         v["mb"] = bytes / 1e6; v["mbs"] = wall > 0 ? bytes / 1e6 / wall : 0
-        v["genmbs"] = gen > 0 ? bytes / 1e6 / gen : 0
+        v["loadmbs"] = gen > 0 ? bytes / 1e6 / gen : 0
         print v[e] }' "$n.stat"
   done | median
 }
@@ -162,23 +190,24 @@ report() { # SERVER SHAPE TOOLS...
   rows=$((t * r))
   printf '\n%s, %s tables x %s rows (%s rows), --threads=%s: medians of %s rounds\n' \
     "$srv" "$t" "$r" "$rows" "$THREADS" "$ROUNDS"
-  printf '  %-12s %8s %10s %8s %8s %9s %9s %8s %8s %7s\n' tool wall_s rows/s vs_1.0 data_MB MB/s \
-    client_s server_s client% rss_MB
+  printf '  %-12s %8s %10s %8s %8s %9s %10s %9s %8s %8s %7s\n' tool wall_s rows/s vs_1.0 data_MB MB/s \
+    load_MB/s client_s server_s client% rss_MB
   peer_rate=$(awk -v w="$(med "$srv-$shape-peer" wall)" -v n="$rows" 'BEGIN { if (w > 0) print n / w; else print 0 }')
   for tool in "$@"; do
     local p=$srv-$shape-$tool w
     w=$(med "$p" wall)
     if [[ $tool == pgbench ]]; then
-      printf '  %-12s %8s %10s %8s %8.1f %9.1f %9s %8s %8.1f %7.1f  (client-side generate: %.1f MB/s)\n' \
-        "$tool" "$w" - - "$(med "$p" mb)" "$(med "$p" mbs)" "$(med "$p" cpu)" "$(med "$p" srv)" \
-        "$(med "$p" share)" "$(med "$p" rss)" "$(med "$p" genmbs)"
+      printf '  %-12s %8s %10s %8s %8.1f %9.1f %10.1f %9s %8s %8.1f %7.1f\n' \
+        "$tool" "$w" - - "$(med "$p" mb)" "$(med "$p" mbs)" "$(med "$p" loadmbs)" "$(med "$p" cpu)" \
+        "$(med "$p" srv)" "$(med "$p" share)" "$(med "$p" rss)"
       continue
     fi
     rate=$(awk -v w="$w" -v n="$rows" 'BEGIN { if (w > 0) printf "%.0f", n / w; else print 0 }')
-    printf '  %-12s %8s %10s %8s %8.1f %9.1f %9s %8s %8.1f %7.1f\n' "$tool" "$w" "$rate" \
+    printf '  %-12s %8s %10s %8s %8.1f %9.1f %10s %9s %8s %8.1f %7.1f\n' "$tool" "$w" "$rate" \
       "$(awk -v a="$rate" -v b="$peer_rate" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')" \
-      "$(med "$p" mb)" "$(med "$p" mbs)" "$(med "$p" cpu)" "$(med "$p" srv)" "$(med "$p" share)" \
-      "$(med "$p" rss)"
+      "$(med "$p" mb)" "$(med "$p" mbs)" \
+      "$(if [[ $tool == peer ]]; then echo -; else printf '%.1f' "$(med "$p" loadmbs)"; fi)" \
+      "$(med "$p" cpu)" "$(med "$p" srv)" "$(med "$p" share)" "$(med "$p" rss)"
   done
 }
 
@@ -191,10 +220,10 @@ pgbench_scale() { # BYTES
 }
 
 for srv in $SERVERS; do
-  tools=${TOOLS:-"ours ours-insert peer"}
+  tools=${TOOLS:-"ours${BASE_LUA:+ ours-base} ours-insert peer"}
   for shape in $SHAPES; do
     t=${shape%x*}; r=${shape#*x}
-    scale=""
+    scale=${PGBENCH_SCALE:-}
     for round in $(seq "$ROUNDS"); do
       echo "# $srv $shape round $round ($(cut -d' ' -f1-3 /proc/loadavg))" >&2
       # Rotate the order from round to round.

@@ -220,8 +220,24 @@ function M.use_auto_inc(drv)
    return false           -- unknown driver: stay portable
 end
 
--- The CREATE TABLE statement for table n.
-function M.create_table_sql(drv, n)
+-- Whether prepare adds the primary key after the load rather than
+-- declaring it in CREATE TABLE. PostgreSQL: yes. COPY into a keyed table
+-- inserts and WAL-logs every id into the btree as it goes, about a
+-- quarter of the COPY's server CPU (bench/README.md, "the primary key
+-- after the load", 2026-11-29); without the key COPY writes the heap
+-- only, and the key is built after in one sorted pass (about the CPU it
+-- saved; pgbench -i loads in this order too). MySQL/MariaDB: no, InnoDB
+-- stores the rows in the primary key's order (the clustered index), so a
+-- key added after is a rebuild of the whole table. SQLite: no, the key is
+-- the rowid (INTEGER PRIMARY KEY), which a table cannot be given later.
+-- Redshift keeps the statement it accepts.
+function M.key_after_load(drv)
+   return drv:name() == "pgsql" and cfg.pgsql_variant == nil and not cfg.secondary
+end
+
+-- The CREATE TABLE statement for table n; without_key: leaving out the
+-- primary key, which the caller adds after the load (M.key_after_load).
+function M.create_table_sql(drv, n, without_key)
    local name = drv:name()
    local auto = M.use_auto_inc(drv)
    local id_def, key_def, suffix = "INTEGER NOT NULL", "PRIMARY KEY (id)", ""
@@ -258,6 +274,9 @@ function M.create_table_sql(drv, n)
       key_def = nil
    end
 
+   if without_key then
+      key_def = nil
+   end
    local cols = {
       "id " .. id_def,
       "k INTEGER DEFAULT '0' NOT NULL",
@@ -347,13 +366,14 @@ local function create_or_explain(con, sql, t)
 end
 
 -- Creates table n (and, with --secondary, its id index, which MySQL
--- declares inside CREATE TABLE).
+-- declares inside CREATE TABLE); on PostgreSQL without its primary key,
+-- which M.finish_table adds after the load.
 function M.create_table_only(drv, con, n)
    local table_name = "sbtest" .. n
 
    print(string.format("Creating table '%s'...", table_name))
    sysbench.progress.phase("create")
-   create_or_explain(con, M.create_table_sql(drv, n), table_name)
+   create_or_explain(con, M.create_table_sql(drv, n, M.key_after_load(drv)), table_name)
    if cfg.secondary and drv:name() ~= "mysql" and cfg.pgsql_variant == nil then
       con:query(string.format("CREATE INDEX xid_%d ON %s(id)", n, table_name))
    end
@@ -408,10 +428,17 @@ function M.load_rows(drv, con, n, first, last, explicit_ids)
    con:bulk_insert_done()
 end
 
--- What follows the load of table n: PostgreSQL's id sequence moved past
--- the ids written explicitly, then the secondary index.
+-- What follows the load of table n, once all its rows are in: on
+-- PostgreSQL the primary key (M.key_after_load; unnamed, as in CREATE
+-- TABLE, so the server gives it the same name, sbtestN_pkey) and the id
+-- sequence moved past the ids written explicitly; then the secondary
+-- index.
 function M.finish_table(drv, con, n, explicit_ids)
    local table_name = "sbtest" .. n
+   if M.key_after_load(drv) then
+      sysbench.progress.phase("key")
+      con:query(string.format("ALTER TABLE %s ADD PRIMARY KEY (id)", table_name))
+   end
    if explicit_ids and cfg.table_size > 0 and drv:name() == "pgsql" and
       M.use_auto_inc(drv) then
       con:query(string.format(

@@ -17,7 +17,13 @@
 #  - a malformed row is one FATAL line naming it, and no "Prepare done";
 #    so is a bad template of con:bulk_insert_rows;
 #  - a prepare interrupted by SIGINT says which tables are complete, and
-#    those are.
+#    those are;
+#  - PostgreSQL, where prepare adds the primary key after the load: the
+#    tables end as with the key in CREATE TABLE (their indexes in
+#    pg_indexes; \d the same as that of a table made by the old CREATE
+#    TABLE), whether 2 threads split a table or SB_COMPAT=1.0 loads by
+#    table with generated ids, and oltp_insert's generated ids after
+#    prepare collide with no loaded row.
 
 set -euo pipefail
 # shellcheck source=/dev/null
@@ -308,6 +314,80 @@ interrupted_prepare() {
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
 }
 
+# \d TABLE on PostgreSQL, in psql's default layout (footers included).
+describe() {
+    psql -X -h "$SB_PGSQL_SOCKET_DIR" -p "$SB_PGSQL_PORT" -U postgres -d "$SB_PGSQL_DB" \
+        -c "\\d $1"
+}
+
+# The tables' indexes after a prepare (pg_indexes), each as CREATE TABLE
+# with the key and the k index make them.
+pg_keys_as_before() {
+    local tag=$1 n got want
+    for n in 1 2 3; do
+        got=$(sql pgsql "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'sbtest$n' ORDER BY indexname")
+        want=$(printf 'k_%s\tCREATE INDEX k_%s ON public.sbtest%s USING btree (k)\nsbtest%s_pkey\tCREATE UNIQUE INDEX sbtest%s_pkey ON public.sbtest%s USING btree (id)' \
+            "$n" "$n" "$n" "$n" "$n" "$n")
+        [ "$got" = "$want" ] ||
+            { sb_fail "$tag: sbtest$n's indexes are '$got', expected '$want'"; return 1; }
+        got=$(sql pgsql "SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'sbtest$n'::regclass" |
+            tr '\t' ' ')
+        [ "$got" = "sbtest${n}_pkey p PRIMARY KEY (id)" ] ||
+            { sb_fail "$tag: sbtest$n's constraints are '$got'"; return 1; }
+        got=$(sql pgsql "SELECT last_value, is_called FROM sbtest${n}_id_seq" | tr '\t' ' ')
+        [ "$got" = "2000 t" ] ||
+            { sb_fail "$tag: sbtest$n's id sequence is at '$got', expected '2000 t'"; return 1; }
+    done
+}
+
+# oltp_insert after a prepare of 3 x 2,000 rows: its new rows take ids
+# from the sequence, and none may collide with a loaded one (PostgreSQL's
+# 23505 is retried, so a collision shows as an ignored error, not as a
+# failed run).
+pg_inserts_after() {
+    local tag=$1 got
+    sbx pgsql oltp_insert --tables=3 --table-size=2000 --threads=2 --events=300 --time=0 run ||
+        { sb_show x.txt x.err; sb_fail "$tag: oltp_insert after prepare failed"; return 1; }
+    [ "$(sb_text_report_num x.txt 'ignored errors:')" = 0 ] ||
+        { sb_show x.txt; sb_fail "$tag: oltp_insert's ids collided with the loaded rows"; return 1; }
+    got=$(sql pgsql "SELECT SUM(c), SUM(m) FROM (SELECT COUNT(*) c, COUNT(*) FILTER (WHERE id > 2000) m FROM sbtest1 UNION ALL SELECT COUNT(*), COUNT(*) FILTER (WHERE id > 2000) FROM sbtest2 UNION ALL SELECT COUNT(*), COUNT(*) FILTER (WHERE id > 2000) FROM sbtest3) t" |
+        tr '\t' ' ')
+    [ "$got" = "6300 300" ] ||
+        { sb_fail "$tag: after 300 inserts the tables hold '$got' (rows, rows past id 2000)"; return 1; }
+}
+
+pg_key_after_load() {
+    local after before got
+    oltp_prepare pgsql keyed || return 1
+    grep -q 'ALTER TABLE sbtest2 ADD PRIMARY KEY (id)' keyed.txt ||
+        { sb_fail "prepare added no primary key after the load"; return 1; }
+    pg_keys_as_before "--threads=2" || return 1
+    after=$(describe sbtest1)
+    pg_inserts_after "--threads=2" || return 1
+    # The table as the key in CREATE TABLE makes it (the statement before
+    # the key moved), its k index and its sequence where prepare leaves it.
+    sql pgsql "DROP TABLE sbtest1" >/dev/null
+    sql pgsql "CREATE TABLE sbtest1 (id SERIAL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))" >/dev/null
+    sql pgsql "CREATE INDEX k_1 ON sbtest1(k)" >/dev/null
+    before=$(describe sbtest1)
+    echo "$after"
+    [ "$after" = "$before" ] ||
+        { echo "$before"; sb_fail "\\d sbtest1 differs from the table with the key in CREATE TABLE"; return 1; }
+    # 1.0's way: a thread per table, ids from the sequence (and no
+    # "Prepare done" line, so not through oltp_prepare).
+    sbx pgsql oltp_read_write --tables=3 cleanup || true
+    # shellcheck disable=SC2046 # the driver's arguments are several words
+    SB_COMPAT=1.0 sb_run_ok "SB_COMPAT=1.0 prepare" compat.txt compat.err \
+        $(driver_args pgsql) oltp_read_write --tables=3 --table-size=2000 --threads=2 prepare ||
+        return 1
+    got=$(sql pgsql "SELECT COUNT(*), COUNT(DISTINCT id), MIN(id), MAX(id) FROM sbtest3" | tr '\t' ' ')
+    [ "$got" = "2000 2000 1 2000" ] ||
+        { sb_fail "SB_COMPAT=1.0: sbtest3 holds '$got' (count, distinct, min, max)"; return 1; }
+    pg_keys_as_before "SB_COMPAT=1.0" || return 1
+    pg_inserts_after "SB_COMPAT=1.0" || return 1
+    sbx pgsql oltp_read_write --tables=3 cleanup || true
+}
+
 for drv in mysql pgsql sqlite; do
     sb_case "$drv-prepare-same-rows-every-bulk-mode" same_rows_every_mode "$drv"
     sb_case "$drv-bulk-values-same-every-mode" values_every_mode "$drv"
@@ -317,3 +397,4 @@ for drv in mysql pgsql sqlite; do
     sb_case "$drv-prepare-interrupted-names-tables" interrupted_prepare "$drv"
 done
 sb_case "mysql-load-data-refused-falls-back" load_data_refused
+sb_case "pgsql-prepare-key-after-load-same-schema" pg_key_after_load
