@@ -18,15 +18,8 @@ struct sb_stmt_entry *sb_db_stmt_entry(struct sb_stmt_table *t, const char *sql,
     return sb_stmt_table_get(t, buf, n, sb_stmt_hash(SB_STMT_HASH0, buf, n), (int)kind);
 }
 
-void sb_db_stmt_done(struct sb_conn *con, struct sb_stmt_entry *e, uint64_t t0, uint64_t t1,
-                     enum sb_db_status s)
+void sb_db_stmt_failed(struct sb_conn *con, struct sb_stmt_entry *e, uint64_t ns)
 {
-    uint64_t ns = t1 > t0 ? t1 - t0 : 0;
-
-    if (e == NULL)
-        return;
-    if (s == SB_DB_OK)
-        sb_stmt_record_ok(e, ns, con->rs.active ? con->rs.nrows : 0, con->rs.affected);
-    else if (!con->cut)
+    if (!con->cut)
         sb_stmt_record_error(e, ns, con->err.sql_errno, con->err.sql_state);
 }

@@ -45,19 +45,6 @@ void sb_hist_reset(struct sb_hist *h)
     h->clamped = 0;
 }
 
-size_t sb_hist_bucket_of(uint64_t ns)
-{
-    unsigned e, s;
-
-    if (ns >= SB_HIST_MAX_NS)
-        return SB_HIST_BUCKETS - 1;
-    /* Or-ing in bit SUB_BITS makes small values take the s = 0 path without
-     * a branch, and it never changes the top bit of a larger value. */
-    e = 63u - (unsigned)__builtin_clzll(ns | SB_HIST_SUB);
-    s = e - SB_HIST_SUB_BITS;
-    return ((size_t)s << SB_HIST_SUB_BITS) + (size_t)(ns >> s);
-}
-
 uint64_t sb_hist_bucket_low(size_t bucket)
 {
     size_t g = bucket >> SB_HIST_SUB_BITS;
@@ -74,21 +61,6 @@ uint64_t sb_hist_bucket_high(size_t bucket)
     if (g <= 1)
         return bucket;
     return sb_hist_bucket_low(bucket) + ((uint64_t)1 << (g - 1)) - 1;
-}
-
-void sb_hist_record(struct sb_hist *h, uint64_t ns)
-{
-    size_t b = sb_hist_bucket_of(ns);
-
-    STORE(&h->counts[b], LOAD(&h->counts[b]) + 1);
-    STORE(&h->total, LOAD(&h->total) + 1);
-    STORE(&h->sum_ns, LOAD(&h->sum_ns) + ns);
-    if (ns < LOAD(&h->min_ns))
-        STORE(&h->min_ns, ns);
-    if (ns > LOAD(&h->max_ns))
-        STORE(&h->max_ns, ns);
-    if (ns >= SB_HIST_MAX_NS)
-        STORE(&h->clamped, LOAD(&h->clamped) + 1);
 }
 
 void sb_hist_add_bucket(struct sb_hist *h, uint64_t ns, uint64_t count)

@@ -46,8 +46,42 @@ struct sb_hist {
 /* Empties h. */
 void sb_hist_reset(struct sb_hist *h);
 
-/* Records one value. Only the owning thread may call this. */
-void sb_hist_record(struct sb_hist *h, uint64_t ns);
+/* The bucket holding ns (bucket geometry, with sb_hist_bucket_low and
+ * _high below). Inline, as sb_hist_record: they run for every
+ * transaction and, with --report-per-statement, every statement. */
+static inline size_t sb_hist_bucket_of(uint64_t ns)
+{
+    unsigned e, s;
+
+    if (ns >= SB_HIST_MAX_NS)
+        return SB_HIST_BUCKETS - 1;
+    /* Or-ing in bit SUB_BITS makes small values take the s = 0 path without
+     * a branch, and it never changes the top bit of a larger value. */
+    e = 63u - (unsigned)__builtin_clzll(ns | SB_HIST_SUB);
+    s = e - SB_HIST_SUB_BITS;
+    return ((size_t)s << SB_HIST_SUB_BITS) + (size_t)(ns >> s);
+}
+
+/* Records one value. Only the owning thread may call this. The relaxed
+ * load and store instead of a read-modify-write: see sb_histogram.c. */
+static inline void sb_hist_record(struct sb_hist *h, uint64_t ns)
+{
+    size_t b = sb_hist_bucket_of(ns);
+
+    __atomic_store_n(&h->counts[b], __atomic_load_n(&h->counts[b], __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&h->total, __atomic_load_n(&h->total, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&h->sum_ns, __atomic_load_n(&h->sum_ns, __ATOMIC_RELAXED) + ns,
+                     __ATOMIC_RELAXED);
+    if (ns < __atomic_load_n(&h->min_ns, __ATOMIC_RELAXED))
+        __atomic_store_n(&h->min_ns, ns, __ATOMIC_RELAXED);
+    if (ns > __atomic_load_n(&h->max_ns, __ATOMIC_RELAXED))
+        __atomic_store_n(&h->max_ns, ns, __ATOMIC_RELAXED);
+    if (ns >= SB_HIST_MAX_NS)
+        __atomic_store_n(&h->clamped, __atomic_load_n(&h->clamped, __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELAXED);
+}
 
 /*
  * Adds `count` values to the bucket holding `ns`: a histogram written out
@@ -91,8 +125,8 @@ uint64_t sb_hist_percentile(const struct sb_hist *h, double pct);
 /* Mean of the recorded values in ns, 0 when empty. */
 double sb_hist_mean(const struct sb_hist *h);
 
-/* Bucket geometry, for printing and for result files. */
-size_t sb_hist_bucket_of(uint64_t ns);
+/* Bucket geometry, for printing and for result files (and
+ * sb_hist_bucket_of above). */
 uint64_t sb_hist_bucket_low(size_t bucket);   /* smallest value in bucket */
 uint64_t sb_hist_bucket_high(size_t bucket);  /* largest value in bucket */
 

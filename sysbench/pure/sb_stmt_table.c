@@ -119,15 +119,6 @@ struct sb_stmt_entry *sb_stmt_table_get(struct sb_stmt_table *t, const char *tex
     return append(t, e);
 }
 
-void sb_stmt_record_ok(struct sb_stmt_entry *e, uint64_t ns, uint64_t rows, uint64_t affected)
-{
-    sb_hist_record(&e->hist, ns);
-    BUMP(&e->count, 1);
-    BUMP(&e->rows, rows);
-    if (affected > 0)
-        BUMP(&e->affected, affected);
-}
-
 void sb_stmt_add_errors(struct sb_stmt_entry *e, unsigned code, const char *state, uint64_t n)
 {
     unsigned i, ne = LOAD(&e->nerr);

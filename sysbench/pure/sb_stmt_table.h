@@ -88,8 +88,21 @@ struct sb_stmt_entry *sb_stmt_table_get(struct sb_stmt_table *t, const char *tex
 
 /* Records one execution that took ns: ok with rows returned and rows
  * affected (changed), or failed with the error code and SQLSTATE (state
- * may be NULL). Writer only. */
-void sb_stmt_record_ok(struct sb_stmt_entry *e, uint64_t ns, uint64_t rows, uint64_t affected);
+ * may be NULL). Writer only. The first is inline: it runs for every
+ * statement (relaxed stores, as sb_hist_record's). */
+static inline void sb_stmt_record_ok(struct sb_stmt_entry *e, uint64_t ns, uint64_t rows,
+                                     uint64_t affected)
+{
+    sb_hist_record(&e->hist, ns);
+    __atomic_store_n(&e->count, __atomic_load_n(&e->count, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&e->rows, __atomic_load_n(&e->rows, __ATOMIC_RELAXED) + rows,
+                     __ATOMIC_RELAXED);
+    if (affected > 0)
+        __atomic_store_n(&e->affected, __atomic_load_n(&e->affected, __ATOMIC_RELAXED) + affected,
+                         __ATOMIC_RELAXED);
+}
+
 void sb_stmt_record_error(struct sb_stmt_entry *e, uint64_t ns, unsigned code, const char *state);
 
 /* Empties every entry's figures, keeping the entries (the writer, at the
