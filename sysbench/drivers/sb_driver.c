@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "config.h"
-#include "core/sb_tick.h"
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_db_conn.h"
 #include "drivers/sb_db_stmt_stats.h"
@@ -76,10 +75,10 @@ enum sb_db_outcome sb_db_query(struct sb_conn *con, const char *sql, size_t len)
     if (!query_prologue(con, sql, len))
         return SB_DB_FATAL;
     e = sb_db_stmt_entry(con->counters->stmts, sql, len, kind);
-    t0 = e != NULL ? sb_tick_now() : 0;
+    t0 = e != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     st = con->drv->query(con, sql, len, &con->rs);
-    t1 = e != NULL ? sb_tick_now() : 0;
+    t1 = e != NULL ? sb_now_ns() : 0;
     sb_db_cancel_idle(con);
     if (st == SB_DB_OK)
         count_query(con, kind);
@@ -302,13 +301,13 @@ enum sb_db_outcome sb_db_execute(struct sb_stmt *st)
 
     if (o != SB_DB_DONE)
         return o;
-    t0 = st->stat != NULL ? sb_tick_now() : 0;
+    t0 = st->stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     if (st->emulated)
         s = execute_emulated(st, false);
     else
         s = con->drv->execute(st, &con->rs);
-    t1 = st->stat != NULL ? sb_tick_now() : 0;
+    t1 = st->stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, st->kind);
@@ -327,7 +326,7 @@ static enum sb_db_outcome complete(struct sb_conn *con, enum sb_db_status s)
 
     if (s == SB_DB_PENDING)
         return SB_DB_INFLIGHT;
-    t1 = con->pending_stat != NULL ? sb_tick_now() : 0;
+    t1 = con->pending_stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_idle(con);
     if (s == SB_DB_OK)
         count_query(con, con->pending_kind);
@@ -347,7 +346,7 @@ enum sb_db_outcome sb_db_query_start(struct sb_conn *con, const char *sql, size_
     con->pending_len = len;
     con->pending_kind = sb_sql_classify(sql, len);
     con->pending_stat = sb_db_stmt_entry(con->counters->stmts, sql, len, con->pending_kind);
-    con->pending_t0 = con->pending_stat != NULL ? sb_tick_now() : 0;
+    con->pending_t0 = con->pending_stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     return complete(con, con->drv->query_start(con, sql, len, &con->rs));
 }
@@ -366,7 +365,7 @@ enum sb_db_outcome sb_db_execute_start(struct sb_stmt *st)
     con->pending_len = st->sql_len;
     con->pending_kind = st->kind;
     con->pending_stat = st->stat;
-    con->pending_t0 = st->stat != NULL ? sb_tick_now() : 0;
+    con->pending_t0 = st->stat != NULL ? sb_now_ns() : 0;
     sb_db_cancel_busy(con);
     if (st->emulated)
         return complete(con, execute_emulated(st, true));

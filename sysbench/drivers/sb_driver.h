@@ -198,7 +198,7 @@ struct sb_conn {
     size_t pending_len;
     enum sb_query_kind pending_kind;
     /* Figures per statement: the in-flight statement's entry (NULL: not
-     * kept) and when it was sent (a tick, core/sb_tick.h). */
+     * kept) and when it was sent. */
     struct sb_stmt_entry *pending_stat;
     uint64_t pending_t0;
     /* Cancelling (sb_db_cancel.h): a statement is in flight (busy), the

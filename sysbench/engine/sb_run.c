@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "core/sb_clock.h"
-#include "core/sb_tick.h"
 #include "cpu/sb_cpu.h"
 #include "drivers/sb_db_cancel.h"
 #include "core/sb_log.h"
@@ -473,10 +472,6 @@ static int new_slots(struct sb_run *run)
     run->slots = calloc(run->nslots ? run->nslots : 1, sizeof(*run->slots));
     if (run->slots == NULL)
         return -1;
-    /* The statements are timed in ticks: chosen (and the TSC's rate
-     * measured, about 2 ms) once, before the workers start. */
-    if (run->cfg->per_statement)
-        sb_tick_init();
     for (unsigned i = 0; i < run->nslots; i++) {
         /* Without a rate only the response time is recorded (sb_stats.h). */
         run->slots[i].stats.response_only = run->point.mode == SB_PACE_NONE;
