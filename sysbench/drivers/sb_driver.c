@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "core/sb_clock.h"
 #include "drivers/sb_db_cancel.h"
 #include "drivers/sb_db_conn.h"
 #include "drivers/sb_db_stmt_stats.h"
