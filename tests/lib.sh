@@ -671,6 +671,19 @@ sb_cli() {
     esac
 }
 
+# sb_server_ready DRIVER: waits up to 30 s until the server answers a
+# query (a case before this one may have restarted it). Returns 1, with a
+# line, if it never does.
+sb_server_ready() {
+    local _
+    for _ in $(seq 1 100); do
+        sb_cli "$1" "SELECT 1" >/dev/null 2>&1 && return 0
+        sleep 0.3
+    done
+    sb_fail "the $1 server did not answer for 30 s before the case"
+    return 1
+}
+
 # sb_expect_positive FILE LABEL: the report shows LABEL with a value > 0.
 sb_expect_positive() {
     local v
