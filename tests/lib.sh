@@ -672,12 +672,16 @@ sb_cli() {
 }
 
 # sb_server_ready DRIVER: waits up to 30 s until the server answers a
-# query (a case before this one may have restarted it). Returns 1, with a
-# line, if it never does.
+# query, and for PostgreSQL accepts on the TCP port the runs use (a case
+# before this one may have restarted it). Returns 1, with a line, if it
+# never does.
 sb_server_ready() {
     local _
     for _ in $(seq 1 100); do
-        sb_cli "$1" "SELECT 1" >/dev/null 2>&1 && return 0
+        if sb_cli "$1" "SELECT 1" >/dev/null 2>&1 &&
+            { [ "$1" != pgsql ] || pg_isready -q -h "$SB_PGSQL_HOST" -p "$SB_PGSQL_PORT"; }; then
+            return 0
+        fi
         sleep 0.3
     done
     sb_fail "the $1 server did not answer for 30 s before the case"

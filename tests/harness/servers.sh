@@ -266,6 +266,15 @@ pgsql_start() {
     fi
     pid=$(head -n 1 "$dir/pgsql/data/postmaster.pid")
     echo "$pid" >"$dir/pgsql.pid"
+    # PostgreSQL starts with its unix socket alone when it cannot bind its
+    # TCP port, and the runs, which connect by TCP, are then refused. A
+    # restart can meet that: while the server was stopped another process
+    # (a server of a suite run beside this one) may have taken the port.
+    if grep -q 'could not bind IPv4 address "127.0.0.1"' "$dir/pgsql/server.log" 2>/dev/null &&
+        ! "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port" 2>/dev/null; then
+        log_tail "$dir/pgsql/server.log"
+        die "PostgreSQL started without its TCP port $port: another process took it"
+    fi
 }
 
 pgsql_stop() {
