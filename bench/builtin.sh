@@ -120,7 +120,6 @@ print_env
 [[ $TESTS == *fileio* ]] && echo "fio:     $FIO_BIN ($("$FIO_BIN" --version))"
 echo
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 minmax() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR==1 {a=$1} {b=$1} END {printf "%.2f-%.2f", a, b}'; }
 
 # run_tool CASE THREADS ROUND TOOL: one run; appends to EPS/US/RAT maps.

@@ -155,3 +155,26 @@ harness_start() {
     # shellcheck source=/dev/null
     source "$SRV/servers.env"
 }
+
+# median: the median of the numbers on stdin (spaces or newlines), %.6g.
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# median_or_dash: the median of the numbers on stdin, one a line, as awk
+# prints it; "-" when there are none.
+median_or_dash() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# server_cpu_of DIR mysql|pgsql: CPU seconds (user + system) so far of the
+# throwaway server in DIR (tests/harness/servers.sh): MariaDB's process;
+# PostgreSQL's postmaster with its reaped children and its live backends.
+server_cpu_of() {
+  local pid hz
+  hz=$(getconf CLK_TCK)
+  if [[ $2 == mysql ]]; then
+    pid=$(cat "$1/mysql.pid")
+    awk -v hz="$hz" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$pid/stat"
+  else
+    pid=$(cat "$1/pgsql.pid")
+    { cat "/proc/$pid/stat"; for c in $(pgrep -P "$pid"); do cat "/proc/$c/stat" 2>/dev/null || true; done; } |
+      awk -v hz="$hz" -v p="$pid" '{ s += $14 + $15; if ($1 == p) s += $16 + $17 } END { printf "%.2f", s / hz }'
+  fi
+}

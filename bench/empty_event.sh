@@ -26,7 +26,6 @@ echo "== Empty event: closed loop, ${DURATION} s per run, ${REPEAT} repeat(s)"
 print_env
 echo
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 declare -A EPS NS
 printf '%-4s %-5s %3s %14s %12s %10s %9s\n' tool thr rep events "events/s" "cpu (s)" "ns/event"

@@ -91,18 +91,7 @@ admin() { # SERVER SQL
 }
 # The server's CPU seconds so far: MariaDB's process; PostgreSQL's
 # postmaster, its live children and the children it reaped.
-server_cpu() {
-  local pid hz
-  hz=$(getconf CLK_TCK)
-  if [[ $1 == mysql ]]; then
-    pid=$(cat "$SRV/mysql.pid")
-    awk -v hz="$hz" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$pid/stat"
-  else
-    pid=$(cat "$SRV/pgsql.pid")
-    { cat "/proc/$pid/stat"; for c in $(pgrep -P "$pid"); do cat "/proc/$c/stat" 2>/dev/null || true; done; } |
-      awk -v hz="$hz" -v p="$pid" '{ s += $14 + $15; if ($1 == p) s += $16 + $17 } END { printf "%.2f", s / hz }'
-  fi
-}
+server_cpu() { server_cpu_of "$SRV" "$1"; }
 table_bytes() { # SERVER TABLES: bytes of table data (no indexes)
   local n list=""
   if [[ $1 == mysql ]]; then
@@ -163,7 +152,6 @@ load_seconds() { # FILE
     head -n 1 | awk 'NF == 2 { printf "%.3f", $1 / $2 } NF == 1 { print $1 }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # The median of field F (wall, cpu, srv, rss, share, mb, mbs, loadmbs:
 # pgbench's generate phase or our load phase per thread) of the runs
@@ -181,7 +169,7 @@ med() { # PREFIX EXPR
         v["mb"] = bytes / 1e6; v["mbs"] = wall > 0 ? bytes / 1e6 / wall : 0
         v["loadmbs"] = gen > 0 ? bytes / 1e6 / gen : 0
         print v[e] }' "$n.stat"
-  done | median
+  done | median_or_dash
 }
 
 report() { # SERVER SHAPE TOOLS...

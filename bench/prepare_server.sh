@@ -59,13 +59,7 @@ harness_start
 echo "server: PostgreSQL $SB_PGSQL_VERSION (throwaway, tests/harness/servers.sh)"
 
 psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -A -t -h "$SB_PGSQL_SOCKET_DIR" -p "$SB_PGSQL_PORT" -U postgres -d "$SB_PGSQL_DB" "$@"; }
-hz=$(getconf CLK_TCK)
-server_cpu() {
-  local pid
-  pid=$(cat "$SRV/pgsql.pid")
-  { cat "/proc/$pid/stat"; for c in $(pgrep -P "$pid"); do cat "/proc/$c/stat" 2>/dev/null || true; done; } |
-    awk -v hz="$hz" -v p="$pid" '{ s += $14 + $15; if ($1 == p) s += $16 + $17 } END { printf "%.2f", s / hz }'
-}
+server_cpu() { server_cpu_of "$SRV" pgsql; }
 # step NAME CMD...: the server's CPU seconds of CMD into $WORK/NAME.srv.
 step() {
   local name=$1 s0 s1
@@ -146,8 +140,7 @@ for r in $(seq "$ROUNDS"); do
   for v in "$@"; do round "$v" "$r"; done
 done
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-med() { local r; for r in $(seq "$ROUNDS"); do [[ -s $WORK/$1-r$r.srv ]] && cat "$WORK/$1-r$r.srv"; done | median; }
+med() { local r; for r in $(seq "$ROUNDS"); do [[ -s $WORK/$1-r$r.srv ]] && cat "$WORK/$1-r$r.srv"; done | median_or_dash; }
 runs() { local r; for r in $(seq "$ROUNDS"); do cat "$WORK/$1-r$r.srv" 2>/dev/null || echo -; done | tr '\n' ' '; }
 
 echo

@@ -138,7 +138,6 @@ for d in $DRIVERS; do
   "$SB_BIN" oltp_common "${COMMON[@]}" cleanup >/dev/null 2>&1 || true
 done
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 echo "Summary: the worker thread's instructions per transaction (difference of the two runs,"
 echo "median of $REPEAT); whole: all threads' instructions of the N2 runs (median)"
 printf '%-7s %-18s %10s %10s %8s %12s\n' driver script off on on/off "whole on/off"

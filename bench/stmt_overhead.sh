@@ -34,7 +34,6 @@ echo "== --report-per-statement off vs on: SQLite, 1 thread, fixed transactions,
 print_env
 echo
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 COMMON=(--db-driver=sqlite --sqlite-db="$WORK/b.db" --tables=1 --table-size=10000)
 "$SB_BIN" oltp_common "${COMMON[@]}" prepare > "$WORK/prepare.out" 2>&1

@@ -24,7 +24,6 @@ REPEAT=${REPEAT:-3}
 check_tools
 make_workdir
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "== oltp_read_write --mysql-dry-run --time=1: wall time by table count, ${REPEAT} repeat(s)"
 printf '%-4s %7s %3s %9s %9s\n' tool tables rep "wall (s)" "cpu (s)"

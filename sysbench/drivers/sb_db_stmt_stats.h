@@ -11,7 +11,6 @@
 
 #include <stdint.h>
 
-#include "core/sb_clock.h"
 #include "drivers/sb_driver.h"
 #include "pure/sb_stmt_table.h"
 
@@ -31,11 +30,11 @@ struct sb_stmt_entry *sb_db_stmt_entry(struct sb_stmt_table *t, const char *sql,
 void sb_db_stmt_failed(struct sb_conn *con, struct sb_stmt_entry *e, uint64_t ns);
 
 /*
- * Records a statement sent at t0 (sb_now_ns) that ended at t1 with driver status s, after the error policy ran:
- * latency and rows returned when s is SB_DB_OK, otherwise latency and
- * the error code of con->err, unless a cancel cut it (con->cut: the run
- * was ending). e may be NULL (nothing recorded). Inline: it runs for
- * every statement.
+ * Records a statement sent at t0 (sb_now_ns) that ended at t1 with driver
+ * status s, after the error policy ran: latency and rows returned when s
+ * is SB_DB_OK, otherwise latency and the error code of con->err, unless a
+ * cancel cut it (con->cut: the run was ending). e may be NULL (nothing
+ * recorded). Inline: it runs for every statement.
  */
 static inline void sb_db_stmt_done(struct sb_conn *con, struct sb_stmt_entry *e, uint64_t t0,
                                    uint64_t t1, enum sb_db_status s)
