@@ -591,14 +591,15 @@ static uint64_t measured_end(const struct sb_monitor *r, uint64_t deadline, uint
     for (unsigned i = 0; i < run->point.threads; i++) {
         const struct sb_worker *w = &run->workers[i];
 
-        if (w->epoch == epoch && w->last_end_ns > last)
-            last = w->last_end_ns;
+        uint64_t t = __atomic_load_n(&w->last_end_ns, __ATOMIC_RELAXED);
+
+        if (__atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) == epoch && t > last)
+            last = t;
     }
     return last < end ? last : end;
 }
 
-/* See sb_monitor.h. Called after the workers are joined, so their last
- * events' ends are theirs to read. */
+/* See sb_monitor.h. */
 void sb_monitor_last_interval(struct sb_monitor *r, const struct sb_run_clock *c)
 {
     uint64_t now = sb_now_ns(), end;

@@ -438,7 +438,7 @@ void sb_worker_event_stop(struct sb_worker *w)
             w->first_ns = w->start_ns;
             w->first_due_ns = w->due_ns;
         }
-        w->last_end_ns = end;
+        __atomic_store_n(&w->last_end_ns, end, __ATOMIC_RELAXED);
     }
     if (w->pacing)
         w->prev_end_ns = end;

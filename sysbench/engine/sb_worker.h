@@ -93,7 +93,7 @@ struct sb_worker {
      * ended. Private until the thread is joined. */
     uint64_t first_ns, first_due_ns;  /* ... and its due time */
     /* End of this worker's last measured event; 0 until one ended.
-     * Private until the thread is joined. */
+     * Atomic: a forced shutdown reports while the thread still runs. */
     uint64_t last_end_ns;
     uint64_t end_ns;               /* when the thread finished */
     /* This thread's own CPU time at the start of the measured run (after
