@@ -190,7 +190,7 @@ static bool make_coroutine(struct sb_worker *w)
     lua_State *co;
 
     if (w->conn.sh != NULL) {
-        w->co = sb_lua_conn_coroutine(&w->conn, w->tid, w->err, sizeof(w->err));
+        w->co = sb_lua_conn_coroutine(&w->conn, w->tid, w->err, SB_WORKER_ERRLEN);
         return w->co != NULL;
     }
     co = lua_newthread(w->L);
@@ -201,7 +201,7 @@ static bool make_coroutine(struct sb_worker *w)
     lua_rawget(co, LUA_GLOBALSINDEX);
     sb_lua_rawfield(co, -1, "__mux_run");
     if (!lua_isfunction(co, -1)) {
-        snprintf(w->err, sizeof(w->err), "the script replaced the sysbench module");
+        snprintf(w->err, SB_WORKER_ERRLEN, "the script replaced the sysbench module");
         return false;
     }
     lua_remove(co, -2);
@@ -228,7 +228,7 @@ static bool wait_fd(struct sb_loop *l, struct sb_worker *w, struct sb_conn *con)
     }
     if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, con->wait.fd, &ev) != 0 &&
         (errno != EEXIST || epoll_ctl(l->epfd, EPOLL_CTL_MOD, con->wait.fd, &ev) != 0)) {
-        snprintf(w->err, sizeof(w->err), "cannot wait for connection %d: %s", w->tid,
+        snprintf(w->err, SB_WORKER_ERRLEN, "cannot wait for connection %d: %s", w->tid,
                  strerror(errno));
         return false;
     }
@@ -247,13 +247,13 @@ static void coroutine_error(struct sb_worker *w, int rc)
     if (rc != LUA_ERRMEM) {
         if (lua_type(w->co, -1) == LUA_TSTRING)
             luaL_traceback(w->co, w->co, lua_tostring(w->co, -1), 0);
-        sb_lua_describe_error(w->co, w->err, sizeof(w->err));
+        sb_lua_describe_error(w->co, w->err, SB_WORKER_ERRLEN);
         if (!sb_lua_is_oom(w->err))
             return;
     }
     if (w->conn.sh != NULL)
         sb_lua_shared_oom(w->conn.sh);
-    snprintf(w->err, sizeof(w->err), "%s in event() of a multiplexed connection", SB_LUA_OOM);
+    snprintf(w->err, SB_WORKER_ERRLEN, "%s in event() of a multiplexed connection", SB_LUA_OOM);
 }
 
 /* Resumes w until it yields or ends; then files it where it waits. */
@@ -416,7 +416,7 @@ void *sb_loop_main(void *arg)
     struct sb_run *run = l->run;
     const struct sb_driver_ops *drv = run->env->driver;
     bool *ok = calloc(l->n ? l->n : 1, sizeof(*ok));
-    char lerr[sizeof(run->workers[0].err)] = "";
+    char lerr[SB_WORKER_ERRLEN] = "";
     bool set_up, go;
 
     if (drv != NULL && drv->thread_init != NULL)
@@ -430,7 +430,7 @@ void *sb_loop_main(void *arg)
             ok[i] = sb_worker_open(w);
             continue;
         }
-        snprintf(w->err, sizeof(w->err), "%s",
+        snprintf(w->err, SB_WORKER_ERRLEN, "%s",
                  lerr[0] != '\0' ? lerr : "cannot set up the connection loop");
         sb_worker_fail(w);
         /* Not opened, yet ready: nobody waits for it. */

@@ -145,7 +145,7 @@ static void sum_workers(struct sb_monitor *r, int epoch, struct sb_stats *total,
     stats_clear(total);
     for (unsigned i = 0; i < run->nslots; i++)
         if (__atomic_load_n(&run->slots[i].epoch, __ATOMIC_ACQUIRE) == epoch)
-            sb_stats_accumulate(total, &run->slots[i].stats);
+            sb_live_accumulate(total, run->slots[i].stats);
     for (unsigned i = 0; ev != NULL && i < run->point.threads; i++) {
         const struct sb_worker *w = &run->workers[i];
         bool counts = __atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE) == epoch;
@@ -796,7 +796,7 @@ static void gather_types(struct sb_monitor *r, struct sb_point_result *p)
         for (unsigned i = 0; i < run->nslots; i++)
             if (__atomic_load_n(&run->slots[i].epoch, __ATOMIC_ACQUIRE) == epoch &&
                 run->slots[i].types[k] != NULL)
-                sb_stats_accumulate(t->stats, run->slots[i].types[k]);
+                sb_live_accumulate(t->stats, run->slots[i].types[k]);
     }
 }
 

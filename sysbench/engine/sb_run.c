@@ -231,7 +231,7 @@ static unsigned join_workers(struct sb_run *run, uint64_t deadline_ns)
  * ready, finished and failed, so nobody waits for it. */
 static void not_started(struct sb_run *run, struct sb_worker *w, unsigned i, int rc)
 {
-    snprintf(w->err, sizeof(w->err), "cannot create thread %u: %s", i, strerror(rc));
+    snprintf(w->err, SB_WORKER_ERRLEN, "cannot create thread %u: %s", i, strerror(rc));
     w->failed = true;
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
@@ -464,26 +464,23 @@ static void set_clock(struct sb_run *run, struct sb_monitor *r, struct sb_run_cl
 }
 
 /* The statistics slots: each worker thread's own, or one per loop shared
- * by its connections (sb_worker.h). calloc'd, so that a histogram's pages
- * stay untouched until used. Returns 0, or -1 when out of memory. */
+ * by its connections (sb_worker.h), pointing into one live set: a slot's
+ * statistics and, with a mix, one per type after all the slots'. Without
+ * a rate only the response time is recorded (no due time: service is the
+ * response, lag 0). Returns 0, or -1 when out of memory. */
 static int new_slots(struct sb_run *run)
 {
+    unsigned ntypes = run->env->mix != NULL ? run->env->mix->n : 0;
+
     run->nslots = run->nloops > 0 ? run->nloops : run->point.threads;
     run->slots = calloc(run->nslots ? run->nslots : 1, sizeof(*run->slots));
-    if (run->slots == NULL)
+    run->live = sb_live_set_new(run->nslots * (1 + ntypes), run->point.mode != SB_PACE_NONE);
+    if (run->slots == NULL || run->live == NULL)
         return -1;
     for (unsigned i = 0; i < run->nslots; i++) {
-        /* Without a rate only the response time is recorded (sb_stats.h). */
-        run->slots[i].stats.response_only = run->point.mode == SB_PACE_NONE;
-        sb_stats_init_zeroed(&run->slots[i].stats);
-        for (unsigned k = 0; run->env->mix != NULL && k < run->env->mix->n; k++) {
-            struct sb_stats *t = sb_stats_new();
-            if (t == NULL)
-                return -1;
-            /* Empty either way: the flag only spares untouched pages. */
-            t->response_only = run->slots[i].stats.response_only;
-            run->slots[i].types[k] = t;
-        }
+        run->slots[i].stats = sb_live_set_at(run->live, i);
+        for (unsigned k = 0; k < ntypes; k++)
+            run->slots[i].types[k] = sb_live_set_at(run->live, run->nslots + i * ntypes + k);
         if (run->cfg->per_statement && (run->slots[i].stmts = sb_stmt_table_new()) == NULL)
             return -1;
     }
@@ -517,13 +514,18 @@ static int new_run(const struct sb_config *cfg, const struct sb_lua_env *env,
     run->point_env.point = &run->point;
     run->env = &run->point_env;
     run->workers = calloc(n, sizeof(*run->workers));
-    if (sb_monitor_init(r, run, L, out) != 0 || run->workers == NULL)
+    /* Apart from the workers: calloc'd pages stay untouched until a worker
+     * fails, a kilobyte a thread the run would otherwise keep resident. */
+    run->worker_errs = calloc(n ? n : 1, SB_WORKER_ERRLEN);
+    if (sb_monitor_init(r, run, L, out) != 0 || run->workers == NULL ||
+        run->worker_errs == NULL)
         return -1;
     run->nloops = sb_loop_count(cfg->client_threads, n,
                                 env->driver != NULL && env->driver->query_start != NULL,
                                 sb_lua_has_script_thread_run(L),
                                 (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
     for (unsigned i = 0; i < n; i++) {
+        run->workers[i].err = run->worker_errs + (size_t)i * SB_WORKER_ERRLEN;
         sb_worker_init(&run->workers[i], run, (int)i);
         if (out != NULL && out->txlog != NULL) {
             struct sb_txlog_thread *t = malloc(sizeof(*t));
@@ -565,12 +567,11 @@ static void free_run(struct sb_run *run, struct sb_monitor *r)
         sb_loop_free(run->loops, run->nloops);
         free(run->loops);
         for (unsigned i = 0; run->slots != NULL && i < run->nslots; i++)
-            for (unsigned k = 0; k < SB_MIX_MAX; k++)
-                sb_stats_free(run->slots[i].types[k]);
-        for (unsigned i = 0; run->slots != NULL && i < run->nslots; i++)
             sb_stmt_table_free(run->slots[i].stmts);
         free(run->slots);
+        sb_live_set_free(run->live);
         free(run->workers);
+        free(run->worker_errs);
     }
     free(run);
     if (r != NULL)

@@ -39,6 +39,7 @@ struct sb_run {
     struct sb_lua_env point_env;
     const struct sb_lua_env *env;  /* &point_env */
     struct sb_worker *workers;
+    char *worker_errs;             /* owned: each worker's err */
     /* Loop threads multiplexing the workers (sb_loop.h); none (0) when
      * every worker has a thread of its own. */
     struct sb_loop *loops;
@@ -47,6 +48,7 @@ struct sb_run {
      * per loop when connections are multiplexed; readers merge these. */
     struct sb_stats_slot *slots;
     unsigned nslots;
+    struct sb_live_set *live;      /* owned: what the slots point at */
     uint64_t t0_ns;                /* schedule start, set before "go" */
     /* Rate modes: the measured window, set before "go". A slot belongs to
      * it when its nominal time is in [start, end); end 0: no --time. */

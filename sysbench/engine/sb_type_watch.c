@@ -76,7 +76,7 @@ void sb_type_watch_collect(struct sb_type_watch *t, const struct sb_run *run, do
         for (unsigned i = 0; i < run->nslots; i++)
             if (__atomic_load_n(&run->slots[i].epoch, __ATOMIC_ACQUIRE) == epoch &&
                 run->slots[i].types[k] != NULL)
-                sb_stats_accumulate(t->cur, run->slots[i].types[k]);
+                sb_live_accumulate(t->cur, run->slots[i].types[k]);
         sb_stats_diff(t->delta, t->cur, t->prev[k]);
         figures(t->delta, interval_s, pcts, npcts, &out[k]);
         /* cur becomes this type's previous total: swap, not a 110 KB copy. */

@@ -41,25 +41,27 @@ struct sb_worker *sb_worker_get(int tid)
  * another epoch than its slot's: a multiplexed connection still in warmup,
  * or ending an event it began in warmup, after another connection of its
  * loop reset their slot. A worker thread's slot always has its epoch. */
-static struct sb_stats *rec(struct sb_worker *w)
+static struct sb_live_stats *rec(struct sb_worker *w)
 {
-    return w->slot->epoch == w->epoch ? &w->slot->stats : NULL;
+    return w->slot->epoch == w->epoch ? w->slot->stats : NULL;
 }
 
 static void on_db_error(void *ctx, const struct sb_db_error *err, bool reconnect)
 {
     struct sb_worker *w = ctx;
-    struct sb_stats *s = rec(w);
+    struct sb_live_stats *s = rec(w);
     if (s != NULL)
-        sb_stats_count_code(s, err, reconnect);
+        sb_live_count_code(s, err, reconnect);
 }
 
 void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
 {
     /* w is zeroed already (calloc). Its statistics are a slot of the
-     * run's (new_slots in sb_run.c), calloc'd as well: clearing 110 KB of
-     * histograms per worker touched every page, 440 MB at 4,000
-     * threads, seconds of page faults before the first thread started. */
+     * run's (new_slots in sb_run.c), in the run's live set: histogram
+     * buckets on zero-filled pages, taken as values arrive (clearing
+     * 110 KB of histograms per worker had touched every page, 440 MB at
+     * 4,000 threads, seconds of page faults before the first thread
+     * started). */
     w->tid = tid;
     w->run = run;
     /* The stream of global connection I * threads + tid (sb_instance.h). */
@@ -79,16 +81,16 @@ void sb_worker_init(struct sb_worker *w, struct sb_run *run, int tid)
 }
 
 /* A shared slot gets what is new in one SQL counter since *pub. */
-static void publish_new(struct sb_stats *s, enum sb_counter c, uint64_t now, uint64_t *pub)
+static void publish_new(struct sb_live_stats *s, enum sb_counter c, uint64_t now, uint64_t *pub)
 {
     if (s != NULL && now != *pub)
-        sb_stats_add(s, c, now - *pub);
+        sb_live_add(s, c, now - *pub);
     *pub = now;
 }
 
 void sb_worker_publish(struct sb_worker *w)
 {
-    struct sb_stats *s = &w->slot->stats;
+    struct sb_live_stats *s = w->slot->stats;
 
     if (w->loop != NULL) {
         s = rec(w);
@@ -124,9 +126,9 @@ static void arm_txlog(struct sb_worker *w)
  * still in an event begun before record nothing (rec). */
 static void reset_slot(struct sb_stats_slot *slot)
 {
-    sb_stats_reset(&slot->stats);
+    sb_live_reset(slot->stats);
     for (unsigned k = 0; k < SB_MIX_MAX && slot->types[k] != NULL; k++)
-        sb_stats_reset(slot->types[k]);
+        sb_live_reset(slot->types[k]);
     if (slot->stmts != NULL)
         sb_stmt_table_reset(slot->stmts);
 }
@@ -241,7 +243,7 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
     struct sb_run *run = w->run;
     uint64_t skipped = w->pacer.skipped;
     uint64_t due;
-    struct sb_stats *s;
+    struct sb_live_stats *s;
 
     /* Warmup is over and this worker is behind: its slots before the
      * window are warmup backlog, dropped so the window starts on time. */
@@ -259,7 +261,7 @@ static uint64_t take_fixed(struct sb_worker *w, uint64_t now, uint64_t *nominal,
         reset_after_warmup(w, 1);
     s = rec(w);
     if (w->pacer.skipped != skipped && s != NULL)
-        sb_stats_add(s, SB_STAT_SKIPPED, w->pacer.skipped - skipped);
+        sb_live_add(s, SB_STAT_SKIPPED, w->pacer.skipped - skipped);
     return due;
 }
 
@@ -322,9 +324,9 @@ static enum sb_mux_next next_event(struct sb_worker *w, bool mux)
     /* Response and lag are measured from the due time. */
     __atomic_store_n(&w->due_ns, due, __ATOMIC_RELAXED);
     if (due < now) {
-        struct sb_stats *s = rec(w);
+        struct sb_live_stats *s = rec(w);
         if (s != NULL)
-            sb_stats_add(s, SB_STAT_LATE, 1);
+            sb_live_add(s, SB_STAT_LATE, 1);
     } else if (mux)
         return mux_wait(w, due, nominal, false);
     else if (!wait_until(run, due, nominal))
@@ -365,7 +367,7 @@ enum sb_mux_next sb_worker_mux_woken(struct sb_worker *w)
 void sb_worker_event_start(struct sb_worker *w)
 {
     w->start_ns = sb_now_ns();
-    if (!w->pacing) { /* atomic: the reporter may read due_ns (sb_stats.h) */
+    if (!w->pacing) { /* atomic: the reporter may read due_ns (sb_live_stats.h) */
         __atomic_store_n(&w->due_ns, w->start_ns, __ATOMIC_RELAXED);
     } else {
         /* Waiting behind this connection's own previous transaction is
@@ -388,10 +390,10 @@ unsigned sb_worker_mix_next(struct sb_worker *w)
 
 void sb_worker_mix_errors(struct sb_worker *w)
 {
-    struct sb_stats *t = w->slot->types[w->mix_type];
+    struct sb_live_stats *t = w->slot->types[w->mix_type];
 
     if (t != NULL && rec(w) != NULL && w->db.errors != w->mix_errors_seen)
-        sb_stats_add(t, SB_STAT_ERRORS, w->db.errors - w->mix_errors_seen);
+        sb_live_add(t, SB_STAT_ERRORS, w->db.errors - w->mix_errors_seen);
     w->mix_errors_seen = w->db.errors;
 }
 
@@ -399,14 +401,14 @@ void sb_worker_mix_errors(struct sb_worker *w)
  * that the slot records). */
 static void record_type(struct sb_worker *w, uint64_t response, uint64_t busy, uint64_t lag)
 {
-    struct sb_stats *t = w->slot->types[w->mix_type];
+    struct sb_live_stats *t = w->slot->types[w->mix_type];
 
-    sb_hist_record(&t->response, response);
+    sb_hist_live_record(&t->response, response);
     if (w->pacing) {
-        sb_hist_record(&t->service, busy);
-        sb_hist_record(&t->lag, lag);
+        sb_hist_live_record(&t->rate->service, busy);
+        sb_hist_live_record(&t->rate->lag, lag);
     }
-    sb_stats_add(t, SB_STAT_EVENTS, 1);
+    sb_live_add(t, SB_STAT_EVENTS, 1);
     sb_worker_mix_errors(w);
 }
 
@@ -418,20 +420,20 @@ void sb_worker_event_stop(struct sb_worker *w)
     uint64_t response = end - w->due_ns;
     uint64_t lag = w->start_ns > w->due_ns ? w->start_ns - w->due_ns : 0;
     uint64_t busy = w->pacing ? end - w->start_ns : response;
-    struct sb_stats *s = rec(w);
+    struct sb_live_stats *s = rec(w);
 
     if (s != NULL) {
-        sb_hist_record(&s->response, response);
+        sb_hist_live_record(&s->response, response);
         if (w->pacing) {
-            sb_hist_record(&s->service, busy);
-            sb_hist_record(&s->lag, lag);
-            sb_stats_add(s, SB_STAT_CLIENT_DELAY_NS, w->client_delay_ns);
+            sb_hist_live_record(&s->rate->service, busy);
+            sb_hist_live_record(&s->rate->lag, lag);
+            sb_live_add(s, SB_STAT_CLIENT_DELAY_NS, w->client_delay_ns);
             if (w->client_delay_ns > w->client_late_ns)
-                sb_stats_add(s, SB_STAT_CLIENT_LATE, 1);
+                sb_live_add(s, SB_STAT_CLIENT_LATE, 1);
             if (w->woke)
-                sb_dhist_record(&s->wake, w->client_delay_ns);
+                sb_dhist_record(&s->rate->wake, w->client_delay_ns);
         }
-        sb_stats_add(s, SB_STAT_EVENTS, 1);
+        sb_live_add(s, SB_STAT_EVENTS, 1);
         if (w->slot->types[0] != NULL)
             record_type(w, response, busy, lag);
         if (w->first_ns == 0) {
@@ -463,10 +465,10 @@ bool sb_ffi_stop_requested(void)
 
 void sb_worker_count_trx(struct sb_worker *w)
 {
-    struct sb_stats *s = rec(w);
+    struct sb_live_stats *s = rec(w);
 
     if (s != NULL)
-        sb_stats_add(s, SB_STAT_EVENTS, 1);
+        sb_live_add(s, SB_STAT_EVENTS, 1);
     __atomic_store_n(&w->events, w->events + 1, __ATOMIC_RELAXED);
 }
 
@@ -508,13 +510,13 @@ static bool builtin_open(struct sb_worker *w)
     const struct sb_builtin *b = w->run->env->builtin;
     struct sb_bi_thread t = {
         .cfg = w->run->env->builtin_cfg, .tid = w->tid, .nthreads = w->run->point.threads,
-        .rand = &w->rand, .counters = &w->db, .err = w->err, .errlen = sizeof(w->err)
+        .rand = &w->rand, .counters = &w->db, .err = w->err, .errlen = SB_WORKER_ERRLEN
     };
 
     if (b->thread_init(&w->bctx, &t) == 0)
         return true;
     if (w->err[0] == '\0')
-        snprintf(w->err, sizeof(w->err), "%s: cannot start thread %d: out of memory", b->name,
+        snprintf(w->err, SB_WORKER_ERRLEN, "%s: cannot start thread %d: out of memory", b->name,
                  w->tid);
     return false;
 }
@@ -544,7 +546,7 @@ static bool builtin_run(struct sb_worker *w)
  * first (an earlier one keeps w->err). Returns ok, false when it failed. */
 static bool builtin_close(struct sb_worker *w, bool ok)
 {
-    char first[sizeof(w->err)];
+    char first[SB_WORKER_ERRLEN];
 
     memcpy(first, w->err, sizeof(first));
     if (w->run->env->builtin->thread_done(w->bctx) != 0) {
@@ -564,11 +566,11 @@ static bool builtin_close(struct sb_worker *w, bool ok)
 static bool worker_lua_open(struct sb_worker *w)
 {
     if (w->conn.sh == NULL) {
-        w->L = sb_lua_new_state(w->run->env, &w->lt, true, w->err, sizeof(w->err));
+        w->L = sb_lua_new_state(w->run->env, &w->lt, true, w->err, SB_WORKER_ERRLEN);
         return w->L != NULL;
     }
     sb_ffi_rand_bind(&w->rand);
-    return sb_lua_conn_open(&w->conn, &w->lt, w->err, sizeof(w->err)) == 0;
+    return sb_lua_conn_open(&w->conn, &w->lt, w->err, SB_WORKER_ERRLEN) == 0;
 }
 
 static int worker_lua_call(struct sb_worker *w, const char *name, char *err, size_t errlen)
@@ -600,7 +602,7 @@ bool sb_worker_open(struct sb_worker *w)
         ok = builtin_open(w);
     } else {
         ok = worker_lua_open(w);
-        if (ok && worker_lua_call(w, "thread_init", w->err, sizeof(w->err)) != 0)
+        if (ok && worker_lua_call(w, "thread_init", w->err, SB_WORKER_ERRLEN) != 0)
             ok = false;
     }
     if (!ok && w->L != NULL && sb_lua_is_oom(w->err)) {
@@ -622,7 +624,7 @@ void sb_worker_begin(struct sb_worker *w)
 
     int epoch = __atomic_load_n(&run->epoch, __ATOMIC_ACQUIRE);
 
-    /* The reporter reads the epochs concurrently (sb_stats.h). A worker
+    /* The reporter reads the epochs concurrently (sb_live_stats.h). A worker
      * thread's slot keeps what thread_init recorded, as it always did. */
     if (w->loop == NULL)
         __atomic_store_n(&w->slot->epoch, epoch, __ATOMIC_RELEASE);
@@ -661,7 +663,7 @@ void sb_worker_close(struct sb_worker *w, bool ok)
     if ((w->L != NULL || w->conn.open) && !(sb_lua_is_oom(w->err) && !ok)) {
         char err2[1024];
         if (worker_lua_call(w, "thread_done", err2, sizeof(err2)) != 0 && ok) {
-            snprintf(w->err, sizeof(w->err), "thread_done: %.900s", err2);
+            snprintf(w->err, SB_WORKER_ERRLEN, "thread_done: %.900s", err2);
             fail(w);
         }
         sb_worker_publish(w);
@@ -705,9 +707,9 @@ void *sb_worker_main(void *arg)
         sb_worker_begin(w);
         sb_lua_push_thread_run(w->L);
         lua_pushinteger(w->L, w->tid);
-        if (sb_lua_pcall(w->L, 1, 0, w->err, sizeof(w->err)) != 0) {
+        if (sb_lua_pcall(w->L, 1, 0, w->err, SB_WORKER_ERRLEN) != 0) {
             if (sb_lua_is_oom(w->err))
-                snprintf(w->err, sizeof(w->err), "%s in event() of a worker thread",
+                snprintf(w->err, SB_WORKER_ERRLEN, "%s in event() of a worker thread",
                          SB_LUA_OOM);
             ok = false;
             fail(w);

@@ -23,7 +23,7 @@
 #include "pure/sb_pacer.h"
 #include "pure/sb_rand.h"
 #include "pure/sb_mix.h"
-#include "measure/sb_stats.h"
+#include "measure/sb_live_stats.h"
 
 struct sb_run;
 struct sb_loop;
@@ -37,28 +37,31 @@ enum sb_mux_next {
     SB_MUX_YIELD_GO = 3    /* yield once (fairness), then run it */
 };
 
+/* A worker's error message: room for a Lua traceback's first lines. */
+#define SB_WORKER_ERRLEN 1024
+
 /*
- * Statistics and the epoch they belong to (sb_stats.h, rule 3): a worker
- * thread's own, or one shared by every connection a loop multiplexes
- * (sb_loop.h), which all run on the loop's thread, so a slot still has
- * one writer. The reporter merges slots, not connections: at 10,000
- * connections per-connection histograms were 28 KB resident each.
+ * Statistics and the epoch they belong to (sb_live_stats.h, rule 3): a
+ * worker thread's own, or one shared by every connection a loop
+ * multiplexes (sb_loop.h), which all run on the loop's thread, so a slot
+ * still has one writer. The reporter merges slots, not connections: at
+ * 10,000 connections per-connection histograms were 28 KB resident each.
+ * The statistics themselves lie in the run's struct sb_live_set (packed
+ * per writer, their buckets pooled); a slot only points at them, and its
+ * epoch is written at a reset alone, so slots side by side share cache
+ * lines without contention.
  */
 struct sb_stats_slot {
     int epoch;                     /* run->epoch when stats were reset */
-    struct sb_stats stats;
+    struct sb_live_stats *stats;   /* in run->live */
     /* A mix (pure/sb_mix.h): the same figures per type, under the same
-     * epoch and writer (sb_stats_new each; NULL beyond the mix's types
+     * epoch and writer (in run->live as well; NULL beyond the mix's types
      * and without a mix). */
-    struct sb_stats *types[SB_MIX_MAX];
+    struct sb_live_stats *types[SB_MIX_MAX];
     /* --report-per-statement: the figures per statement of the slot's
      * connections (pure/sb_stmt_table.h; owned, NULL when off), under the
      * same epoch and writer. */
     struct sb_stmt_table *stmts;
-    /* Slots of worker threads lie side by side (sb_run.c): the epoch and
-     * counters each writer touches on every event start a slot, and this
-     * keeps them off the previous slot's last cache line. */
-    char pad[64];
 };
 
 struct sb_worker {
@@ -76,7 +79,7 @@ struct sb_worker {
     /* slot's contents, epoch, events and busy_ns are read by the
      * reporter while this worker runs: written only by the thread running
      * this worker and only with atomic stores, under the protocol
-     * described in sb_stats.h. Every other field is private until the
+     * described in sb_live_stats.h. Every other field is private until the
      * thread is joined. */
     struct sb_stats_slot *slot;    /* borrowed from the run */
     int epoch;                     /* run->epoch when this worker reset */
@@ -159,7 +162,7 @@ struct sb_worker {
     bool started;                  /* its thread was created */
     unsigned done;                 /* set (atomically) when it returns */
     bool failed;
-    char err[1024];
+    char *err;                     /* SB_WORKER_ERRLEN bytes, run->worker_errs */
 };
 
 /*

@@ -14,11 +14,9 @@ void sb_stats_reset(struct sb_stats *s)
     for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
         __atomic_store_n(&s->c[i], 0, __ATOMIC_RELAXED);
     sb_hist_reset(&s->response);
-    if (!s->response_only) {
-        sb_hist_reset(&s->service);
-        sb_hist_reset(&s->lag);
-        sb_dhist_reset(&s->wake);
-    }
+    sb_hist_reset(&s->service);
+    sb_hist_reset(&s->lag);
+    sb_dhist_reset(&s->wake);
     for (unsigned i = 0; i < SB_STATS_MAX_CODES; i++)
         __atomic_store_n(&s->codes[i].count, 0, __ATOMIC_RELAXED);
 }
@@ -31,13 +29,23 @@ static size_t mapped_size(void)
     return (sizeof(struct sb_stats) + page - 1) / page * page;
 }
 
+/* Makes s, which is all zero bytes, empty like sb_stats_reset, writing
+ * only the fields that are not zero when empty: the histogram counts stay
+ * untouched pages until used. */
+static void init_zeroed(struct sb_stats *s)
+{
+    s->response.min_ns = UINT64_MAX;
+    s->service.min_ns = UINT64_MAX;
+    s->lag.min_ns = UINT64_MAX;
+}
+
 struct sb_stats *sb_stats_new(void)
 {
     void *m = mmap(NULL, mapped_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
     if (m == MAP_FAILED)
         return NULL;
-    sb_stats_init_zeroed(m);
+    init_zeroed(m);
     return m;
 }
 
@@ -45,15 +53,6 @@ void sb_stats_free(struct sb_stats *s)
 {
     if (s != NULL)
         munmap(s, mapped_size());
-}
-
-void sb_stats_init_zeroed(struct sb_stats *s)
-{
-    s->response.min_ns = UINT64_MAX;
-    if (s->response_only)
-        return;
-    s->service.min_ns = UINT64_MAX;
-    s->lag.min_ns = UINT64_MAX;
 }
 
 /* The entry of code and kind in n used entries, or NULL. */
@@ -67,37 +66,37 @@ static struct sb_error_count *lookup(struct sb_error_count *codes, unsigned n,
 }
 
 /*
- * The entry counting code and kind, created if needed. The last two
- * entries are kept for "other", one per kind, so that a code arriving
- * when the table is full is counted there rather than under another code
- * or not at all. The release store of ncodes is for the owner's readers;
- * on the private copies of merge and diff it is merely harmless.
+ * The last two entries are kept for "other", one per kind, so that a code
+ * arriving when the table is full is counted there rather than under
+ * another code or not at all. The release store of *ncodes is for the
+ * owner's readers; on the private copies of merge and diff it is merely
+ * harmless.
  */
-static struct sb_error_count *find_code(struct sb_stats *s, const char *code,
-                                        bool reconnect)
+struct sb_error_count *sb_codes_find(struct sb_error_count *codes, unsigned *ncodes,
+                                     const char *code, bool reconnect)
 {
-    unsigned n = __atomic_load_n(&s->ncodes, __ATOMIC_ACQUIRE);
-    struct sb_error_count *e = lookup(s->codes, n, code, reconnect);
+    unsigned n = __atomic_load_n(ncodes, __ATOMIC_ACQUIRE);
+    struct sb_error_count *e = lookup(codes, n, code, reconnect);
 
     if (e != NULL)
         return e;
     if (n >= SB_STATS_MAX_CODES - 2) {
         code = "other";
-        e = lookup(s->codes, n, code, reconnect);
+        e = lookup(codes, n, code, reconnect);
         if (e != NULL)
             return e;
     }
-    e = &s->codes[n];
+    e = &codes[n];
     snprintf(e->code, sizeof(e->code), "%s", code);
     e->reconnect = reconnect;
     e->count = 0;
     /* Publish the filled entry before readers can see it counted. */
-    __atomic_store_n(&s->ncodes, n + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(ncodes, n + 1, __ATOMIC_RELEASE);
     return e;
 }
 
-void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
-                         bool reconnect)
+void sb_codes_count(struct sb_error_count *codes, unsigned *ncodes,
+                    const struct sb_db_error *err, bool reconnect)
 {
     char code[16];
     struct sb_error_count *e;
@@ -109,41 +108,21 @@ void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
         snprintf(code, sizeof(code), "%s", err->sql_state);
     else
         snprintf(code, sizeof(code), "%u", err->sql_errno);
-    e = find_code(s, code, reconnect);
+    e = sb_codes_find(codes, ncodes, code, reconnect);
     __atomic_store_n(&e->count, __atomic_load_n(&e->count, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
 }
 
-void sb_stats_snapshot(struct sb_stats *dst, const struct sb_stats *src)
+void sb_stats_count_code(struct sb_stats *s, const struct sb_db_error *err,
+                         bool reconnect)
 {
-    unsigned n;
-
-    for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
-        dst->c[i] = __atomic_load_n(&src->c[i], __ATOMIC_RELAXED);
-    sb_hist_snapshot(&dst->response, &src->response);
-    if (src->response_only) {
-        sb_hist_reset(&dst->service);
-        sb_hist_reset(&dst->lag);
-        sb_dhist_reset(&dst->wake);
-    } else {
-        sb_hist_snapshot(&dst->service, &src->service);
-        sb_hist_snapshot(&dst->lag, &src->lag);
-        sb_dhist_snapshot(&dst->wake, &src->wake);
-    }
-    dst->response_only = false;
-    n = __atomic_load_n(&src->ncodes, __ATOMIC_ACQUIRE);
-    for (unsigned i = 0; i < n; i++) {
-        memcpy(dst->codes[i].code, src->codes[i].code, sizeof(dst->codes[i].code));
-        dst->codes[i].reconnect = src->codes[i].reconnect;
-        dst->codes[i].count = __atomic_load_n(&src->codes[i].count, __ATOMIC_RELAXED);
-    }
-    dst->ncodes = n;
+    sb_codes_count(s->codes, &s->ncodes, err, reconnect);
 }
 
 static void add_code(struct sb_stats *dst, const struct sb_error_count *e,
                      int64_t sign)
 {
-    struct sb_error_count *d = find_code(dst, e->code, e->reconnect);
+    struct sb_error_count *d = sb_codes_find(dst->codes, &dst->ncodes, e->code, e->reconnect);
 
     d->count += (uint64_t)sign * e->count;
 }
@@ -153,35 +132,11 @@ void sb_stats_merge(struct sb_stats *dst, const struct sb_stats *src)
     for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
         dst->c[i] += src->c[i];
     sb_hist_merge(&dst->response, &src->response);
-    if (!src->response_only) {
-        sb_hist_merge(&dst->service, &src->service);
-        sb_hist_merge(&dst->lag, &src->lag);
-        sb_dhist_merge(&dst->wake, &src->wake);
-    }
+    sb_hist_merge(&dst->service, &src->service);
+    sb_hist_merge(&dst->lag, &src->lag);
+    sb_dhist_merge(&dst->wake, &src->wake);
     for (unsigned i = 0; i < src->ncodes; i++)
         add_code(dst, &src->codes[i], 1);
-}
-
-void sb_stats_accumulate(struct sb_stats *dst, const struct sb_stats *src)
-{
-    unsigned n;
-
-    for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
-        dst->c[i] += __atomic_load_n(&src->c[i], __ATOMIC_RELAXED);
-    sb_hist_accumulate(&dst->response, &src->response);
-    if (!src->response_only) {
-        sb_hist_accumulate(&dst->service, &src->service);
-        sb_hist_accumulate(&dst->lag, &src->lag);
-        sb_dhist_accumulate(&dst->wake, &src->wake);
-    }
-    n = __atomic_load_n(&src->ncodes, __ATOMIC_ACQUIRE);
-    for (unsigned i = 0; i < n; i++) {
-        struct sb_error_count e;
-        memcpy(e.code, src->codes[i].code, sizeof(e.code));
-        e.reconnect = src->codes[i].reconnect;
-        e.count = __atomic_load_n(&src->codes[i].count, __ATOMIC_RELAXED);
-        add_code(dst, &e, 1);
-    }
 }
 
 void sb_stats_diff(struct sb_stats *dst, const struct sb_stats *later,
