@@ -485,13 +485,17 @@ static int new_slots(struct sb_run *run)
             return -1;
     }
     if (run->nloops == 0) {
-        for (unsigned i = 0; i < run->point.threads; i++)
+        for (unsigned i = 0; i < run->point.threads; i++) {
             run->workers[i].slot = &run->slots[i];
+            run->workers[i].stats = run->slots[i].stats;
+        }
         return 0;
     }
     for (unsigned i = 0; i < run->nloops; i++)
-        for (unsigned j = 0; j < run->loops[i].n; j++)
+        for (unsigned j = 0; j < run->loops[i].n; j++) {
             run->workers[run->loops[i].first + j].slot = &run->slots[i];
+            run->workers[run->loops[i].first + j].stats = run->slots[i].stats;
+        }
     return 0;
 }
 

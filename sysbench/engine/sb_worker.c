@@ -20,21 +20,12 @@
 #include "pure/sb_selfcheck.h"
 #include "measure/sb_txlog.h"
 
-/* Set by the run while no worker thread is alive; read-only otherwise. */
-static struct sb_worker *worker_table;
-static unsigned worker_count;
+struct sb_worker_table sb_worker_table_pub;
 
 void sb_worker_table_set(struct sb_worker *workers, unsigned n)
 {
-    worker_table = workers;
-    worker_count = n;
-}
-
-struct sb_worker *sb_worker_get(int tid)
-{
-    if (tid < 0 || (unsigned)tid >= worker_count)
-        return NULL;
-    return &worker_table[tid];
+    sb_worker_table_pub.w = workers;
+    sb_worker_table_pub.n = n;
 }
 
 /* The statistics w records into, or NULL when w's events belong to
@@ -43,7 +34,7 @@ struct sb_worker *sb_worker_get(int tid)
  * loop reset their slot. A worker thread's slot always has its epoch. */
 static struct sb_live_stats *rec(struct sb_worker *w)
 {
-    return w->slot->epoch == w->epoch ? w->slot->stats : NULL;
+    return w->slot->epoch == w->epoch ? w->stats : NULL;
 }
 
 static void on_db_error(void *ctx, const struct sb_db_error *err, bool reconnect)
@@ -90,7 +81,7 @@ static void publish_new(struct sb_live_stats *s, enum sb_counter c, uint64_t now
 
 void sb_worker_publish(struct sb_worker *w)
 {
-    struct sb_live_stats *s = w->slot->stats;
+    struct sb_live_stats *s = w->stats;
 
     if (w->loop != NULL) {
         s = rec(w);

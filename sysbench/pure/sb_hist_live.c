@@ -51,7 +51,7 @@ void sb_hist_live_init(struct sb_hist_live *h, struct sb_hist_pool *pool)
 {
     memset(h, 0, sizeof(*h));
     h->min_ns = UINT64_MAX;
-    h->base = pool->base;
+    h->hot_c = SB_HLIVE_CHUNKS;
     h->pool = pool;
 }
 
@@ -78,17 +78,24 @@ void sb_hist_live_reset(struct sb_hist_live *h)
     STORE(&h->clamped, 0);
 }
 
-uint32_t sb_hist_live_take(struct sb_hist_live *h, size_t c)
+uint64_t *sb_hist_live_count(struct sb_hist_live *h, size_t b)
 {
-    /* The pool holds every chunk of every histogram it was sized for, and
-     * a histogram takes each of its chunks once: the count cannot pass
-     * nchunks. The chunk's memory is fresh (zero) and nobody else's. */
-    uint32_t id = __atomic_add_fetch(&h->pool->taken, 1, __ATOMIC_RELAXED);
+    size_t c = b >> SB_HLIVE_CHUNK_BITS;
+    uint32_t id = h->chunk[c];
 
-    /* Release: a reader that sees the number sees the chunk's zeros
-     * before any count the owner stores into it. */
-    __atomic_store_n(&h->chunk[c], id, __ATOMIC_RELEASE);
-    return id;
+    if (id == 0) {
+        /* The pool holds every chunk of every histogram it was sized for,
+         * and a histogram takes each of its chunks once: the count cannot
+         * pass nchunks. The chunk's memory is fresh (zero) and nobody
+         * else's. */
+        id = __atomic_add_fetch(&h->pool->taken, 1, __ATOMIC_RELAXED);
+        /* Release: a reader that sees the number sees the chunk's zeros
+         * before any count the owner stores into it. */
+        __atomic_store_n(&h->chunk[c], id, __ATOMIC_RELEASE);
+    }
+    h->hot = chunk_at(h->pool, id);
+    h->hot_c = c;
+    return h->hot + (b & (SB_HLIVE_CHUNK - 1));
 }
 
 void sb_hist_live_accumulate(struct sb_hist *dst, const struct sb_hist_live *src)

@@ -52,11 +52,14 @@ struct sb_hist_live {
     uint64_t min_ns;    /* UINT64_MAX when empty */
     uint64_t max_ns;
     uint64_t clamped;
-    uint64_t *base;     /* pool->base, one load less per record */
+    /* The owner's alone (readers never look): the chunk of the last
+     * value's group, whose counts the next value most likely goes to. */
+    uint64_t *hot;      /* that chunk's counts */
+    size_t hot_c;       /* its group; SB_HLIVE_CHUNKS before the first */
     struct sb_hist_pool *pool;         /* borrowed */
     /* The number of the chunk holding buckets [i * SB_HLIVE_CHUNK,
      * (i + 1) * SB_HLIVE_CHUNK) in the pool; 0 until a value falls there.
-     * Chunk n's counts are base[n * SB_HLIVE_CHUNK ...]. */
+     * Chunk n's counts are pool->base[n * SB_HLIVE_CHUNK ...]. */
     uint32_t chunk[SB_HLIVE_CHUNKS];
 };
 
@@ -79,28 +82,26 @@ void sb_hist_live_init(struct sb_hist_live *h, struct sb_hist_pool *pool);
  * anyone before the owner starts. */
 void sb_hist_live_reset(struct sb_hist_live *h);
 
-/* Takes a chunk from the pool for the buckets of group c of h and returns
- * its number: the record path's one slow branch. Owner only. Marked cold
- * (gcc and clang) so that the branch to it is laid out of the way. */
-__attribute__((cold)) uint32_t sb_hist_live_take(struct sb_hist_live *h, size_t c);
+/* The count of bucket b of h when b is not in the hot chunk: looks its
+ * chunk up, taking it from the pool if it has none yet, and makes it the
+ * hot one. Owner only. */
+uint64_t *sb_hist_live_count(struct sb_hist_live *h, size_t b);
 
 /* Records one value, as sb_hist_record does. Only the owning thread may
  * call this; it allocates nothing but, the first time a value falls in a
  * group of SB_HLIVE_CHUNK buckets, a chunk from the pool (an atomic add).
- * Against sb_hist_record's one indexed store, the chunk's number is
- * loaded and tested first. always_inline (gcc and clang): with its six
- * call sites in the worker, gcc otherwise makes it a function of its own,
- * and the call and the registers it saves cost more than the lookup. */
+ * A value in the last value's chunk, the usual case, goes there without
+ * a lookup: looking the chunk up on every value cost an empty event 4% of
+ * its time (measured: 50.1 against 48.2 ns), its count's address then
+ * waiting for a load. always_inline (gcc and clang): with its six call
+ * sites in the worker, gcc otherwise makes it a function of its own. */
 __attribute__((always_inline)) static inline void sb_hist_live_record(struct sb_hist_live *h,
                                                                      uint64_t ns)
 {
     size_t b = sb_hist_bucket_of(ns);
-    uint32_t id = h->chunk[b >> SB_HLIVE_CHUNK_BITS];
-    uint64_t *cnt;
+    uint64_t *cnt = b >> SB_HLIVE_CHUNK_BITS == h->hot_c ? h->hot + (b & (SB_HLIVE_CHUNK - 1))
+                                                         : sb_hist_live_count(h, b);
 
-    if (id == 0)
-        id = sb_hist_live_take(h, b >> SB_HLIVE_CHUNK_BITS);
-    cnt = h->base + ((size_t)id << SB_HLIVE_CHUNK_BITS) + (b & (SB_HLIVE_CHUNK - 1));
     __atomic_store_n(cnt, __atomic_load_n(cnt, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&h->total, __atomic_load_n(&h->total, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
