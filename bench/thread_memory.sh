@@ -97,7 +97,7 @@ for c in $CASES; do
   done
   awk -v a="$(echo "${RSS[$kind-$n-ours]}" | median)" -v b="$(echo "${RSS[$kind-$n-peer]}" | median)" \
     'BEGIN {printf " %10.3f", a / b}'
-  for tool in $TOOLS; do printf '   %s:%s' "$tool" "$(echo "${RSS[$kind-$n-$tool]}" | tr -s ' ' ',')"; done
+  for tool in $TOOLS; do printf '   %s:%s' "$tool" "$(echo "${RSS[$kind-$n-$tool]}" | xargs | tr ' ' ',')"; done
   echo
 done
 
