@@ -23,7 +23,9 @@
 #    int8, text, char and varchar columns hold the same rows as with
 #    --bulk-mode=copy-text and insert; a column of another type
 #    (numeric), a domain, or values a smallint cannot hold send text
-#    (the last then fails as text does, nothing cut to 16 bits);
+#    (the last then fails as text does, nothing cut to 16 bits); a row
+#    of SQL text between generated rows ends the binary load and goes as
+#    text;
 #  - PostgreSQL, where prepare adds the primary key after the load: the
 #    tables end as with the key in CREATE TABLE (their indexes in
 #    pg_indexes; \d the same as that of a table made by the old CREATE
@@ -305,6 +307,7 @@ local tables = {
   numeric = "id INTEGER, k NUMERIC, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
   domain = "id INTEGER, k sbpositive, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
   range = "id INTEGER, k SMALLINT, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
+  mixed = "id BIGINT, k SMALLINT, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
 }
 function prepare()
   local case = os.getenv("GEN_CASE")
@@ -315,8 +318,16 @@ function prepare()
   con:query("CREATE TABLE sbtypes (" .. tables[case] .. ")")
   con:bulk_insert_init("INSERT INTO sbtypes (id, k, s, c, v, n) VALUES")
   local hi = case == "range" and 40000 or 30000
-  con:bulk_insert_rows(1, 3000, {"id", {"uniform", 1, hi}, {"string", "@@-##"},
-                                 {"string", "###"}, {"string", "@@@@ #"}, "id"})
+  local cols = {"id", {"uniform", 1, hi}, {"string", "@@-##"}, {"string", "###"},
+                {"string", "@@@@ #"}, "id"}
+  if case == "mixed" then
+    -- A row of SQL text between generated rows: it ends the binary load.
+    con:bulk_insert_rows(1, 1000, cols)
+    con:bulk_insert_next("(1001, 5, 'ab-12', '123', 'abcd 1', '1001')")
+    con:bulk_insert_rows(1002, 3000, cols)
+  else
+    con:bulk_insert_rows(1, 3000, cols)
+  end
   con:bulk_insert_done()
 end
 function cleanup()
@@ -331,7 +342,7 @@ pg_binary_types() {
     local c mode rc got want
     local -a d
     write_types_script
-    for c in binary numeric domain; do
+    for c in binary numeric domain mixed; do
         d=()
         for mode in auto copy-text insert; do
             GEN_CASE=$c sbx pgsql --bulk-mode="$mode" --rand-seed=7 --db-debug --verbosity=5 \
@@ -340,8 +351,14 @@ pg_binary_types() {
             if [ "$mode" = auto ]; then
                 got=no want=no
                 grep -q 'begin bulk load into sbtypes, binary' x.txt && got=yes
-                [ "$c" = binary ] && want=yes
+                case $c in binary | mixed) want=yes ;; esac
                 [ "$got" = "$want" ] || { sb_fail "$c: sent in binary: $got"; return 1; }
+                # mixed: the binary load, then one in text from the row
+                # of SQL text on.
+                got=$(grep 'begin bulk load into sbtypes' x.txt | tr '\n' '|')
+                [ "$c" != mixed ] ||
+                    [ "$got" = "DEBUG: begin bulk load into sbtypes, binary|DEBUG: begin bulk load into sbtypes|" ] ||
+                    { sb_fail "mixed: the loads began as '$got'"; return 1; }
             fi
             # char(10) pads to 10, the ids sum to 3000 * 3001 / 2.
             got=$(sql pgsql "SELECT COUNT(*), MAX(LENGTH(s)), MAX(OCTET_LENGTH(c)), MIN(LENGTH(v)), SUM(n::bigint), SUM(id) FROM sbtypes" |
@@ -351,8 +368,10 @@ pg_binary_types() {
             d+=("$(digest pgsql sbtypes "id, k, s, c, v, n")")
         done
         echo "$c: auto ${d[0]} copy-text ${d[1]} insert ${d[2]}"
-        [ "${d[0]}" = "${d[1]}" ] && [ "${d[1]}" = "${d[2]}" ] ||
-            { sb_fail "$c: sbtypes differs between the bulk modes"; return 1; }
+        if [ "${d[0]}" != "${d[1]}" ] || [ "${d[1]}" != "${d[2]}" ]; then
+            sb_fail "$c: sbtypes differs between the bulk modes"
+            return 1
+        fi
     done
     # 40,000 does not fit a smallint: text, which the server refuses as
     # it refuses the INSERTs, instead of binary values cut to 16 bits.
