@@ -2,8 +2,8 @@
 /*
  * The PostgreSQL driver's bulk load: COPY ... FROM STDIN, in text format
  * or, for generated rows into columns of known types, binary (which
- * spares the server the text's parsing and input functions, a fifth of
- * its COPY time for sysbench's rows; bench/README.md). One COPY runs
+ * spares the server the text's parsing and input functions, a sixth of
+ * its CPU over the COPY of oltp rows; bench/README.md). One COPY runs
  * from copy_begin to copy_end; copy_data hands libpq whole lines or
  * rows, which it sends as they fill its buffer, so the server parses
  * while the client makes the next rows. COPY is one statement: a failure
