@@ -42,6 +42,8 @@
 # TOOLS (default "ours ours-insert peer", with BASE_LUA "ours ours-base
 # ours-insert peer") chooses the sysbench runs of each round; "ours peer"
 # leaves out the INSERT path, a third of the time at the full sizes.
+# "ours-text" is ours with --bulk-mode=copy-text: PostgreSQL's COPY in
+# text format, where ours sends the generated rows in binary.
 #
 # Env: SB_BIN, PEER_BIN, PGBENCH, SHAPES, ROUNDS, THREADS, SERVERS ("mysql
 # pgsql"), TOOLS, BASE_LUA, PGBENCH_SCALE, RSS_ROWS, KEEP=1 keeps the raw
@@ -102,7 +104,7 @@ table_bytes() { # SERVER TABLES: bytes of table data (no indexes)
   fi
 }
 
-# One run: TOOL in ours, ours-insert, peer. Leaves NAME.out, NAME.stat
+# One run: TOOL in ours, ours-base, ours-text, ours-insert, peer. Leaves NAME.out, NAME.stat
 # ("wall user sys rss_kb"), NAME.srv (server CPU seconds).
 run_tool() { # SERVER TABLES ROWS TOOL NAME
   local srv=$1 t=$2 r=$3 tool=$4 name=$5 bin=$SB_BIN s0 s1
@@ -114,6 +116,7 @@ run_tool() { # SERVER TABLES ROWS TOOL NAME
   "$SB_BIN" "${args[@]}" cleanup >/dev/null 2>&1 || true
   case $tool in
     ours-insert) extra=(--bulk-mode=insert) ;;
+    ours-text) extra=(--bulk-mode=copy-text) ;;
     peer) bin=$PEER_BIN ;;
   esac
   printf '%q ' "$bin" "${args[@]}" --threads="$THREADS" "${extra[@]}" prepare >>"$CMDLOG"; echo >>"$CMDLOG"

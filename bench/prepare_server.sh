@@ -10,6 +10,11 @@
 # one throwaway PostgreSQL (tests/harness/servers.sh, stopped on exit).
 # BINARY=1 adds "binary": the same rows in COPY's binary format into the
 # table without the key (what a binary COPY in the driver would save).
+# OURS=1 adds "sb-text" and "sb-binary": our client loading the rows
+# itself, oltp_common's prepare (--threads=2) with the key and index
+# left out, COPY in text (--bulk-mode=copy-text) and in binary (the
+# default); their COPY figure is the server's CPU over that prepare
+# (CREATE TABLE and the COPYs).
 #
 #   bench/prepare_server.sh
 #
@@ -25,8 +30,8 @@
 # -p, from when pg_stat_activity shows it until it exits) and prints the
 # samples grouped by what the server does, in ms of CPU per MB of heap.
 #
-# Env: SB_BIN, ROWS (1000000), ROUNDS (3), PERF (0), BINARY (0), KEEP=1
-# keeps the raw outputs.
+# Env: SB_BIN, ROWS (1000000), ROUNDS (3), PERF (0), BINARY (0), OURS (0),
+# KEEP=1 keeps the raw outputs.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -35,11 +40,13 @@ ROWS=${ROWS:-1000000}
 ROUNDS=${ROUNDS:-3}
 PERF=${PERF:-0}
 BINARY=${BINARY:-0}
+OURS=${OURS:-0}
 VARIANTS="first after pgbench"
 [[ $BINARY == 1 ]] && VARIANTS="first after binary pgbench"
+[[ $OURS == 1 ]] && VARIANTS="$VARIANTS sb-text sb-binary"
 PGBENCH=${PGBENCH:-$(find /usr/lib/postgresql -path '*/bin/pgbench' 2>/dev/null | sort -V | tail -n 1)}
 case ${1:-} in
-  -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
   "") ;;
   *) echo "unknown argument: $1" >&2; exit 2 ;;
 esac
@@ -105,9 +112,27 @@ psql_admin -c "DROP TABLE sbtest1"
 scale=$(awk -v b="$ours_bytes" 'BEGIN { s = int(b / 13430000 + 0.5); print (s < 1 ? 1 : s) }')
 echo "ours: $ROWS rows, $(wc -c <"$WORK/ours.tsv") bytes of COPY text, heap $ours_bytes bytes; pgbench -s $scale"
 
+# oltp_common's prepare without what follows the load (the key, the
+# k index): the COPYs alone.
+cat >"$WORK/load_only.lua" <<'EOF'
+local oltp = require("oltp_common")
+oltp.finish_table = function() end
+EOF
+
 round() { # VARIANT ROUND
   local v=$1 r=$2
+  local -a mode=()
   case $v in
+  sb-text|sb-binary)
+    [[ $v == sb-text ]] && mode=(--bulk-mode=copy-text)
+    psql_admin -c "DROP TABLE IF EXISTS sbtest1"
+    # shellcheck disable=SC2086 # the driver's arguments are several words
+    copy_with_perf "$v-copy-r$r" env SB_PROGRESS=off "$SB_BIN" --db-driver=pgsql $SB_PGSQL_ARGS \
+      "$WORK/load_only.lua" --tables=1 --table-size="$ROWS" --threads=2 "${mode[@]}" prepare
+    psql_admin -c "SELECT pg_relation_size('sbtest1')" >"$WORK/$v-r$r.bytes"
+    step "$v-key-r$r" psql_admin -c "ALTER TABLE sbtest1 ADD PRIMARY KEY (id)"
+    step "$v-kidx-r$r" psql_admin -c "CREATE INDEX k_1 ON sbtest1(k)"
+    ;;
   first|after|binary)
     if [[ $v == first ]]; then
       psql_admin -c "DROP TABLE IF EXISTS sbtest1" -c "CREATE TABLE sbtest1 ($COLS, PRIMARY KEY (id))"

@@ -14,6 +14,7 @@
 #include "core/sb_progress.h"
 #include "drivers/sb_bulk_rows.h"
 #include "drivers/sb_db_cancel.h"
+#include "pure/sb_rowgen.h"
 
 /* Multi-row INSERTs are sent once the next row would take the text past
  * this size: within MySQL's default max_allowed_packet, large enough to
@@ -59,8 +60,13 @@ struct sb_db_bulk {
     size_t len, cap;
     uint64_t rows;
     size_t limit;
-    /* PATH_COPY while streaming: a load is open (copy_begin done). */
-    bool copy_open;
+    /* PATH_COPY while streaming: a load is open (copy_begin done), in
+     * the driver's binary form (bin); the form the next load opens in. */
+    bool copy_open, bin, want_bin;
+    /* The columns' binary forms (copy_types), asked once per bulk
+     * insert: 0 not yet, 1 known in bin_of, -1 none (text). */
+    int bin_known;
+    uint8_t bin_of[SB_BULK_MAX_FIELDS];
     /* PATH_PREPARED: the statement, its parameters and the open
      * transaction's row count. */
     struct sb_stmt *ins;
@@ -96,9 +102,12 @@ int sb_db_bulk_configure(const char *mode, char *err, size_t errlen)
         bulk_mode = SB_BULK_INSERT;
     } else if (strcmp(mode, "copy") == 0) {
         bulk_mode = SB_BULK_COPY;
+    } else if (strcmp(mode, "copy-text") == 0) {
+        bulk_mode = SB_BULK_COPY_TEXT;
     } else {
         char quoted[64];
-        snprintf(err, errlen, "invalid value '%s' for --bulk-mode: expected auto, copy or insert",
+        snprintf(err, errlen, "invalid value '%s' for --bulk-mode: expected auto, copy, "
+                 "copy-text or insert",
                  sb_log_escape(mode, quoted, sizeof(quoted), false));
         return -1;
     }
@@ -255,6 +264,8 @@ int sb_db_bulk_init(struct sb_conn *con, const char *head, size_t len, bool in_r
     b->limit = b->path == PATH_COPY && !in_run ? con->drv->copy_chunk : insert_limit(con, b);
     snprintf(b->what, sizeof(b->what), "bulk load into %s", b->t.table);
     b->rows_in = 0;
+    b->bin_known = 0;
+    b->want_bin = false;
     b->len = 0;
     b->rows = 0;
     b->bad_row = false;
@@ -441,9 +452,12 @@ static enum sb_db_outcome copy_step(struct sb_conn *con, int step, bool *refusal
     if (not_connected(con))
         return SB_DB_FATAL;
     if (sb_db_debug() && step != 1)
-        sb_log(SB_LOG_DEBUG, "%s %s", step == 0 ? "begin" : "end", b->what);
+        sb_log(SB_LOG_DEBUG, "%s %s%s", step == 0 ? "begin" : "end", b->what,
+               step == 0 && b->want_bin ? ", binary" : "");
     sb_db_cancel_busy(con);
-    if (step == 0)
+    if (step == 0 && b->want_bin)
+        st = con->drv->copy_begin_binary(con, b->t.table, b->t.cols);
+    else if (step == 0)
         st = con->drv->copy_begin(con, b->t.table, b->t.cols);
     else if (step == 1)
         st = con->drv->copy_data(con, b->buf, b->len, b->rows);
@@ -622,8 +636,10 @@ static enum sb_db_outcome open_copy(struct sb_conn *con, bool *refusal)
         refused(con, b);
         return SB_DB_DONE;
     }
-    if (o == SB_DB_DONE)
+    if (o == SB_DB_DONE) {
         b->copy_open = true;
+        b->bin = b->want_bin;
+    }
     return o;
 }
 
@@ -651,11 +667,17 @@ static enum sb_db_outcome take_written(struct sb_conn *con, size_t bytes, uint64
 
 static enum sb_db_outcome next_copy(struct sb_conn *con, const char *row, size_t len)
 {
+    struct sb_db_bulk *b = con->bulk;
     enum sb_db_outcome o;
     size_t bytes = 0;
     uint64_t tuples;
     bool refusal;
 
+    /* Rows as text end a binary load: they go in text, in a load of
+     * their own. */
+    if (b->copy_open && b->bin && (o = sb_db_bulk_pause(con)) != SB_DB_DONE)
+        return o;
+    b->want_bin = false;
     if ((o = open_copy(con, &refusal)) != SB_DB_DONE)
         return o;
     if (refusal)
@@ -671,29 +693,66 @@ static enum sb_db_outcome next_copy(struct sb_conn *con, const char *row, size_t
     return take_written(con, bytes, tuples);
 }
 
-char *sb_db_bulk_tsv_reserve(struct sb_conn *con, size_t max, unsigned nvalues,
-                             enum sb_db_outcome *o)
+/* Whether generated rows first..last of cols can go to the load in
+ * binary: the driver has the form, --bulk-mode allows it, and the
+ * columns' types (asked at the first such rows) take the values. */
+static bool bin_fits(struct sb_conn *con, const struct sb_rowgen_col *cols, unsigned n,
+                     int64_t first, int64_t last)
 {
     struct sb_db_bulk *b = con->bulk;
-    bool refusal;
+
+    if (con->drv->copy_types == NULL || bulk_mode == SB_BULK_COPY_TEXT || !b->parsed ||
+        n > SB_BULK_MAX_FIELDS)
+        return false;
+    if (b->bin_known == 0) {
+        b->inside = true;
+        b->bin_known = con->drv->copy_types(con, b->t.table, b->t.cols, b->bin_of, n) == 0
+                       ? 1 : -1;
+        b->inside = false;
+    }
+    return b->bin_known > 0 && sb_rowgen_bin_fits(cols, n, b->bin_of, first, last) == 1;
+}
+
+enum sb_db_gen_form sb_db_bulk_gen_begin(struct sb_conn *con, const struct sb_rowgen_col *cols,
+                                         unsigned n, int64_t first, int64_t last,
+                                         const uint8_t **bin, enum sb_db_outcome *o)
+{
+    struct sb_db_bulk *b = con->bulk;
+    bool refusal, want;
 
     *o = SB_DB_DONE;
+    *bin = NULL;
     if (b == NULL || !b->open || b->path != PATH_COPY || b->batch)
-        return NULL;
+        return SB_DB_GEN_SQL;
     if (b->nfields == 0 && b->rows_in == 0)
-        b->nfields = nvalues;
-    if (nvalues != b->nfields) {
+        b->nfields = n;
+    if (n != b->nfields) {
         memset(&con->err, 0, sizeof(con->err));
         snprintf(con->err.msg, sizeof(con->err.msg),
                  "bulk insert into %.64s: generated rows have %u values where %s %u",
-                 b->t.table, nvalues,
-                 b->cols_listed ? "the column list has" : "the first row had", b->nfields);
+                 b->t.table, n, b->cols_listed ? "the column list has" : "the first row had",
+                 b->nfields);
         b->bad_row = true;
         *o = SB_DB_FATAL;
-        return NULL;
+        return SB_DB_GEN_SQL;
     }
+    /* A load open in text stays so (rows of the script's text began it);
+     * one in binary ends when these rows do not fit it. */
+    want = b->copy_open && !b->bin ? false : bin_fits(con, cols, n, first, last);
+    if (b->copy_open && b->bin && !want && (*o = sb_db_bulk_pause(con)) != SB_DB_DONE)
+        return SB_DB_GEN_SQL;
+    b->want_bin = want;
     if ((*o = open_copy(con, &refusal)) != SB_DB_DONE || refusal)
-        return NULL;
+        return SB_DB_GEN_SQL;
+    *bin = b->bin ? b->bin_of : NULL;
+    return b->bin ? SB_DB_GEN_BIN : SB_DB_GEN_TSV;
+}
+
+char *sb_db_bulk_gen_reserve(struct sb_conn *con, size_t max, enum sb_db_outcome *o)
+{
+    struct sb_db_bulk *b = con->bulk;
+
+    *o = SB_DB_DONE;
     if (reserve(b, max) != 0) {
         *o = oom(con);
         return NULL;
@@ -701,7 +760,7 @@ char *sb_db_bulk_tsv_reserve(struct sb_conn *con, size_t max, unsigned nvalues,
     return b->buf + b->len;
 }
 
-enum sb_db_outcome sb_db_bulk_tsv_commit(struct sb_conn *con, size_t bytes, uint64_t rows)
+enum sb_db_outcome sb_db_bulk_gen_commit(struct sb_conn *con, size_t bytes, uint64_t rows)
 {
     struct sb_db_bulk *b = con->bulk;
 

@@ -31,7 +31,8 @@
  *
  *  - the server's bulk path: PostgreSQL's COPY FROM STDIN and MySQL's LOAD
  *    DATA LOCAL INFILE (the driver's copy_* ops) with the rows as
- *    tab-separated text, or on SQLite one prepared single-row INSERT in
+ *    tab-separated text (generated rows in PostgreSQL's binary format
+ *    where the columns' types allow, below), or on SQLite one prepared single-row INSERT in
  *    a transaction (committed every 50,000 rows, so that concurrent
  *    loaders take turns). Only rows of plain literals (integers,
  *    strings, NULL; sb_bulk_rows.h) go that way: the first row with
@@ -42,8 +43,9 @@
  *
  * auto takes the bulk path outside the event loop (prepare and the
  * script's other commands) and INSERTs in run's events, so that a
- * benchmark of inserts (bulk_insert.lua) measures what 1.0's does;
- * SB_COMPAT=1.0 always sends INSERTs. Outside the event loop the bulk
+ * benchmark of inserts (bulk_insert.lua) measures what 1.0's does; copy
+ * takes the bulk path in both, and so does copy-text, never in binary
+ * (the before of a measurement); SB_COMPAT=1.0 always sends INSERTs. Outside the event loop the bulk
  * path streams: PostgreSQL's COPY stays open from the first row to
  * bulk_insert_done (or to another statement on the connection, which
  * ends it first), MySQL sends a LOAD DATA per 4 MB. In the event loop
@@ -59,9 +61,9 @@
 #include "drivers/sb_driver.h"
 
 /* How bulk inserts load rows (--bulk-mode). */
-enum sb_bulk_mode { SB_BULK_AUTO, SB_BULK_INSERT, SB_BULK_COPY };
+enum sb_bulk_mode { SB_BULK_AUTO, SB_BULK_INSERT, SB_BULK_COPY, SB_BULK_COPY_TEXT };
 
-/* Reads --bulk-mode (auto, copy or insert; NULL: auto). Called by
+/* Reads --bulk-mode (auto, copy, copy-text or insert; NULL: auto). Called by
  * sb_db_init. Returns 0, or -1 with a one-line reason in err. */
 int sb_db_bulk_configure(const char *mode, char *err, size_t errlen);
 
@@ -110,26 +112,42 @@ enum sb_db_outcome sb_db_bulk_done(struct sb_conn *con);
 enum sb_db_outcome sb_db_bulk_pause(struct sb_conn *con);
 
 /*
- * Rows a caller writes itself, straight into the text of the server's
- * bulk path (tab-separated lines as sb_bulk_tsv_value writes them, one
- * per row, '\n' ended), with no row text to read: the generated rows of
- * con:bulk_insert_rows. sb_db_bulk_tsv_reserve begins the load if it is
- * not open yet and returns room for max bytes after the rows filled so
- * far (valid until the next call on con); sb_db_bulk_tsv_commit takes
- * the bytes written there as rows rows, sending the filled text first
- * when they would take it past a statement's size.
+ * Rows a caller writes itself, straight into the server's bulk path,
+ * with no row text to read: the generated rows of con:bulk_insert_rows
+ * (pure/sb_rowgen.h). sb_db_bulk_gen_begin, for rows first..last of the
+ * template cols (n values per row), begins the load if it is not open
+ * yet and says how to write them:
  *
- * Only while a bulk insert streams through COPY or LOAD DATA (outside the
- * event loop): otherwise reserve returns NULL with *o SB_DB_DONE, and the
- * caller passes the rows as text to sb_db_bulk_next (INSERTs, SQLite, a
- * server that refused LOAD DATA now). NULL with another *o: beginning the
- * load failed, memory ran out, or nvalues (values per row) differs from
- * the column list's (SB_DB_FATAL with sb_db_bulk_bad_row true). commit
- * returns SB_DB_DONE or the outcome of the send that failed.
+ *  - SB_DB_GEN_BIN: PostgreSQL's binary COPY rows, sb_rowgen_bin with
+ *    *bin (the target columns' forms, valid while the bulk insert is
+ *    open). Taken when the driver has the form (copy_types), the
+ *    columns' types take every value the template can give
+ *    (sb_rowgen_bin_fits) and --bulk-mode is not copy-text; the types
+ *    are asked once per bulk insert. A load open in binary ends (as
+ *    another statement would end it) before rows that do not fit it, and
+ *    before rows of SQL text (sb_db_bulk_next), which go in text;
+ *  - SB_DB_GEN_TSV: tab-separated lines, sb_rowgen_tsv (a load already
+ *    open in text stays in text);
+ *  - SB_DB_GEN_SQL: not into the bulk path (INSERTs, SQLite, the event
+ *    loop, a server that refused LOAD DATA now): the caller passes the
+ *    rows as SQL tuples to sb_db_bulk_next. With *o other than
+ *    SB_DB_DONE: beginning the load failed, or n differs from the
+ *    column list's (SB_DB_FATAL with sb_db_bulk_bad_row true).
+ *
+ * Then per row sb_db_bulk_gen_reserve returns room for max bytes after
+ * the rows filled so far (valid until the next call on con; NULL with
+ * *o when memory runs out), and sb_db_bulk_gen_commit takes the bytes
+ * written there as rows rows, sending the filled rows first when they
+ * would take it past a statement's size; it returns SB_DB_DONE or the
+ * outcome of the send that failed.
  */
-char *sb_db_bulk_tsv_reserve(struct sb_conn *con, size_t max, unsigned nvalues,
-                             enum sb_db_outcome *o);
-enum sb_db_outcome sb_db_bulk_tsv_commit(struct sb_conn *con, size_t bytes, uint64_t rows);
+struct sb_rowgen_col;
+enum sb_db_gen_form { SB_DB_GEN_SQL, SB_DB_GEN_TSV, SB_DB_GEN_BIN };
+enum sb_db_gen_form sb_db_bulk_gen_begin(struct sb_conn *con, const struct sb_rowgen_col *cols,
+                                         unsigned n, int64_t first, int64_t last,
+                                         const uint8_t **bin, enum sb_db_outcome *o);
+char *sb_db_bulk_gen_reserve(struct sb_conn *con, size_t max, enum sb_db_outcome *o);
+enum sb_db_outcome sb_db_bulk_gen_commit(struct sb_conn *con, size_t bytes, uint64_t rows);
 
 /* Whether the last SB_DB_FATAL of sb_db_bulk_next was a malformed row. */
 bool sb_db_bulk_bad_row(const struct sb_conn *con);

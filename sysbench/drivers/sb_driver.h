@@ -318,6 +318,22 @@ struct sb_driver_ops {
     enum sb_db_status (*copy_end)(struct sb_conn *con, bool abort);
     size_t copy_chunk;
     const char *copy_name;      /* "COPY", "LOAD DATA LOCAL INFILE" */
+    /*
+     * The bulk load's binary form (PostgreSQL's COPY ... WITH (FORMAT
+     * binary)), NULL when the driver has none. copy_types learns how the
+     * columns cols of table take binary values: n entries of enum
+     * sb_rowgen_bin (pure/sb_rowgen.h) in bin. It returns 0, or -1 when
+     * a column's type has no binary form here, cols does not name n
+     * columns, or the lookup failed; a failure leaves con, and any
+     * transaction open on it, as they were (the loader then sends text).
+     * copy_begin_binary is copy_begin for such rows: the driver sends
+     * the format's header, copy_end its trailer, and copy_data takes the
+     * rows as sb_rowgen_bin writes them.
+     */
+    int (*copy_types)(struct sb_conn *con, const char *table, const char *cols, uint8_t *bin,
+                      unsigned n);
+    enum sb_db_status (*copy_begin_binary)(struct sb_conn *con, const char *table,
+                                           const char *cols);
     /* The longest statement text the server takes (MySQL's
      * max_allowed_packet), 0 when unknown; NULL: unknown. */
     size_t (*statement_limit)(struct sb_conn *con);

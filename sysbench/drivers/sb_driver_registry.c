@@ -47,9 +47,10 @@ const struct sb_opt_def sb_db_options[] = {
     {"db-ignore-errors", "error numbers or SQLSTATEs to ignore (restart the event) for every driver, or 'all'", "", SB_ARG_LIST},
     {"db-reconnect-timeout", "seconds to keep retrying a lost connection before giving up", "60", SB_ARG_DOUBLE},
     {"db-debug", "print database-specific debug information", "off", SB_ARG_BOOL},
-    {"bulk-mode", "how bulk inserts load rows: copy (COPY, LOAD DATA LOCAL, SQLite's prepared "
-                  "INSERT), insert (multi-row INSERTs) or auto (copy in prepare and other "
-                  "commands, insert in run)", "auto", SB_ARG_STRING},
+    {"bulk-mode", "how bulk inserts load rows: copy (COPY, binary for generated rows where "
+                  "the column types allow, LOAD DATA LOCAL, SQLite's prepared INSERT), "
+                  "copy-text (copy, COPY always in text), insert (multi-row INSERTs) or auto "
+                  "(copy in prepare and other commands, insert in run)", "auto", SB_ARG_STRING},
     {NULL, NULL, NULL, 0}
 };
 

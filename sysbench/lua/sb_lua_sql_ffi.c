@@ -262,6 +262,8 @@ int sb_lsql_bulk_rows(struct sb_lsql_conn *c, void *rand, const struct sb_rowgen
 {
     struct sb_rand *r = rand;
     enum sb_db_outcome o = SB_DB_DONE;
+    enum sb_db_gen_form form;
+    const uint8_t *bin;
     char why[160];
     size_t max;
 
@@ -279,11 +281,17 @@ int sb_lsql_bulk_rows(struct sb_lsql_conn *c, void *rand, const struct sb_rowgen
         c->gen_row = p;
         c->gen_cap = max + 1;
     }
-    while (*next <= last) {
-        char *dst = sb_db_bulk_tsv_reserve(c->con, max, n, &o);
+    form = sb_db_bulk_gen_begin(c->con, cols, n, first, last, &bin, &o);
+    while (form != SB_DB_GEN_SQL && *next <= last) {
+        char *dst = sb_db_bulk_gen_reserve(c->con, max, &o);
+        size_t len;
         if (dst == NULL)
             break;
-        o = sb_db_bulk_tsv_commit(c->con, sb_rowgen_tsv(r, cols, n, *next, dst), 1);
+        if (form == SB_DB_GEN_BIN)
+            len = sb_rowgen_bin(r, cols, n, bin, *next, dst);
+        else
+            len = sb_rowgen_tsv(r, cols, n, *next, dst);
+        o = sb_db_bulk_gen_commit(c->con, len, 1);
         if (o != SB_DB_DONE)
             break;
         (*next)++;

@@ -164,7 +164,8 @@ int sb_lsql_bulk_done(struct sb_lsql_conn *c);
 /*
  * Generated rows first..last of template cols (n columns, pure/sb_rowgen.h)
  * for the open bulk insert, drawn from rand (the state's struct sb_rand):
- * written straight into the server's bulk path when it streams, else
+ * written straight into the server's bulk path when it streams (in
+ * PostgreSQL's binary COPY format where the columns' types allow), else
  * passed as SQL tuples to sb_db_bulk_next. Returns as sb_lsql_bulk_next,
  * with *next the first row not taken yet (after SB_LSQL_PENDING: the one
  * after the row in flight, taken once its wait ends in SB_DB_DONE);

@@ -47,22 +47,29 @@ int sb_rowgen_check(const struct sb_rowgen_col *cols, unsigned n, size_t *row_ma
             snprintf(err, errlen, "column %u: unknown kind %d", i + 1, c->kind);
             return -1;
         }
-        /* A separator: ", " or a tab or the newline. */
-        max += 2;
+        /* A separator (", ", a tab, the newline) or binary's field
+         * length, which precedes at most 20 digits or the string (and
+         * the NUL sb_rand_next_string puts after it). */
+        max += 4;
     }
     *row_max = max;
     return 0;
 }
 
-/* A number column (the id, or a draw from its distribution) written at
- * dst; returns its length. */
-static size_t put_number(struct sb_rand *r, const struct sb_rowgen_col *c, int64_t id, char *dst)
+/* A number column's value: the id, or a draw from its distribution. */
+static int64_t draw_number(struct sb_rand *r, const struct sb_rowgen_col *c, int64_t id)
 {
     if (c->kind == SB_ROWGEN_ID)
-        return sb_decimal_i64(dst, id);
+        return id;
     if (c->dist == SB_ROWGEN_DIST_DEFAULT)
-        return sb_decimal_i64(dst, sb_rand_next_wrapped_default(r, c->a, c->b));
-    return sb_decimal_i64(dst, sb_rand_next_wrapped(r, (enum sb_rand_dist)c->dist, c->a, c->b));
+        return sb_rand_next_wrapped_default(r, c->a, c->b);
+    return sb_rand_next_wrapped(r, (enum sb_rand_dist)c->dist, c->a, c->b);
+}
+
+/* A number column written at dst in decimal; returns its length. */
+static size_t put_number(struct sb_rand *r, const struct sb_rowgen_col *c, int64_t id, char *dst)
+{
+    return sb_decimal_i64(dst, draw_number(r, c, id));
 }
 
 size_t sb_rowgen_tsv(struct sb_rand *r, const struct sb_rowgen_col *cols, unsigned n,
@@ -123,5 +130,94 @@ size_t sb_rowgen_sql(struct sb_rand *r, const struct sb_rowgen_col *cols, unsign
         }
     }
     dst[at++] = ')';
+    return at;
+}
+
+/* ------------------------------------------------------------ binary */
+
+/* The values a number column can give: [*lo, *hi]. */
+static void number_range(const struct sb_rowgen_col *c, int64_t first, int64_t last,
+                         int64_t *lo, int64_t *hi)
+{
+    if (c->kind == SB_ROWGEN_ID) {
+        *lo = first;
+        *hi = last;
+    } else if (c->a <= c->b) {
+        *lo = c->a;
+        *hi = c->b;
+    } else {
+        /* A range that wraps through 2^32 - 1 to 0 (sb_rand.h). */
+        *lo = 0;
+        *hi = UINT32_MAX;
+    }
+}
+
+static int ascii(const char *s, size_t len)
+{
+    for (size_t k = 0; k < len; k++)
+        if ((unsigned char)s[k] >= 0x80)
+            return 0;
+    return 1;
+}
+
+int sb_rowgen_bin_fits(const struct sb_rowgen_col *cols, unsigned n, const uint8_t *bin,
+                       int64_t first, int64_t last)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct sb_rowgen_col *c = &cols[i];
+        int64_t lo, hi, max;
+
+        if (c->kind == SB_ROWGEN_STRING) {
+            /* ASCII is the same bytes in every server encoding, and
+             * unchanged by any client encoding's conversion. */
+            if (bin[i] != SB_ROWGEN_BIN_BYTES || !ascii(c->fmt, c->fmt_len))
+                return 0;
+            continue;
+        }
+        if (bin[i] == SB_ROWGEN_BIN_BYTES || bin[i] == SB_ROWGEN_BIN_INT8)
+            continue;
+        if (bin[i] == SB_ROWGEN_BIN_INT4)
+            max = INT32_MAX;
+        else if (bin[i] == SB_ROWGEN_BIN_INT2)
+            max = INT16_MAX;
+        else
+            return 0;
+        number_range(c, first, last, &lo, &hi);
+        if (lo < -max - 1 || hi > max)
+            return 0;
+    }
+    return 1;
+}
+
+static void put_be(char *dst, uint64_t v, unsigned width)
+{
+    for (unsigned k = width; k-- > 0;) {
+        dst[k] = (char)(v & 0xff);
+        v >>= 8;
+    }
+}
+
+size_t sb_rowgen_bin(struct sb_rand *r, const struct sb_rowgen_col *cols, unsigned n,
+                     const uint8_t *bin, int64_t id, char *dst)
+{
+    size_t at = 2, len;
+
+    put_be(dst, n, 2);
+    for (unsigned i = 0; i < n; i++) {
+        const struct sb_rowgen_col *c = &cols[i];
+        /* The field's bytes after its length. */
+        char *v = dst + at + 4;
+
+        if (c->kind == SB_ROWGEN_STRING) {
+            len = sb_rand_next_string(r, c->fmt, c->fmt_len, v, c->fmt_len + 1);
+        } else if (bin[i] == SB_ROWGEN_BIN_BYTES) {
+            len = put_number(r, c, id, v);
+        } else {
+            len = bin[i];
+            put_be(v, (uint64_t)draw_number(r, c, id), bin[i]);
+        }
+        put_be(dst + at, len, 4);
+        at += 4 + len;
+    }
     return at;
 }

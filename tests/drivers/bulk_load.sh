@@ -18,6 +18,14 @@
 #    so is a bad template of con:bulk_insert_rows;
 #  - a prepare interrupted by SIGINT says which tables are complete, and
 #    those are;
+#  - PostgreSQL's binary COPY (the rows of con:bulk_insert_rows, where
+#    the columns' types allow): the OLTP tables and a table of int2,
+#    int8, text, char and varchar columns hold the same rows as with
+#    --bulk-mode=copy-text and insert; a column of another type
+#    (numeric), a domain, or values a smallint cannot hold send text
+#    (the last then fails as text does, nothing cut to 16 bits); a row
+#    of SQL text between generated rows ends the binary load and goes as
+#    text;
 #  - PostgreSQL, where prepare adds the primary key after the load: the
 #    tables end as with the key in CREATE TABLE (their indexes in
 #    pg_indexes; \d the same as that of a table made by the old CREATE
@@ -114,6 +122,20 @@ same_rows_every_mode() {
     echo "insert:$a"
     echo "copy:  $b"
     [ "$a" = "$b" ] || { sb_fail "the tables differ between the bulk modes"; return 1; }
+    if [ "$drv" = pgsql ]; then
+        # auto's COPY was binary (int4 and char columns); copy-text's is
+        # text, and the rows are the same.
+        grep -q 'begin bulk load into sbtest2, binary' copy.txt ||
+            { sb_fail "the generated rows were not sent in binary"; return 1; }
+        oltp_prepare "$drv" text --bulk-mode=copy-text || return 1
+        if grep -q 'begin bulk load into .*, binary' text.txt; then
+            sb_fail "--bulk-mode=copy-text sent binary"
+            return 1
+        fi
+        a=$(oltp_digests "$drv")
+        echo "text:  $a"
+        [ "$a" = "$b" ] || { sb_fail "the tables differ between binary and text COPY"; return 1; }
+    fi
     cat >luarows.lua <<'EOF'
 -- oltp_common with a generator of its own: rows from the Lua loop.
 local oltp = require("oltp_common")
@@ -275,6 +297,94 @@ EOF
     sql "$drv" "DROP TABLE sbgen" >/dev/null || true
 }
 
+# Generated rows into columns of several types (GEN_CASE picks the
+# table): binary where every column takes it, text otherwise, the same
+# rows whichever way.
+write_types_script() {
+    cat >types.lua <<'EOF'
+local tables = {
+  binary = "id BIGINT, k SMALLINT, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
+  numeric = "id INTEGER, k NUMERIC, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
+  domain = "id INTEGER, k sbpositive, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
+  range = "id INTEGER, k SMALLINT, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
+  mixed = "id BIGINT, k SMALLINT, s TEXT, c CHAR(10), v VARCHAR(12), n TEXT",
+}
+function prepare()
+  local case = os.getenv("GEN_CASE")
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS sbtypes")
+  con:query("DROP DOMAIN IF EXISTS sbpositive")
+  con:query("CREATE DOMAIN sbpositive AS INTEGER CHECK (VALUE > 0)")
+  con:query("CREATE TABLE sbtypes (" .. tables[case] .. ")")
+  con:bulk_insert_init("INSERT INTO sbtypes (id, k, s, c, v, n) VALUES")
+  local hi = case == "range" and 40000 or 30000
+  local cols = {"id", {"uniform", 1, hi}, {"string", "@@-##"}, {"string", "###"},
+                {"string", "@@@@ #"}, "id"}
+  if case == "mixed" then
+    -- A row of SQL text between generated rows: it ends the binary load.
+    con:bulk_insert_rows(1, 1000, cols)
+    con:bulk_insert_next("(1001, 5, 'ab-12', '123', 'abcd 1', '1001')")
+    con:bulk_insert_rows(1002, 3000, cols)
+  else
+    con:bulk_insert_rows(1, 3000, cols)
+  end
+  con:bulk_insert_done()
+end
+function cleanup()
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS sbtypes")
+  con:query("DROP DOMAIN IF EXISTS sbpositive")
+end
+EOF
+}
+
+pg_binary_types() {
+    local c mode rc got want
+    local -a d
+    write_types_script
+    for c in binary numeric domain mixed; do
+        d=()
+        for mode in auto copy-text insert; do
+            GEN_CASE=$c sbx pgsql --bulk-mode="$mode" --rand-seed=7 --db-debug --verbosity=5 \
+                types.lua prepare ||
+                { sb_show x.txt x.err; sb_fail "$c, $mode: prepare failed"; return 1; }
+            if [ "$mode" = auto ]; then
+                got=no want=no
+                grep -q 'begin bulk load into sbtypes, binary' x.txt && got=yes
+                case $c in binary | mixed) want=yes ;; esac
+                [ "$got" = "$want" ] || { sb_fail "$c: sent in binary: $got"; return 1; }
+                # mixed: the binary load, then one in text from the row
+                # of SQL text on.
+                got=$(grep 'begin bulk load into sbtypes' x.txt | tr '\n' '|')
+                [ "$c" != mixed ] ||
+                    [ "$got" = "DEBUG: begin bulk load into sbtypes, binary|DEBUG: begin bulk load into sbtypes|" ] ||
+                    { sb_fail "mixed: the loads began as '$got'"; return 1; }
+            fi
+            # char(10) pads to 10, the ids sum to 3000 * 3001 / 2.
+            got=$(sql pgsql "SELECT COUNT(*), MAX(LENGTH(s)), MAX(OCTET_LENGTH(c)), MIN(LENGTH(v)), SUM(n::bigint), SUM(id) FROM sbtypes" |
+                tr '\t' ' ')
+            [ "$got" = "3000 5 10 6 4501500 4501500" ] ||
+                { sb_fail "$c, $mode: sbtypes holds '$got'"; return 1; }
+            d+=("$(digest pgsql sbtypes "id, k, s, c, v, n")")
+        done
+        echo "$c: auto ${d[0]} copy-text ${d[1]} insert ${d[2]}"
+        if [ "${d[0]}" != "${d[1]}" ] || [ "${d[1]}" != "${d[2]}" ]; then
+            sb_fail "$c: sbtypes differs between the bulk modes"
+            return 1
+        fi
+    done
+    # 40,000 does not fit a smallint: text, which the server refuses as
+    # it refuses the INSERTs, instead of binary values cut to 16 bits.
+    for mode in auto insert; do
+        rc=0
+        GEN_CASE=range sbx pgsql --bulk-mode="$mode" --rand-seed=7 types.lua prepare || rc=$?
+        [ "$rc" -eq 1 ] || { sb_show x.txt x.err; sb_fail "range, $mode: exit $rc, expected 1"; return 1; }
+        grep -q -E 'smallint out of range|out of range for type smallint' x.err ||
+            { sb_show x.err; sb_fail "range, $mode: not the server's range error"; return 1; }
+    done
+    sbx pgsql types.lua cleanup || true
+}
+
 interrupted_prepare() {
     local drv=$1 pid rc=0 line n c complete
     local -a args
@@ -398,3 +508,4 @@ for drv in mysql pgsql sqlite; do
 done
 sb_case "mysql-load-data-refused-falls-back" load_data_refused
 sb_case "pgsql-prepare-key-after-load-same-schema" pg_key_after_load
+sb_case "pgsql-bulk-binary-copy-types" pg_binary_types

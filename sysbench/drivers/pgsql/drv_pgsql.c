@@ -650,5 +650,7 @@ const struct sb_driver_ops sb_driver_pgsql = {
     .copy_end = sb_pgsql_copy_end,
     .copy_chunk = 256 << 10,
     .copy_name = "COPY FROM STDIN",
+    .copy_types = sb_pgsql_copy_types,
+    .copy_begin_binary = sb_pgsql_copy_begin_binary,
     .cancel = sb_pgsql_cancel,
 };

@@ -73,9 +73,10 @@ struct sb_pgsql_conn {
      * session if the connection ends first (sb_pgsql_close). */
     char *dealloc;
     size_t dealloc_len, dealloc_cap;
-    /* A COPY FROM STDIN is open (drv_pgsql_copy.c), on a connection that
-     * was non-blocking before it (COPY runs blocking). */
-    bool copying, copy_was_nonblocking;
+    /* A COPY FROM STDIN is open (drv_pgsql_copy.c), in binary format,
+     * on a connection that was non-blocking before it (COPY runs
+     * blocking). */
+    bool copying, copy_binary, copy_was_nonblocking;
 };
 
 struct sb_pgsql_stmt {
@@ -115,8 +116,13 @@ bool sb_pgsql_state_is_conn_lost(const char *state);
  * (SB_DB_ERROR) or not (SB_DB_CONN_LOST). */
 enum sb_db_status sb_pgsql_result_error(struct sb_conn *con, PGconn *pg, PGresult *res);
 /* The bulk load (the copy_* ops of sb_driver.h): COPY ... FROM STDIN in
- * text format, rows sent with PQputCopyData (drv_pgsql_copy.c). */
+ * text or binary format, rows sent with PQputCopyData; the target
+ * columns' binary forms from the catalog (drv_pgsql_copy.c). */
 enum sb_db_status sb_pgsql_copy_begin(struct sb_conn *con, const char *table, const char *cols);
+enum sb_db_status sb_pgsql_copy_begin_binary(struct sb_conn *con, const char *table,
+                                             const char *cols);
+int sb_pgsql_copy_types(struct sb_conn *con, const char *table, const char *cols, uint8_t *bin,
+                        unsigned n);
 enum sb_db_status sb_pgsql_copy_data(struct sb_conn *con, const char *data, size_t len,
                                      uint64_t nrows);
 enum sb_db_status sb_pgsql_copy_end(struct sb_conn *con, bool abort);
