@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "measure/sb_live_stats.h"
+#include "sb_test_stats.h"
 
 #define MS 1000000ULL
 #define CHUNK_BYTES (SB_HLIVE_CHUNK * sizeof(uint64_t))
@@ -26,24 +27,6 @@ static struct sb_stats *new_doc(void)
 
     ck_assert_ptr_nonnull(s);
     return s;
-}
-
-static struct sb_db_error db_error(unsigned sql_errno, const char *state)
-{
-    struct sb_db_error e;
-
-    memset(&e, 0, sizeof(e));
-    e.sql_errno = sql_errno;
-    snprintf(e.sql_state, sizeof(e.sql_state), "%s", state);
-    return e;
-}
-
-static long long code_count(const struct sb_stats *s, const char *code, bool reconnect)
-{
-    for (unsigned i = 0; i < s->ncodes; i++)
-        if (s->codes[i].reconnect == reconnect && strcmp(s->codes[i].code, code) == 0)
-            return (long long)s->codes[i].count;
-    return -1;
 }
 
 /* One transaction as a worker records it, into live statistics and (the
@@ -93,7 +76,7 @@ START_TEST(test_reads_back_as_recorded)
         struct sb_live_set *set = sb_live_set_new(2, with_rate);
         struct sb_live_stats *l;
         struct sb_stats *ref = new_doc(), *got = new_doc();
-        struct sb_db_error e = db_error(1213, "40001"), gone = db_error(2013, "");
+        struct sb_db_error e = sb_test_db_error(1213, "40001"), gone = sb_test_db_error(2013, "");
         uint64_t v = 1;
 
         ck_assert_ptr_nonnull(set);
@@ -131,7 +114,7 @@ START_TEST(test_reading_while_writing)
     struct sb_live_set *set = sb_live_set_new(1, true);
     struct sb_live_stats *l = sb_live_set_at(set, 0);
     struct sb_stats *ref = new_doc(), *a = new_doc(), *b = new_doc();
-    struct sb_db_error e = db_error(1205, "");
+    struct sb_db_error e = sb_test_db_error(1205, "");
 
     record_both(l, ref, 2 * MS, 0);
     sb_live_count_code(l, &e, false);
@@ -145,12 +128,12 @@ START_TEST(test_reading_while_writing)
     ck_assert_uint_eq(a->c[SB_STAT_RECONNECTS], 0);
     ck_assert_uint_eq(a->response.total, 1);
     ck_assert_uint_eq(a->response.max_ns, 2 * MS);
-    ck_assert_int_eq(code_count(a, "1205", false), 1);
+    ck_assert_int_eq(sb_test_code_count(a, "1205", false), 1);
     ck_assert_uint_eq(b->c[SB_STAT_EVENTS], 2);
     ck_assert_uint_eq(b->c[SB_STAT_RECONNECTS], 1);
     ck_assert_uint_eq(b->response.max_ns, 8 * MS);
     ck_assert_uint_eq(b->lag.sum_ns, 1 * MS);
-    ck_assert_int_eq(code_count(b, "1205", false), 2);
+    ck_assert_int_eq(sb_test_code_count(b, "1205", false), 2);
     ck_assert_int_eq(memcmp(&b->response, &ref->response, sizeof(b->response)), 0);
     sb_stats_free(ref);
     sb_stats_free(a);
@@ -167,7 +150,7 @@ START_TEST(test_total_and_interval)
     struct sb_live_set *set = sb_live_set_new(3, true);
     struct sb_stats *doc[3], *merged = new_doc(), *t1 = new_doc(), *t2 = new_doc(),
                     *delta = new_doc();
-    struct sb_db_error deadlock = db_error(1213, "");
+    struct sb_db_error deadlock = sb_test_db_error(1213, "");
 
     for (unsigned i = 0; i < 3; i++) {
         doc[i] = new_doc();
@@ -188,7 +171,7 @@ START_TEST(test_total_and_interval)
     ck_assert_uint_eq(delta->c[SB_STAT_EVENTS], 2);
     ck_assert_uint_eq(delta->response.total, 2);
     ck_assert_uint_eq(delta->response.sum_ns, 110 * MS);
-    ck_assert_int_eq(code_count(delta, "1213", false), 1);
+    ck_assert_int_eq(sb_test_code_count(delta, "1213", false), 1);
     for (unsigned i = 0; i < 3; i++)
         sb_stats_free(doc[i]);
     sb_stats_free(merged);
@@ -206,7 +189,7 @@ START_TEST(test_reset)
     struct sb_live_set *set = sb_live_set_new(1, true);
     struct sb_live_stats *l = sb_live_set_at(set, 0);
     struct sb_stats *ref = new_doc(), *got = new_doc();
-    struct sb_db_error e = db_error(1213, "40001");
+    struct sb_db_error e = sb_test_db_error(1213, "40001");
     size_t used;
 
     record_both(l, ref, 5 * MS, 1 * MS);
@@ -223,7 +206,7 @@ START_TEST(test_reset)
     ck_assert_uint_eq(got->wake.total, 0);
     for (size_t b = 0; b < SB_HIST_BUCKETS; b++)
         ck_assert_uint_eq(got->response.counts[b], 0);
-    ck_assert_int_eq(code_count(got, "1213", false), 0);
+    ck_assert_int_eq(sb_test_code_count(got, "1213", false), 0);
     ck_assert_uint_eq(sb_live_set_chunk_bytes(set), used);
 
     sb_stats_reset(ref);

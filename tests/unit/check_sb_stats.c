@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "measure/sb_stats.h"
+#include "sb_test_stats.h"
 
 #define MS 1000000ULL
 
@@ -30,25 +31,6 @@ static struct sb_stats *new_stats(void)
 static void copy_stats(struct sb_stats *dst, const struct sb_stats *src)
 {
     memcpy(dst, src, sizeof(*dst));
-}
-
-static struct sb_db_error db_error(unsigned sql_errno, const char *state)
-{
-    struct sb_db_error e;
-
-    memset(&e, 0, sizeof(e));
-    e.sql_errno = sql_errno;
-    snprintf(e.sql_state, sizeof(e.sql_state), "%s", state);
-    return e;
-}
-
-/* The count under code and kind, or -1 when s has no such entry. */
-static long long code_count(const struct sb_stats *s, const char *code, bool reconnect)
-{
-    for (unsigned i = 0; i < s->ncodes; i++)
-        if (s->codes[i].reconnect == reconnect && strcmp(s->codes[i].code, code) == 0)
-            return (long long)s->codes[i].count;
-    return -1;
 }
 
 /* One transaction as a worker records it: counters and histograms. */
@@ -83,7 +65,7 @@ END_TEST
 START_TEST(test_reset_empties)
 {
     struct sb_stats *s = new_stats();
-    struct sb_db_error e = db_error(1213, "40001");
+    struct sb_db_error e = sb_test_db_error(1213, "40001");
 
     record_event(s, 5 * MS, 1 * MS);
     sb_stats_add(s, SB_STAT_ERRORS, 1);
@@ -95,10 +77,10 @@ START_TEST(test_reset_empties)
     ck_assert_uint_eq(s->lag.total, 0);
     ck_assert_uint_eq(s->service.min_ns, UINT64_MAX);
     /* The code stays known (readers may hold its index) with no count. */
-    ck_assert_int_eq(code_count(s, "1213", false), 0);
+    ck_assert_int_eq(sb_test_code_count(s, "1213", false), 0);
     /* And it counts again from zero. */
     sb_stats_count_code(s, &e, false);
-    ck_assert_int_eq(code_count(s, "1213", false), 1);
+    ck_assert_int_eq(sb_test_code_count(s, "1213", false), 1);
     sb_stats_free(s);
 }
 END_TEST
@@ -128,8 +110,8 @@ END_TEST
 START_TEST(test_count_code_naming)
 {
     struct sb_stats *s = new_stats();
-    struct sb_db_error deadlock = db_error(1213, "40001"), serial = db_error(0, "40001"),
-                       unknown = db_error(0, "HY000"), gone = db_error(2013, "");
+    struct sb_db_error deadlock = sb_test_db_error(1213, "40001"), serial = sb_test_db_error(0, "40001"),
+                       unknown = sb_test_db_error(0, "HY000"), gone = sb_test_db_error(2013, "");
 
     sb_stats_count_code(s, &deadlock, false);
     sb_stats_count_code(s, &deadlock, false);
@@ -138,12 +120,12 @@ START_TEST(test_count_code_naming)
     sb_stats_count_code(s, &gone, true);
     sb_stats_count_code(s, &gone, false);
     ck_assert_uint_eq(s->ncodes, 5);
-    ck_assert_int_eq(code_count(s, "1213", false), 2);
-    ck_assert_int_eq(code_count(s, "40001", false), 1);
-    ck_assert_int_eq(code_count(s, "0", false), 1);
-    ck_assert_int_eq(code_count(s, "2013", true), 1);
-    ck_assert_int_eq(code_count(s, "2013", false), 1);
-    ck_assert_int_eq(code_count(s, "40001", true), -1);
+    ck_assert_int_eq(sb_test_code_count(s, "1213", false), 2);
+    ck_assert_int_eq(sb_test_code_count(s, "40001", false), 1);
+    ck_assert_int_eq(sb_test_code_count(s, "0", false), 1);
+    ck_assert_int_eq(sb_test_code_count(s, "2013", true), 1);
+    ck_assert_int_eq(sb_test_code_count(s, "2013", false), 1);
+    ck_assert_int_eq(sb_test_code_count(s, "40001", true), -1);
     sb_stats_free(s);
 }
 END_TEST
@@ -157,12 +139,12 @@ START_TEST(test_count_code_overflow)
     long long named = 0;
 
     for (unsigned code = 1; code <= 40; code++) {
-        struct sb_db_error e = db_error(code, "");
+        struct sb_db_error e = sb_test_db_error(code, "");
         for (unsigned k = 0; k < code; k++)
             sb_stats_count_code(s, &e, false);
     }
     for (unsigned code = 100; code < 103; code++) {
-        struct sb_db_error e = db_error(code, "");
+        struct sb_db_error e = sb_test_db_error(code, "");
         sb_stats_count_code(s, &e, true);
     }
     ck_assert_uint_le(s->ncodes, SB_STATS_MAX_CODES);
@@ -174,15 +156,15 @@ START_TEST(test_count_code_overflow)
         char name[16];
         long long n;
         snprintf(name, sizeof(name), "%u", code);
-        n = code_count(s, name, false);
+        n = sb_test_code_count(s, name, false);
         ck_assert(n == -1 || n == (long long)code);
         named += n > 0 ? n : 0;
     }
-    ck_assert_int_gt(code_count(s, "other", false), 0);
-    ck_assert_int_eq(code_count(s, "other", false), 40 * 41 / 2 - named);
+    ck_assert_int_gt(sb_test_code_count(s, "other", false), 0);
+    ck_assert_int_eq(sb_test_code_count(s, "other", false), 40 * 41 / 2 - named);
     /* The reconnects, arriving when the table is full, still have their
      * own "other". */
-    ck_assert_int_eq(code_count(s, "other", true), 3);
+    ck_assert_int_eq(sb_test_code_count(s, "other", true), 3);
     sb_stats_free(s);
 }
 END_TEST
@@ -192,7 +174,7 @@ END_TEST
 START_TEST(test_merge_is_the_sum)
 {
     struct sb_stats *w[3], *total = new_stats(), *all = new_stats();
-    struct sb_db_error deadlock = db_error(1213, ""), gone = db_error(2013, "");
+    struct sb_db_error deadlock = sb_test_db_error(1213, ""), gone = sb_test_db_error(2013, "");
 
     for (int i = 0; i < 3; i++) {
         w[i] = new_stats();
@@ -219,8 +201,8 @@ START_TEST(test_merge_is_the_sum)
     ck_assert_uint_eq(total->response.min_ns, 10 * MS);
     ck_assert_uint_eq(total->response.max_ns, 30 * MS);
     ck_assert_uint_eq(total->lag.sum_ns, (2 * 1 + 3 * 2) * MS);
-    ck_assert_int_eq(code_count(total, "1213", false), 3);
-    ck_assert_int_eq(code_count(total, "2013", true), 1);
+    ck_assert_int_eq(sb_test_code_count(total, "1213", false), 3);
+    ck_assert_int_eq(sb_test_code_count(total, "2013", true), 1);
     ck_assert_uint_eq(total->ncodes, 2);
     for (int i = 0; i < SB_STAT_NCOUNTERS; i++)
         ck_assert_uint_eq(total->c[i], all->c[i]);
@@ -246,7 +228,7 @@ START_TEST(test_merge_many_codes)
     for (unsigned i = 0; i < 4; i++) {
         w[i] = new_stats();
         for (unsigned k = 0; k < 10; k++) {
-            struct sb_db_error e = db_error(1000 + i * 10 + k, "");
+            struct sb_db_error e = sb_test_db_error(1000 + i * 10 + k, "");
             sb_stats_count_code(w[i], &e, false);
         }
         sb_stats_merge(total, w[i]);
@@ -256,8 +238,8 @@ START_TEST(test_merge_many_codes)
     for (unsigned i = 0; i < total->ncodes; i++)
         sum += total->codes[i].count;
     ck_assert_uint_eq(sum, 40);
-    ck_assert_int_gt(code_count(total, "other", false), 0);
-    ck_assert_int_eq(code_count(total, "1000", false), 1);
+    ck_assert_int_gt(sb_test_code_count(total, "other", false), 0);
+    ck_assert_int_eq(sb_test_code_count(total, "1000", false), 1);
     sb_stats_free(total);
 }
 END_TEST
@@ -267,7 +249,7 @@ END_TEST
 START_TEST(test_diff_of_snapshots)
 {
     struct sb_stats *s = new_stats(), *a = new_stats(), *b = new_stats(), *d = new_stats();
-    struct sb_db_error old = db_error(1213, ""), fresh = db_error(1205, "");
+    struct sb_db_error old = sb_test_db_error(1213, ""), fresh = sb_test_db_error(1205, "");
 
     record_event(s, 4 * MS, 0);
     record_event(s, 4 * MS, 0);
@@ -290,8 +272,8 @@ START_TEST(test_diff_of_snapshots)
     ck_assert_uint_ge(d->response.max_ns, 50 * MS);
     ck_assert_uint_gt(d->response.min_ns, 49 * MS);
     ck_assert_uint_eq(sb_hist_percentile(&d->response, 99) / MS, 50);
-    ck_assert_int_eq(code_count(d, "1213", false), 1);
-    ck_assert_int_eq(code_count(d, "1205", false), 1);
+    ck_assert_int_eq(sb_test_code_count(d, "1213", false), 1);
+    ck_assert_int_eq(sb_test_code_count(d, "1205", false), 1);
 
     /* Nothing happened: an empty difference. */
     sb_stats_diff(d, b, b);
@@ -313,7 +295,7 @@ START_TEST(test_diffs_merge_to_the_whole)
 {
     struct sb_stats *s = new_stats(), *snap[4], *sum = new_stats(), *d = new_stats(),
                     *whole = new_stats();
-    struct sb_db_error e = db_error(1213, "");
+    struct sb_db_error e = sb_test_db_error(1213, "");
 
     for (int i = 0; i < 4; i++) {
         snap[i] = new_stats();
@@ -333,8 +315,8 @@ START_TEST(test_diffs_merge_to_the_whole)
     ck_assert_uint_eq(sum->response.sum_ns, whole->response.sum_ns);
     ck_assert_int_eq(memcmp(sum->response.counts, whole->response.counts,
                             sizeof(sum->response.counts)), 0);
-    ck_assert_int_eq(code_count(sum, "1213", false), 3);
-    ck_assert_int_eq(code_count(whole, "1213", false), 3);
+    ck_assert_int_eq(sb_test_code_count(sum, "1213", false), 3);
+    ck_assert_int_eq(sb_test_code_count(whole, "1213", false), 3);
     for (int i = 0; i < 4; i++)
         sb_stats_free(snap[i]);
     sb_stats_free(s);
