@@ -379,11 +379,15 @@ assert_not_contains out "Threads started"
 
 tcase "--report-interval=1 still labels whole seconds"
 write_ev
-# --time=3 for the 2 s line: the one at the end of a 2 s run races the stop.
+# A reporter held up past a whole tick (a loaded machine: the suite's run
+# that failed here had its worker in events 0.6 s of 3) folds the missed
+# tick into its next line, labelled with its scheduled tick (sb_monitor.c):
+# a label may be skipped then, never made fractional.
 sb ev.lua run --time=3 --report-interval=1
 assert_exit 0
 assert_match out '^\[ 1s \]'
-assert_match out '^\[ 2s \]'
+assert_match out '^\[ [23]s \]'
+assert_count out '^\[ *[0-9]+\.[0-9]*s \]' 0
 
 tcase "sysbench.opt.threads in the main state follows the sweep point"
 cat >sw.lua <<'EOF'
