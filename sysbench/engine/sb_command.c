@@ -20,7 +20,6 @@
 #include "core/sb_ledger.h"
 #include "drivers/sb_db_cancel.h"
 #include "lua/sb_lua.h"
-#include "lua/sb_lua_interrupt.h"
 #include "core/sb_log.h"
 #include "core/sb_progress.h"
 #include "core/sb_stop.h"
@@ -93,7 +92,10 @@ int sb_run_main_command(lua_State *L, const struct sb_lua_env *env, const char *
     if (rc < 0) {
         sb_fatal("cannot create a thread for command '%s'", name);
         rc = 1;
-    } else if (c->rc != 0 && sb_signal_stopped() && sb_lua_is_interrupt(c->err)) {
+    } else if (c->rc != 0 && sb_signal_stopped()) {
+        /* Failed on the signal before it was seen here (a statement it
+         * cancelled, Lua it interrupted; sb_signal_wait_count looks every
+         * 10 ms): the command was interrupted, not in error. */
         rc = 128 + sb_signal_caught();
     } else if (c->rc != 0 && sb_compat10()) {
         sb_fatal("`%s' function failed: %s", name, c->err); /* 1.0.20's wording */
@@ -195,6 +197,12 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
     for (unsigned i = 0; i < started && failed == NULL; i++)
         if (t[i].failed)
             failed = t[i].err;
+    /* Threads that failed on the signal before it was seen here (a
+     * statement it cancelled, Lua it interrupted; sb_signal_wait_count
+     * looks every 10 ms) were interrupted, not in error: exit 128 + the
+     * signal below, with what is complete. */
+    if (sb_signal_stopped())
+        failed = NULL;
     command_progress_end(rc != 0 || failed != NULL || sb_signal_stopped());
     if (failed != NULL && rc == 0) {
         sb_fatal("%s", failed);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The run engine's stop and exit paths (SQLite only): signals during
-# prepare, parallel commands and connection set-up; tiny --tx-rate with
+# prepare, parallel commands (also ending on a statement the signal
+# cancelled) and connection set-up; tiny --tx-rate with
 # --time; errors in every hook (init, done, the report hooks,
 # before_restart_event, sql_error_ignorable, thread_done, cleanup, custom
 # commands, help); os.exit in the main state; --forced-shutdown;
@@ -67,6 +68,38 @@ EOF
     sb_wait_max 15
     assert_exit "$code"
     assert_lt $(($(date +%s) - start)) 15 "seconds until exit"
+    assert_no_crash
+done
+
+# A statement the signal cancels fails at once (SQLite's interrupt), so
+# the command's threads end on the signal before the main thread, which
+# looks every 10 ms, has seen it: the command was interrupted, not in
+# error (exit 1 with "FATAL: unhandled ignorable SQL error" before).
+write_long_query() {
+cat >lq.lua <<'EOF'
+function long_query()
+  local con = sysbench.sql.driver():connect()
+  print("querying " .. sysbench.tid)
+  io.stdout:flush()
+  con:query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c " ..
+            "WHERE x < 4000000000) SELECT count(*) FROM c")
+end
+sysbench.cmdline.commands = {
+  longq = {long_query},
+  plongq = {long_query, sysbench.cmdline.PARALLEL_COMMAND},
+}
+EOF
+}
+for cmd in longq:main-state plongq:parallel; do
+    tcase "SIGINT cancelling a ${cmd#*:} command's statement exits 130, no error"
+    write_long_query
+    sb_bg lq.lua --threads=2 "${cmd%%:*}"
+    wait_for out "querying" || { kill -KILL "$SB_PID"; sb_wait; continue; }
+    sleep 0.3
+    kill -INT "$SB_PID"
+    sb_wait_max 15
+    assert_exit 130
+    assert_not_contains err "FATAL"
     assert_no_crash
 done
 
