@@ -64,6 +64,9 @@ tcase "--threads=auto:16 on a lock held 2 ms of 10: the peak below the 500/s cei
 # The ceiling is the lock's (1 / 2 ms); the floor is relative (the best at
 # least 1.5x one thread's), since a loaded machine stretches the sleeps:
 # 20 tps at 1 thread was seen at load 35, where 250/s was out of reach.
+# The search doubles from 1 (1, 2, 4 are its first counts), and may run a
+# count again before going on when its runs disagree: on a loaded machine
+# (a clean chroot suite beside another) its third run was 1 or 2 again.
 write_lock
 SB_TIMEOUT=240 sb lock.lua --threads=auto:16 --time=1 --json=a.json run
 assert_exit 0
@@ -84,7 +87,7 @@ print(a["complete"], a["end"] in ("narrow", "flat"), a["runs"] == len(d["points"
       all(1 <= t <= 16 for t in a["order"]), best <= 510,
       best >= 1.5 * [c["median_tps"] for c in a["counts"] if c["threads"] == 1][0],
       best == max(c["median_tps"] for c in a["counts"]),
-      a["order"][:3] == [1, 2, 4])' a.json)" "True True True True True True True True"
+      list(dict.fromkeys(a["order"]))[:3] == [1, 2, 4])' a.json)" "True True True True True True True True"
 # The best is the median of at least 2 runs: one lucky run cannot win.
 assert_eq "$(py '[c["runs"] for c in d["threads_auto"]["counts"] if c["threads"] == d["threads_auto"]["best_threads"]][0] >= 2' a.json)" "True"
 assert_eq "$(py 'd["usl"]["points"] == len(d["points"]) and d["usl"]["sigma"] >= 0 and d["usl"]["kappa"] >= 0' a.json)" "True"

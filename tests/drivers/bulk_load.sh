@@ -385,7 +385,20 @@ pg_binary_types() {
     sbx pgsql types.lua cleanup || true
 }
 
+# interrupted_prepare DRV: interrupted_load, and the tables dropped
+# whatever it found, so that a failure does not leave the next case
+# tables it does not expect.
 interrupted_prepare() {
+    local rc=0
+    local -a args
+    interrupted_load "$1" || rc=1
+    # shellcheck disable=SC2207
+    args=($(driver_args "$1") oltp_read_write --tables=4)
+    sb_run clean.txt clean.err "${args[@]}" cleanup || true
+    return $rc
+}
+
+interrupted_load() {
     local drv=$1 pid rc=0 line n c complete
     local -a args
     # shellcheck disable=SC2207
@@ -421,7 +434,6 @@ interrupted_prepare() {
         c=$(sql "$drv" "SELECT COUNT(*) FROM $n")
         [ "$c" = 1000000 ] || { sb_fail "$n is called complete with $c rows"; return 1; }
     done
-    sb_run clean.txt clean.err "${args[@]}" cleanup || true
 }
 
 # \d TABLE on PostgreSQL, in psql's default layout (footers included).
