@@ -31,7 +31,6 @@ int sb_hist_pool_init(struct sb_hist_pool *p, unsigned nhists)
         return -1;
     p->base = m;
     p->size = (n + 1) * CHUNK_BYTES;
-    p->nchunks = (uint32_t)n;
     return 0;
 }
 
@@ -86,8 +85,8 @@ uint64_t *sb_hist_live_count(struct sb_hist_live *h, size_t b)
     if (id == 0) {
         /* The pool holds every chunk of every histogram it was sized for,
          * and a histogram takes each of its chunks once: the count cannot
-         * pass nchunks. The chunk's memory is fresh (zero) and nobody
-         * else's. */
+         * pass the chunks reserved. The chunk's memory is fresh (zero)
+         * and nobody else's. */
         id = __atomic_add_fetch(&h->pool->taken, 1, __ATOMIC_RELAXED);
         /* Release: a reader that sees the number sees the chunk's zeros
          * before any count the owner stores into it. */

@@ -40,10 +40,9 @@
  * serves, so taking one never fails; the memory actually resident is that
  * of the chunks taken. */
 struct sb_hist_pool {
-    uint64_t *base;     /* (nchunks + 1) * SB_HLIVE_CHUNK counts */
-    size_t size;        /* bytes reserved */
-    uint32_t nchunks;   /* chunks 1..nchunks are handed out; 0 is never */
-    uint32_t taken;     /* chunks handed out; atomic */
+    uint64_t *base;     /* the reservation: chunk n's counts at n * SB_HLIVE_CHUNK */
+    size_t size;        /* bytes reserved: chunk 0 (never handed out) and the rest */
+    uint32_t taken;     /* chunks handed out, numbered from 1; atomic */
 };
 
 struct sb_hist_live {
