@@ -178,13 +178,14 @@ check_backlog() {
     expect=$(awk -v r="$rate" -v n="$threads" -v s="${stall:-0}" 'BEGIN { printf "%.1f", r / n * s }')
     got=$(report_num out "max backlog:")
     # A held-up run's other threads fall behind too, and their slots add
-    # to the stall's (222 for 214 seen at load 15): then only the stall's
-    # share below and a fifth more above. A sampled maximum (the bug this
-    # guards) is below either way.
-    hi=1.02
-    held_up r.json && hi=1.2
-    assert_between "${got:-0}" "$(awk -v e="$expect" 'BEGIN { print e * 0.98 }')" \
-        "$(awk -v e="$expect" -v h="$hi" 'BEGIN { print e * h }')" "max backlog (expected $expect)"
+    # to the stall's (222 for 214 seen at load 15; 400 for 249, every slot
+    # of both threads, under ASan beside a CPU hog and another suite): then
+    # the stall's share below, and above only the run's slots (rate x 2 s).
+    # A sampled maximum (the bug this guards) is below the share either way.
+    hi=$(awk -v e="$expect" 'BEGIN { print e * 1.02 }')
+    held_up r.json && hi=$((rate * 2))
+    assert_between "${got:-0}" "$(awk -v e="$expect" 'BEGIN { print e * 0.98 }')" "$hi" \
+        "max backlog (expected $expect)"
 }
 
 tcase "max backlog of a 1 s stall at 200/s is exact without --report-interval"
