@@ -86,9 +86,13 @@ r = mp["final"]["rate"]
 # generator-bound run, which the self-check flags): sanitizer builds,
 # several times slower, and the plain build on a loaded machine (2 of 900
 # slots at load 20). 2%, then; a quiet machine holds 0.2% (300.000 of
-# 300 tx/s seen).
+# 300 tx/s seen). An instance its self-check flagged (held up by other
+# processes, late: an ASan build beside a CPU hog and another suite made
+# 286 of 300 tx/s) measured the machine, not the rate: the merge's checks
+# above and below still hold for it, this one is not asked of it.
 tol = 0.02
-check(abs(r["achieved_tps"] - r["target_tps"]) <= tol * r["target_tps"],
+flagged = any(p.get("selfcheck", {}).get("flags") for p in ps)
+check(flagged or abs(r["achieved_tps"] - r["target_tps"]) <= tol * r["target_tps"],
       "achieved %s vs target %s" % (r["achieved_tps"], r["target_tps"]))
 check(r["target_tps"] == sum(p["target_tps"] for p in ps), "global target")
 iv = sum(i["events"] for p in ps for i in p["intervals"])
