@@ -188,6 +188,11 @@ int sb_run_parallel_command(const struct sb_lua_env *env, const char *name)
         command_progress_end(1);
         command_report_incomplete(name);
         sb_signal_abandon(); /* t and finished stay with the threads */
+        /* Detached, a thread that ends before the process is not left
+         * unjoined (TSan's "thread leak"); one still inside a statement
+         * goes with _exit. */
+        for (unsigned i = 0; i < started; i++)
+            pthread_detach(t[i].thread);
         return 128 + sb_signal_caught();
     }
     for (unsigned i = 0; i < started; i++)

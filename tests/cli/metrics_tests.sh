@@ -122,7 +122,10 @@ assert_match scrape.txt '^sysbench_transactions_total\{script="ev",sysbench_inst
 sb_wait
 sb_stop_child "$silent"
 assert_exit 0
-assert_count out '^\[ [0-9]+s \]' 5
+# Five ticks; one may fold into the next on a loaded machine (a reporter
+# held up past a whole tick), while a reporter held by the silent client
+# would have lost the ticks of its 6 s.
+assert_ge "$(grep -cE '^\[ [0-9]+s \]' out)" 4 "interval lines"
 # Stopped with the run: nothing listens any more.
 if curl -s --max-time 2 "http://127.0.0.1:$port/metrics" >/dev/null; then
     fail "the port still answers after the run"

@@ -123,9 +123,13 @@ assert_eq "$(csv_end r.csv all)" "completed|met|0" "CSV end row, read by python3
 
 tcase "interval lines end with the CPU fields"
 write_ev
-sb ev.lua run --time=2 --report-interval=1
+# Every interval line, however many: a reporter held up past a whole tick
+# on a loaded machine folds that tick into its next line (sb_monitor.c).
+sb ev.lua run --time=3 --report-interval=1
 assert_exit 0
-assert_count out '^\[ [0-9]+s \] thds: 1 eps: [0-9.]+ lat \(ms,95%\): [0-9.]+ cpu \(client/server %\): [0-9]+\.[0-9]{2}/n/a$' 2
+n=$(grep -c '^\[ ' out || true)
+assert_ge "$n" 1 "interval lines"
+assert_count out '^\[ [0-9]+s \] thds: 1 eps: [0-9.]+ lat \(ms,95%\): [0-9.]+ cpu \(client/server %\): [0-9]+\.[0-9]{2}/n/a$' "$n"
 
 tcase "CPU fields follow the rate fields"
 write_ev

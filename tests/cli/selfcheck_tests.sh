@@ -473,7 +473,7 @@ tcase "--plot on a single run draws the time axis too"
 if command -v gnuplot >/dev/null 2>&1; then
     write_sleep
     mkdir -p tmp
-    TMPDIR=$PWD/tmp SB_PLOT_KEEP=1 sb sleep.lua run --tx-rate=100 --time=3 --report-interval=1 --plot=c.png
+    TMPDIR=$PWD/tmp SB_PLOT_KEEP=1 sb sleep.lua run --tx-rate=100 --time=5 --report-interval=1 --plot=c.png
     assert_exit 0
     assert_contains out "Time-axis chart written: c-timeline.png"
     # One point draws no line: no throughput, relative or CPU chart of one

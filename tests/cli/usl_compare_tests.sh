@@ -41,8 +41,15 @@ assert_exit 0
 eff=$(PY_DOCS=list py '
 e = [1 / (1 + 5 * x["usl"]["sigma"] + 30 * x["usl"]["kappa"]) for x in d]
 print("%.3f %.3f" % tuple(e))' a.json b.json)
-assert_eq "$(echo "$eff" | awk '{ print ($1 > 0.3), ($2 < 0.6), ($1 > 1.5 * $2) }')" "1 1 1" \
-    "fitted efficiency at 6 threads of the parallel (> 0.3) and the serialised (< 0.6, and 1.5x below) sweep: $eff"
+# Under TSan (5-15x slower, its own locks around every access) a
+# serialised sweep beside a CPU hog fitted 1.000: the timing is TSan's,
+# not the lock's. The tables below are checked there as everywhere.
+if [ "${SB_SANITIZER:-}" = tsan ]; then
+    echo "  (TSan: fitted efficiencies $eff not judged)"
+else
+    assert_eq "$(echo "$eff" | awk '{ print ($1 > 0.3), ($2 < 0.6), ($1 > 1.5 * $2) }')" "1 1 1" \
+        "fitted efficiency at 6 threads of the parallel (> 0.3) and the serialised (< 0.6, and 1.5x below) sweep: $eff"
+fi
 sb compare a.json b.json --labels=par,ser --json=c.json
 assert_exit 0
 assert_contains out "Universal Scalability Law fits of the thread sweeps: point estimates (one fit per file, no interval), so a ratio below is no verdict"
