@@ -440,6 +440,21 @@ wait_for() {
     return 1
 }
 
+# wait_for_report FILE [N]: waits (up to 20 s) until FILE has an interval
+# line of N s or later (default 1): a reporter held up past a whole tick on
+# a loaded machine folds that tick into its next line, so "[ 1s ]" itself
+# may never come.
+wait_for_report() {
+    local i t
+    for i in $(seq 200); do
+        t=$(grep -oE '^\[ [0-9]+s \]' "$1" 2>/dev/null | tail -n 1 | tr -dc '0-9')
+        [ -n "$t" ] && [ "$t" -ge "${2:-1}" ] && return 0
+        sleep 0.1
+    done
+    fail "$1 never showed an interval line of ${2:-1} s or later"
+    return 1
+}
+
 # ---------------------------------------------------------------- JSON documents
 
 # py CODE FILE...: CODE in Python, an expression's value printed, or a

@@ -377,7 +377,7 @@ for sig in INT:130 TERM:143; do
     # The signal comes once the run is under way (an interval line), not
     # after a fixed sleep: set-up on a loaded machine can take longer.
     sb_bg ev.lua run --time=30 --threads=2 --report-interval=1
-    wait_for out "[ 1s ]"
+    wait_for_report out
     start=$(date +%s)
     kill -"$name" "$SB_PID"
     sb_wait

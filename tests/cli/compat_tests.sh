@@ -538,7 +538,7 @@ assert_exit 0
 assert_eq "$(sed -n 3p out)" "Running the test with following options:" "header after the banner"
 assert_contains out "Initializing worker threads..."
 assert_match out '^Initializing random number generator from current time$'
-assert_match out '^\[ 1s \] thds: 2 eps: [0-9]+\.[0-9]{2} lat \(ms,95%\): [0-9]+\.[0-9]{2}$'
+assert_match out '^\[ [0-9]+s \] thds: 2 eps: [0-9]+\.[0-9]{2} lat \(ms,95%\): [0-9]+\.[0-9]{2}$'
 assert_contains out "CPU speed:"
 assert_not_contains out "CPU cost per transaction"
 assert_not_contains out "Self-check:"

@@ -32,7 +32,7 @@ for sig in INT:2 TERM:15; do
     tcase "a run stopped by SIG${sig%%:*} is marked interrupted by signal ${sig#*:}"
     write_ev
     sb_bg ev.lua run --time=30 --report-interval=1 --json=r.json --csv=r.csv
-    wait_for out "[ 1s ]" || { kill -KILL "$SB_PID"; sb_wait; continue; }
+    wait_for_report out || { kill -KILL "$SB_PID"; sb_wait; continue; }
     kill -"${sig%%:*}" "$SB_PID"
     sb_wait
     assert_exit $((128 + ${sig#*:}))

@@ -106,7 +106,7 @@ tcase "a silent client neither hangs the run nor blocks the next scrape for long
 write_ev
 port=$(free_port)
 sb_bg "${RUN[@]}" --time=5 --metrics-listen="127.0.0.1:$port"
-wait_for out "[ 1s ]"
+wait_for_report out
 # Connects, sends half a request, and holds the connection open 6 s.
 python3 -c 'import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.send(b"GET /met"); time.sleep(6)' \
@@ -133,7 +133,7 @@ fi
 # Anything but GET /metrics gets a plain error, not the figures.
 rm -f out
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
-wait_for out "[ 1s ]"
+wait_for_report out
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://127.0.0.1:$port/other")
 assert_eq "$code" 404 "status for /other"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 -X POST "http://127.0.0.1:$port/metrics")
@@ -147,7 +147,7 @@ port=$(free_port)
 # 5 s: the scrape after the first report must fall inside the run; at
 # load 25 under a CPU hog a 2-s run had ended before it.
 sb_bg "${RUN[@]}" --time=5 --metrics-listen="127.0.0.1:$port" --metrics-linger=6 --json=r.json
-wait_for out "[ 1s ]"
+wait_for_report out
 scrape "$port" || fail "no answer during the run"
 assert_match scrape.txt '^sysbench_run_active\{script="ev",sysbench_instance="0"\} 1$'
 # After the last point, during --metrics-linger: 0, with the last figures.
@@ -176,7 +176,7 @@ else
     port=$(free_port)
     sb_bg "${RUN[@]}" --time=3 --metrics-listen="127.0.0.1:$port" --metrics-file=run.om \
         --json=r.json --percentile=50,99
-    wait_for out "[ 1s ]"
+    wait_for_report out
     scrape "$port" || fail "no answer"
     sb_wait
     assert_exit 0
@@ -297,7 +297,7 @@ scrape_configs:
 EOF
     if start_prometheus prom.yml; then
         sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port" --metrics-token=token
-        wait_for out "[ 1s ]"
+        wait_for_report out
         # 100 connections, each sending one byte of a request every 0.5 s
         # (the server drops each after 2 s; it is opened again at once).
         python3 "$CLIENTS" trickle "$port" 100 60 --status trickle.st >trickle.txt &
@@ -335,7 +335,7 @@ tcase "a storm of 300 clients at once is answered in full, none reset"
 write_ev
 port=$(free_port)
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
-wait_for out "[ 1s ]"
+wait_for_report out
 python3 "$CLIENTS" storm "$port" 300 --timeout 30 >storm.json
 sb_signal_child "$SB_PID" INT; sb_wait
 assert_exit 130
@@ -384,7 +384,7 @@ assert_le "$total" $((8 + gap)) "seconds for --time=5"
 # SIGINT with the silent clients connected.
 rm -f out
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
-wait_for out "[ 1s ]"
+wait_for_report out
 wait_open silent.st 40
 sb_signal_child "$SB_PID" INT
 t0=$(date +%s.%N)
@@ -399,7 +399,7 @@ tcase "more connections than the server holds: the oldest go, a scrape gets thro
 write_ev
 port=$(free_port)
 sb_bg "${RUN[@]}" --time=60 --metrics-listen="127.0.0.1:$port"
-wait_for out "[ 1s ]"
+wait_for_report out
 # 600 silent connections for a set of 512.
 python3 "$CLIENTS" silent "$port" 600 60 --status silent.st >silent.txt &
 silent=$!
@@ -417,7 +417,7 @@ tcase "[::]:PORT and :PORT: every address, named, one warning without a token"
 write_ev
 port=$(free_port)
 sb_bg "${RUN[@]}" --time=60 --metrics-listen=":$port"
-wait_for out "[ 1s ]"
+wait_for_report out
 scrape "$port" || fail "no answer on 127.0.0.1"
 if [ -e /proc/net/if_inet6 ]; then
     curl -sf --max-time 5 "http://[::1]:$port/metrics" >scrape6.txt || fail "no answer on [::1]"
@@ -452,7 +452,7 @@ write_ev
 port=$(free_port)
 printf '  tok-A1b2C3  \r\n' >token
 sb_bg "${RUN[@]}" --time=60 --metrics-listen=":$port" --metrics-token=token
-wait_for out "[ 1s ]"
+wait_for_report out
 for h in "" "Authorization: Bearer wrong" "Authorization: Bearer tok-A1b2C" \
     "Authorization: Basic dG9rLUExYjJDMw==" "Authorization: Bearer tok-A1b2C3x"; do
     code=$(curl -s -o body.txt -w '%{http_code}' --max-time 5 ${h:+-H "$h"} "http://127.0.0.1:$port/metrics")

@@ -297,7 +297,7 @@ write_empty a b
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 sb_bg a@1 b@3 --threads=2 --tx-rate=200 --time=4 --report-interval=1 --csv=r.csv \
     --metrics-file=r.om --metrics-listen="127.0.0.1:$port" --metrics-linger=1 run
-wait_for out "[ 2s ]"
+wait_for_report out 2
 if command -v curl >/dev/null 2>&1; then
     curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >scrape.txt ||
         fail "no answer from the metrics listener during the mix run"

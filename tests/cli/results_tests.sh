@@ -362,7 +362,7 @@ sb ev.lua run --events=5 --log=tx.log
 assert_exit 0
 cp tx.log tx.orig
 sb_bg ev.lua run --time=30 --report-interval=1 --log=tx.log
-if wait_for out "[ 1s ]"; then
+if wait_for_report out; then
     cmp -s tx.log tx.orig || fail "tx.log changed while the run was going"
     assert_eq "$(ls -A | grep -c '^\.tx\.log\.tmp\.')" 1 "temporary log during the run"
 fi

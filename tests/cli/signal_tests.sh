@@ -205,7 +205,7 @@ tcase "SIGHUP ends the run as SIGTERM does: report, complete result files, no te
 write_ev
 sb_bg ev.lua --threads=2 --time=30 --report-interval=1 run --json=r.json --csv=r.csv \
     --hgrm=r.hgrm --log=r.log
-wait_for out "[ 1s ]" || kill -KILL "$SB_PID"
+wait_for_report out || kill -KILL "$SB_PID"
 kill -HUP "$SB_PID"
 sb_wait
 assert_exit 129

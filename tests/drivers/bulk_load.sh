@@ -407,6 +407,7 @@ interrupted_load() {
     # on a quiet machine); the signal stops it long before the end.
     args=($(driver_args "$drv") oltp_read_write --tables=4 --table-size=1000000)
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
+    rm -f out.txt err.txt  # a previous case's output must not be read as this run's
     SB_PROGRESS=off timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=2 \
         prepare >out.txt 2>err.txt &
     pid=$!

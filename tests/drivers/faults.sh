@@ -56,6 +56,7 @@ killed_in_prepare() {
     sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
     for i in $(seq "$runs"); do
         rc=0
+        rm -f "out$i.txt" "err$i.txt"  # a previous case's output must not be read as this run's
         timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=10 \
             --client-threads="$ct" --reconnect=1 run >"out$i.txt" 2>"err$i.txt" &
         pid=$!

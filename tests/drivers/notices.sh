@@ -82,6 +82,7 @@ killed_sessions() {
     sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
     for i in 1 2; do
         rc=0
+        rm -f "out$i.txt" "err$i.txt"  # a previous case's output must not be read as this run's
         timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=10 \
             --reconnect=1 run >"out$i.txt" 2>"err$i.txt" &
         pid=$!

@@ -34,6 +34,7 @@ server_gone_past_the_end() {
     # beside a CPU hog, PostgreSQL refused the run's first connection).
     sb_server_ready "$drv" || return 1
     t0=$SECONDS started=$(date -u +%T.%N)
+    rm -f out.txt err.txt  # a previous case's output must not be read as this run's
     # shellcheck disable=SC2046
     timeout -k 5 60 "$SB_BIN" $(sb_driver_args "$drv") --threads=2 --time=4 --report-interval=1 \
         --db-reconnect-timeout=300 --json=r.json --csv=r.csv select1.lua run >out.txt 2>err.txt &

@@ -122,6 +122,7 @@ start_three() {
     at=$(( $(date +%s) + SO_LEAD ))
     pids=()
     for i in 0 1 2; do
+        rm -f i$i.txt  # a previous case's output must not be read as this run's
         # shellcheck disable=SC2046
         timeout -k 5 60 "$SB_BIN" $(sb_driver_args mysql) --threads=$THREADS --tx-rate=$RATE \
             --time="$1" --report-interval=1 --rand-seed=11 --instance=$i/3 --start-at="$at" \
@@ -156,7 +157,7 @@ rows_match() {
 # (a fixed 2 s after --start-at was not enough for an ASan build).
 in_run() {
     for _ in $(seq 1 300); do
-        grep -q '^\[ 1s \]' "$1" 2>/dev/null && return 0
+        grep -Eq '^\[ [0-9]+s \]' "$1" 2>/dev/null && return 0
         sleep 0.1
     done
 }
@@ -234,6 +235,7 @@ missing() {
 run_example() {
     local out=$1 time=$2
     shift 2
+    rm -f "$out.txt"  # a previous case's output must not be read as this run's
     # shellcheck disable=SC2046
     env HOSTS="gen0 gen1 gen2" LOCAL=1 LEAD=$SO_LEAD SEED=11 OUT="$out" SYSBENCH="$SB_BIN" \
         METRICS_PORT=0 "$@" timeout -k 5 90 bash "$SB_SRCDIR/examples/pdsh/run.sh" "$PWD/ts.lua" \

@@ -85,11 +85,12 @@ not_in_cmdline() {
     make_user "$drv" || return 1
     # shellcheck disable=SC2207
     conn=($(conn_args "$drv"))
+    rm -f out.txt err.txt  # a previous case's output must not be read as this run's
     timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${conn[@]}" --"$drv"-password="$PW" --threads=1 \
         --time=60 --report-interval=1 --json=r.json select1.lua run >out.txt 2>err.txt &
     pid=$!
     for i in $(seq 200); do
-        grep -q '^\[ 1s \]' out.txt && break
+        grep -Eq '^\[ [0-9]+s \]' out.txt && break
         sleep 0.1
     done
     # The process of sysbench itself, under timeout(1).
