@@ -218,6 +218,9 @@ sb_prio() {
 sb_bg() {
     _T_SHOWN=
     SB_RC=
+    # The shell truncates them only once the child runs: a wait_for right
+    # after must not read an earlier run's lines.
+    rm -f "$T/out" "$T/err"
     "$SB_BIN" "$@" </dev/null >"$T/out" 2>"$T/err" &
     SB_PID=$!
 }
