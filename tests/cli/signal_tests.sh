@@ -29,6 +29,7 @@ need_tool python3 "to read the JSON result files"
 sb_bg() {
     _T_SHOWN=
     SB_RC=
+    rm -f "$T/out" "$T/err" # not an earlier run's lines (lib.sh's sb_bg)
     timeout -k 5 "${SB_BG_BOUND:-90}" "$SB_BIN" "$@" </dev/null >"$T/out" 2>"$T/err" &
     SB_PID=$!
 }
@@ -183,6 +184,7 @@ if [ "${SB_SANITIZER:-}" != tsan ]; then
 write_loop
 _T_SHOWN=
 SB_RC=
+rm -f "$T/out" "$T/err"
 PHASE=event "$SB_BIN" loop.lua --threads=1 --time=30 run </dev/null >"$T/out" 2>"$T/err" &
 SB_PID=$!
 wait_for out "SPIN event" || kill -KILL "$SB_PID"
