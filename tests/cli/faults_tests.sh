@@ -53,7 +53,15 @@ for o in report-interval=1000000000 forced-shutdown=1000000000 \
     el=$((($(date +%s%N) - start) / 1000000))
     [ "$SB_RC" = 0 ] || fail "--$o: exit $SB_RC"
     t=$(report_num out 'total time:')
-    assert_between "$t" 1.9 2.2 "--$o: total time"
+    # A run the self-check found held up by other processes may end late
+    # by the time its last worker waited for a CPU (3.13 s seen beside an
+    # ASan suite); a large option that delayed the end would take its own
+    # value (seconds to years), which the bound and the exit time catch.
+    if grep -q 'self-check: *FLAGGED \[.*contention' out; then
+        assert_between "$t" 1.9 5 "--$o: total time (contention flagged)"
+    else
+        assert_between "$t" 1.9 2.2 "--$o: total time"
+    fi
     assert_lt "$el" 15000 "--$o: ms until exit"
     assert_no_crash
 done

@@ -212,17 +212,27 @@ write_sleep
 # stays significant there.
 FALL_PER_S=7 sb sleep.lua run --verbosity=4 --time=11 --json=r.json
 assert_exit 0
-assert_match out "^ +stationary: +NO \(fitted throughput change -"
-assert_contains out "lengthen --warmup-time"
-verdict "throughput falling 7/s per second" r.json not-stationary
-assert_ge "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["samples"]')" 10 "samples"
-assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["verdict"]')" \
-    not-stationary "stationarity verdict"
-assert_lt "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["change_pct"]')" -10 \
-    "change_pct"
-# The samples add up to the run's events (each is events/second of 1 s).
-assert_between "$(jget r.json 'round(sum(d["points"][0]["selfcheck"]["stationarity"]["tps"]) / d["points"][0]["final"]["events"], 3)')" \
-    0.9 1.1 "samples against events"
+# On a machine others took (contention flagged), the run may be held up
+# past its samples (5 of 10 seen beside an ASan suite): "not enough
+# evidence" is then the true answer. A falling throughput is never
+# called stationary.
+if [ "$(jget r.json '"contention" in d["points"][0]["selfcheck"]["flags"]')" = true ]; then
+    assert_match out "^ +stationary: +(NO|not enough evidence) \("
+    assert_ne "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["verdict"]')" stationary \
+        "stationarity verdict"
+else
+    assert_match out "^ +stationary: +NO \(fitted throughput change -"
+    assert_contains out "lengthen --warmup-time"
+    verdict "throughput falling 7/s per second" r.json not-stationary
+    assert_ge "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["samples"]')" 10 "samples"
+    assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["verdict"]')" \
+        not-stationary "stationarity verdict"
+    assert_lt "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["change_pct"]')" -10 \
+        "change_pct"
+    # The samples add up to the run's events (each is events/second of 1 s).
+    assert_between "$(jget r.json 'round(sum(d["points"][0]["selfcheck"]["stationarity"]["tps"]) / d["points"][0]["final"]["events"], 3)')" \
+        0.9 1.1 "samples against events"
+fi
 
 tcase "a flat throughput is stationary"
 write_sleep

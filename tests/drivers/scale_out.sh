@@ -110,7 +110,6 @@ three_instances() {
     local drv=$1 at i pids=()
     at=$(( $(date +%s) + LEAD ))
     for i in 0 1 2; do
-        rm -f i$i.txt  # a previous case's output must not be read as this run's
         # shellcheck disable=SC2046
         timeout -k 5 60 "$SB_BIN" $(sb_driver_args "$drv") --threads=$THREADS --tx-rate=$RATE \
             --time=3 --report-interval=1 --rand-seed=11 --instance=$i/3 --start-at="$at" \

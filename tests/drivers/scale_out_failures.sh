@@ -122,7 +122,6 @@ start_three() {
     at=$(( $(date +%s) + SO_LEAD ))
     pids=()
     for i in 0 1 2; do
-        rm -f i$i.txt  # a previous case's output must not be read as this run's
         # shellcheck disable=SC2046
         timeout -k 5 60 "$SB_BIN" $(sb_driver_args mysql) --threads=$THREADS --tx-rate=$RATE \
             --time="$1" --report-interval=1 --rand-seed=11 --instance=$i/3 --start-at="$at" \
@@ -166,7 +165,9 @@ cut_short() {
     local c0 c1 rc=0 ev
     fresh_table
     c0=$(commits)
-    start_three 5
+    # 10 s: the signal must land inside the run; beside an ASan suite a
+    # 5-s instance held up 10 s printed its first report only near its end.
+    start_three 10
     in_run i1.txt
     kill -TERM "$(pgrep -P "${pids[1]}")"   # sysbench, under timeout
     wait "${pids[0]}" || { sb_show i0.txt; sb_fail "instance 0 failed"; return 1; }
@@ -197,7 +198,7 @@ missing() {
     local c0 c1 rc=0 ev lost
     fresh_table
     c0=$(commits)
-    start_three 4
+    start_three 8   # long enough for the kill to land inside it (above)
     in_run i1.txt
     kill -KILL "$(pgrep -P "${pids[1]}")"   # sysbench, under timeout
     wait "${pids[0]}" || { sb_show i0.txt; sb_fail "instance 0 failed"; return 1; }
