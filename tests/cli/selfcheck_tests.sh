@@ -241,10 +241,13 @@ assert_exit 0
 assert_eq "$(jget r.json '"not-stationary" in d["points"][0]["selfcheck"]["flags"]')" false "flag"
 assert_eq "$(jget r.json 'd["points"][0]["selfcheck"]["stationarity"]["tested"]')" true "tested"
 # On a machine others took (contention flagged: starts held up by hundreds
-# of ms were seen), the per-second throughput is noisy enough that a
-# large change is not significant: "not enough evidence" is then the true
-# answer. Otherwise the flat rate must be found stationary.
-if [ "$(jget r.json '"contention" in d["points"][0]["selfcheck"]["flags"]')" = true ]; then
+# of ms were seen), or when the run's own starts were held up past 10
+# periods (a start lag p99 of 1,258 ms without the contention flag, others
+# at 37% of the CPUs beside an ASan suite), the per-second throughput is
+# noisy enough that a large change is not significant: "not enough
+# evidence" is then the true answer. Otherwise the flat rate must be found
+# stationary.
+if [ "$(jget r.json '"contention" in d["points"][0]["selfcheck"]["flags"] or d["points"][0]["selfcheck"]["server_bound"]["lag_p99_ms"] >= 100')" = true ]; then
     assert_match out "^ +stationary: +(yes|not enough evidence) \("
 else
     assert_match out "^ +stationary: +yes \("
