@@ -443,14 +443,17 @@ wait_for() {
     return 1
 }
 
+# An interval report's line, whatever its second (extended regex): a
+# reporter held up past a whole tick on a loaded machine folds that tick
+# into its next line, so "[ 1s ]" itself may never come.
+REPORT_LINE='^\[ [0-9]+s \]'
+
 # wait_for_report FILE [N]: waits (up to 20 s) until FILE has an interval
-# line of N s or later (default 1): a reporter held up past a whole tick on
-# a loaded machine folds that tick into its next line, so "[ 1s ]" itself
-# may never come.
+# line of N s or later (default 1).
 wait_for_report() {
     local i t
     for i in $(seq 200); do
-        t=$(grep -oE '^\[ [0-9]+s \]' "$1" 2>/dev/null | tail -n 1 | tr -dc '0-9')
+        t=$(grep -oE "$REPORT_LINE" "$1" 2>/dev/null | tail -n 1 | tr -dc '0-9')
         [ -n "$t" ] && [ "$t" -ge "${2:-1}" ] && return 0
         sleep 0.1
     done

@@ -125,7 +125,7 @@ assert_exit 0
 # Five ticks; one may fold into the next on a loaded machine (a reporter
 # held up past a whole tick), while a reporter held by the silent client
 # would have lost the ticks of its 6 s.
-assert_ge "$(grep -cE '^\[ [0-9]+s \]' out)" 4 "interval lines"
+assert_ge "$(grep -cE "$REPORT_LINE" out)" 4 "interval lines"
 # Stopped with the run: nothing listens any more.
 if curl -s --max-time 2 "http://127.0.0.1:$port/metrics" >/dev/null; then
     fail "the port still answers after the run"

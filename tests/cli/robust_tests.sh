@@ -420,7 +420,7 @@ sb ev.lua run --time=3 --report-interval=1
 assert_exit 0
 assert_match out '^\[ [123]s \]'
 assert_count out '^\[ *[0-9]+\.[0-9]*s \]' 0
-assert_count out '^\[ [0-9]+s \]' "$(grep -c '^\[ ' out)"
+assert_count out "$REPORT_LINE" "$(grep -c '^\[ ' out)"
 
 tcase "sysbench.opt.threads in the main state follows the sweep point"
 cat >sw.lua <<'EOF'

@@ -248,7 +248,7 @@ rate_warning() {
     echo "+ rate 10M/s on 1 thread"
     grep -nE "^WARNING: --tx-rate=10000000 over 1 thread\(s\) leaves each thread 0\.1 us per transaction, but the quickest of 5 'SELECT 1' round trips to the server took [0-9.]+ us: transactions that send a statement cannot keep this schedule" both.txt >w.txt || true
     w=$(head -n 1 w.txt | cut -d: -f1)
-    r=$(grep -nE '^\[ [0-9]+s \]' both.txt | head -n 1 | cut -d: -f1)
+    r=$(grep -nE "$REPORT_LINE" both.txt | head -n 1 | cut -d: -f1)
     if [ -z "$w" ] || [ -z "$r" ] || [ "$w" -ge "$r" ]; then
         sb_show both.txt
         sb_fail "no warning before the first interval line (warning at line '${w}', first interval at '${r}')"

@@ -127,7 +127,6 @@ signal_cancels() {
     args=($(sb_driver_args "$drv"))
     num=$(kill -l "$sig")
     write_sleeper
-    rm -f out.txt err.txt  # a previous case's output must not be read as this run's
     timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=2 --time=2 \
         --deadline-grace="$grace" sleep.lua run --json=r.json >out.txt 2>err.txt &
     pid=$!
@@ -163,7 +162,6 @@ backoff_sigint() {
     args=($(sb_driver_args "$drv") oltp_point_select --tables=1 --table-size=100)
     sb_run clean.txt clean.err "${args[@]}" cleanup || true
     sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
-    rm -f out.txt err.txt  # a previous case's output must not be read as this run's
     timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=2 --time=60 run \
         >out.txt 2>err.txt &
     pid=$!

@@ -53,7 +53,6 @@ killed_mid_run() {
     args=($(sb_driver_args "$drv") oltp_point_select --tables=1 --table-size=1000)
     sb_run_ok prepare prep.txt prep.err "${args[@]}" prepare || return 1
 
-    rm -f out.txt err.txt  # a previous case's output must not be read as this run's
     timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" "${args[@]}" --threads=4 --time=14 run \
         >out.txt 2>err.txt &
     pid=$!

@@ -44,11 +44,11 @@ server_gone_past_the_end() {
     # for an ASan build at load: the server was gone before the run's
     # connections were made, and the run rightly failed at set-up).
     for _ in $(seq 1 300); do
-        grep -Eq '^\[ [0-9]+s \]' out.txt && break
+        grep -Eq "$REPORT_LINE" out.txt && break
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
-    if grep -Eq '^\[ [0-9]+s \]' out.txt; then
+    if grep -Eq "$REPORT_LINE" out.txt; then
         echo "+ first report $((SECONDS - t0)) s after the start"
     else
         # Once in CI the run was still connecting after 30 s, its connect

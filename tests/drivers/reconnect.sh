@@ -29,7 +29,6 @@ sessions() {
 server_gone_mid_run() {
     local drv=$1 stop start rc=0 pid up=
     if [ "$drv" = mysql ]; then stop=$SB_MYSQL_STOP; start=$SB_MYSQL_START; else stop=$SB_PGSQL_STOP; start=$SB_PGSQL_START; fi
-    rm -f out.txt err.txt  # a previous case's output must not be read as this run's
     # shellcheck disable=SC2046
     timeout -k 5 "$SB_CASE_TIMEOUT" "$SB_BIN" $(sb_driver_args "$drv") --threads=2 --time=20 \
         select1.lua run >out.txt 2>err.txt &

@@ -156,7 +156,7 @@ rows_match() {
 # (a fixed 2 s after --start-at was not enough for an ASan build).
 in_run() {
     for _ in $(seq 1 300); do
-        grep -Eq '^\[ [0-9]+s \]' "$1" 2>/dev/null && return 0
+        grep -Eq "$REPORT_LINE" "$1" 2>/dev/null && return 0
         sleep 0.1
     done
 }
@@ -236,7 +236,6 @@ missing() {
 run_example() {
     local out=$1 time=$2
     shift 2
-    rm -f "$out.txt"  # a previous case's output must not be read as this run's
     # shellcheck disable=SC2046
     env HOSTS="gen0 gen1 gen2" LOCAL=1 LEAD=$SO_LEAD SEED=11 OUT="$out" SYSBENCH="$SB_BIN" \
         METRICS_PORT=0 "$@" timeout -k 5 90 bash "$SB_SRCDIR/examples/pdsh/run.sh" "$PWD/ts.lua" \

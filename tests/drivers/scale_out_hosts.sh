@@ -171,7 +171,6 @@ LUA
 example() {
     local out=$1 time=$2
     shift 2
-    rm -f "$out.txt"  # a previous case's output must not be read as this run's
     # shellcheck disable=SC2086
     env --default-signal=INT HOSTS="gen0 gen1 gen2" SSH="ssh -F $PWD/ssh/config" \
         SCP="scp -q -F $PWD/ssh/config" REMOTE_DIR="$PWD/remote" LEAD=$SO_LEAD SEED=7 OUT="$out" \
@@ -191,7 +190,7 @@ example() {
 # sanitizer's longer lead puts seconds later).
 running_started() {
     for _ in $(seq 1 250); do
-        [ "$(grep -Els '^\[ [0-9]+s \]' remote/*/*.txt 2>/dev/null | wc -l)" -ge 3 ] && return 0
+        [ "$(grep -Els "$REPORT_LINE" remote/*/*.txt 2>/dev/null | wc -l)" -ge 3 ] && return 0
         sleep 0.2
     done
     sb_fail "the instances did not start"

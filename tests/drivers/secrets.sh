@@ -90,7 +90,7 @@ not_in_cmdline() {
         --time=60 --report-interval=1 --json=r.json select1.lua run >out.txt 2>err.txt &
     pid=$!
     for i in $(seq 200); do
-        grep -Eq '^\[ [0-9]+s \]' out.txt && break
+        grep -Eq "$REPORT_LINE" out.txt && break
         sleep 0.1
     done
     # The process of sysbench itself, under timeout(1).
